@@ -1,0 +1,66 @@
+// Bundles each process's entry point into dist/. Node bundles are CommonJS (VS Code loads
+// the extension with require). sql.js's .wasm is copied beside the bundles.
+import * as esbuild from 'esbuild';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8'));
+const watch = process.argv.includes('--watch');
+
+/** Node-side bundles: [entry, output name]. Worker threads are separate files. */
+const nodeEntries = [
+  ['extension/extension.ts', 'extension'],
+  ['worker/main.ts', 'worker'],
+  ['worker/cli/main.ts', 'cli'],
+  ['worker/store/replica.ts', 'replica'],
+];
+// Optional entries land as their issues do; missing files are skipped.
+const optionalNodeEntries = [['worker/search/embedderThread.ts', 'embedder']];
+const mediaEntries = [['media/panel/main.ts', 'media/panel']];
+
+const common = {
+  bundle: true,
+  sourcemap: true,
+  logLevel: 'warning',
+  define: { __VERSION__: JSON.stringify(pkg.version) },
+  legalComments: 'none',
+};
+
+const present = (list) => list.filter(([entry]) => fs.existsSync(entry));
+
+const builds = [
+  ...[...nodeEntries, ...present(optionalNodeEntries)].map(([entry, out]) => ({
+    ...common,
+    entryPoints: { [out]: entry },
+    outdir: 'dist',
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['vscode'],
+    // The hook CLI must start fast: keep it small.
+    minify: out === 'cli',
+  })),
+  ...present(mediaEntries).map(([entry, out]) => ({
+    ...common,
+    entryPoints: { [out]: entry },
+    outdir: 'dist',
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+    loader: { '.css': 'text', '.ttf': 'dataurl' },
+  })),
+];
+
+fs.mkdirSync('dist', { recursive: true });
+fs.copyFileSync(path.join('node_modules', 'sql.js', 'dist', 'sql-wasm.wasm'), path.join('dist', 'sql-wasm.wasm'));
+
+if (watch) {
+  for (const b of builds) (await esbuild.context(b)).watch();
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+  if (fs.existsSync('dist/cli.js')) {
+    const cli = fs.readFileSync('dist/cli.js', 'utf8');
+    if (!cli.startsWith('#!')) fs.writeFileSync('dist/cli.js', '#!/usr/bin/env node\n' + cli);
+    fs.chmodSync('dist/cli.js', 0o755);
+  }
+}

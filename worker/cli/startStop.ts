@@ -1,0 +1,86 @@
+// claude-mem start | stop | status
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { health, request, targetFromEnv, type ClientTarget } from './client';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function ensureWorker(t: ClientTarget, waitMs: number): Promise<{ pid: number; port: number } | undefined> {
+  const h = await health(t, 500);
+  if (h) return h;
+  startDetached(t);
+  const end = Date.now() + waitMs;
+  while (Date.now() < end) {
+    await sleep(100);
+    const ok = await health(t, 500);
+    if (ok) return ok;
+  }
+  return undefined;
+}
+
+function startDetached(t: ClientTarget): void {
+  const script = path.join(__dirname, 'worker.js');
+  fs.mkdirSync(path.join(t.dataDir, 'logs'), { recursive: true, mode: 0o700 });
+  const out = fs.openSync(path.join(t.dataDir, 'logs', 'worker.out'), 'a', 0o600);
+  const child = spawn(process.execPath, [script], {
+    detached: true,
+    stdio: ['ignore', out, out],
+    env: { ...process.env, CLAUDE_MEM_DATA_DIR: t.dataDir, CLAUDE_MEM_WORKER_PORT: String(t.port), CLAUDE_MEM_WORKER_HOST: t.host, ELECTRON_RUN_AS_NODE: '1' },
+  });
+  child.unref();
+  fs.closeSync(out);
+}
+
+export async function runStartStop(cmd: 'start' | 'stop' | 'status', _args: string[]): Promise<number> {
+  const t = targetFromEnv();
+  const url = `http://${t.host}:${t.port}`;
+  if (cmd === 'status') {
+    const h = await health(t);
+    if (!h) {
+      process.stdout.write(`claude-mem worker is not running (${url})\n`);
+      return 1;
+    }
+    process.stdout.write(`claude-mem worker running at ${url} (pid ${h.pid}, version ${h.version}, queue ${h.queueDepth})\n  data dir: ${t.dataDir}\n`);
+    return 0;
+  }
+  if (cmd === 'start') {
+    const before = await health(t, 500);
+    const h = before ?? (await ensureWorker(t, 20_000));
+    if (!h) {
+      process.stderr.write(`claude-mem worker did not become healthy at ${url}; see ${path.join(t.dataDir, 'logs')}\n`);
+      return 1;
+    }
+    process.stdout.write(`claude-mem worker ${before ? 'already running' : 'started'} at ${url} (pid ${h.pid})\n  data dir: ${t.dataDir}\n  stop: claude-mem stop\n`);
+    return 0;
+  }
+  const h = await health(t);
+  if (!h) {
+    process.stdout.write(`claude-mem worker is not running (${url})\n`);
+    return 0;
+  }
+  const r = await request(t, 'POST', '/api/admin/shutdown', {});
+  if (r.status !== 200) {
+    process.stderr.write(`stop refused (${r.status}): ${JSON.stringify(r.body)}\n`);
+    return 1;
+  }
+  const end = Date.now() + 60_000;
+  while (Date.now() < end) {
+    await sleep(100);
+    if (!processAlive(h.pid)) {
+      process.stdout.write(`claude-mem worker stopped (pid ${h.pid})\n`);
+      return 0;
+    }
+  }
+  process.stderr.write(`claude-mem worker (pid ${h.pid}) is still shutting down\n`);
+  return 1;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

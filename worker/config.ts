@@ -1,0 +1,98 @@
+// Worker configuration: environment first, then <dataDir>/settings.json, then defaults.
+// Kept free of heavy imports: the hook CLI loads it on every event.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export interface Settings {
+  /** Tools whose uses are never stored. */
+  skipTools: string[];
+  /** Globs matched against the project name and cwd; matches are never captured. */
+  excludedProjects: string[];
+  /** Largest accepted request body, bytes. */
+  maxBodyBytes: number;
+  /** Largest accepted import body, bytes. */
+  maxImportBytes: number;
+  /** Each stored tool field is cut to this many characters (head and tail kept). */
+  maxFieldChars: number;
+  /** Snapshot once the journal has grown past this many bytes. */
+  snapshotJournalBytes: number;
+  /** Allow binding to a non-loopback host. */
+  allowRemoteBind: boolean;
+  /** Shut down after this many ms without any client request; 0 = never. */
+  idleShutdownMs: number;
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  skipTools: ['TodoWrite', 'AskUserQuestion', 'ListMcpResourcesTool', 'SlashCommand', 'Skill'],
+  excludedProjects: [],
+  maxBodyBytes: 8 * 1024 * 1024,
+  maxImportBytes: 256 * 1024 * 1024,
+  maxFieldChars: 64 * 1024,
+  snapshotJournalBytes: 32 * 1024 * 1024,
+  allowRemoteBind: false,
+  idleShutdownMs: 0,
+};
+
+export interface WorkerConfig {
+  dataDir: string;
+  host: string;
+  port: number;
+  settings: Settings;
+}
+
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CLAUDE_MEM_DATA_DIR || path.join(os.homedir(), '.claude-mem-vscode');
+}
+
+export function defaultPort(env: NodeJS.ProcessEnv = process.env): number {
+  const fromEnv = env.CLAUDE_MEM_WORKER_PORT;
+  if (fromEnv !== undefined && fromEnv !== '') {
+    const n = Number(fromEnv);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`CLAUDE_MEM_WORKER_PORT must be a port number, got "${fromEnv}"`);
+    return n;
+  }
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  return 37800 + (uid % 100);
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+export function readSettings(dataDir: string): { settings: Settings; problem?: string } {
+  const file = path.join(dataDir, 'settings.json');
+  let raw: string;
+  try {
+    raw = fs.readFileSync(file, 'utf8');
+  } catch {
+    return { settings: { ...DEFAULT_SETTINGS } };
+  }
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
+    const merged: Settings = { ...DEFAULT_SETTINGS };
+    const rec = parsed as Record<string, unknown>;
+    for (const key of Object.keys(DEFAULT_SETTINGS) as (keyof Settings)[]) {
+      const v = rec[key];
+      if (v === undefined) continue;
+      const d = DEFAULT_SETTINGS[key];
+      if (Array.isArray(d) ? Array.isArray(v) && v.every((x) => typeof x === 'string') : typeof v === typeof d) {
+        (merged as unknown as Record<string, unknown>)[key] = v;
+      }
+    }
+    return { settings: merged };
+  } catch (e) {
+    return { settings: { ...DEFAULT_SETTINGS }, problem: `settings.json ignored: ${(e as Error).message}` };
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig & { problem?: string } {
+  const dataDir = path.resolve(defaultDataDir(env));
+  const { settings, problem } = readSettings(dataDir);
+  if (env.CLAUDE_MEM_ALLOW_REMOTE === '1') settings.allowRemoteBind = true;
+  if (env.CLAUDE_MEM_IDLE_SHUTDOWN_MS) settings.idleShutdownMs = Number(env.CLAUDE_MEM_IDLE_SHUTDOWN_MS) || 0;
+  if (env.CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES) settings.snapshotJournalBytes = Number(env.CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES) || settings.snapshotJournalBytes;
+  return { dataDir, host: env.CLAUDE_MEM_WORKER_HOST || '127.0.0.1', port: defaultPort(env), settings, problem };
+}

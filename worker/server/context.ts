@@ -1,0 +1,25 @@
+// What route handlers may use. Built once in main.ts.
+import type { Compressor } from '../agent/compressor';
+import type { WorkerConfig } from '../config';
+import type { EventBus } from '../events';
+import type { Lifecycle } from '../lifecycle';
+import type { Logger } from '../log';
+import type { Processor } from '../queue/processor';
+import type { Store } from '../store/store';
+
+export interface AppContext {
+  config: WorkerConfig;
+  store: Store;
+  lifecycle: Lifecycle;
+  processor: Processor;
+  compressor: Compressor;
+  events: EventBus;
+  log: Logger;
+  token: string;
+  startedAt: number;
+  /** The bound port (known after listen). */
+  port(): number;
+  /** Counts client activity for the idle shutdown. */
+  touch(): void;
+  shutdown(reason: string): void;
+}

@@ -1,0 +1,64 @@
+// Reading and curating stored memory.
+import type { Hono } from 'hono';
+import { BadRequest, intParam } from '../../protocol';
+import { deleteObservation, listObservations, observationById, toObservation } from '../../store/repos/observations';
+import { deleteSessionsWhere } from '../../store/repos/sessions';
+import type { AppContext } from '../context';
+import { jsonBody, positiveId } from '../http';
+
+export function observationRoutes(app: Hono, ctx: AppContext): void {
+  app.get('/api/observations', (c) => {
+    const limit = intParam(c.req.query('limit'), 'limit', 50, 1, 1000);
+    const offset = intParam(c.req.query('offset'), 'offset', 0, 0, 1e9);
+    const project = c.req.query('project') || undefined;
+    return c.json({ items: listObservations(ctx.store, project, limit, offset).map(toObservation), limit, offset });
+  });
+
+  app.get('/api/observation/:id', (c) => {
+    const row = observationById(ctx.store, positiveId(c.req.param('id')));
+    return row ? c.json(toObservation(row)) : c.json({ error: 'no such observation' }, 404);
+  });
+
+  app.delete('/api/observation/:id', async (c) => {
+    const id = positiveId(c.req.param('id'));
+    const row = observationById(ctx.store, id);
+    if (!row) return c.json({ error: 'no such observation' }, 404);
+    await ctx.store.write((tx) => deleteObservation(tx, id));
+    ctx.events.emit('observation_deleted', { id, project: row.project });
+    return c.json({ deleted: id });
+  });
+
+  app.get('/api/projects', (c) => {
+    const rows = ctx.store.all<{ name: string; sessions: number; observations: number; last: number }>(
+      `SELECT s.project AS name, count(DISTINCT s.id) AS sessions,
+              (SELECT count(*) FROM observations o WHERE o.project = s.project) AS observations,
+              max(s.updated_at) AS last
+         FROM sessions s GROUP BY s.project ORDER BY last DESC`,
+    );
+    return c.json({ projects: rows.map((r) => ({ name: r.name, sessions: r.sessions, observations: r.observations, lastActivity: new Date(r.last).toISOString() })) });
+  });
+
+  app.delete('/api/projects/:name', async (c) => {
+    const name = decodeURIComponent(c.req.param('name'));
+    if (!name || name.length > 256) throw new BadRequest('project name must be 1 to 256 characters');
+    const exists = ctx.store.get('SELECT 1 AS x FROM sessions WHERE project = ? LIMIT 1', [name]);
+    if (!exists) return c.json({ error: 'no such project' }, 404);
+    const sessions = await ctx.store.write((tx) => deleteSessionsWhere(tx, 'project = ?', [name]));
+    ctx.events.emit('project_deleted', { project: name, sessions });
+    return c.json({ deleted: name, sessions });
+  });
+
+  app.delete('/api/session/:id', async (c) => {
+    const id = positiveId(c.req.param('id'));
+    const row = ctx.store.get<{ project: string }>('SELECT project FROM sessions WHERE id = ?', [id]);
+    if (!row) return c.json({ error: 'no such session' }, 404);
+    await ctx.store.write((tx) => deleteSessionsWhere(tx, 'id = ?', [id]));
+    ctx.events.emit('project_deleted', { project: row.project, sessionDbId: id });
+    return c.json({ deleted: id });
+  });
+
+  app.post('/api/memory/save', async (c) => {
+    const r = await ctx.lifecycle.saveMemory(await jsonBody(c));
+    return c.json(r, r.duplicate ? 200 : 201);
+  });
+}

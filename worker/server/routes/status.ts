@@ -1,0 +1,78 @@
+// Health, readiness, stats, the queue, and admin actions.
+import type { Hono } from 'hono';
+import type { HealthResponse } from '../../protocol';
+import { parseIdList, asObject } from '../../protocol';
+import { SCHEMA_VERSION } from '../../store/schema';
+import { deadJobs, queueCounts, retryDead } from '../../store/repos/queue';
+import { VERSION } from '../../version';
+import type { AppContext } from '../context';
+import { jsonBody } from '../http';
+
+export function statusRoutes(app: Hono, ctx: AppContext): void {
+  app.get('/api/health', (c) => {
+    const q = queueCounts(ctx.store);
+    const body: HealthResponse = {
+      status: 'ok',
+      service: 'claude-mem-vscode',
+      version: VERSION,
+      pid: process.pid,
+      port: ctx.port(),
+      uptimeMs: Date.now() - ctx.startedAt,
+      queueDepth: q.pending,
+      provider: ctx.compressor.state(),
+    };
+    return c.json(body);
+  });
+
+  app.get('/api/readiness', (c) =>
+    c.json({
+      ready: !ctx.store.broken,
+      schemaVersion: SCHEMA_VERSION,
+      storage: ctx.store.broken ? `read-only: ${ctx.store.broken.message}` : 'ok',
+      recovery: ctx.store.recovery,
+      snapshotReplica: ctx.store.replicaAlive,
+    }),
+  );
+
+  app.get('/api/stats', (c) => {
+    const count = (t: string) => Number(ctx.store.get<{ n: number }>(`SELECT count(*) AS n FROM ${t}`)?.n ?? 0);
+    const tokens = ctx.store.get<{ i: number; o: number; d: number }>(
+      'SELECT coalesce(sum(input_tokens),0) AS i, coalesce(sum(output_tokens),0) AS o, coalesce(sum(discovery_tokens),0) AS d FROM observations',
+    );
+    const sumTokens = ctx.store.get<{ i: number; o: number }>('SELECT coalesce(sum(input_tokens),0) AS i, coalesce(sum(output_tokens),0) AS o FROM session_summaries');
+    return c.json({
+      sessions: count('sessions'),
+      prompts: count('user_prompts'),
+      observations: count('observations'),
+      summaries: count('session_summaries'),
+      queue: { ...queueCounts(ctx.store), inFlight: ctx.processor.inFlight.size },
+      tokens: {
+        modelInput: Number(tokens?.i ?? 0) + Number(sumTokens?.i ?? 0),
+        modelOutput: Number(tokens?.o ?? 0) + Number(sumTokens?.o ?? 0),
+        discovery: Number(tokens?.d ?? 0),
+      },
+      storage: { journalBytes: ctx.store.journalBytes, journalGen: ctx.store.journalGen, lastSnapshot: ctx.store.lastSnapshot ?? null },
+      worker: { pid: process.pid, version: VERSION, uptimeMs: Date.now() - ctx.startedAt, rssBytes: process.memoryUsage().rss },
+    });
+  });
+
+  app.get('/api/queue', (c) => {
+    const dead = deadJobs(ctx.store, 100).map((j) => ({ id: j.id, kind: j.kind, sessionDbId: j.session_id, attempts: j.attempts, lastError: j.last_error, createdAt: new Date(j.created_at).toISOString() }));
+    return c.json({ ...queueCounts(ctx.store), inFlight: ctx.processor.inFlight.size, dead });
+  });
+
+  app.post('/api/queue/retry', async (c) => {
+    const o = asObject(await jsonBody(c));
+    const ids = o.ids === undefined || o.ids === 'all' ? 'all' : parseIdList(o.ids);
+    const n = await ctx.store.write((tx) => retryDead(tx, ids, Date.now()));
+    ctx.processor.kick();
+    return c.json({ retried: n });
+  });
+
+  app.post('/api/admin/snapshot', async (c) => c.json(await ctx.store.snapshot()));
+
+  app.post('/api/admin/shutdown', (c) => {
+    setImmediate(() => ctx.shutdown('shutdown requested over HTTP'));
+    return c.json({ stopping: true, pid: process.pid });
+  });
+}

@@ -1,0 +1,21 @@
+// GET /api/export and POST /api/import.
+import type { Hono } from 'hono';
+import { exportMemory, importSessions, parseImport } from '../../transfer';
+import type { AppContext } from '../context';
+import { jsonBody } from '../http';
+
+export function transferRoutes(app: Hono, ctx: AppContext): void {
+  app.get('/api/export', (c) => {
+    const project = c.req.query('project') || undefined;
+    const doc = exportMemory(ctx.store, project);
+    c.header('Content-Disposition', `attachment; filename="claude-mem-${project ? project.replace(/[^\w.-]/g, '_') : 'all'}.json"`);
+    return c.json(doc);
+  });
+
+  app.post('/api/import', async (c) => {
+    const sessions = parseImport(await jsonBody(c));
+    const imported = await ctx.store.write((tx) => importSessions(tx, sessions));
+    if (imported.observations > 0) ctx.events.emit('new_observation', { imported: imported.observations });
+    return c.json({ imported });
+  });
+}

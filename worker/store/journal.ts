@@ -1,0 +1,249 @@
+// Write-ahead journal for the in-memory sql.js database.
+//
+// Each committed transaction is one record: [magic u32][length u32][crc32 u32][payload].
+// Records are appended by a group committer: everything queued while the previous
+// fsync was in flight is written and fsynced together, then every waiter is released.
+// Segments are numbered: journal-<gen>.log; snapshot-<gen>.db holds every segment < gen.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { crc32 } from 'node:zlib';
+
+export const RECORD_MAGIC = 0x434d4a31; // "CMJ1"
+const HEADER = 12;
+/** A length past this is corruption, not a record. */
+const MAX_RECORD = 512 * 1024 * 1024;
+
+export function segmentName(gen: number): string {
+  return `journal-${String(gen).padStart(10, '0')}.log`;
+}
+
+export function listSegments(dir: string): number[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .map((n) => /^journal-(\d+)\.log$/.exec(n))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+}
+
+export function frame(payload: Buffer): Buffer {
+  const head = Buffer.allocUnsafe(HEADER);
+  head.writeUInt32LE(RECORD_MAGIC, 0);
+  head.writeUInt32LE(payload.length, 4);
+  head.writeUInt32LE(crc32(payload), 8);
+  return Buffer.concat([head, payload]);
+}
+
+export interface SegmentRead {
+  records: Buffer[];
+  /** Human-readable descriptions of what could not be read. */
+  problems: string[];
+  /** Bytes that were skipped as damaged. */
+  skippedBytes: number;
+}
+
+/** Reads every intact record; skips damaged stretches by searching for the next valid frame. */
+export function readSegment(file: string): SegmentRead {
+  const buf = fs.readFileSync(file);
+  const records: Buffer[] = [];
+  const problems: string[] = [];
+  let skippedBytes = 0;
+  let pos = 0;
+  while (pos < buf.length) {
+    const valid = validAt(buf, pos);
+    if (valid > 0) {
+      records.push(buf.subarray(pos + HEADER, pos + HEADER + valid));
+      pos += HEADER + valid;
+      continue;
+    }
+    // Damaged or torn: find the next frame that checks out.
+    let next = pos + 1;
+    while (next < buf.length) {
+      next = buf.indexOf(MAGIC_BYTES, next);
+      if (next < 0) {
+        next = buf.length;
+        break;
+      }
+      if (validAt(buf, next) > 0) break;
+      next += 1;
+    }
+    const lost = next - pos;
+    skippedBytes += lost;
+    problems.push(
+      next >= buf.length
+        ? `${path.basename(file)}: dropped a torn or damaged tail of ${lost} bytes at offset ${pos}`
+        : `${path.basename(file)}: skipped ${lost} damaged bytes at offset ${pos}`,
+    );
+    pos = next;
+  }
+  return { records, problems, skippedBytes };
+}
+
+const MAGIC_BYTES = (() => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(RECORD_MAGIC, 0);
+  return b;
+})();
+
+/** Length of the payload of a valid record at pos, or 0. */
+function validAt(buf: Buffer, pos: number): number {
+  if (pos + HEADER > buf.length) return 0;
+  if (buf.readUInt32LE(pos) !== RECORD_MAGIC) return 0;
+  const len = buf.readUInt32LE(pos + 4);
+  if (len === 0 || len > MAX_RECORD || pos + HEADER + len > buf.length) return 0;
+  const crc = buf.readUInt32LE(pos + 8);
+  return crc32(buf.subarray(pos + HEADER, pos + HEADER + len)) === crc ? len : 0;
+}
+
+type Pending =
+  | { kind: 'record'; framed: Buffer; payload: Buffer; resolve: () => void; reject: (e: Error) => void }
+  | { kind: 'rotate'; resolve: (gen: number) => void; reject: (e: Error) => void };
+
+export interface JournalEvents {
+  /** Called with payloads once they are durable, in order. */
+  durable?(payloads: Buffer[]): void;
+  /** Called after a rotation: every record before it is durable in segment `gen - 1`. */
+  rotated?(gen: number): void;
+}
+
+export class JournalWriter {
+  private fd: fs.promises.FileHandle | undefined;
+  private queue: Pending[] = [];
+  private flushing = false;
+  private closed = false;
+  /** Bytes in the current segment. */
+  segmentBytes = 0;
+  /** Set when a write failed: the file may hold a partial record, so nothing more is appended to it. */
+  failed: Error | undefined;
+
+  private constructor(
+    private readonly dir: string,
+    public gen: number,
+    private readonly events: JournalEvents,
+  ) {}
+
+  static async open(dir: string, gen: number, events: JournalEvents = {}): Promise<JournalWriter> {
+    const w = new JournalWriter(dir, gen, events);
+    await w.openSegment(gen);
+    return w;
+  }
+
+  private async openSegment(gen: number): Promise<void> {
+    this.fd = await fs.promises.open(path.join(this.dir, segmentName(gen)), 'a', 0o600);
+    this.segmentBytes = (await this.fd.stat()).size;
+    await syncDir(this.dir);
+  }
+
+  /** Resolves once the record is on disk (fsynced). */
+  append(payload: Buffer): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('journal is closed'));
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ kind: 'record', framed: frame(payload), payload, resolve, reject });
+      this.kick();
+    });
+  }
+
+  /** Starts a new segment after everything queued so far; resolves with the new gen. */
+  rotate(): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      this.queue.push({ kind: 'rotate', resolve, reject });
+      this.kick();
+    });
+  }
+
+  get pendingCount(): number {
+    return this.queue.length;
+  }
+
+  private kick(): void {
+    if (this.flushing) return;
+    this.flushing = true;
+    // setImmediate lets a synchronous burst of appends join one write.
+    setImmediate(() => void this.drain());
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const head = this.queue[0];
+        if (head.kind === 'rotate') {
+          this.queue.shift();
+          try {
+            await this.fd?.close();
+            this.gen += 1;
+            await this.openSegment(this.gen);
+            this.failed = undefined;
+            head.resolve(this.gen);
+            this.events.rotated?.(this.gen);
+          } catch (e) {
+            head.reject(e as Error);
+          }
+          continue;
+        }
+        const batch: Extract<Pending, { kind: 'record' }>[] = [];
+        while (this.queue.length > 0 && this.queue[0].kind === 'record') {
+          batch.push(this.queue.shift() as Extract<Pending, { kind: 'record' }>);
+        }
+        await this.writeBatch(batch);
+      }
+    } finally {
+      this.flushing = false;
+      if (this.queue.length > 0) this.kick();
+    }
+  }
+
+  private async writeBatch(batch: Extract<Pending, { kind: 'record' }>[]): Promise<void> {
+    if (this.failed) {
+      for (const p of batch) p.reject(new Error(`journal unavailable: ${this.failed.message}`));
+      return;
+    }
+    const data = batch.length === 1 ? batch[0].framed : Buffer.concat(batch.map((p) => p.framed));
+    try {
+      const fd = this.fd;
+      if (!fd) throw new Error('journal not open');
+      let off = 0;
+      while (off < data.length) {
+        const { bytesWritten } = await fd.write(data, off, data.length - off);
+        off += bytesWritten;
+      }
+      await fd.datasync();
+      this.segmentBytes += data.length;
+    } catch (e) {
+      this.failed = e as Error;
+      for (const p of batch) p.reject(e as Error);
+      return;
+    }
+    this.events.durable?.(batch.map((p) => p.payload));
+    for (const p of batch) p.resolve();
+  }
+
+  /** Waits for queued records, then closes the file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await new Promise<void>((resolve) => {
+      const check = () => (this.queue.length === 0 && !this.flushing ? resolve() : setTimeout(check, 2));
+      check();
+    });
+    this.closed = true;
+    await this.fd?.close();
+    this.fd = undefined;
+  }
+}
+
+export async function syncDir(dir: string): Promise<void> {
+  try {
+    const h = await fs.promises.open(dir, 'r');
+    try {
+      await h.sync();
+    } finally {
+      await h.close();
+    }
+  } catch {
+    /* some filesystems refuse directory fsync; rename is still atomic */
+  }
+}

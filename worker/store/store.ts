@@ -1,0 +1,283 @@
+// The durable store: sql.js in memory, every committed transaction journaled and fsynced
+// before the caller's promise resolves, snapshots taken off the event loop by a replica thread.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { Database, SqlValue } from 'sql.js';
+import type { Logger } from '../log';
+import { runStatement, StatementCache } from './apply';
+import { JournalWriter, listSegments, segmentName } from './journal';
+import { encodeTx, type Param, type Statement } from './records';
+import { recover, type RecoveryReport } from './recovery';
+import type { ReplicaReply, ReplicaRequest } from './replica';
+import { listSnapshots, snapshotName, writeSnapshot } from './snapshot';
+import { loadSqlJs } from './sqlite';
+
+export type Row = Record<string, SqlValue>;
+
+export interface WriteTx {
+  run(sql: string, params?: Param[]): { changes: number; lastId: number };
+  all<T = Row>(sql: string, params?: Param[]): T[];
+  get<T = Row>(sql: string, params?: Param[]): T | undefined;
+}
+
+export interface StoreOptions {
+  dir: string;
+  log: Logger;
+  snapshotJournalBytes: number;
+  /** Path of the bundled replica script; null runs snapshots on the main thread. */
+  replicaScript: string | null;
+}
+
+export interface SnapshotResult {
+  gen: number;
+  bytes: number;
+  /** Time the worker's event loop was blocked by the export (0 with the replica). */
+  blockedMs: number;
+  totalMs: number;
+  via: 'replica' | 'main';
+}
+
+export class StoreUnavailableError extends Error {}
+
+export class Store {
+  private cache: StatementCache;
+  private replica: Worker | undefined;
+  private replicaWaiters = new Map<number, { resolve: (r: Extract<ReplicaReply, { type: 'snapshotted' }>) => void; reject: (e: Error) => void }>();
+  private snapshotting: Promise<SnapshotResult> | undefined;
+  private reopenHooks: ((db: Database) => void)[] = [];
+  /** Set when the journal could not be written: the worker then refuses writes until restarted. */
+  broken: Error | undefined;
+  lastSnapshot: SnapshotResult | undefined;
+  writes = 0;
+
+  private constructor(
+    public readonly db: Database,
+    private journal: JournalWriter,
+    private readonly opts: StoreOptions,
+    public readonly recovery: RecoveryReport,
+  ) {
+    this.cache = new StatementCache(db);
+  }
+
+  static async open(opts: StoreOptions): Promise<Store> {
+    fs.mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
+    removeTempFiles(opts.dir);
+    const SQL = await loadSqlJs();
+    const { db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true });
+    for (const p of report.problems) opts.log.warn(`recovery: ${p}`);
+    let store: Store | undefined;
+    const journal = await JournalWriter.open(opts.dir, nextGen, {
+      durable: (payloads) => store?.onDurable(payloads),
+      rotated: (gen) => store?.onRotated(gen),
+    });
+    store = new Store(db, journal, opts, report);
+    if (opts.replicaScript) store.startReplica(opts.replicaScript, nextGen);
+    return store;
+  }
+
+  /** Functions registered on the connection must be registered again after a main-thread export. */
+  onReopen(hook: (db: Database) => void): void {
+    this.reopenHooks.push(hook);
+    hook(this.db);
+  }
+
+  all<T = Row>(sql: string, params: Param[] = []): T[] {
+    const st = this.cache.get(sql);
+    const rows: T[] = [];
+    try {
+      st.bind(params as never);
+      while (st.step()) rows.push(st.getAsObject() as T);
+    } finally {
+      st.reset();
+    }
+    return rows;
+  }
+
+  get<T = Row>(sql: string, params: Param[] = []): T | undefined {
+    const st = this.cache.get(sql);
+    try {
+      st.bind(params as never);
+      return st.step() ? (st.getAsObject() as T) : undefined;
+    } finally {
+      st.reset();
+    }
+  }
+
+  /**
+   * Runs fn in one transaction. fn must be synchronous and deterministic in its writes:
+   * its statements are journaled and replayed verbatim. Resolves once they are fsynced.
+   */
+  write<T>(fn: (tx: WriteTx) => T): Promise<T> {
+    if (this.broken) return Promise.reject(new StoreUnavailableError(`storage is read-only after a write failure: ${this.broken.message}`));
+    const stmts: Statement[] = [];
+    const tx: WriteTx = {
+      run: (sql, params = []) => {
+        runStatement(this.cache, sql, params);
+        stmts.push([sql, params]);
+        return { changes: this.db.getRowsModified(), lastId: Number(this.get<{ id: number }>('SELECT last_insert_rowid() AS id')?.id ?? 0) };
+      },
+      all: (sql, params) => this.all(sql, params),
+      get: (sql, params) => this.get(sql, params),
+    };
+    let result: T;
+    this.db.run('BEGIN');
+    try {
+      result = fn(tx);
+      this.db.run('COMMIT');
+    } catch (e) {
+      this.db.run('ROLLBACK');
+      return Promise.reject(e);
+    }
+    if (stmts.length === 0) return Promise.resolve(result);
+    this.writes += 1;
+    return this.journal.append(encodeTx(stmts)).then(
+      () => result,
+      (e: Error) => {
+        if (!this.broken) {
+          this.broken = e;
+          this.opts.log.error(`journal write failed; refusing further writes until restart: ${e.message}`);
+        }
+        throw new StoreUnavailableError(`could not make the write durable: ${e.message}`);
+      },
+    );
+  }
+
+  get journalBytes(): number {
+    return this.journal.segmentBytes;
+  }
+
+  get journalGen(): number {
+    return this.journal.gen;
+  }
+
+  get replicaAlive(): boolean {
+    return this.replica !== undefined;
+  }
+
+  private startReplica(script: string, upToGen: number): void {
+    const w = new Worker(script, { workerData: { dir: this.opts.dir, upToGen } });
+    this.replica = w;
+    w.on('message', (m: ReplicaReply) => {
+      if (m.type === 'snapshotted') {
+        this.replicaWaiters.get(m.gen)?.resolve(m);
+        this.replicaWaiters.delete(m.gen);
+      } else if (m.type === 'failed') {
+        this.opts.log.error(`snapshot replica: ${m.error}`);
+        if (m.gen !== undefined) {
+          this.replicaWaiters.get(m.gen)?.reject(new Error(m.error));
+          this.replicaWaiters.delete(m.gen);
+        }
+      }
+    });
+    const lost = (why: string) => {
+      if (this.replica !== w) return;
+      this.replica = undefined;
+      this.opts.log.warn(`snapshot replica stopped (${why}); snapshots now run on the main thread`);
+      for (const waiter of this.replicaWaiters.values()) waiter.reject(new Error(`replica stopped: ${why}`));
+      this.replicaWaiters.clear();
+    };
+    w.on('error', (e) => lost(e.message));
+    w.on('exit', (code) => lost(`exit ${code}`));
+  }
+
+  private post(m: ReplicaRequest): void {
+    this.replica?.postMessage(m);
+  }
+
+  private onDurable(payloads: Buffer[]): void {
+    if (this.replica) this.post({ type: 'records', payloads: payloads.map((p) => new Uint8Array(p)) });
+    if (this.journal.segmentBytes >= this.opts.snapshotJournalBytes && !this.snapshotting) {
+      this.snapshot().catch((e: Error) => this.opts.log.error(`snapshot failed: ${e.message}`));
+    }
+  }
+
+  private onRotated(gen: number): void {
+    if (this.replica && this.replicaWaiters.has(gen)) this.post({ type: 'snapshot', gen });
+  }
+
+  /** Takes a snapshot now (or joins the one in progress). */
+  snapshot(): Promise<SnapshotResult> {
+    if (!this.snapshotting) {
+      this.snapshotting = this.takeSnapshot().finally(() => {
+        this.snapshotting = undefined;
+      });
+    }
+    return this.snapshotting;
+  }
+
+  private async takeSnapshot(): Promise<SnapshotResult> {
+    const t0 = performance.now();
+    let result: SnapshotResult | undefined;
+    if (this.replica) {
+      try {
+        const gen = this.journal.gen + 1;
+        const reply = new Promise<Extract<ReplicaReply, { type: 'snapshotted' }>>((resolve, reject) => this.replicaWaiters.set(gen, { resolve, reject }));
+        const rotated = await this.journal.rotate();
+        if (rotated !== gen) throw new Error(`journal rotated to ${rotated}, expected ${gen}`);
+        const r = await reply;
+        result = { gen, bytes: r.bytes, blockedMs: 0, totalMs: performance.now() - t0, via: 'replica' };
+      } catch (e) {
+        this.opts.log.warn(`replica snapshot failed (${(e as Error).message}); taking it on the main thread`);
+      }
+    }
+    if (!result) {
+      // Export and rotate in the same tick, so the snapshot holds exactly the records before the new segment.
+      const tb = performance.now();
+      const bytes = this.db.export();
+      this.afterExport();
+      const blockedMs = performance.now() - tb;
+      const gen = await this.journal.rotate();
+      await writeSnapshot(this.opts.dir, gen, bytes);
+      result = { gen, bytes: bytes.length, blockedMs, totalMs: performance.now() - t0, via: 'main' };
+    }
+    this.prune();
+    this.lastSnapshot = result;
+    this.opts.log.info('snapshot written', { ...result });
+    return result;
+  }
+
+  private afterExport(): void {
+    this.cache.forget();
+    for (const hook of this.reopenHooks) hook(this.db);
+  }
+
+  /** Keeps the newest two snapshots and every journal segment the older of them still needs. */
+  private prune(): void {
+    const snaps = listSnapshots(this.opts.dir);
+    if (snaps.length === 0) return;
+    const keep = snaps.slice(-2);
+    const oldestKept = keep[0];
+    for (const g of snaps) if (g < oldestKept) unlinkQuiet(path.join(this.opts.dir, snapshotName(g)));
+    for (const g of listSegments(this.opts.dir)) if (g < oldestKept) unlinkQuiet(path.join(this.opts.dir, segmentName(g)));
+  }
+
+  /** Flushes the journal, writes a final snapshot, stops the replica. */
+  async close(finalSnapshot = true): Promise<void> {
+    if (finalSnapshot && !this.broken) {
+      try {
+        await this.snapshot();
+      } catch (e) {
+        this.opts.log.error(`final snapshot failed: ${(e as Error).message}`);
+      }
+    }
+    await this.journal.close();
+    const r = this.replica;
+    this.replica = undefined;
+    if (r) await r.terminate();
+    this.cache.clear();
+    this.db.close();
+  }
+}
+
+function unlinkQuiet(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch {
+    /* already gone */
+  }
+}
+
+function removeTempFiles(dir: string): void {
+  for (const name of fs.readdirSync(dir)) if (name.includes('.tmp-')) unlinkQuiet(path.join(dir, name));
+}
