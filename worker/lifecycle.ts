@@ -65,7 +65,7 @@ export class Lifecycle {
     const contentSessionId = reqId(o, 'contentSessionId');
     const platform = this.platformOf(o);
     const { project, cwd } = this.projectOf(o);
-    const raw = optString(o, 'prompt', { max: 10 * MAX_PROMPT });
+    const raw = optString(o, 'prompt');
     if (isExcludedProject(project, cwd, this.settings.excludedProjects)) return { skipped: 'excluded_project', project };
     const stripped = raw === undefined ? undefined : stripPrivate(raw);
     const text = stripped ? capText(stripped.text.trim(), MAX_PROMPT) : '';
@@ -125,8 +125,8 @@ export class Lifecycle {
     const platform = this.platformOf(o);
     const { project, cwd } = this.projectOf(o);
     if (isExcludedProject(project, cwd, this.settings.excludedProjects)) return { skipped: 'excluded_project' };
-    const lastUser = optString(o, 'last_user_message', { max: 10 * MAX_PROMPT });
-    const lastAssistant = optString(o, 'last_assistant_message', { max: 10 * MAX_PROMPT });
+    const lastUser = optString(o, 'last_user_message');
+    const lastAssistant = optString(o, 'last_assistant_message');
     const job = (promptNumber: number): SummaryJob => ({
       lastUserMessage: lastUser === undefined ? undefined : capText(stripPrivate(lastUser).text, MAX_PROMPT),
       lastAssistantMessage: lastAssistant === undefined ? undefined : capText(stripPrivate(lastAssistant).text, MAX_PROMPT),

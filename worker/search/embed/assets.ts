@@ -44,5 +44,9 @@ function firstWith(file: string, dirs: string[], fallback: () => string): string
 function packageDist(fromDir: string, pkg: string): string {
   // A variable module name keeps esbuild from trying to bundle or warn about this resolve.
   const req = createRequire(path.join(fromDir, 'noop.js'));
-  return path.dirname(req.resolve(pkg));
+  try {
+    return path.dirname(req.resolve(pkg));
+  } catch {
+    throw new Error(`embedder files not found beside ${fromDir} (copy worker/search/embed/assets.json's list there) nor in node_modules (${pkg})`);
+  }
 }

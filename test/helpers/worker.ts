@@ -1,0 +1,99 @@
+// Starts the real bundled worker (dist/worker.js) on an ephemeral loopback port with a temp data dir.
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '..', '..');
+export const WORKER_JS = path.join(ROOT, 'dist', 'worker.js');
+export const CLI_JS = path.join(ROOT, 'dist', 'cli.js');
+
+export interface RunningWorker {
+  url: string;
+  port: number;
+  token: string;
+  dataDir: string;
+  proc: ChildProcess;
+  stdout: () => string;
+  /** Authenticated JSON request. */
+  req<T = any>(method: string, p: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T }>;
+  stop(): Promise<number | null>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export function tempDir(prefix = 'cmem-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export async function startWorker(opts: { dataDir?: string; env?: Record<string, string>; port?: number } = {}): Promise<RunningWorker> {
+  const dataDir = opts.dataDir ?? tempDir();
+  const proc = spawn(process.execPath, [WORKER_JS], {
+    env: { ...process.env, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: String(opts.port ?? 0), ANTHROPIC_API_KEY: '', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`worker did not start in 20 s:\n${out}`)), 20_000);
+    const check = () => {
+      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(t);
+        resolve(Number(m[1]));
+      }
+    };
+    proc.stdout?.on('data', check);
+    proc.on('exit', (code) => {
+      clearTimeout(t);
+      reject(new Error(`worker exited with ${code}:\n${out}`));
+    });
+  });
+  const token = fs.readFileSync(path.join(dataDir, 'auth.token'), 'utf8').trim();
+  const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  return {
+    url,
+    port,
+    token,
+    dataDir,
+    proc,
+    stdout: () => out,
+    async req(method, p, body, headers = {}) {
+      const r = await fetch(url + p, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await r.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* keep text */
+      }
+      return { status: r.status, body: parsed as any };
+    },
+    async stop() {
+      if (proc.exitCode !== null) return proc.exitCode;
+      proc.kill('SIGTERM');
+      return exited;
+    },
+    async kill(signal = 'SIGKILL') {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill(signal);
+      await exited;
+    },
+  };
+}
+
+/** Polls until fn returns a truthy value. */
+export async function until<T>(fn: () => Promise<T> | T, ms = 10_000, what = 'condition'): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { capText, globToRegExp, isExcludedProject } from '../../worker/privacy/filters';
+import { MAX_TAGS, stripDeep, stripPrivate } from '../../worker/privacy/strip';
+
+describe('stripPrivate', () => {
+  const cases: [string, string][] = [
+    ['a <private>b</private> c', 'a  c'],
+    ['a <private>\nmulti\nline\n</private> c', 'a  c'],
+    ['a <private reason="x" other=\'y\'>b</private> c', 'a  c'],
+    ['A <PRIVATE>b</Private> C', 'A  C'],
+    ['<claude-mem-context>\n# ctx\n</claude-mem-context>rest', 'rest'],
+    ['keep <privateer>this</privateer>', 'keep <privateer>this</privateer>'],
+    ['x <private>never closed', 'x '],
+    ['x <private never closed', 'x '],
+    ['1<private>a</private>2<private>b</private>3', '123'],
+    ['no tags at all', 'no tags at all'],
+  ];
+  for (const [input, want] of cases) {
+    it(JSON.stringify(input), () => assert.equal(stripPrivate(input).text, want));
+  }
+
+  it('counts removed tags', () => assert.equal(stripPrivate('<private>a</private><private>b</private>').removed, 2));
+
+  it('caps the tag count and drops the rest', () => {
+    const many = '<private>x</private>y'.repeat(MAX_TAGS + 50);
+    const r = stripPrivate(many);
+    assert.ok(!r.text.includes('x'));
+    assert.ok(r.text.length <= MAX_TAGS);
+  });
+
+  for (const [name, evil] of [
+    ['unterminated openings', '<private'.repeat(131072)],
+    ['open tags without close', '<private>'.repeat(116508)],
+    ['angle brackets', '<'.repeat(1 << 20)],
+    ['near misses', '<privat'.repeat(149796)],
+    ['closes only', '</private>'.repeat(104857)],
+  ] as const) {
+    it(`1 MB of ${name} in well under a second`, () => {
+      const t0 = performance.now();
+      stripPrivate(evil);
+      const ms = performance.now() - t0;
+      assert.ok(ms < 500, `${ms} ms`);
+    });
+  }
+
+  it('strips inside nested JSON, even past the depth limit', () => {
+    let deep: unknown = { secret: '<private>hidden</private>ok' };
+    for (let i = 0; i < 50; i++) deep = { next: deep };
+    const out = JSON.stringify(stripDeep({ a: ['<private>x</private>1', { b: '<private>y</private>2' }], deep }).value);
+    assert.ok(!out.includes('hidden') && !out.includes('>x<') && !out.includes('"y'));
+  });
+});
+
+describe('filters', () => {
+  it('globs', () => {
+    assert.ok(globToRegExp('secret-*').test('secret-app'));
+    assert.ok(!globToRegExp('secret-*').test('secret-app/x'));
+    assert.ok(globToRegExp('/home/**/clients/*').test('/home/u/work/clients/acme'));
+    assert.ok(isExcludedProject('acme', '/home/u/clients/acme', ['/home/u/clients/**']));
+    assert.ok(!isExcludedProject('mine', '/home/u/mine', ['/home/u/clients/**']));
+  });
+
+  it('capText keeps head and tail with the original size', () => {
+    const t = 'a'.repeat(1000) + 'b'.repeat(1000);
+    const c = capText(t, 200);
+    assert.ok(c.length <= 260);
+    assert.ok(c.startsWith('aaa') && c.endsWith('bbb'));
+    assert.match(c, /of 2000 characters elided/);
+    assert.equal(capText('short', 200), 'short');
+  });
+});
