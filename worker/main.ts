@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import { LocalCompressor } from './agent/compressor';
+import { createCompressor } from './agent';
 import { ensureToken } from './auth';
 import { isLoopbackHost, loadConfig } from './config';
 import { EventBus } from './events';
@@ -13,6 +13,7 @@ import { createLogger } from './log';
 import type { HealthResponse } from './protocol';
 import { Processor } from './queue/processor';
 import { createApp } from './server/app';
+import { moduleRoutes } from './server/routes';
 import type { AppContext } from './server/context';
 import { migrate } from './store/schema';
 import { Store } from './store/store';
@@ -70,7 +71,7 @@ async function main(): Promise<void> {
   });
   await migrate(store);
   const events = new EventBus();
-  const compressor = new LocalCompressor();
+  const compressor = createCompressor({ config, env: process.env, store, events, log });
   const processor = new Processor(store, events, log, compressor);
   const lifecycle = new Lifecycle(store, config.settings, events, () => processor.kick());
 
@@ -93,7 +94,7 @@ async function main(): Promise<void> {
     },
     shutdown: (reason) => void shutdown(reason),
   };
-  const app = createApp(ctx);
+  const app = createApp(ctx, moduleRoutes);
   const server = createAdaptorServer({ fetch: app.fetch, hostname: config.host });
 
   async function shutdown(reason: string): Promise<void> {

@@ -88,11 +88,12 @@ export async function startWorker(opts: { dataDir?: string; env?: Record<string,
 }
 
 /** Polls until fn returns a truthy value. */
-export async function until<T>(fn: () => Promise<T> | T, ms = 10_000, what = 'condition'): Promise<T> {
+type Falsy = undefined | null | false | 0 | '';
+export async function until<T>(fn: () => Promise<T | Falsy> | T | Falsy, ms = 10_000, what = 'condition'): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();
-    if (v) return v;
+    if (v) return v as T;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -98,6 +98,20 @@ const MIGRATIONS: string[][] = [
     `CREATE TRIGGER prompts_au AFTER UPDATE ON user_prompts BEGIN INSERT INTO prompts_fts(docid, text) VALUES (new.id, new.text); END`,
     `CREATE TRIGGER prompts_ai AFTER INSERT ON user_prompts BEGIN INSERT INTO prompts_fts(docid, text) VALUES (new.id, new.text); END`,
   ],
+  // 2: embeddings. SQLite keeps every vector (the source of truth); per-project vector indexes are rebuilt from it.
+  [
+    `CREATE TABLE vectors (
+      kind TEXT NOT NULL CHECK (kind IN ('observation','summary')),
+      ref_id INTEGER NOT NULL,
+      project TEXT NOT NULL,
+      model TEXT NOT NULL,
+      dims INTEGER NOT NULL,
+      data BLOB NOT NULL,
+      created_at INTEGER NOT NULL,
+      PRIMARY KEY (kind, ref_id)
+    )`,
+    `CREATE INDEX vectors_by_project ON vectors (project, kind)`,
+  ],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,173 @@
+// The extension's connection to the worker: authenticated JSON requests, fire-and-forget posts
+// (2 s timeout, never blocking the UI), and the SSE event stream with reconnection.
+// Plain node:http: no vscode import, so it is unit-testable against a real worker.
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import type { HealthResponse, StreamEvent } from '../worker/protocol';
+
+export interface WorkerTarget {
+  host: string;
+  port: number;
+  dataDir: string;
+}
+
+export interface ClientLog {
+  warn(msg: string): void;
+  debug?(msg: string): void;
+}
+
+export interface Reply<T> {
+  status: number;
+  body: T;
+}
+
+export class WorkerClient {
+  private token: string | undefined;
+
+  constructor(
+    public target: WorkerTarget,
+    private readonly log: ClientLog = { warn: () => undefined },
+  ) {}
+
+  get baseUrl(): string {
+    return `http://${this.target.host}:${this.target.port}`;
+  }
+
+  private readToken(): string | undefined {
+    try {
+      this.token = fs.readFileSync(path.join(this.target.dataDir, 'auth.token'), 'utf8').trim() || undefined;
+    } catch {
+      this.token = undefined;
+    }
+    return this.token;
+  }
+
+  /** The bearer token (read from the data dir; re-read after a 401 in case the worker was reset). */
+  authToken(): string | undefined {
+    return this.token ?? this.readToken();
+  }
+
+  async request<T = unknown>(method: string, urlPath: string, body?: unknown, timeoutMs = 2000): Promise<Reply<T>> {
+    let r = await this.once<T>(method, urlPath, body, timeoutMs);
+    if (r.status === 401 && this.readToken()) r = await this.once<T>(method, urlPath, body, timeoutMs);
+    return r;
+  }
+
+  private once<T>(method: string, urlPath: string, body: unknown, timeoutMs: number): Promise<Reply<T>> {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const token = this.authToken();
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        {
+          host: this.target.host,
+          port: this.target.port,
+          method,
+          path: urlPath,
+          timeout: timeoutMs,
+          headers: {
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+            ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let parsed: unknown = text;
+            try {
+              parsed = JSON.parse(text);
+            } catch {
+              /* not JSON */
+            }
+            resolve({ status: res.statusCode ?? 0, body: parsed as T });
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`worker request timed out after ${timeoutMs} ms`)));
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  /** Posts without waiting; failures are logged, never thrown. */
+  fire(urlPath: string, body: unknown): void {
+    this.request('POST', urlPath, body, 2000).then(
+      (r) => {
+        if (r.status >= 400) this.log.warn(`POST ${urlPath} -> ${r.status} ${JSON.stringify(r.body)}`);
+      },
+      (e: Error) => this.log.warn(`POST ${urlPath} failed: ${e.message}`),
+    );
+  }
+
+  async health(timeoutMs = 1000): Promise<HealthResponse | undefined> {
+    try {
+      const r = await this.once<HealthResponse>('GET', '/api/health', undefined, timeoutMs);
+      return r.status === 200 && r.body.service === 'claude-mem-vscode' ? r.body : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Subscribes to /stream; reconnects with backoff until disposed. */
+  subscribe(onEvent: (e: StreamEvent) => void, onState?: (connected: boolean) => void): { dispose(): void } {
+    let disposed = false;
+    let current: http.ClientRequest | undefined;
+    let delay = 500;
+    const connect = () => {
+      if (disposed) return;
+      const token = this.authToken() ?? '';
+      current = http.get({ host: this.target.host, port: this.target.port, path: `/stream?token=${encodeURIComponent(token)}` }, (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          if (res.statusCode === 401) this.readToken();
+          return retry();
+        }
+        delay = 500;
+        onState?.(true);
+        let buf = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buf += chunk;
+          let i: number;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const block = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            const ev = /^event: (.+)$/m.exec(block)?.[1];
+            const data = /^data: (.*)$/m.exec(block)?.[1];
+            if (ev && data !== undefined && ev !== 'connected') {
+              try {
+                onEvent({ event: ev as StreamEvent['event'], data: JSON.parse(data) as Record<string, unknown> });
+              } catch {
+                /* malformed event: skip */
+              }
+            }
+          }
+        });
+        res.on('end', retry);
+        res.on('error', retry);
+      });
+      current.on('error', retry);
+    };
+    let retrying = false;
+    const retry = () => {
+      if (disposed || retrying) return;
+      retrying = true;
+      onState?.(false);
+      setTimeout(() => {
+        retrying = false;
+        connect();
+      }, delay);
+      delay = Math.min(delay * 2, 10_000);
+    };
+    connect();
+    return {
+      dispose() {
+        disposed = true;
+        current?.destroy();
+      },
+    };
+  }
+}

@@ -1,0 +1,7 @@
+// Route group for the context module; filled in by its issue. Registered in worker/server/routes/index.ts.
+import type { Hono } from 'hono';
+import type { AppContext } from '../context';
+
+export function contextRoutes(_app: Hono, _ctx: AppContext): void {
+  /* no routes yet */
+}

@@ -1,0 +1,8 @@
+// Route groups that modules beyond the core register. One line each.
+import type { RouteGroup } from '../app';
+import { agentRoutes } from './agent';
+import { contextRoutes } from './context';
+import { searchRoutes } from './search';
+import { viewerRoutes } from './viewer';
+
+export const moduleRoutes: RouteGroup[] = [searchRoutes, contextRoutes, agentRoutes, viewerRoutes];
