@@ -115,7 +115,15 @@ export class Store {
       run: (sql, params = []) => {
         runStatement(this.cache, sql, params);
         stmts.push([sql, params]);
-        return { changes: this.db.getRowsModified(), lastId: Number(this.get<{ id: number }>('SELECT last_insert_rowid() AS id')?.id ?? 0) };
+        const changes = this.db.getRowsModified();
+        // Read lazily (and right away, before the next statement): only inserts that need their id pay for it.
+        const get = this.get.bind(this);
+        return {
+          changes,
+          get lastId() {
+            return Number(get<{ id: number }>('SELECT last_insert_rowid() AS id')?.id ?? 0);
+          },
+        };
       },
       all: (sql, params) => this.all(sql, params),
       get: (sql, params) => this.get(sql, params),

@@ -69,6 +69,12 @@ export function statusRoutes(app: Hono, ctx: AppContext): void {
     return c.json({ retried: n });
   });
 
+  // Same auth, guards and JSON parsing as a real write, but no store: the baseline for bench/ingest.
+  app.post('/api/noop', async (c) => {
+    await jsonBody(c);
+    return c.json({ ok: true }, 202);
+  });
+
   app.post('/api/admin/snapshot', async (c) => c.json(await ctx.store.snapshot()));
 
   app.post('/api/admin/shutdown', (c) => {
