@@ -39,7 +39,7 @@ export function observationRoutes(app: Hono, ctx: AppContext): void {
   });
 
   app.delete('/api/projects/:name', async (c) => {
-    const name = decodeURIComponent(c.req.param('name'));
+    const name = c.req.param('name'); // hono has already decoded it
     if (!name || name.length > 256) throw new BadRequest('project name must be 1 to 256 characters');
     const exists = ctx.store.get('SELECT 1 AS x FROM sessions WHERE project = ? LIMIT 1', [name]);
     if (!exists) return c.json({ error: 'no such project' }, 404);
