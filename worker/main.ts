@@ -45,8 +45,14 @@ async function main(): Promise<void> {
     process.stderr.write(`refusing to bind to non-loopback host "${config.host}": set "allowRemoteBind": true in settings.json or CLAUDE_MEM_ALLOW_REMOTE=1 if you really mean it\n`);
     process.exit(2);
   }
-  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  fs.chmodSync(config.dataDir, 0o700);
+  try {
+    fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    fs.accessSync(config.dataDir, fs.constants.W_OK);
+    fs.chmodSync(config.dataDir, 0o700);
+  } catch (e) {
+    process.stderr.write(`data dir ${config.dataDir} is not usable (${(e as Error).message}); the worker needs to write its journal there. Fix its permissions or set CLAUDE_MEM_DATA_DIR.\n`);
+    process.exit(1);
+  }
   const log = createLogger(config.dataDir, 'worker', process.env.CLAUDE_MEM_LOG_STDERR === '1');
   if (config.problem) log.warn(config.problem);
 

@@ -35,6 +35,7 @@ export async function writeSnapshot(dir: string, gen: number, bytes: Uint8Array)
   const final = path.join(dir, snapshotName(gen));
   const tmp = `${final}.tmp-${process.pid}`;
   const fh = await fs.promises.open(tmp, 'w', 0o600);
+  let ok = false;
   try {
     await fh.write(head, 0, head.length, 0);
     let off = 0;
@@ -43,8 +44,11 @@ export async function writeSnapshot(dir: string, gen: number, bytes: Uint8Array)
       off += bytesWritten;
     }
     await fh.sync();
+    ok = true;
   } finally {
     await fh.close();
+    // A failed write (disk full) leaves no half file behind; the previous snapshot is untouched.
+    if (!ok) await fs.promises.unlink(tmp).catch(() => undefined);
   }
   await fs.promises.rename(tmp, final);
   await syncDir(dir);

@@ -1,0 +1,160 @@
+// Damaged files: the worker starts with the most data it can recover, says what it could not,
+// and never overwrites the only good copy.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { it } from 'node:test';
+import { startWorker, tempDir, WORKER_JS, type RunningWorker } from '../helpers/worker';
+import { faultCase } from './record';
+
+const F = __filename;
+
+async function addMemories(w: RunningWorker, from: number, n: number): Promise<void> {
+  for (let i = from; i < from + n; i++) assert.equal((await w.req('POST', '/api/memory/save', { text: `memory ${i}`, project: 'dmg' })).status, 201);
+}
+
+async function memories(w: RunningWorker): Promise<string[]> {
+  const r = await w.req('GET', '/api/observations?project=dmg&limit=1000');
+  return r.body.items.map((o: { narrative: string }) => o.narrative).sort();
+}
+
+const expected = (n: number) => Array.from({ length: n }, (_, i) => `memory ${i}`).sort();
+const dbDir = (d: string) => path.join(d, 'db');
+const newest = (d: string, prefix: string) => fs.readdirSync(dbDir(d)).filter((n) => n.startsWith(prefix)).sort().pop() as string;
+
+/** Two graceful runs: two snapshots, 20 memories. */
+async function twoSnapshots(): Promise<string> {
+  const dataDir = tempDir();
+  let w = await startWorker({ dataDir });
+  await addMemories(w, 0, 10);
+  await w.stop();
+  w = await startWorker({ dataDir });
+  await addMemories(w, 10, 10);
+  await w.stop();
+  return dataDir;
+}
+
+for (const [name, damage] of [
+  ['a truncated snapshot', (f: string) => fs.truncateSync(f, Math.floor(fs.statSync(f).size / 2))],
+  ['a snapshot of random bytes', (f: string) => fs.writeFileSync(f, Buffer.from(Array.from({ length: fs.statSync(f).size }, () => Math.floor(Math.random() * 256))))],
+] as const) {
+  it(`recovers from ${name}`, async () => {
+    await faultCase(F, 'damaged files', name, async () => {
+      const dataDir = await twoSnapshots();
+      const snap = newest(dataDir, 'snapshot-');
+      const file = path.join(dbDir(dataDir), snap);
+      damage(file);
+      const w = await startWorker({ dataDir });
+      try {
+        assert.deepEqual(await memories(w), expected(20));
+        const ready = (await w.req('GET', '/api/readiness')).body;
+        const problems = ready.recovery.problems.join('; ');
+        assert.match(problems, new RegExp(`${snap} unusable`));
+        assert.equal(fs.readdirSync(path.join(dbDir(dataDir), 'damaged')).length, 1, 'the damaged file is kept aside, not deleted');
+        return `all 20 memories back from the previous snapshot + journal; reported: "${problems}"`;
+      } finally {
+        await w.stop();
+      }
+    });
+  });
+}
+
+it('recovers from a torn journal and from a corrupted record in the middle', async () => {
+  await faultCase(F, 'damaged files', 'torn journal + corrupted middle record', async () => {
+    const dataDir = tempDir();
+    const w = await startWorker({ dataDir });
+    await addMemories(w, 0, 30);
+    await w.kill('SIGKILL');
+    const seg = path.join(dbDir(dataDir), newest(dataDir, 'journal-'));
+    const buf = fs.readFileSync(seg);
+    // Corrupt one byte in the middle of the file, and tear the tail.
+    const mid = Math.floor(buf.length / 2);
+    buf[mid] ^= 0xff;
+    fs.writeFileSync(seg, Buffer.concat([buf, buf.subarray(0, 20)]));
+    const w2 = await startWorker({ dataDir });
+    try {
+      const got = await memories(w2);
+      const problems = (await w2.req('GET', '/api/readiness')).body.recovery.problems as string[];
+      assert.ok(got.length >= 28 && got.length < 30, `recovered ${got.length} of 30`);
+      assert.ok(problems.some((p) => /skipped \d+ damaged bytes/.test(p)), problems.join('; '));
+      assert.ok(problems.some((p) => /torn or damaged tail/.test(p)), problems.join('; '));
+      assert.equal(fs.readdirSync(path.join(dbDir(dataDir), 'damaged')).length, 1, 'a copy of the damaged journal is kept');
+      await addMemories(w2, 100, 1);
+      return `recovered ${got.length}/30 memories (the damaged record's only); reported: ${problems.join('; ')}`;
+    } finally {
+      await w2.stop();
+    }
+  });
+});
+
+it('creates a missing data dir', async () => {
+  await faultCase(F, 'damaged files', 'missing data dir', async () => {
+    const dataDir = path.join(tempDir(), 'does', 'not', 'exist');
+    const w = await startWorker({ dataDir });
+    try {
+      await addMemories(w, 0, 1);
+      return `created ${path.basename(dataDir)} (mode ${(fs.statSync(dataDir).mode & 0o777).toString(8)}) and stored`;
+    } finally {
+      await w.stop();
+    }
+  });
+});
+
+it('refuses a read-only data dir with a clear message and touches nothing', async () => {
+  await faultCase(F, 'damaged files', 'read-only data dir', async () => {
+    const dataDir = await twoSnapshots();
+    const listing = () => fs.readdirSync(dbDir(dataDir)).map((n) => `${n}:${fs.statSync(path.join(dbDir(dataDir), n)).size}`).sort().join(',');
+    const before = listing();
+    // Root ignores permissions, so run the worker as nobody against a dir it can read but not write.
+    execFileSync('chmod', ['-R', 'a+rX,go-w', dataDir]);
+    fs.chmodSync(path.dirname(dataDir), 0o755);
+    const asNobody = process.getuid?.() === 0 ? ['runuser', '-u', 'nobody', '--'] : [];
+    const r = spawnSync(asNobody[0] ?? process.execPath, [...asNobody.slice(1), ...(asNobody.length ? [process.execPath] : []), WORKER_JS], {
+      env: { ...process.env, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: '0', HOME: '/tmp' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /not usable .*Fix its permissions/);
+    assert.equal(listing(), before, 'nothing in the data dir changed');
+    return `exit 1: "${r.stderr.trim().slice(0, 140)}"`;
+  });
+});
+
+it('a full disk: writes fail cleanly, reads go on, nothing acknowledged is lost', async () => {
+  await faultCase(F, 'damaged files', 'full disk (2 MB tmpfs)', async () => {
+    const mnt = tempDir('cmem-full-');
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mnt]);
+    try {
+      const dataDir = path.join(mnt, 'data');
+      const w = await startWorker({ dataDir, env: { CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(1 << 30) } });
+      const acked: number[] = [];
+      let failedStatus = 0;
+      for (let i = 0; i < 5000 && failedStatus === 0; i++) {
+        const r = await w.req('POST', '/api/memory/save', { text: `memory ${i} ${'x'.repeat(2000)}`, project: 'dmg' });
+        if (r.status === 201) acked.push(i);
+        else failedStatus = r.status;
+      }
+      assert.equal(failedStatus, 503, 'a write that cannot be made durable is refused');
+      const err = await w.req('POST', '/api/memory/save', { text: 'after full', project: 'dmg' });
+      assert.equal(err.status, 503);
+      assert.match(err.body.error, /read-only|durable/);
+      assert.equal((await w.req('GET', '/api/observations?project=dmg&limit=1')).status, 200, 'reads still work');
+      await w.kill('SIGKILL');
+      // Free space, restart: every acknowledged write is there.
+      execFileSync('mount', ['-o', 'remount,size=64m', mnt]);
+      const w2 = await startWorker({ dataDir });
+      try {
+        const have = new Set((await w2.req('GET', '/api/observations?project=dmg&limit=1000')).body.items.map((o: { narrative: string }) => o.narrative.split(' ')[1]));
+        const lost = acked.filter((i) => !have.has(String(i)));
+        assert.deepEqual(lost, []);
+        return `${acked.length} writes acknowledged before ENOSPC, then 503 "${err.body.error.slice(0, 80)}"; after restart all ${acked.length} present`;
+      } finally {
+        await w2.stop();
+      }
+    } finally {
+      spawnSync('umount', ['-l', mnt]);
+    }
+  });
+});
