@@ -53,6 +53,11 @@ const builds = [
 
 fs.mkdirSync('dist', { recursive: true });
 fs.copyFileSync(path.join('node_modules', 'sql.js', 'dist', 'sql-wasm.wasm'), path.join('dist', 'sql-wasm.wasm'));
+// The embedder thread's wasm binaries and model weights, found beside dist/embedder.js.
+for (const a of JSON.parse(fs.readFileSync('worker/search/embed/assets.json', 'utf8'))) {
+  fs.mkdirSync(path.dirname(path.join('dist', a.to)), { recursive: true });
+  fs.copyFileSync(a.from, path.join('dist', a.to));
+}
 
 if (watch) {
   for (const b of builds) (await esbuild.context(b)).watch();

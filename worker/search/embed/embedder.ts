@@ -16,8 +16,10 @@ export interface LocalEmbedderOptions {
   batchSize?: number;
   /** Longer texts are cut: cost grows with length and the encoder averages meaning anyway. Default 2000. */
   maxChars?: number;
-  /** A call not answered by then is treated as a hung thread. Default 2 minutes. */
+  /** A call not answered this long after the model is ready is treated as a hung thread. Default 2 minutes. */
   callTimeoutMs?: number;
+  /** Thread start plus model load; a slow, loaded machine can take seconds. Default 2 minutes. */
+  loadTimeoutMs?: number;
   /** Overrides where the thread looks for its wasm and model files. */
   threadData?: EmbedderThreadData;
   log?: Logger;
@@ -39,7 +41,8 @@ interface Pending {
   count: number;
   resolve(v: Float32Array[]): void;
   reject(e: Error): void;
-  timer: NodeJS.Timeout;
+  /** Armed once the thread is ready, so model load time never counts against a call. */
+  timer?: NodeJS.Timeout;
 }
 
 export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
@@ -47,10 +50,13 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
   const batchSize = Math.max(1, opts.batchSize ?? 32);
   const maxChars = opts.maxChars ?? 2000;
   const callTimeoutMs = opts.callTimeoutMs ?? 120_000;
+  const loadTimeoutMs = opts.loadTimeoutMs ?? 120_000;
   const pending = new Map<number, Pending>();
   const stats: LocalEmbedderStats = { running: false, starts: 0 };
   let worker: Worker | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
+  let loadTimer: NodeJS.Timeout | undefined;
+  let ready = false;
   let nextId = 1;
   let closed = false;
 
@@ -58,6 +64,8 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
     const w = spawn(opts.threadScript, opts.threadData ?? {});
     stats.starts++;
     stats.running = true;
+    ready = false;
+    loadTimer = setTimeout(() => crash(w, `model did not load within ${loadTimeoutMs} ms`), loadTimeoutMs);
     w.on('message', (msg: FromThread) => onMessage(w, msg));
     w.on('error', (err) => crash(w, err.message));
     w.on('exit', (code) => crash(w, `exited with code ${code}`));
@@ -68,6 +76,9 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
   const onMessage = (w: Worker, msg: FromThread) => {
     if (w !== worker) return;
     if (msg.type === 'ready') {
+      ready = true;
+      clearTimeout(loadTimer);
+      for (const p of pending.values()) p.timer ??= arm(w);
       stats.lastLoadMs = msg.loadMs;
       stats.backend = msg.backend;
       opts.log?.info('embedder model loaded', { ms: msg.loadMs, backend: msg.backend });
@@ -95,7 +106,9 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
     const w = worker;
     worker = undefined;
     stats.running = false;
+    ready = false;
     clearTimeout(idleTimer);
+    clearTimeout(loadTimer);
     // terminate() makes 'exit' fire; `w !== worker` makes crash() ignore it.
     return w ? w.terminate().then(() => undefined) : Promise.resolve();
   };
@@ -125,6 +138,8 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
     }
   };
 
+  const arm = (w: Worker) => setTimeout(() => crash(w, `no answer within ${callTimeoutMs} ms`), callTimeoutMs);
+
   const request = (texts: string[]): Promise<Float32Array[]> =>
     new Promise((resolve, reject) => {
       worker ??= start();
@@ -132,8 +147,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
       clearTimeout(idleTimer);
       w.ref();
       const id = nextId++;
-      const timer = setTimeout(() => crash(w, `no answer within ${callTimeoutMs} ms`), callTimeoutMs);
-      pending.set(id, { count: texts.length, resolve, reject, timer });
+      pending.set(id, { count: texts.length, resolve, reject, timer: ready ? arm(w) : undefined });
       w.postMessage({ type: 'embed', id, texts } satisfies ToThread);
     });
 

@@ -24,12 +24,11 @@ interface WeightsGroup {
 interface ModelJson {
   modelTopology: unknown;
   weightsManifest: WeightsGroup[];
-  format?: string;
-  generatedBy?: string;
-  convertedBy?: string | null;
-  signature?: unknown;
-  userDefinedMetadata?: unknown;
-  modelInitializer?: unknown;
+}
+interface ModelArtifacts {
+  modelTopology: unknown;
+  weightSpecs: unknown[];
+  weightData: ArrayBuffer;
 }
 interface IOHandler {
   load(): Promise<unknown>;
@@ -42,7 +41,7 @@ interface Tf {
   tensor2d(values: Int32Array, shape: [number, number], dtype: 'int32'): Tensor;
   tensor1d(values: Int32Array, dtype: 'int32'): Tensor;
   loadGraphModel(handler: IOHandler): Promise<GraphModel>;
-  io: { fromMemory(artifacts: ModelJson & { weightSpecs: unknown[]; weightData: ArrayBuffer }): IOHandler };
+  io: { fromMemory(artifacts: ModelArtifacts): IOHandler };
 }
 const tf = core as unknown as Tf;
 
@@ -93,8 +92,7 @@ async function loadGraph(dir: string): Promise<GraphModel> {
   }
   const all = Buffer.concat(await Promise.all(reads));
   const weightData = all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength) as ArrayBuffer;
-  const { weightsManifest: _drop, ...artifacts } = json;
-  return tf.loadGraphModel(tf.io.fromMemory({ ...artifacts, weightsManifest: [], weightSpecs, weightData }));
+  return tf.loadGraphModel(tf.io.fromMemory({ modelTopology: json.modelTopology, weightSpecs, weightData }));
 }
 
 async function run(graph: GraphModel, tokenizer: Tokenizer, texts: string[]): Promise<Float32Array> {

@@ -22,6 +22,7 @@ export interface QueryFilter {
 }
 
 type Meta = Record<keyof VectorMeta, string | number>;
+type OpenMode = 'write' | 'read' | 'raw';
 
 interface Slot {
   project: string;
@@ -64,7 +65,7 @@ export class VectorIndexes {
 
   delete(project: string, ids: string[]): Promise<void> {
     if (ids.length === 0) return Promise.resolve();
-    return this.run(project, (_slot, index) => index.deleteItems(ids));
+    return this.run(project, async (slot, index) => (slot.index ? index.deleteItems(ids) : undefined), 'read');
   }
 
   /** Top k by cosine similarity, best first. */
@@ -75,12 +76,12 @@ export class VectorIndexes {
       const where = filter.kind ? { kind: { $eq: filter.kind } } : undefined;
       const results = await index.queryItems(Array.from(vector), '', k, where);
       return results.map((r) => ({ id: r.item.id, score: r.score, metadata: fromMeta(r.item.metadata) }));
-    });
+    }, 'read');
   }
 
   /** Items stored; compare with SQLite's count to decide on a rebuild (also 0 after a corrupt file). */
   count(project: string): Promise<number> {
-    return this.run(project, async (_slot, index) => (await index.getIndexStats()).items);
+    return this.run(project, async (slot, index) => (slot.index ? (await index.getIndexStats()).items : 0), 'read');
   }
 
   /**
@@ -110,7 +111,7 @@ export class VectorIndexes {
         slot.index = undefined;
         slot.dims = dims;
       },
-      { create: false },
+      'raw',
     );
   }
 
@@ -123,7 +124,7 @@ export class VectorIndexes {
         slot.dims = undefined;
         await fs.rm(slot.folder, { recursive: true, force: true });
       },
-      { create: false },
+      'raw',
     );
   }
 
@@ -140,12 +141,17 @@ export class VectorIndexes {
     this.slots.clear();
   }
 
-  private run<T>(project: string, fn: (slot: Slot, index: LocalIndex<Meta>) => Promise<T>, o = { create: true }): Promise<T> {
+  /**
+   * Queues fn behind the project's other operations. Modes: 'write' creates a missing index;
+   * 'read' leaves it missing (slot.index stays unset, so nothing is created on disk by a
+   * lookup); 'raw' hands over an unopened LocalIndex for file-level work.
+   */
+  private run<T>(project: string, fn: (slot: Slot, index: LocalIndex<Meta>) => Promise<T>, mode: OpenMode = 'write'): Promise<T> {
     if (this.closed) return Promise.reject(new Error('vector indexes are closed'));
     const slot = this.slot(project);
     slot.busy++;
     clearTimeout(slot.timer);
-    const p = slot.chain.then(async () => fn(slot, await this.open(slot, o.create)));
+    const p = slot.chain.then(async () => fn(slot, await this.open(slot, mode)));
     slot.chain = p.then(
       () => this.release(slot),
       () => this.release(slot),
@@ -173,13 +179,13 @@ export class VectorIndexes {
     slot.timer.unref();
   }
 
-  /** Opens (and unless create is false, creates) the index; an unreadable file is replaced by an empty index. */
-  private async open(slot: Slot, create: boolean): Promise<LocalIndex<Meta>> {
+  /** Loads the index into slot.index; an unreadable file is replaced by an empty index. */
+  private async open(slot: Slot, mode: OpenMode): Promise<LocalIndex<Meta>> {
     if (slot.index) return slot.index;
     const v = loadVectra();
     slot.codec ??= v.newCodec();
     const index = new v.LocalIndex<Meta>(slot.folder, undefined, v.newStorage(), slot.codec);
-    if (!create) return index;
+    if (mode === 'raw') return index;
     if (await index.isIndexCreated()) {
       try {
         const first = (await index.listItems())[0];
@@ -189,6 +195,9 @@ export class VectorIndexes {
       } catch (e) {
         this.opts.log?.warn('vector index unreadable, starting empty (rebuild from SQLite)', { project: slot.project, error: String(e) });
       }
+    } else if (mode === 'read') {
+      slot.dims = undefined;
+      return index;
     }
     await index.createIndex({ version: 1, deleteIfExists: true });
     slot.dims = undefined;

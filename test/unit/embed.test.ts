@@ -1,0 +1,77 @@
+// The real sentence encoder in a real worker thread (loaded from the .ts source through tsx).
+// One shared embedder keeps model loads to two for the whole file (~1 s each).
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { createLocalEmbedder } from '../../worker/search/embed/embedder';
+
+const threadScript = path.resolve(__dirname, '../../worker/search/embedderThread.ts');
+const shared = createLocalEmbedder({ threadScript, idleMs: 60_000 });
+after(() => shared.close());
+
+const cos = (a: Float32Array, b: Float32Array) => {
+  let d = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    d += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return d / Math.sqrt(na * nb);
+};
+
+test('similar sentences score higher than unrelated ones', async () => {
+  const [login, auth, cake] = await shared.embed(['fixed the login bug', 'repaired authentication error', 'bake a chocolate cake']);
+  assert.equal(login.length, 512);
+  assert.equal(shared.dims, 512);
+  const related = cos(login, auth);
+  const unrelated = cos(login, cake);
+  assert.ok(related > unrelated + 0.2, `related ${related.toFixed(3)} vs unrelated ${unrelated.toFixed(3)}`);
+  const st = shared.stats();
+  assert.equal(st.backend, 'wasm');
+  assert.equal(typeof st.lastLoadMs, 'number');
+});
+
+test('a batch gives the same vectors as one text at a time, in order', async () => {
+  const texts = ['refactored the job queue', '', 'added retries with backoff', 'x'.repeat(5000), 'renamed the config key'];
+  const batched = await shared.embed(texts);
+  assert.equal(batched.length, texts.length);
+  for (let i = 0; i < texts.length; i++) {
+    const [single] = await shared.embed([texts[i]]);
+    let maxDiff = 0;
+    for (let j = 0; j < single.length; j++) maxDiff = Math.max(maxDiff, Math.abs(single[j] - batched[i][j]));
+    assert.ok(maxDiff < 1e-4, `text ${i}: max diff ${maxDiff}`);
+    const norm = Math.hypot(...batched[i]);
+    assert.ok(Math.abs(norm - 1) < 1e-3 && Number.isFinite(norm), `text ${i}: norm ${norm}`);
+  }
+});
+
+test('more texts than one batch (32) go in several messages, order kept', async () => {
+  const texts = Array.from({ length: 40 }, (_, i) => `note number ${i} about the ${i % 2 ? 'build' : 'tests'}`);
+  const all = await shared.embed(texts);
+  assert.equal(all.length, 40);
+  const [one] = await shared.embed([texts[37]]);
+  assert.ok(cos(all[37], one) > 0.9999);
+  assert.ok(cos(all[36], one) < 0.9999);
+  assert.deepEqual(await shared.embed([]), []);
+});
+
+test('the thread unloads when idle and a later call starts a fresh one', async (t) => {
+  const e = createLocalEmbedder({ threadScript, idleMs: 150 });
+  t.after(() => e.close());
+  const [a] = await e.embed(['the worker restarts cleanly']);
+  assert.equal(e.stats().running, true);
+  await waitFor(() => !e.stats().running, 5000);
+  const [b] = await e.embed(['the worker restarts cleanly']);
+  assert.equal(e.stats().starts, 2);
+  assert.ok(cos(a, b) > 0.9999);
+});
+
+async function waitFor(cond: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
