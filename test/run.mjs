@@ -21,5 +21,8 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
+// The fault suite appends its results here; start each run clean.
+fs.rmSync(path.join(root, '..', 'test-artifacts', 'reliability'), { recursive: true, force: true });
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], { stdio: 'inherit' });
+spawnSync(process.execPath, [path.join(root, '..', 'scripts', 'reliability-report.mjs')], { stdio: 'inherit' });
 process.exit(r.status ?? 1);
