@@ -1,0 +1,95 @@
+// The app's transport in the browser viewer: fetch with the bearer token for operations (the same
+// requests the extension host makes, from the same `httpFor`), EventSource for live events.
+// The token lives only in this object: never in a later URL but the event stream's (EventSource
+// cannot send headers), never in storage.
+import { errorText, httpFor, STREAM_EVENTS, type OpName, type OpParams, type OpResult, type StreamEventName } from '../../extension/panel/protocol';
+import { ApiError, type HostInfo, type Transport, type TransportListener } from './transport';
+
+export class BrowserTransport implements Transport {
+  readonly host = 'browser' as const;
+  private source: EventSource | undefined;
+  private retryMs = 1000;
+  private listener: TransportListener | undefined;
+
+  constructor(
+    private readonly base: string,
+    private readonly token: string,
+  ) {}
+
+  async start(listener: TransportListener): Promise<HostInfo> {
+    this.listener = listener;
+    this.connect();
+    return { capabilities: { openFiles: false, pauseCapture: false } };
+  }
+
+  private connect(): void {
+    const l = this.listener;
+    if (!l) return;
+    l.connection('connecting');
+    const es = new EventSource(`${this.base}/stream?token=${encodeURIComponent(this.token)}`);
+    this.source = es;
+    es.addEventListener('connected', () => {
+      this.retryMs = 1000;
+      l.connection('connected');
+    });
+    for (const name of STREAM_EVENTS) {
+      es.addEventListener(name, (e) => {
+        try {
+          const data: unknown = JSON.parse((e as MessageEvent<string>).data);
+          if (data && typeof data === 'object' && !Array.isArray(data)) l.event({ event: name as StreamEventName, data: data as Record<string, unknown> });
+        } catch {
+          /* malformed event: skip */
+        }
+      });
+    }
+    es.onerror = () => {
+      l.connection('disconnected', 'Lost the connection to the memory worker; retrying.');
+      // EventSource retries by itself unless the server refused (then it is closed for good).
+      if (es.readyState === EventSource.CLOSED) {
+        es.close();
+        setTimeout(() => this.source === es && this.connect(), this.retryMs);
+        this.retryMs = Math.min(this.retryMs * 2, 15_000);
+      }
+    };
+  }
+
+  async request<K extends OpName>(op: K, params: OpParams<K>): Promise<OpResult<K>> {
+    let call;
+    try {
+      call = httpFor(op, params);
+    } catch (e) {
+      throw new ApiError(400, (e as Error).message);
+    }
+    let res: Response;
+    try {
+      res = await fetch(this.base + call.path, {
+        method: call.method,
+        headers: { authorization: `Bearer ${this.token}`, ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        cache: 'no-store',
+      });
+    } catch (e) {
+      throw new ApiError(0, `Could not reach the memory worker (${(e as Error).message}). Is it running? Start it with: node dist/cli.js start`);
+    }
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      /* not JSON */
+    }
+    if (!res.ok) {
+      const msg = res.status === 401 ? 'The worker refused the token (it may have been reset). Open the viewer again with: node dist/cli.js viewer' : errorText(res.status, body);
+      throw new ApiError(res.status, msg);
+    }
+    return body as OpResult<K>;
+  }
+
+  openFile(): void {
+    /* the browser cannot open files in an editor: paths are shown, not linked */
+  }
+
+  toggleCapture(): void {
+    /* capture belongs to VS Code windows */
+  }
+}

@@ -1,0 +1,448 @@
+// What the panel knows and how it changes: replies normalised at the edge (never trusted), the
+// live feed grouped by session, local filters, and token economics. No DOM: unit-tested in Node.
+import type { Observation, StreamEvent } from '../../extension/panel/protocol';
+
+type Rec = Record<string, unknown>;
+const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
+const strOr = (v: unknown, d = ''): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : d);
+const numOr = (v: unknown, d = 0): number => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : d);
+const strList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+function epochOf(r: Rec): number {
+  for (const k of ['createdAtEpoch', 'created_at_epoch', 'epoch', 'timeEpoch']) if (typeof r[k] === 'number') return r[k] as number;
+  for (const k of ['createdAt', 'created_at', 'time', 'date', 'at']) {
+    const v = r[k];
+    if (typeof v === 'number' && Number.isFinite(v)) return v;
+    if (typeof v === 'string') {
+      const t = Date.parse(v);
+      if (!Number.isNaN(t)) return t;
+    }
+  }
+  return 0;
+}
+
+/** A stored observation, or undefined when the value is not one. */
+export function asObservation(u: unknown): Observation | undefined {
+  if (!isRec(u) || typeof u.id !== 'number' || !Number.isSafeInteger(u.id)) return undefined;
+  const at = epochOf(u);
+  return {
+    id: u.id,
+    sessionId: numOr(u.sessionId ?? u.session_id),
+    project: strOr(u.project),
+    type: strOr(u.type, 'discovery'),
+    title: strOr(u.title, `Observation #${u.id}`),
+    subtitle: typeof u.subtitle === 'string' ? u.subtitle : null,
+    facts: strList(u.facts),
+    narrative: typeof u.narrative === 'string' ? u.narrative : null,
+    concepts: strList(u.concepts),
+    filesRead: strList(u.filesRead ?? u.files_read),
+    filesModified: strList(u.filesModified ?? u.files_modified),
+    toolName: typeof u.toolName === 'string' ? u.toolName : null,
+    promptNumber: typeof u.promptNumber === 'number' ? u.promptNumber : null,
+    source: strOr(u.source),
+    inputTokens: numOr(u.inputTokens),
+    outputTokens: numOr(u.outputTokens),
+    discoveryTokens: numOr(u.discoveryTokens),
+    createdAt: strOr(u.createdAt, at ? new Date(at).toISOString() : ''),
+    createdAtEpoch: at,
+  };
+}
+
+function listOf(u: unknown, keys: string[]): unknown[] {
+  if (Array.isArray(u)) return u;
+  if (!isRec(u)) return [];
+  for (const k of keys) if (Array.isArray(u[k])) return u[k] as unknown[];
+  return [];
+}
+
+/** Observations from a list reply ({items}), a batch reply (an array or {observations}), or similar. */
+export function asObservations(u: unknown): Observation[] {
+  return listOf(u, ['items', 'observations', 'results', 'data']).map(asObservation).filter((o): o is Observation => o !== undefined);
+}
+
+// ---- search and timeline rows -------------------------------------------------------------
+
+export type RowKind = 'observation' | 'summary' | 'prompt' | 'session';
+
+export interface Row {
+  kind: RowKind;
+  /** Numeric id in its own table. */
+  id: number;
+  key: string;
+  type: string;
+  title: string;
+  project: string;
+  at: number;
+  score?: number;
+  readTokens?: number;
+  anchor?: boolean;
+  /** An excerpt around the matched words, matches in **bold**. */
+  snippet?: string;
+  sessionId?: number;
+}
+
+function kindOf(r: Rec): RowKind {
+  const k = strOr(r.kind ?? r.docType ?? r.doc_type ?? r.entity ?? r.recordType).toLowerCase();
+  if (k.startsWith('summ')) return 'summary';
+  if (k.startsWith('prompt') || k === 'user_prompt') return 'prompt';
+  if (k.startsWith('session')) return 'session';
+  if (typeof r.id === 'string' && /^S\d+$/i.test(r.id)) return 'summary';
+  if (typeof r.id === 'string' && /^P\d+$/i.test(r.id)) return 'prompt';
+  return 'observation';
+}
+
+export function asRow(u: unknown): Row | undefined {
+  if (!isRec(u)) return undefined;
+  const kind = kindOf(u);
+  const id = typeof u.id === 'number' ? u.id : typeof u.id === 'string' ? Number(u.id.replace(/^[A-Za-z]+/, '')) : NaN;
+  if (!Number.isSafeInteger(id) || id <= 0) return undefined;
+  const title = strOr(u.title ?? u.request ?? u.text ?? u.prompt ?? u.summary).trim() || `${kind} #${id}`;
+  const score = u.score === undefined ? undefined : numOr(u.score, NaN);
+  const tokens = u.readTokens ?? u.estimatedReadTokens ?? u.estimatedTokens ?? u.read_tokens ?? u.tokens;
+  return {
+    kind,
+    id,
+    key: `${kind}:${id}`,
+    type: strOr(u.type, kind === 'observation' ? 'discovery' : kind),
+    title: title.length > 300 ? `${title.slice(0, 299)}…` : title,
+    project: strOr(u.project),
+    at: epochOf(u),
+    ...(score !== undefined && Number.isFinite(score) ? { score } : {}),
+    ...(tokens !== undefined && Number.isFinite(numOr(tokens, NaN)) ? { readTokens: numOr(tokens) } : {}),
+    ...(u.anchor === true || u.isAnchor === true ? { anchor: true } : {}),
+    ...(typeof u.snippet === 'string' && u.snippet.trim() ? { snippet: u.snippet.slice(0, 500) } : {}),
+    ...(typeof u.sessionId === 'number' ? { sessionId: u.sessionId } : {}),
+  };
+}
+
+const noticeOf = (u: unknown): string | undefined => {
+  if (!isRec(u)) return undefined;
+  for (const k of ['notice', 'warning', 'fallbackReason', 'message']) if (typeof u[k] === 'string' && u[k]) return u[k] as string;
+  if (u.fallback === true) return 'Semantic search is unavailable; these are keyword results.';
+  return undefined;
+};
+
+export interface RowList {
+  rows: Row[];
+  notice?: string;
+  total?: number;
+  /** More rows past these (the search route's paging). */
+  hasMore?: boolean;
+  /** The mode that produced the rows (e.g. keyword when semantic was unavailable, browse without words). */
+  modeUsed?: string;
+}
+
+export function asSearchResult(u: unknown): RowList {
+  const rows = listOf(u, ['items', 'results', 'rows', 'observations', 'data']).map(asRow).filter((r): r is Row => r !== undefined);
+  const total = isRec(u) && typeof u.total === 'number' ? u.total : undefined;
+  const notice = noticeOf(u);
+  const hasMore = isRec(u) && u.hasMore === true;
+  const modeUsed = isRec(u) && typeof u.modeUsed === 'string' ? u.modeUsed : undefined;
+  return { rows, ...(notice ? { notice } : {}), ...(total !== undefined ? { total } : {}), ...(hasMore ? { hasMore } : {}), ...(modeUsed ? { modeUsed } : {}) };
+}
+
+/** Splits a snippet into plain and **matched** parts. */
+export function snippetParts(snippet: string): { text: string; match: boolean }[] {
+  const out: { text: string; match: boolean }[] = [];
+  const re = /\*\*(.+?)\*\*/g;
+  let last = 0;
+  for (let m = re.exec(snippet); m; m = re.exec(snippet)) {
+    if (m.index > last) out.push({ text: snippet.slice(last, m.index), match: false });
+    out.push({ text: m[1], match: true });
+    last = m.index + m[0].length;
+  }
+  if (last < snippet.length) out.push({ text: snippet.slice(last), match: false });
+  return out;
+}
+
+/** A timeline reply: a flat list, or before/anchor/after; rows come out oldest first with the anchor marked. */
+export function asTimeline(u: unknown, anchor: string): RowList {
+  let raw: unknown[];
+  if (isRec(u) && (Array.isArray(u.before) || Array.isArray(u.after))) {
+    raw = [...listOf(u.before, []), ...(u.anchor && isRec(u.anchor) ? [{ ...u.anchor, isAnchor: true }] : []), ...listOf(u.after, [])];
+  } else {
+    raw = listOf(u, ['items', 'timeline', 'entries', 'events', 'rows', 'results']);
+  }
+  const rows = raw.map(asRow).filter((r): r is Row => r !== undefined);
+  const anchorKey = /^S\d+$/i.test(anchor) ? `summary:${anchor.slice(1)}` : /^\d+$/.test(anchor) ? `observation:${anchor}` : undefined;
+  const anchorField = isRec(u) && isRec(u.anchor) ? asRow(u.anchor)?.key : undefined;
+  for (const r of rows) if (r.key === anchorKey || r.key === anchorField) r.anchor = true;
+  rows.sort((a, b) => a.at - b.at);
+  const notice = noticeOf(u);
+  return { rows, ...(notice ? { notice } : {}) };
+}
+
+// ---- the live feed ------------------------------------------------------------------------
+
+export interface PromptItem {
+  id: number;
+  sessionId: number;
+  project: string;
+  promptNumber: number;
+  text: string;
+  at: number;
+}
+
+export interface SummaryItem {
+  id: number;
+  sessionId: number;
+  project: string;
+  request: string | null;
+  at: number;
+}
+
+export interface SessionLite {
+  id: number;
+  project: string;
+  platform: string;
+  status: string;
+  startedAt: number;
+}
+
+export type FeedEntry =
+  | { kind: 'observation'; at: number; obs: Observation }
+  | { kind: 'prompt'; at: number; prompt: PromptItem }
+  | { kind: 'summary'; at: number; summary: SummaryItem };
+
+export interface SessionGroup {
+  sessionId: number;
+  session?: SessionLite;
+  project: string;
+  entries: FeedEntry[];
+  lastAt: number;
+}
+
+export interface Filters {
+  type?: string;
+  concept?: string;
+  text?: string;
+  /** YYYY-MM-DD, inclusive, local time. */
+  dateStart?: string;
+  dateEnd?: string;
+}
+
+export function asSession(u: unknown): SessionLite | undefined {
+  if (!isRec(u) || typeof u.id !== 'number') return undefined;
+  return { id: u.id, project: strOr(u.project), platform: strOr(u.platform), status: strOr(u.status, 'active'), startedAt: epochOf({ createdAt: u.startedAt }) };
+}
+
+/** What the app should do after an event. */
+export interface Effect {
+  changed: boolean;
+  /** Observations to fetch and add. */
+  fetch?: number[];
+  /** Reload everything (e.g. after an import). */
+  reload?: boolean;
+  /** Refresh the queue/status figures. */
+  status?: boolean;
+  /** Refresh the project list. */
+  projects?: boolean;
+}
+
+function dayStart(d: string): number | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(d);
+  return m ? new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3])).getTime() : undefined;
+}
+
+export function filtersActive(f: Filters): boolean {
+  return Boolean(f.type || f.concept || f.text?.trim() || f.dateStart || f.dateEnd);
+}
+
+function inDates(at: number, f: Filters): boolean {
+  const from = f.dateStart ? dayStart(f.dateStart) : undefined;
+  const to = f.dateEnd ? dayStart(f.dateEnd) : undefined;
+  if (from !== undefined && at < from) return false;
+  if (to !== undefined && at >= to + 86_400_000) return false;
+  return true;
+}
+
+export function matchesObservation(o: Observation, f: Filters): boolean {
+  if (f.type && o.type !== f.type) return false;
+  if (f.concept) {
+    const c = f.concept.trim().toLowerCase();
+    if (c && !o.concepts.some((x) => x.toLowerCase() === c || x.toLowerCase().includes(c))) return false;
+  }
+  if (!inDates(o.createdAtEpoch, f)) return false;
+  const t = f.text?.trim().toLowerCase();
+  if (t) {
+    const hay = [o.title, o.subtitle ?? '', o.narrative ?? '', ...o.facts, ...o.concepts, ...o.filesRead, ...o.filesModified, o.type].join('\n').toLowerCase();
+    if (!t.split(/\s+/).every((w) => hay.includes(w))) return false;
+  }
+  return true;
+}
+
+function matchesText(text: string, at: number, f: Filters): boolean {
+  if (f.type || f.concept) return false; // prompts and summaries have neither
+  if (!inDates(at, f)) return false;
+  const t = f.text?.trim().toLowerCase();
+  return !t || t.split(/\s+/).every((w) => text.toLowerCase().includes(w));
+}
+
+export class FeedState {
+  readonly observations = new Map<number, Observation>();
+  readonly prompts = new Map<number, PromptItem>();
+  readonly summaries = new Map<number, SummaryItem>();
+  readonly sessions = new Map<number, SessionLite>();
+  /** The project shown; undefined for all. */
+  project: string | undefined;
+
+  reset(project: string | undefined, observations: Observation[], sessions: SessionLite[]): void {
+    this.project = project;
+    this.observations.clear();
+    this.prompts.clear();
+    this.summaries.clear();
+    this.sessions.clear();
+    for (const s of sessions) this.sessions.set(s.id, s);
+    for (const o of observations) this.observations.set(o.id, o);
+  }
+
+  /** Prompts and summaries already stored (rows of the search route), so the feed shows them too. */
+  addHistory(rows: Row[], notBefore = 0): number {
+    let n = 0;
+    for (const r of rows) {
+      if (r.sessionId === undefined || r.at < notBefore || !this.inScope(r.project)) continue;
+      if (r.kind === 'prompt' && !this.prompts.has(r.id)) {
+        this.prompts.set(r.id, { id: r.id, sessionId: r.sessionId, project: r.project, promptNumber: 0, text: r.title, at: r.at });
+        n++;
+      } else if (r.kind === 'summary' && !this.summaries.has(r.id)) {
+        this.summaries.set(r.id, { id: r.id, sessionId: r.sessionId, project: r.project, request: r.title, at: r.at });
+        n++;
+      }
+    }
+    return n;
+  }
+
+  inScope(project: unknown): boolean {
+    return this.project === undefined || project === this.project;
+  }
+
+  addObservation(o: Observation): boolean {
+    if (!this.inScope(o.project)) return false;
+    this.observations.set(o.id, o);
+    return true;
+  }
+
+  removeObservation(id: number): boolean {
+    return this.observations.delete(id);
+  }
+
+  removeSession(id: number): boolean {
+    let changed = this.sessions.delete(id);
+    for (const m of [this.observations, this.prompts, this.summaries] as Map<number, { sessionId: number }>[]) {
+      for (const [k, v] of m) if (v.sessionId === id) changed = m.delete(k) || changed;
+    }
+    return changed;
+  }
+
+  removeProject(name: string): boolean {
+    let changed = false;
+    for (const m of [this.sessions, this.observations, this.prompts, this.summaries] as Map<number, { project: string }>[]) {
+      for (const [k, v] of m) if (v.project === name) changed = m.delete(k) || changed;
+    }
+    return changed;
+  }
+
+  apply(e: StreamEvent, now = Date.now()): Effect {
+    const d = e.data;
+    const id = typeof d.id === 'number' ? d.id : undefined;
+    const sessionId = typeof d.sessionDbId === 'number' ? d.sessionDbId : undefined;
+    const project = strOr(d.project);
+    switch (e.event) {
+      case 'session_started':
+        if (sessionId === undefined || !this.inScope(project)) return { changed: false, projects: true };
+        this.sessions.set(sessionId, { id: sessionId, project, platform: strOr(d.platform), status: 'active', startedAt: now });
+        return { changed: true, projects: true };
+      case 'new_prompt':
+        if (id === undefined || sessionId === undefined || !this.inScope(project)) return { changed: false };
+        this.prompts.set(id, { id, sessionId, project, promptNumber: numOr(d.promptNumber), text: strOr(d.text), at: now });
+        return { changed: true };
+      case 'observation_queued':
+      case 'queue_changed':
+        return { changed: false, status: true };
+      case 'new_observation':
+        if (id === undefined) return { changed: false, reload: true, status: true, projects: true }; // an import
+        if (!this.inScope(project) || this.observations.has(id)) return { changed: false, status: true };
+        return { changed: false, fetch: [id], status: true };
+      case 'new_summary':
+        if (id === undefined || sessionId === undefined || !this.inScope(project)) return { changed: false, status: true };
+        this.summaries.set(id, { id, sessionId, project, request: typeof d.request === 'string' ? d.request : null, at: now });
+        return { changed: true, status: true };
+      case 'session_completed': {
+        const s = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+        if (!s) return { changed: false };
+        s.status = 'completed';
+        return { changed: true };
+      }
+      case 'observation_deleted':
+        return { changed: id !== undefined && this.removeObservation(id), status: true };
+      case 'project_deleted':
+        if (sessionId !== undefined) return { changed: this.removeSession(sessionId), status: true, projects: true };
+        return { changed: project !== '' && this.removeProject(project), status: true, projects: true };
+    }
+    return { changed: false };
+  }
+
+  /** The feed, grouped by session (latest activity first), entries newest first. */
+  groups(f: Filters = {}): SessionGroup[] {
+    const bySession = new Map<number, SessionGroup>();
+    const add = (sessionId: number, project: string, entry: FeedEntry) => {
+      let g = bySession.get(sessionId);
+      if (!g) {
+        const session = this.sessions.get(sessionId);
+        g = { sessionId, session, project: session?.project ?? project, entries: [], lastAt: 0 };
+        bySession.set(sessionId, g);
+      }
+      g.entries.push(entry);
+      g.lastAt = Math.max(g.lastAt, entry.at);
+    };
+    for (const o of this.observations.values()) if (matchesObservation(o, f)) add(o.sessionId, o.project, { kind: 'observation', at: o.createdAtEpoch, obs: o });
+    for (const p of this.prompts.values()) if (matchesText(p.text, p.at, f)) add(p.sessionId, p.project, { kind: 'prompt', at: p.at, prompt: p });
+    for (const s of this.summaries.values()) if (matchesText(s.request ?? '', s.at, f)) add(s.sessionId, s.project, { kind: 'summary', at: s.at, summary: s });
+    const groups = [...bySession.values()];
+    for (const g of groups) g.entries.sort((a, b) => b.at - a.at || rank(b) - rank(a));
+    return groups.sort((a, b) => b.lastAt - a.lastAt);
+  }
+
+  /** Concepts seen in the loaded observations, most frequent first (for the concept filter). */
+  concepts(limit = 50): string[] {
+    const n = new Map<string, number>();
+    for (const o of this.observations.values()) for (const c of o.concepts) n.set(c, (n.get(c) ?? 0) + 1);
+    return [...n.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, limit).map(([c]) => c);
+  }
+}
+
+function rank(e: FeedEntry): number {
+  return e.kind === 'observation' ? e.obs.id : e.kind === 'prompt' ? e.prompt.id : e.summary.id;
+}
+
+// ---- token economics ----------------------------------------------------------------------
+
+/** Tokens an agent spends reading an observation: about 4 characters a token. */
+export function readTokens(o: Observation): number {
+  const chars = o.title.length + (o.subtitle?.length ?? 0) + (o.narrative?.length ?? 0) + o.facts.reduce((s, f) => s + f.length, 0) + o.concepts.join(', ').length + 20;
+  return Math.ceil(chars / 4);
+}
+
+export interface Economics {
+  observations: number;
+  /** Tokens to read these observations. */
+  readTokens: number;
+  /** Tokens the work they record took (tool input and output seen). */
+  workTokens: number;
+  /** Tokens the compression model used to write them. */
+  modelTokens: number;
+  /** How much smaller reading memory is than redoing the work, in percent (negative: larger). */
+  savedPercent?: number;
+}
+
+export function economics(list: Iterable<Observation>): Economics {
+  const e: Economics = { observations: 0, readTokens: 0, workTokens: 0, modelTokens: 0 };
+  for (const o of list) {
+    e.observations++;
+    e.readTokens += readTokens(o);
+    e.workTokens += o.discoveryTokens;
+    e.modelTokens += o.inputTokens + o.outputTokens;
+  }
+  if (e.workTokens > 0) e.savedPercent = Math.round((1 - e.readTokens / e.workTokens) * 100);
+  return e;
+}

@@ -1,0 +1,127 @@
+// One observation in full: facts, narrative, concepts, files (links that open in the editor when
+// the host can), tokens, and the timeline around it.
+import type { Observation } from '../../../extension/panel/protocol';
+import { formatCount, fullTime, h, icon, relativeTime, typeIcon, typeLabel } from '../dom';
+import { readTokens, type RowList } from '../model';
+import { renderRows, type ListCallbacks } from './list';
+
+export type TimelineState = { state: 'idle' } | { state: 'loading' } | { state: 'error'; message: string } | { state: 'ready'; list: RowList };
+
+export interface DetailCallbacks {
+  back(): void;
+  remove(id: number): void;
+  timeline(id: number): void;
+  openFile(path: string, project: string): void;
+  filterConcept(concept: string): void;
+  open(id: number): void;
+}
+
+export interface DetailOptions {
+  canOpenFiles: boolean;
+  timeline: TimelineState;
+}
+
+function files(title: string, list: string[], o: Observation, opts: DetailOptions, cb: DetailCallbacks): HTMLElement[] {
+  if (list.length === 0) return [];
+  return [
+    h('h3', null, title),
+    h(
+      'ul',
+      { class: 'files' },
+      list.map((f) =>
+        h(
+          'li',
+          null,
+          icon('file'),
+          opts.canOpenFiles
+            ? h(
+                'a',
+                {
+                  href: '#',
+                  class: 'mono file-link',
+                  title: `Open ${f} in the editor`,
+                  onclick: (e: Event) => {
+                    e.preventDefault();
+                    cb.openFile(f, o.project);
+                  },
+                },
+                f,
+              )
+            : h('code', { class: 'file-path' }, f),
+        ),
+      ),
+    ),
+  ];
+}
+
+export function renderDetail(o: Observation, opts: DetailOptions, cb: DetailCallbacks): HTMLElement {
+  const headingId = `detail-title-${o.id}`;
+  const tl = opts.timeline;
+  const rowsCb: ListCallbacks = { open: cb.open, remove: cb.remove, forgetSession: () => undefined };
+  return h(
+    'article',
+    { class: 'detail', 'aria-labelledby': headingId, 'data-id': o.id },
+    h(
+      'div',
+      { class: 'detail-toolbar', role: 'toolbar', 'aria-label': 'Observation actions' },
+      h('vscode-button', { secondary: true, class: 'back-button', onclick: cb.back, 'aria-label': 'Back to the list (Escape)' }, icon('arrow-left'), ' Back'),
+      h('span', { class: 'spacer' }),
+      h('vscode-button', { secondary: true, class: 'timeline-button', onclick: () => cb.timeline(o.id) }, icon('history'), ' Timeline'),
+      h('vscode-button', { secondary: true, class: 'delete-button', onclick: () => cb.remove(o.id), 'aria-label': `Delete observation #${o.id}` }, icon('trash'), ' Delete'),
+    ),
+    h('h2', { id: headingId, tabindex: -1 }, icon(typeIcon(o.type), `t-${o.type}`), h('span', null, o.title)),
+    o.subtitle ? h('p', { class: 'subtitle' }, o.subtitle) : null,
+    h(
+      'div',
+      { class: 'chips', 'aria-label': 'Kind' },
+      h('span', { class: 'badge' }, typeLabel(o.type)),
+      h('span', { class: 'badge' }, `#${o.id}`),
+      o.source ? h('span', { class: 'badge' }, o.source) : null,
+    ),
+    o.narrative ? [h('h3', null, 'Narrative'), h('p', { class: 'narrative' }, o.narrative)] : null,
+    o.facts.length ? [h('h3', null, 'Facts'), h('ul', { class: 'facts' }, o.facts.map((f) => h('li', null, f)))] : null,
+    o.concepts.length
+      ? [
+          h('h3', null, 'Concepts'),
+          h(
+            'div',
+            { class: 'chips' },
+            o.concepts.map((c) => h('button', { type: 'button', class: 'chip', title: `Show observations about ${c}`, onclick: () => cb.filterConcept(c) }, c)),
+          ),
+        ]
+      : null,
+    files('Files modified', o.filesModified, o, opts, cb),
+    files('Files read', o.filesRead, o, opts, cb),
+    h('h3', null, 'Details'),
+    h(
+      'dl',
+      { class: 'meta-grid' },
+      h('dt', null, 'Project'),
+      h('dd', null, o.project),
+      h('dt', null, 'When'),
+      h('dd', null, `${fullTime(o.createdAtEpoch)} (${relativeTime(o.createdAtEpoch)})`),
+      h('dt', null, 'Session'),
+      h('dd', null, `#${o.sessionId}${o.promptNumber !== null ? `, prompt ${o.promptNumber}` : ''}`),
+      o.toolName ? [h('dt', null, 'Tool'), h('dd', null, o.toolName)] : null,
+      h('dt', null, 'Tokens'),
+      h(
+        'dd',
+        { class: 'tokens' },
+        `~${formatCount(readTokens(o))} to read · ${formatCount(o.discoveryTokens)} of work recorded · ${formatCount(o.inputTokens)} in / ${formatCount(o.outputTokens)} out to compress`,
+      ),
+    ),
+    h(
+      'section',
+      { class: 'timeline', 'aria-label': 'Timeline around this observation', 'aria-busy': tl.state === 'loading' ? 'true' : 'false' },
+      tl.state === 'idle' ? null : h('h3', null, 'Around this observation'),
+      tl.state === 'loading' ? h('vscode-progress-ring', { 'aria-label': 'Loading the timeline' }) : null,
+      tl.state === 'error' ? h('div', { class: 'notice warning', role: 'status' }, icon('warning'), h('span', { class: 'grow' }, tl.message)) : null,
+      tl.state === 'ready' && tl.list.notice ? h('div', { class: 'notice', role: 'status' }, icon('info'), h('span', { class: 'grow' }, tl.list.notice)) : null,
+      tl.state === 'ready'
+        ? tl.list.rows.length
+          ? renderRows(tl.list.rows, { fresh: new Set(), showProject: false, selectedId: o.id }, rowsCb, 'Timeline')
+          : h('p', { class: 'muted' }, 'Nothing else was recorded around this observation.')
+        : null,
+    ),
+  );
+}

@@ -1,0 +1,192 @@
+// The memory list: the live feed grouped by session, or flat search results. Rows are buttons
+// with a roving tabindex: Tab enters the list once, arrows move, Enter opens, Delete deletes.
+import type { Observation } from '../../../extension/panel/protocol';
+import { h, icon, relativeTime, fullTime, typeIcon, typeLabel } from '../dom';
+import { snippetParts, type FeedEntry, type Row, type SessionGroup } from '../model';
+
+export interface ListCallbacks {
+  open(id: number): void;
+  remove(id: number): void;
+  forgetSession(group: SessionGroup): void;
+}
+
+export interface ListOptions {
+  selectedId?: number;
+  fresh: ReadonlySet<string>;
+  showProject: boolean;
+}
+
+function obsButton(o: Observation, opts: ListOptions, cb: ListCallbacks): HTMLElement {
+  const key = `observation:${o.id}`;
+  const sub = o.subtitle || o.facts[0] || o.narrative?.split('\n')[0] || '';
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: `item obs${opts.fresh.has(key) ? ' fresh' : ''}`,
+      'data-key': key,
+      'data-id': o.id,
+      tabindex: -1,
+      'aria-current': opts.selectedId === o.id ? 'true' : undefined,
+      'aria-keyshortcuts': 'Enter Delete',
+      title: fullTime(o.createdAtEpoch),
+      onclick: () => cb.open(o.id),
+    },
+    icon(typeIcon(o.type), `t-${o.type}`),
+    h(
+      'span',
+      { class: 'text' },
+      h('span', { class: 'sr-only' }, `${typeLabel(o.type)}: `),
+      h('span', { class: 'title' }, o.title),
+      sub ? h('span', { class: 'sub' }, (opts.showProject ? `${o.project} · ` : '') + sub) : opts.showProject ? h('span', { class: 'sub' }, o.project) : null,
+    ),
+    h('span', { class: 'time' }, relativeTime(o.createdAtEpoch)),
+  );
+}
+
+function entryItem(e: FeedEntry, opts: ListOptions, cb: ListCallbacks): HTMLElement {
+  if (e.kind === 'observation') return h('li', null, obsButton(e.obs, opts, cb));
+  const fresh = opts.fresh.has(`${e.kind}:${e.kind === 'prompt' ? e.prompt.id : e.summary.id}`) ? ' fresh' : '';
+  if (e.kind === 'prompt') {
+    return h(
+      'li',
+      { class: `item prompt${fresh}` },
+      icon('comment'),
+      h('span', { class: 'text' }, h('span', { class: 'sr-only' }, `Prompt ${e.prompt.promptNumber}: `), h('span', { class: 'title' }, e.prompt.text || '(empty prompt)')),
+      h('span', { class: 'time' }, relativeTime(e.at)),
+    );
+  }
+  return h(
+    'li',
+    { class: `item summary${fresh}` },
+    icon('checklist'),
+    h('span', { class: 'text' }, h('span', { class: 'sr-only' }, 'Session summary: '), h('span', { class: 'title' }, e.summary.request ? `Summary: ${e.summary.request}` : 'Session summarised')),
+    h('span', { class: 'time' }, relativeTime(e.at)),
+  );
+}
+
+function groupLabel(g: SessionGroup): string {
+  if (g.session?.platform === 'manual') return 'Saved by hand';
+  return g.session?.platform === 'vscode' ? 'VS Code session' : g.session?.platform === 'claude-code' ? 'Claude Code session' : `Session #${g.sessionId}`;
+}
+
+export function renderFeed(groups: SessionGroup[], opts: ListOptions, cb: ListCallbacks): HTMLElement {
+  const root = h('div', { class: 'groups' });
+  for (const g of groups) {
+    const label = groupLabel(g);
+    const headId = `g-${g.sessionId}`;
+    const s = g.session;
+    const meta = [opts.showProject || !s ? g.project : '', s?.startedAt ? `started ${relativeTime(s.startedAt)}` : '', `${g.entries.length} item${g.entries.length === 1 ? '' : 's'}`].filter(Boolean).join(' · ');
+    root.append(
+      h(
+        'section',
+        { class: 'group', 'aria-labelledby': headId, 'data-session': g.sessionId },
+        h(
+          'div',
+          { class: 'group-head' },
+          icon(s?.platform === 'manual' ? 'pinned' : 'history'),
+          h('h3', { id: headId }, label),
+          s?.status === 'active' ? h('span', { class: 'badge active' }, 'active') : null,
+          h('span', { class: 'meta' }, meta),
+          h('span', { class: 'spacer' }),
+          h(
+            'button',
+            { type: 'button', class: 'icon-button forget-session', 'aria-label': `Forget this session (${label}, ${g.project}, #${g.sessionId})`, title: 'Forget this session', onclick: () => cb.forgetSession(g) },
+            icon('trash'),
+          ),
+        ),
+        h('ul', { class: 'items', 'aria-labelledby': headId }, g.entries.map((e) => entryItem(e, opts, cb))),
+      ),
+    );
+  }
+  return root;
+}
+
+export function renderRows(rows: Row[], opts: ListOptions, cb: ListCallbacks, label: string): HTMLElement {
+  return h(
+    'ul',
+    { class: 'items', 'aria-label': label },
+    rows.map((r) => {
+      const sub = [opts.showProject ? r.project : '', typeLabel(r.type), r.score !== undefined ? `score ${r.score.toFixed(2)}` : '', r.readTokens !== undefined ? `~${r.readTokens} tokens` : ''].filter(Boolean).join(' · ');
+      const body = [
+        icon(typeIcon(r.kind === 'observation' ? r.type : r.kind), `t-${r.type}`),
+        h(
+          'span',
+          { class: 'text' },
+          h('span', { class: 'sr-only' }, `${r.kind === 'observation' ? typeLabel(r.type) : r.kind}: `),
+          h('span', { class: 'title' }, r.title),
+          r.snippet ? h('span', { class: 'snippet' }, snippetParts(r.snippet).map((p) => (p.match ? h('mark', null, p.text) : p.text))) : null,
+          h('span', { class: 'sub' }, sub),
+        ),
+        h('span', { class: 'time' }, relativeTime(r.at)),
+      ];
+      if (r.kind !== 'observation') return h('li', { class: `item ${r.kind}${r.anchor ? ' anchor' : ''}` }, body);
+      return h(
+        'li',
+        null,
+        h(
+          'button',
+          {
+            type: 'button',
+            class: `item obs${r.anchor ? ' anchor' : ''}${opts.fresh.has(r.key) ? ' fresh' : ''}`,
+            'data-key': r.key,
+            'data-id': r.id,
+            tabindex: -1,
+            'aria-current': opts.selectedId === r.id ? 'true' : undefined,
+            'aria-keyshortcuts': 'Enter Delete',
+            title: fullTime(r.at),
+            onclick: () => cb.open(r.id),
+          },
+          body,
+        ),
+      );
+    }),
+  );
+}
+
+/** Arrow keys, Home/End and Delete over the list's rows; exactly one row is in the tab order. */
+export function attachRovingNav(container: HTMLElement, cb: Pick<ListCallbacks, 'remove'>): void {
+  const rows = () => Array.from(container.querySelectorAll<HTMLElement>('button.item'));
+  container.addEventListener('focusin', (e) => {
+    const t = e.target as HTMLElement;
+    if (!t.matches('button.item')) return;
+    for (const r of rows()) r.tabIndex = r === t ? 0 : -1;
+  });
+  container.addEventListener('keydown', (e) => {
+    const t = e.target as HTMLElement;
+    if (!t.matches('button.item')) return;
+    const list = rows();
+    const i = list.indexOf(t);
+    let next: HTMLElement | undefined;
+    switch (e.key) {
+      case 'ArrowDown':
+        next = list[Math.min(i + 1, list.length - 1)];
+        break;
+      case 'ArrowUp':
+        next = list[Math.max(i - 1, 0)];
+        break;
+      case 'Home':
+        next = list[0];
+        break;
+      case 'End':
+        next = list[list.length - 1];
+        break;
+      case 'Delete':
+        e.preventDefault();
+        cb.remove(Number(t.dataset.id));
+        return;
+      default:
+        return;
+    }
+    e.preventDefault();
+    next?.focus();
+  });
+}
+
+/** After a re-render: keep one row tabbable (the one focused before, the selected one, or the first). */
+export function settleTabStop(container: HTMLElement, focusKey: string | undefined, selectedId: number | undefined): void {
+  const list = Array.from(container.querySelectorAll<HTMLElement>('button.item'));
+  const target = (focusKey && list.find((r) => r.dataset.key === focusKey)) || list.find((r) => Number(r.dataset.id) === selectedId) || list[0];
+  for (const r of list) r.tabIndex = r === target ? 0 : -1;
+  if (focusKey && target && target.dataset.key === focusKey) target.focus({ preventScroll: true });
+}
