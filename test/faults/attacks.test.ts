@@ -6,6 +6,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { after, before, it } from 'node:test';
 import { chromium } from 'playwright-core';
+import { renderPage, webviewCsp } from '../../media/panel/page';
 import { startWorker, type RunningWorker } from '../helpers/worker';
 import { faultCase } from './record';
 
@@ -159,5 +160,40 @@ it('secrets never appear in logs, exports, the journal or error messages', async
     const leaks = files.filter((f) => fs.readFileSync(f).includes(SECRET)).concat(answers.filter((a) => a.includes(SECRET)).map(() => 'an HTTP answer'));
     assert.deepEqual(leaks, []);
     return `grepped ${files.length} files in the data dir and ${answers.length} answers: no API key`;
+  });
+});
+
+it('the webview and viewer CSP block inline script without the nonce', async () => {
+  await faultCase(F, 'attacks', 'CSP blocks un-nonced inline script', async () => {
+    const nonce = 'n0nce' + Math.random().toString(36).slice(2);
+    // The webview's real page shell and CSP, with an injected script that lacks the nonce.
+    const html = renderPage({ nonce, csp: webviewCsp('http://127.0.0.1', nonce), host: 'webview', script: { inline: 'window.goodRan = true;' } }).replace(
+      '</body>',
+      '<script>window.badRan = true;</script><img src=x onerror="window.badRan2 = true"></body>',
+    );
+    const site = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(html);
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    try {
+      const p = await browser.newPage();
+      await p.goto(`http://127.0.0.1:${(site.address() as { port: number }).port}/`);
+      const ran = await p.evaluate('[window.goodRan === true, window.badRan === true, window.badRan2 === true]');
+      assert.deepEqual(ran, [true, false, false], 'nonced script runs, un-nonced inline script and handler do not');
+      // The viewer served by the worker: a script injected into its DOM is refused too.
+      await p.goto(`${w.url}/?token=${w.token}`);
+      const injected = await p.evaluate(`new Promise((resolve) => {
+        document.addEventListener('securitypolicyviolation', (e) => resolve('blocked: ' + e.violatedDirective));
+        const s = document.createElement('script'); s.textContent = 'window.injected = true'; document.body.appendChild(s);
+        setTimeout(() => resolve(window.injected ? 'ran' : 'not run'), 1000);
+      })`);
+      assert.match(String(injected), /^blocked: script-src/);
+      return `webview shell: nonced script ran, inline script and onerror handler blocked; viewer: injected script ${injected}`;
+    } finally {
+      await browser.close();
+      site.close();
+    }
   });
 });
