@@ -1,0 +1,109 @@
+// Packages the extension into a .vsix with @vscode/vsce, then checks and reports its contents.
+// Everything the extension runs is bundled into dist/ by esbuild, so vsce runs with
+// dependencies: false (no node_modules, no npm calls) and .vscodeignore whitelists dist/.
+// vsce lists every file under its cwd (7 s here, because of .cache/), so it runs in a
+// staging copy of just the top-level entries the whitelist can keep.
+// Usage: `npm run package` (builds first) or `node scripts/package.mjs [--out file.vsix] [--quiet]`.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import vsce from '@vscode/vsce';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const args = process.argv.slice(2);
+const outArg = args.indexOf('--out');
+const out = path.resolve(outArg >= 0 ? args[outArg + 1] : path.join(root, `${pkg.name}-${pkg.version}.vsix`));
+const quiet = args.includes('--quiet');
+
+// What the installed extension cannot run without (the wasm is read at run time, not bundled).
+const required = ['package.json', 'dist/extension.js', 'dist/worker.js', 'dist/cli.js', 'dist/sql-wasm.wasm'];
+// What must never ship: sources, source maps, dependencies, tests, caches.
+const forbidden = [/\.ts$/, /\.map$/, /(^|\/)node_modules\//, /^(test|worker|extension|bench|scripts|\.cache)\//];
+
+const missing = required.filter((f) => !fs.existsSync(path.join(root, f)));
+if (missing.length) fail(`missing ${missing.join(', ')}: run \`npm run build\` first`);
+
+fs.mkdirSync(path.dirname(out), { recursive: true });
+const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'claude-mem-vsix-'));
+for (const f of fs.readdirSync(root)) {
+  if (/^(package\.json|\.vscodeignore|dist|media|(README|CHANGELOG|LICENSE)(\.\w+)?)$/.test(f)) {
+    fs.cpSync(path.join(root, f), path.join(stage, f), { recursive: true });
+  }
+}
+await vsce.createVSIX({
+  cwd: stage,
+  packagePath: out,
+  dependencies: false,
+  allowMissingRepository: true, // private extension: no repository field on purpose
+  skipLicense: !['LICENSE', 'LICENSE.md', 'LICENSE.txt'].some((f) => fs.existsSync(path.join(root, f))),
+}).finally(() => fs.rmSync(stage, { recursive: true, force: true }));
+
+const entries = readZipEntries(fs.readFileSync(out))
+  .filter((e) => e.name.startsWith('extension/'))
+  .map((e) => ({ ...e, name: e.name.slice('extension/'.length) }));
+const names = new Set(entries.map((e) => e.name));
+// Every file the manifest points at (main, bin, icons, walkthrough media...) must ship too.
+const referenced = manifestPaths(pkg).filter((f) => fs.statSync(path.join(root, f), { throwIfNoEntry: false })?.isFile());
+const absent = [...new Set([...required, ...referenced])].filter((f) => !names.has(f));
+const leaked = entries.filter((e) => forbidden.some((re) => re.test(e.name))).map((e) => e.name);
+if (absent.length) fail(`vsix lacks ${absent.join(', ')}: check .vscodeignore`);
+if (leaked.length) fail(`vsix contains files that must not ship: ${leaked.slice(0, 10).join(', ')}`);
+
+const total = entries.reduce((s, e) => s + e.size, 0);
+console.log(`${path.relative(process.cwd(), out)}: ${kb(fs.statSync(out).size)} on disk, ${entries.length} files, ${kb(total)} unpacked`);
+if (!quiet) {
+  const byDir = new Map();
+  for (const e of entries) {
+    const dir = path.posix.dirname(e.name);
+    const d = byDir.get(dir) ?? { size: 0, compressed: 0, n: 0 };
+    byDir.set(dir, { size: d.size + e.size, compressed: d.compressed + e.compressed, n: d.n + 1 });
+  }
+  console.log('by folder (unpacked / compressed):');
+  for (const [dir, d] of [...byDir].sort((a, b) => b[1].compressed - a[1].compressed)) {
+    console.log(`  ${kb(d.size).padStart(10)} ${kb(d.compressed).padStart(10)}  ${dir === '.' ? '(top level)' : `${dir}/`} (${d.n} files)`);
+  }
+  console.log('biggest files (unpacked / compressed):');
+  for (const e of [...entries].sort((a, b) => b.size - a.size).slice(0, 10)) {
+    console.log(`  ${kb(e.size).padStart(10)} ${kb(e.compressed).padStart(10)}  ${e.name}`);
+  }
+}
+
+/** Relative paths among the manifest's string values ("./dist/x.js" -> "dist/x.js"). */
+function manifestPaths(value) {
+  if (typeof value === 'string') {
+    return /^(\.\/)?[\w.-]+\/[\w./-]+$/.test(value) && !value.includes('..') ? [value.replace(/^\.\//, '')] : [];
+  }
+  if (value && typeof value === 'object') return Object.values(value).flatMap(manifestPaths);
+  return [];
+}
+
+function fail(message) {
+  console.error(`package: ${message}`);
+  process.exit(1);
+}
+
+function kb(n) {
+  return n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(2)} MB` : `${(n / 1024).toFixed(1)} KB`;
+}
+
+/** Names and sizes from a zip's central directory (enough for a report; no extraction). */
+function readZipEntries(buf) {
+  const eocd = buf.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  if (eocd < 0) throw new Error('not a zip file');
+  const count = buf.readUInt16LE(eocd + 10);
+  let at = buf.readUInt32LE(eocd + 16);
+  const list = [];
+  for (let i = 0; i < count; i++) {
+    if (buf.readUInt32LE(at) !== 0x02014b50) throw new Error('corrupt zip central directory');
+    const nameLen = buf.readUInt16LE(at + 28);
+    list.push({
+      name: buf.toString('utf8', at + 46, at + 46 + nameLen),
+      compressed: buf.readUInt32LE(at + 20),
+      size: buf.readUInt32LE(at + 24),
+    });
+    at += 46 + nameLen + buf.readUInt16LE(at + 30) + buf.readUInt16LE(at + 32);
+  }
+  return list;
+}

@@ -1,0 +1,8 @@
+// The e2e harness: see test/e2e/README.md.
+export { startCodeServer, type CodeServer, type CodeServerOptions } from './codeServer';
+export { heavyBuiltins } from './codeServerConfig';
+export { runExtensionTests, type ExtensionTestsOptions, type ExtensionTestsResult } from './runExtensionTests';
+export { withCodeServerPage, type PageContext, type PageSessionOptions } from './withCodeServerPage';
+export { ensureVsix } from './vsix';
+export { StepError } from './steps';
+export { assertToolsInstalled, fakeLmExtension, repoRoot } from './paths';

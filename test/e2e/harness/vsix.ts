@@ -1,0 +1,23 @@
+// The .vsix under test: CLAUDE_MEM_VSIX when given (CI may package once), else a fresh
+// build + package into .cache/e2e/ so the e2e always runs the current code.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { cacheDir, repoRoot } from './paths';
+
+export function ensureVsix(): string {
+  const given = process.env.CLAUDE_MEM_VSIX;
+  if (given) {
+    if (!fs.existsSync(given)) throw new Error(`CLAUDE_MEM_VSIX=${given} does not exist`);
+    return path.resolve(given);
+  }
+  const out = path.join(cacheDir, 'e2e', 'claude-mem-vscode.vsix');
+  run(['esbuild.config.mjs'], 'npm run build');
+  run(['scripts/package.mjs', '--out', out, '--quiet'], 'scripts/package.mjs');
+  return out;
+}
+
+function run(args: string[], what: string): void {
+  const r = spawnSync(process.execPath, args, { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  if (r.status !== 0) throw new Error(`${what} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+}
