@@ -1,0 +1,65 @@
+// The @memory chat participant: adapts VS Code's chat API to the handler in handler.ts.
+import * as vscode from 'vscode';
+import { followupsFor, handleChat, type ChatDeps, type ChatModelPort, type ChatMsg, type ChatOutcome } from './handler';
+import { observationUri } from '../contentProvider';
+
+export const PARTICIPANT_ID = 'claude-mem-vscode.memory';
+
+/** request.model as a ChatModelPort. */
+export function modelPort(model: vscode.LanguageModelChat | undefined, token: vscode.CancellationToken): ChatModelPort | undefined {
+  if (!model) return undefined;
+  return {
+    name: model.name || model.id,
+    async send(messages: ChatMsg[]) {
+      const msgs = messages.map((m) => (m.role === 'user' ? vscode.LanguageModelChatMessage.User(m.text) : vscode.LanguageModelChatMessage.Assistant(m.text)));
+      const res = await model.sendRequest(msgs, { justification: 'Answers your question from the stored memory of this project.' }, token);
+      return res.text;
+    },
+  };
+}
+
+/** Earlier turns with @memory, as plain messages. */
+export function historyOf(ctx: vscode.ChatContext): ChatMsg[] {
+  const out: ChatMsg[] = [];
+  for (const turn of ctx.history) {
+    if (turn instanceof vscode.ChatRequestTurn) out.push({ role: 'user', text: turn.prompt });
+    else if (turn instanceof vscode.ChatResponseTurn) {
+      const text = turn.response
+        .map((p) => (p instanceof vscode.ChatResponseMarkdownPart ? p.value.value : ''))
+        .join('')
+        .trim();
+      if (text) out.push({ role: 'assistant', text });
+    }
+  }
+  return out;
+}
+
+export function registerChatParticipant(context: vscode.ExtensionContext, deps: ChatDeps, log: vscode.LogOutputChannel): vscode.Disposable {
+  const handler: vscode.ChatRequestHandler = async (request, chatContext, stream, token): Promise<vscode.ChatResult> => {
+    const outcome: ChatOutcome = await handleChat(
+      { prompt: request.prompt, command: request.command, history: historyOf(chatContext) },
+      modelPort(request.model, token),
+      {
+        markdown: (md) => stream.markdown(md),
+        progress: (t) => stream.progress(t),
+        reference: (h) => {
+          if (h.kind === 'observation') stream.reference(observationUri(h.id));
+        },
+      },
+      deps,
+      token,
+    ).catch((e: Error) => {
+      log.error(`@memory failed: ${e.stack ?? e.message}`);
+      return { metadata: { command: request.command ?? 'ask', ids: [], query: request.prompt }, answer: '', errorDetails: { message: e.message } };
+    });
+    return { metadata: outcome.metadata, ...(outcome.errorDetails ? { errorDetails: outcome.errorDetails } : {}) };
+  };
+  const participant = vscode.chat.createChatParticipant(PARTICIPANT_ID, handler);
+  participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.svg');
+  participant.followupProvider = {
+    provideFollowups(result) {
+      return followupsFor(result.metadata as ChatOutcome['metadata'] | undefined).map((f) => ({ prompt: f.prompt, label: f.label, command: f.command }));
+    },
+  };
+  return participant;
+}

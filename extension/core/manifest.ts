@@ -1,0 +1,132 @@
+// The extension's package.json contributions, built from the same declarations the code uses
+// (settings, tools, chat commands). Not bundled. A unit test (test/unit/extension-manifest.test.ts)
+// fails when package.json drifts; rewrite the keys with:
+//   node --import tsx -e "require('./extension/core/manifest.ts').writeManifest()"
+// which touches only contributes (keeping viewsContainers and views), activationEvents and capabilities.
+import * as fs from 'node:fs';
+import { TOOLS } from '../tools/index';
+import { SECTION, SETTINGS } from './settings';
+
+const CATEGORY = 'Claude Mem';
+
+export const COMMANDS: Array<{ command: string; title: string; icon?: string; enablement?: string }> = [
+  { command: 'claudeMem.search', title: 'Search Memory', icon: '$(search)' },
+  { command: 'claudeMem.showContext', title: 'Show Project Context', icon: '$(book)' },
+  { command: 'claudeMem.saveSelection', title: 'Save Selection as Memory', icon: '$(save)' },
+  { command: 'claudeMem.openPanel', title: 'Open Memory Panel', icon: '$(database)' },
+  { command: 'claudeMem.export', title: 'Export Memory…', icon: '$(export)' },
+  { command: 'claudeMem.import', title: 'Import Memory…', icon: '$(cloud-download)' },
+  { command: 'claudeMem.forgetProject', title: 'Forget This Project…', icon: '$(trash)' },
+  { command: 'claudeMem.pauseCapture', title: 'Pause Capture', icon: '$(debug-pause)' },
+  { command: 'claudeMem.resumeCapture', title: 'Resume Capture', icon: '$(play)' },
+  { command: 'claudeMem.toggleCapture', title: 'Pause or Resume Capture' },
+  { command: 'claudeMem.restartWorker', title: 'Restart Worker', icon: '$(debug-restart)' },
+  { command: 'claudeMem.installClaudeCodeHooks', title: 'Install Claude Code Hooks…', icon: '$(plug)' },
+  { command: 'claudeMem.setApiKey', title: 'Set Anthropic API Key…', icon: '$(key)' },
+  { command: 'claudeMem.clearApiKey', title: 'Remove Anthropic API Key' },
+  { command: 'claudeMem.showObservation', title: 'Show Observation…' },
+  { command: 'claudeMem.showLog', title: 'Show Log', icon: '$(output)' },
+];
+
+export const CHAT_PARTICIPANT = {
+  id: 'claude-mem-vscode.memory',
+  name: 'memory',
+  fullName: 'Claude Mem',
+  description: 'Ask what earlier sessions did in this project',
+  isSticky: false,
+  commands: [
+    { name: 'search', description: 'Search the memory of this project by keywords' },
+    { name: 'timeline', description: 'What happened around a memory (id, S<summary id>, ISO time or keywords)' },
+    { name: 'recent', description: 'The latest memories of this project' },
+    { name: 'save', description: 'Remember this text' },
+  ],
+  disambiguation: [
+    {
+      category: 'project_memory',
+      description: 'The user asks about earlier work in this project: what was done or decided in past sessions, how a past bug was fixed, why code changed, or what happened to a file before.',
+      examples: ['How did we fix the login timeout last week?', 'What did I change in the parser yesterday?', 'Why did we switch to sql.js?'],
+    },
+  ],
+};
+
+function configuration(): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  let order = 0;
+  for (const [key, decl] of Object.entries(SETTINGS)) properties[`${SECTION}.${key}`] = { ...decl, order: order++ };
+  return { title: 'Claude Mem', properties };
+}
+
+function walkthroughs(): unknown[] {
+  const step = (id: string, title: string, description: string, completionEvents: string[]) => ({
+    id,
+    title,
+    description,
+    media: { markdown: `media/walkthrough/${id}.md` },
+    completionEvents,
+  });
+  return [
+    {
+      id: 'claudeMem.gettingStarted',
+      title: 'Get started with Claude Mem',
+      description: 'Persistent memory for your coding sessions: what it captures, how to ask it, and how to share it with Claude Code.',
+      steps: [
+        step('worker', 'A local memory worker', 'Memory lives on this machine, in a small worker process that starts by itself and is shared by every window and by Claude Code.\n[Open the Memory panel](command:claudeMem.openPanel)', ['onCommand:claudeMem.openPanel', 'onView:claudeMem.panel']),
+        step('capture', 'What is captured, and what never is', 'Saves, file operations, terminal commands, tasks, debug sessions and files you read become short observations. Secrets, ignored files and untrusted workspaces are never captured.\n[Pause Capture](command:claudeMem.pauseCapture)', ['onSettingChanged:claudeMem.capture.enabled', 'onCommand:claudeMem.pauseCapture']),
+        step('chat', 'Ask @memory', 'Ask `@memory` in chat about earlier work, or use `/search`, `/timeline`, `/recent` and `/save`. Agent mode can use the memory tools by itself.\n[Search Memory](command:claudeMem.search)', ['onCommand:claudeMem.search']),
+        step('compression', 'Better observations with a model', 'By default a local heuristic compresses events, with no key and no network. Use your VS Code chat model, or Claude with an API key kept in secret storage.\n[Set Anthropic API Key](command:claudeMem.setApiKey)', ['onCommand:claudeMem.setApiKey', 'onSettingChanged:claudeMem.compression.provider']),
+        step('claudeCode', 'Share memory with Claude Code', 'Install the hooks so that Claude Code in the terminal writes to and reads from the same memory.\n[Install Claude Code Hooks](command:claudeMem.installClaudeCodeHooks)', ['onCommand:claudeMem.installClaudeCodeHooks']),
+      ],
+    },
+  ];
+}
+
+export function contributions(existing: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    ...(existing.viewsContainers ? { viewsContainers: existing.viewsContainers } : {}),
+    ...(existing.views ? { views: existing.views } : {}),
+    configuration: configuration(),
+    commands: COMMANDS.map((c) => ({ ...c, category: CATEGORY })),
+    menus: {
+      commandPalette: [
+        { command: 'claudeMem.pauseCapture', when: '!claudeMem.capturePaused' },
+        { command: 'claudeMem.resumeCapture', when: 'claudeMem.capturePaused' },
+      ],
+      'editor/context': [{ command: 'claudeMem.saveSelection', when: 'editorHasSelection', group: 'claudeMem@1' }],
+      'view/title': [
+        { command: 'claudeMem.search', when: 'view == claudeMem.panel', group: 'navigation@1' },
+        { command: 'claudeMem.pauseCapture', when: 'view == claudeMem.panel && !claudeMem.capturePaused', group: 'navigation@2' },
+        { command: 'claudeMem.resumeCapture', when: 'view == claudeMem.panel && claudeMem.capturePaused', group: 'navigation@2' },
+        { command: 'claudeMem.showContext', when: 'view == claudeMem.panel', group: 'more@1' },
+        { command: 'claudeMem.export', when: 'view == claudeMem.panel', group: 'more@2' },
+        { command: 'claudeMem.import', when: 'view == claudeMem.panel', group: 'more@3' },
+        { command: 'claudeMem.forgetProject', when: 'view == claudeMem.panel', group: 'more@4' },
+        { command: 'claudeMem.restartWorker', when: 'view == claudeMem.panel', group: 'more@5' },
+      ],
+    },
+    chatParticipants: [CHAT_PARTICIPANT],
+    languageModelTools: TOOLS.map((t) => ({ ...t.manifest })),
+    walkthroughs: walkthroughs(),
+  };
+}
+
+export const ACTIVATION_EVENTS = ['onStartupFinished'];
+
+export const CAPABILITIES = {
+  untrustedWorkspaces: {
+    supported: 'limited',
+    description: 'Nothing is captured in an untrusted workspace; stored memory can still be searched and asked about.',
+    restrictedConfigurations: Object.entries(SETTINGS)
+      .filter(([k]) => k.startsWith('capture.'))
+      .map(([k]) => `${SECTION}.${k}`),
+  },
+};
+
+/** Rewrites only contributes (keeping viewsContainers/views), activationEvents and capabilities. */
+export function writeManifest(file = 'package.json'): void {
+  const text = fs.readFileSync(file, 'utf8');
+  const pkg = JSON.parse(text) as Record<string, unknown>;
+  pkg.contributes = contributions((pkg.contributes ?? {}) as Record<string, unknown>);
+  pkg.activationEvents = ACTIVATION_EVENTS;
+  pkg.capabilities = CAPABILITIES;
+  fs.writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
+}

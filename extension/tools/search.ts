@@ -1,0 +1,51 @@
+// memory_search: the first step of "search, then timeline, then fetch by id".
+import { hitsText } from '../core/format';
+import { obj, optInt, optStr, ToolInputError, type MemoryTool } from './types';
+
+export interface SearchInput {
+  query: string;
+  type?: string;
+  limit: number;
+  allProjects: boolean;
+}
+
+export const searchTool: MemoryTool<SearchInput> = {
+  manifest: {
+    name: 'memory_search',
+    displayName: 'Search Memory',
+    toolReferenceName: 'memorySearch',
+    canBeReferencedInPrompt: true,
+    icon: '$(search)',
+    tags: ['memory', 'search', 'claude-mem'],
+    userDescription: 'Search what past coding sessions in this project did and learned.',
+    modelDescription:
+      "Searches the persistent memory of past coding sessions in this workspace's project: observations of edits, bug fixes, decisions, commands run and their failures, and session summaries, recorded across earlier chats, editor sessions and Claude Code runs. Use it BEFORE exploring the code when the user asks about earlier work, why something is the way it is, how a past bug was fixed, what was decided, or what happened to a file, and when starting on a task that may have history. Returns compact index rows (`#id date [type] title (~tokens to read)`), not full records: pick the relevant ids, then call memory_get for full details or memory_timeline to see what happened around one. Queries work best as a few keywords (file names, function names, error text, topics).",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'Keywords to search for: file or symbol names, error text, topics.' },
+        type: {
+          type: 'string',
+          enum: ['bugfix', 'feature', 'refactor', 'change', 'discovery', 'decision', 'security_alert', 'security_note'],
+          description: 'Only observations of this type.',
+        },
+        limit: { type: 'number', description: 'Most rows to return (default 10, at most 50).' },
+        allProjects: { type: 'boolean', description: 'Search every project, not just this workspace (default false).' },
+      },
+      required: ['query'],
+    },
+  },
+  parse(input) {
+    const o = obj(input);
+    const query = optStr(o, 'query', 500)?.trim();
+    if (!query) throw new ToolInputError("'query' is required: a few keywords to search for");
+    return { query, type: optStr(o, 'type', 40), limit: optInt(o, 'limit', 1, 50) ?? 10, allProjects: o.allProjects === true };
+  },
+  invocationMessage: (i) => `Searching memory for "${i.query}"`,
+  async run(i, deps) {
+    const r = await deps.api.search(i.query, { project: i.allProjects ? undefined : deps.project(), type: i.type, limit: i.limit });
+    const head = r.fallback ? `(${r.fallback})\n` : r.notice ? `(${r.notice})\n` : '';
+    if (r.hits.length === 0) return `${head}No memory matches "${i.query}"${i.allProjects ? '' : ` in project ${deps.project()}`}. Try other keywords or allProjects: true.`;
+    return `${head}${r.hits.length} result(s) for "${i.query}":\n${hitsText(r.hits)}\n\nNext: memory_get with the ids that look relevant, or memory_timeline with an id as anchor.`;
+  },
+};

@@ -1,0 +1,56 @@
+// The shape of one language-model tool: its manifest (mirrored in package.json's
+// contributes.languageModelTools; a unit test keeps them equal) and its vscode-free logic.
+import type { MemoryApi } from '../core/memoryApi';
+
+export interface ToolDeps {
+  api: MemoryApi;
+  /** The workspace's project (the git root name, as the worker derives it). */
+  project(): string;
+  /** The project's injected context, cached by the extension. */
+  context(): Promise<string>;
+}
+
+export interface ToolManifest {
+  name: string;
+  displayName: string;
+  toolReferenceName: string;
+  userDescription: string;
+  modelDescription: string;
+  canBeReferencedInPrompt: boolean;
+  icon?: string;
+  tags: string[];
+  inputSchema: Record<string, unknown>;
+}
+
+export interface MemoryTool<I> {
+  manifest: ToolManifest;
+  /** Checks and normalises the model's input; throws an Error with a message the model can act on. */
+  parse(input: unknown): I;
+  /** Shown while the tool runs. */
+  invocationMessage(input: I): string;
+  /** When set, the user confirms before the tool runs (tools that write). */
+  confirmation?(input: I): { title: string; message: string };
+  run(input: I, deps: ToolDeps, signal?: { readonly isCancellationRequested: boolean }): Promise<string>;
+}
+
+export class ToolInputError extends Error {}
+
+export function obj(input: unknown): Record<string, unknown> {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) throw new ToolInputError('input must be a JSON object');
+  return input as Record<string, unknown>;
+}
+
+export function optStr(o: Record<string, unknown>, k: string, max = 2000): string | undefined {
+  const v = o[k];
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v !== 'string') throw new ToolInputError(`'${k}' must be a string`);
+  return v.slice(0, max);
+}
+
+export function optInt(o: Record<string, unknown>, k: string, min: number, max: number): number | undefined {
+  const v = o[k];
+  if (v === undefined || v === null) return undefined;
+  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isInteger(n)) throw new ToolInputError(`'${k}' must be an integer`);
+  return Math.min(max, Math.max(min, n));
+}
