@@ -15,7 +15,11 @@ const nodeEntries = [
   ['worker/store/replica.ts', 'replica'],
 ];
 // Optional entries land as their issues do; missing files are skipped.
-const optionalNodeEntries = [['worker/search/embedderThread.ts', 'embedder']];
+const optionalNodeEntries = [
+  ['worker/search/embedderThread.ts', 'embedder'],
+  // The Anthropic SDK, loaded by the worker on first use only (keeps dist/worker.js small).
+  ['worker/agent/sdkEntry.ts', 'anthropic-sdk'],
+];
 const mediaEntries = [['media/panel/main.ts', 'media/panel']];
 
 const common = {

@@ -21,6 +21,33 @@ export interface Settings {
   allowRemoteBind: boolean;
   /** Shut down after this many ms without any client request; 0 = never. */
   idleShutdownMs: number;
+  // ---- compression agent (docs/agent.md) ----
+  /** 'anthropic' | 'vscode' | 'local'; '' chooses: CLAUDE_MEM_PROVIDER, else anthropic with a key, else local. */
+  provider: string;
+  /** Anthropic model; CLAUDE_MEM_MODEL wins; '' = the default Haiku. */
+  model: string;
+  /** One model call may take this long before it counts as a (retried) failure. */
+  agentTimeoutMs: number;
+  /** A job failing this many times goes to the dead-letter state. */
+  agentMaxAttempts: number;
+  /** Retry backoff: base * 2^(attempt-1), capped, with jitter (x0.5-1). */
+  agentRetryBaseMs: number;
+  agentRetryMaxMs: number;
+  /** Batches in flight at once. */
+  agentConcurrency: number;
+  /** Tool uses of one session per model call, and how long a partial batch may wait. */
+  batchMaxUses: number;
+  batchMaxAgeMs: number;
+  /** Model tokens (input + output) per local day; then work goes local until midnight. 0 = no limit. */
+  dailyTokenBudget: number;
+  /** Each tool field in a prompt is capped to this many characters (head and tail kept). */
+  promptFieldChars: number;
+  /** Largest reply asked of the model. */
+  modelMaxOutputTokens: number;
+  /** With the vscode provider, work waits this long for a window before going local. */
+  vscodeWaitMs: number;
+  /** A quota pause lasts this long before one probe call. */
+  quotaPauseMs: number;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -32,6 +59,20 @@ export const DEFAULT_SETTINGS: Settings = {
   snapshotJournalBytes: 32 * 1024 * 1024,
   allowRemoteBind: false,
   idleShutdownMs: 0,
+  provider: '',
+  model: '',
+  agentTimeoutMs: 60_000,
+  agentMaxAttempts: 5,
+  agentRetryBaseMs: 5_000,
+  agentRetryMaxMs: 600_000,
+  agentConcurrency: 2,
+  batchMaxUses: 10,
+  batchMaxAgeMs: 30_000,
+  dailyTokenBudget: 2_000_000,
+  promptFieldChars: 4_000,
+  modelMaxOutputTokens: 4_096,
+  vscodeWaitMs: 120_000,
+  quotaPauseMs: 3_600_000,
 };
 
 export interface WorkerConfig {

@@ -208,3 +208,276 @@ export function parseIdList(raw: unknown): number[] {
   if (list.length > 500) throw new BadRequest('at most 500 ids per request');
   return list as number[];
 }
+
+// ---- agent: provider status and the `vscode` provider protocol --------------------------
+// A VS Code window offers its language model (vscode.lm) as the compression provider:
+//   GET  /api/agent/jobs?windowId=<id>&wait=<ms>&max=<n>   long-poll; answers AgentJobsResponse
+//   POST /api/agent/results                                   body AgentResultRequest
+//   DELETE /api/agent/windows/<windowId>                      the window leaves; its jobs go back
+// A window counts as connected while a poll is open or for AGENT_WINDOW_GRACE_MS after its last one.
+// The window sends `system` then `prompt` as user messages to its model and posts the reply text
+// (or an error) back before `deadline`; after it the worker has given up on that job and re-queues it.
+
+export const AGENT_PROTOCOL_VERSION = 1;
+export const AGENT_WINDOW_GRACE_MS = 30_000;
+export const AGENT_MAX_WAIT_MS = 60_000;
+
+export type ProviderName = 'anthropic' | 'vscode' | 'local';
+/** ready | backoff (cooling down after 429/5xx/network) | paused (auth, quota, config: needs a person)
+ * | budget_exhausted (daily token budget spent) | waiting_for_window | no_key */
+export type ProviderStateName = 'ready' | 'backoff' | 'paused' | 'budget_exhausted' | 'waiting_for_window' | 'no_key';
+
+export interface ProviderStatus {
+  /** The provider chosen by env / settings / key presence. */
+  name: ProviderName;
+  state: ProviderStateName;
+  lastError?: string;
+  /** Where work goes while the chosen provider cannot take it. */
+  fallback?: 'local';
+  model?: string;
+  pausedReason?: 'auth' | 'quota' | 'config';
+  /** Epoch ms: end of a backoff, or when a quota pause is probed again. */
+  until?: number;
+}
+
+export interface AgentJob {
+  /** Opaque; echo it in the result. */
+  id: string;
+  purpose: 'observe' | 'summarize';
+  /** Instructions; vscode.lm has no system role, so send it as the first user message. */
+  system: string;
+  prompt: string;
+  maxOutputTokens: number;
+  /** Epoch ms after which a result is refused (410) and the work is offered again. */
+  deadline: number;
+}
+
+export interface AgentJobsResponse {
+  protocol: number;
+  jobs: AgentJob[];
+  /** false when the worker's provider is not `vscode`: stop polling until it is. */
+  active: boolean;
+  provider: ProviderName;
+}
+
+export type AgentErrorKind = 'auth' | 'quota' | 'rate_limit' | 'not_found' | 'unavailable' | 'other';
+
+export interface AgentResultRequest {
+  windowId: string;
+  id: string;
+  /** The model's reply text. Exactly one of text and error. */
+  text?: string;
+  /** auth (no consent / signed out), quota (quota or blocked), not_found (no such model) pause the
+   * provider; rate_limit, unavailable and other are retried with backoff. */
+  error?: { kind: AgentErrorKind; message: string };
+  /** From LanguageModelChat.countTokens when the window has it; else the worker estimates. */
+  inputTokens?: number;
+  outputTokens?: number;
+  /** e.g. "copilot/gpt-4o" */
+  model?: string;
+}
+
+export interface AgentResultResponse {
+  accepted: true;
+}
+
+export interface AgentWindowInfo {
+  windowId: string;
+  lastSeen: string;
+  polling: boolean;
+  jobsInFlight: number;
+}
+
+export interface AgentStatusResponse {
+  provider: ProviderStatus;
+  /** How the provider was chosen. */
+  chosenBy: 'env' | 'settings' | 'api-key' | 'default';
+  budget: { dailyTokens: number; usedToday: number; day: string };
+  batching: { maxUses: number; maxAgeMs: number };
+  windows: AgentWindowInfo[];
+  /** Model calls waiting for a window to take them. */
+  waitingJobs: number;
+}
+
+export interface AgentCredentialsRequest {
+  /** An Anthropic API key from VS Code SecretStorage, kept in memory only; null forgets it. */
+  anthropicApiKey: string | null;
+}
+
+const AGENT_ERROR_KINDS: readonly AgentErrorKind[] = ['auth', 'quota', 'rate_limit', 'not_found', 'unavailable', 'other'];
+
+export function parseAgentResult(body: unknown): AgentResultRequest {
+  const o = asObject(body);
+  const windowId = reqId(o, 'windowId');
+  const id = reqId(o, 'id');
+  const text = optString(o, 'text', { max: 1_000_000 });
+  let error: AgentResultRequest['error'];
+  if (o.error !== undefined && o.error !== null) {
+    const e = asObject(o.error, 'error');
+    const kind = reqString(e, 'kind', { max: 40 });
+    if (!(AGENT_ERROR_KINDS as readonly string[]).includes(kind)) throw new BadRequest(`error.kind must be one of ${AGENT_ERROR_KINDS.join(', ')}`);
+    error = { kind: kind as AgentErrorKind, message: optString(e, 'message', { max: 4000 }) ?? '' };
+  }
+  if ((text === undefined) === (error === undefined)) throw new BadRequest('send exactly one of text and error');
+  const count = (k: string): number | undefined => {
+    const v = o[k];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 10_000_000) throw new BadRequest(`field '${k}' must be a non-negative integer`);
+    return v;
+  };
+  return { windowId, id, text, error, inputTokens: count('inputTokens'), outputTokens: count('outputTokens'), model: optString(o, 'model', { max: 200 }) };
+}
+
+export function parseAgentCredentials(body: unknown): AgentCredentialsRequest {
+  const o = asObject(body);
+  const v = o.anthropicApiKey;
+  if (v === null) return { anthropicApiKey: null };
+  if (typeof v !== 'string' || v.trim() === '' || v.length > 1000 || /\s/.test(v.trim())) throw new BadRequest("field 'anthropicApiKey' must be a key string or null");
+  return { anthropicApiKey: v.trim() };
+}
+
+// ---- search, timeline and context injection (progressive disclosure) ---------------------
+//   GET  /api/search?query&project&type&kind&concepts&file&dateStart&dateEnd&limit&offset&mode  -> SearchResponse
+//   GET  /api/timeline?anchor=<id>|S<summaryId>|<ISO time>&depth_before&depth_after&project    -> TimelineResponse
+//   POST /api/observations/batch {ids}                                                          -> ObservationsBatchResponse
+//   GET  /api/search/by-file?path&project&limit&offset                                          -> FileHistoryResponse
+//   GET  /api/search/status, POST /api/search/reindex {project?, reembed?}                      -> SearchStatus
+//   GET  /api/context/inject?project&budget&observations&sessions&full&types&concepts&format=markdown|json
+
+export type SearchMode = 'keyword' | 'semantic' | 'hybrid';
+export type SearchKind = 'observation' | 'summary' | 'prompt';
+
+/** One compact result row: enough to decide whether to fetch the full record. */
+export interface SearchRow {
+  kind: SearchKind;
+  id: number;
+  /** How to refer to it: `123` for an observation, `S12` for a summary, `P7` for a prompt. */
+  ref: string;
+  /** The observation type; 'summary' or 'prompt' for those kinds. */
+  type: string;
+  title: string;
+  project: string;
+  sessionId: number;
+  time: string;
+  epoch: number;
+  /** Higher is better; the scale depends on the mode (BM25, cosine, or fused rank). Null when browsing without a query. */
+  score: number | null;
+  /** Estimated tokens to read the full record (characters / 4). */
+  readTokens: number;
+  /** A short excerpt around the matched words (matches in **bold**). */
+  snippet?: string;
+}
+
+export interface SearchResponse {
+  query: string;
+  /** The mode asked for. */
+  mode: SearchMode;
+  /** The mode that produced the rows: differs when the vector side was unavailable. */
+  modeUsed: SearchMode | 'browse';
+  /** Set when results are degraded, e.g. "semantic search unavailable (…); showing keyword results". */
+  notice?: string;
+  items: SearchRow[];
+  limit: number;
+  offset: number;
+  hasMore: boolean;
+  tookMs: number;
+}
+
+export interface TimelineItem {
+  kind: SearchKind;
+  id: number;
+  ref: string;
+  type: string;
+  title: string;
+  project: string;
+  sessionId: number;
+  time: string;
+  epoch: number;
+  readTokens: number;
+  /** The anchor record itself. */
+  anchor?: true;
+}
+
+export interface TimelineResponse {
+  anchor: { kind: SearchKind | 'time'; ref: string; time: string; epoch: number };
+  project: string | null;
+  items: TimelineItem[];
+  depthBefore: number;
+  depthAfter: number;
+}
+
+export interface ObservationsBatchResponse {
+  items: Observation[];
+  /** Requested ids that do not exist (or not in the given project). */
+  missing: number[];
+}
+
+export interface FileHistoryItem extends TimelineItem {
+  /** What the observation did with the file. */
+  action: 'modified' | 'read';
+  /** The stored path that matched. */
+  path: string;
+}
+
+export interface FileHistoryResponse {
+  path: string;
+  project: string | null;
+  items: FileHistoryItem[];
+  limit: number;
+  offset: number;
+  hasMore: boolean;
+}
+
+export interface SearchStatus {
+  embeddings: { provider: 'local' | 'remote' | 'off'; model: string | null; state: 'ready' | 'idle' | 'indexing' | 'unavailable' | 'off'; lastError?: string };
+  /** Records with a current-model vector, and records still waiting for one. */
+  indexed: { observations: number; summaries: number };
+  pending: number;
+  backend: 'auto' | 'vectra' | 'scan';
+  scan: { loaded: boolean; items: number; bytes: number };
+  vectra: { loadedProjects: string[]; maxItems: number };
+  problems: string[];
+}
+
+export interface ReindexRequest {
+  /** Only this project; all when absent. */
+  project?: string;
+  /** Drop stored vectors and embed every record again (e.g. after switching the model). */
+  reembed?: boolean;
+}
+
+export interface ReindexResponse {
+  project: string | null;
+  reembed: boolean;
+  /** Projects whose vectra index was rebuilt from SQLite. */
+  rebuilt: string[];
+  /** Vectors dropped for re-embedding. */
+  dropped: number;
+  status: SearchStatus;
+}
+
+/** GET /api/context/inject?format=json */
+export interface ContextInjectResponse {
+  project: string;
+  markdown: string;
+  tokens: number;
+  budget: number;
+  observations: number;
+  summaries: number;
+  /** True when the budget forced rows out. */
+  truncated: boolean;
+}
+
+export function parseReindexRequest(body: unknown): ReindexRequest {
+  const o = body === undefined || body === null ? {} : asObject(body);
+  const project = optId(o, 'project');
+  const reembed = o.reembed;
+  if (reembed !== undefined && typeof reembed !== 'boolean') throw new BadRequest("field 'reembed' must be a boolean");
+  return { project, reembed: reembed === true };
+}
+
+export function parseBatchRequest(body: unknown): { ids: number[]; project?: string } {
+  const o = asObject(body);
+  if (!('ids' in o)) throw new BadRequest("field 'ids' is required: an array of integers, \"1,2\" or \"[1,2]\"");
+  return { ids: parseIdList(o.ids), project: optId(o, 'project') };
+}

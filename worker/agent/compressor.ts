@@ -1,12 +1,32 @@
 // What the queue needs from a compression provider. The local heuristic implements it here;
-// model-backed providers (Anthropic, VS Code LM) implement the same shape.
+// model-backed providers (Anthropic, VS Code LM) implement the same shape in modelCompressor.ts.
 import type { ObservationJob } from '../lifecycle';
+import type { ProviderStatus } from '../protocol';
 import type { ObservationDraft } from '../store/repos/observations';
 import type { SummaryDraft } from '../store/repos/summaries';
 import { observeToolUse, summarizeLocally } from './local';
 
+/** Several tool uses of one session, compressed in one go. */
+export interface ObserveBatch {
+  project: string;
+  /** The user's latest prompt in the session, for context. */
+  request?: string;
+  jobs: ObservationJob[];
+  /** Epoch ms the oldest job was queued (how long the work has waited). */
+  oldestCreatedAt: number;
+}
+
+export interface BatchObservation {
+  draft: ObservationDraft;
+  /** Index into batch.jobs of the tool use this observation is filed under (hash, tool name, time). */
+  job: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
 export interface ObserveResult {
-  drafts: ObservationDraft[];
+  observations: BatchObservation[];
+  /** 'local', 'anthropic' or 'vscode': what produced the observations. */
   source: string;
   inputTokens: number;
   outputTokens: number;
@@ -15,8 +35,10 @@ export interface ObserveResult {
 export interface SummaryInput {
   request: string | undefined;
   lastAssistantMessage: string | undefined;
-  observations: { type: string; title: string; files_read: string; files_modified: string }[];
+  observations: { type: string; title: string; subtitle?: string | null; files_read: string; files_modified: string }[];
   project: string;
+  /** Epoch ms the summary job was queued. */
+  createdAt?: number;
 }
 
 export interface SummaryResult {
@@ -26,23 +48,60 @@ export interface SummaryResult {
   outputTokens: number;
 }
 
+/** How the queue should feed this provider. */
+export interface QueuePolicy {
+  /** Tool uses of one session per call. */
+  batchMaxUses: number;
+  /** A partial batch goes once its oldest tool use has waited this long. */
+  batchMaxAgeMs: number;
+  /** Batches in flight at once. */
+  concurrency: number;
+  /** A job failing this many times goes to the dead-letter state. */
+  maxAttempts: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+}
+
 export interface Compressor {
   readonly name: string;
-  state(): { name: string; state: string; lastError?: string };
-  observe(job: ObservationJob): Promise<ObserveResult>;
+  state(): ProviderStatus;
+  policy(): QueuePolicy;
+  /** Throws NotNow to wait (uncounted), ProviderError or anything else to count a failure. */
+  observe(batch: ObserveBatch): Promise<ObserveResult>;
   summarize(input: SummaryInput): Promise<SummaryResult>;
+  /** A transient failure the queue backs off from: hold back every call for ms. */
+  cooldown?(ms: number, message: string): void;
+  /** Subscribe to "work that waited can go now" (a window connected, a pause was lifted). */
+  onAvailable?(fn: () => void): void;
+}
+
+export const LOCAL_POLICY: QueuePolicy = { batchMaxUses: 25, batchMaxAgeMs: 0, concurrency: 4, maxAttempts: 5, retryBaseMs: 1000, retryMaxMs: 60_000 };
+
+export function observeLocally(batch: ObserveBatch): ObserveResult {
+  const observations = batch.jobs.map((job, i) => ({
+    draft: observeToolUse({ toolName: job.toolName, toolInput: job.toolInput, toolResponse: job.toolResponse, cwd: job.cwd }),
+    job: i,
+    inputTokens: 0,
+    outputTokens: 0,
+  }));
+  return { observations, source: 'local', inputTokens: 0, outputTokens: 0 };
 }
 
 export class LocalCompressor implements Compressor {
   readonly name = 'local';
 
-  state() {
-    return { name: this.name, state: 'ready' };
+  constructor(private readonly queuePolicy: QueuePolicy = LOCAL_POLICY) {}
+
+  state(): ProviderStatus {
+    return { name: 'local', state: 'ready' };
   }
 
-  async observe(job: ObservationJob): Promise<ObserveResult> {
-    const draft = observeToolUse({ toolName: job.toolName, toolInput: job.toolInput, toolResponse: job.toolResponse, cwd: job.cwd });
-    return { drafts: [draft], source: 'local', inputTokens: 0, outputTokens: 0 };
+  policy(): QueuePolicy {
+    return this.queuePolicy;
+  }
+
+  async observe(batch: ObserveBatch): Promise<ObserveResult> {
+    return observeLocally(batch);
   }
 
   async summarize(input: SummaryInput): Promise<SummaryResult> {

@@ -1,25 +1,42 @@
-// Drains the durable queue. A job's result and the job's removal are one transaction, so a crash
-// at any point either re-runs the job or keeps its result, never both and never neither.
+// Drains the durable queue. A batch's results and the removal of its jobs are one transaction, so a
+// crash at any point either re-runs the jobs or keeps their results, never both and never neither;
+// observations are also unique per (session, content hash), derived from the job's own hash.
+// Failures back off exponentially with jitter and end in the dead-letter state after N attempts;
+// NotNow (no window yet, provider cooling down) waits in memory without counting an attempt.
 import type { EventBus } from '../events';
 import type { ObservationJob, SummaryJob } from '../lifecycle';
 import type { Logger } from '../log';
 import { contentHash, estimateTokens } from '../hash';
-import type { Compressor } from '../agent/compressor';
+import type { Compressor, QueuePolicy } from '../agent/compressor';
+import { shares } from '../agent/modelCompressor';
+import { NotNow, ProviderError } from '../agent/model';
 import { insertObservation } from '../store/repos/observations';
 import { lastPrompt } from '../store/repos/prompts';
-import { failJob, finishJob, nextDueAt, readyJobs, type JobRow } from '../store/repos/queue';
+import { failJob, finishJob, type JobRow } from '../store/repos/queue';
 import { sessionById } from '../store/repos/sessions';
 import { insertSummary } from '../store/repos/summaries';
 import type { Store } from '../store/store';
+import { plan, type JobMeta, type Unit } from './plan';
 
-const CHUNK = 25;
-export const MAX_ATTEMPTS = 5;
+/** Pending jobs looked at per planning pass (payloads are loaded only for the jobs that run). */
+const SCAN = 2000;
+/** On shutdown, in-flight calls get this long; their jobs are durable either way. */
+const STOP_GRACE_MS = 2000;
+
+export function backoffMs(attempts: number, policy: Pick<QueuePolicy, 'retryBaseMs' | 'retryMaxMs'>, retryAfterMs = 0, random = Math.random): number {
+  const exp = Math.min(policy.retryMaxMs, policy.retryBaseMs * 2 ** Math.max(0, attempts - 1));
+  return Math.round(Math.max(retryAfterMs, exp * (0.5 + random() / 2)));
+}
 
 export class Processor {
   private running: Promise<void> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private poke: (() => void) | undefined;
+  private wakeAt = Infinity;
+  /** Jobs told to wait (NotNow) until epoch ms; memory only, a restart simply tries them again. */
+  private readonly deferred = new Map<number, number>();
   /** Jobs being worked on right now (kept in memory only: after a crash they are simply pending). */
   readonly inFlight = new Set<number>();
   processed = 0;
@@ -29,21 +46,31 @@ export class Processor {
     private readonly events: EventBus,
     private readonly log: Logger,
     private readonly compressor: Compressor,
-  ) {}
+  ) {
+    compressor.onAvailable?.(() => this.wake());
+  }
 
   kick(): void {
     if (this.stopped) return;
     if (this.running) {
       this.again = true;
+      this.poke?.();
       return;
     }
+    if (this.timer) clearTimeout(this.timer);
     this.running = this.drain().finally(() => {
       this.running = undefined;
       if (this.again) {
         this.again = false;
         this.kick();
-      } else this.scheduleRetry();
+      } else this.schedule();
     });
+  }
+
+  /** Work that waited (for a window, a cooldown) may go now. */
+  wake(): void {
+    this.deferred.clear();
+    this.kick();
   }
 
   /** Resolves when nothing is ready to run (for tests and shutdown). */
@@ -54,103 +81,200 @@ export class Processor {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.idle();
+    this.poke?.();
+    let t: NodeJS.Timeout | undefined;
+    await Promise.race([this.idle(), new Promise<void>((r) => (t = setTimeout(r, STOP_GRACE_MS)))]);
+    if (t) clearTimeout(t);
   }
 
-  private scheduleRetry(): void {
+  private schedule(): void {
     if (this.timer) clearTimeout(this.timer);
-    const due = nextDueAt(this.store);
-    if (due === undefined || this.stopped) return;
-    this.timer = setTimeout(() => this.kick(), Math.max(10, due - Date.now()));
+    if (this.stopped || !Number.isFinite(this.wakeAt)) return;
+    this.timer = setTimeout(() => this.kick(), Math.min(2 ** 31 - 1, Math.max(10, this.wakeAt - Date.now())));
     this.timer.unref();
   }
 
+  private planNow(policy: QueuePolicy): Unit[] {
+    const now = Date.now();
+    for (const [id, until] of this.deferred) if (until <= now) this.deferred.delete(id);
+    const pending = this.store.all<JobMeta>(
+      `SELECT id, session_id, kind, attempts, next_attempt_at, created_at FROM pending_work WHERE status = 'pending' ORDER BY id LIMIT ?`,
+      [SCAN],
+    );
+    const p = plan({ pending, inFlight: this.inFlight, deferred: this.deferred, maxUses: policy.batchMaxUses, maxAgeMs: policy.batchMaxAgeMs, now });
+    this.wakeAt = p.wakeAt;
+    return p.units;
+  }
+
   private async drain(): Promise<void> {
+    const running = new Set<Promise<void>>();
     for (;;) {
-      if (this.stopped || this.store.broken) return;
-      const jobs = readyJobs(this.store, Date.now(), CHUNK).filter((j) => !this.inFlight.has(j.id));
-      if (jobs.length === 0) return;
-      await Promise.all(jobs.map((j) => this.run(j)));
-      // Let requests in between chunks.
+      if (this.stopped || this.store.broken) break;
+      this.again = false;
+      const policy = this.compressor.policy();
+      for (const u of this.planNow(policy)) {
+        if (running.size >= policy.concurrency) break;
+        const p: Promise<void> = this.runUnit(u).finally(() => running.delete(p));
+        running.add(p);
+      }
+      if (running.size === 0) break;
+      // Wait for a unit to finish, new work (kick), or a batch coming of age.
+      let sleep: NodeJS.Timeout | undefined;
+      await Promise.race([
+        ...running,
+        new Promise<void>((r) => {
+          this.poke = r;
+          if (Number.isFinite(this.wakeAt)) sleep = setTimeout(r, Math.min(60_000, Math.max(10, this.wakeAt - Date.now())));
+        }),
+      ]);
+      if (sleep) clearTimeout(sleep);
+      this.poke = undefined;
+      // Let requests in between passes.
       await new Promise((r) => setImmediate(r));
     }
+    await Promise.all(running);
   }
 
-  private async run(job: JobRow): Promise<void> {
-    this.inFlight.add(job.id);
+  private loadRows(ids: number[]): JobRow[] {
+    return this.store.all<JobRow>(`SELECT * FROM pending_work WHERE status = 'pending' AND id IN (${ids.map(() => '?').join(',')}) ORDER BY id`, ids);
+  }
+
+  private async runUnit(u: Unit): Promise<void> {
+    const ids = u.kind === 'observe' ? u.jobs.map((j) => j.id) : [u.job.id];
+    for (const id of ids) this.inFlight.add(id);
+    let rows: JobRow[] = [];
     try {
-      if (job.kind === 'observation') await this.runObservation(job, JSON.parse(job.payload) as ObservationJob);
-      else await this.runSummary(job, JSON.parse(job.payload) as SummaryJob);
-      this.processed += 1;
+      rows = this.loadRows(ids);
+      if (rows.length === 0) return;
+      if (u.kind === 'observe') await this.runObservations(u.sessionId, rows);
+      else await this.runSummary(rows[0]);
+      this.processed += rows.length;
     } catch (e) {
-      const attempts = job.attempts + 1;
-      const dead = attempts >= MAX_ATTEMPTS;
-      const backoff = Math.min(60_000, 500 * 2 ** attempts) * (0.5 + Math.random() / 2);
-      this.log.warn(`job ${job.id} failed (attempt ${attempts}${dead ? ', now dead' : ''}): ${(e as Error).message}`);
-      await this.store.write((tx) => failJob(tx, job.id, (e as Error).message, Date.now() + backoff, dead)).catch(() => undefined);
-      this.events.emit('queue_changed', { jobId: job.id, state: dead ? 'dead' : 'retry' });
+      if (e instanceof NotNow) {
+        for (const r of rows) this.deferred.set(r.id, e.until);
+        this.log.debug(`${rows.length} job(s) wait until ${new Date(e.until).toISOString()}: ${e.message}`);
+        return;
+      }
+      await this.fail(rows, e);
     } finally {
-      this.inFlight.delete(job.id);
+      for (const id of ids) this.inFlight.delete(id);
     }
   }
 
-  private async runObservation(job: JobRow, payload: ObservationJob): Promise<void> {
-    const session = sessionById(this.store, job.session_id);
-    if (!session) return; // forgotten meanwhile; the job went with it
-    const result = await this.compressor.observe(payload);
-    const discovery = estimateTokens(payload.toolInput) + estimateTokens(payload.toolResponse);
-    const ids = await this.store.write((tx) => {
-      const out: number[] = [];
-      result.drafts.forEach((d, i) => {
-        const id = insertObservation(tx, {
-          ...d,
-          sessionId: session.id,
-          project: session.project,
-          toolName: payload.toolName,
-          promptNumber: payload.promptNumber,
-          contentHash: i === 0 ? job.content_hash : contentHash(job.content_hash, String(i)),
-          source: result.source,
-          inputTokens: Math.round(result.inputTokens / result.drafts.length),
-          outputTokens: Math.round(result.outputTokens / result.drafts.length),
-          discoveryTokens: Math.round(discovery / result.drafts.length),
-          createdAt: job.created_at,
-        });
-        if (id !== undefined) out.push(id);
-      });
-      finishJob(tx, job.id);
-      return out;
+  private async fail(rows: JobRow[], e: unknown): Promise<void> {
+    const policy = this.compressor.policy();
+    const message = e instanceof Error ? e.message : String(e);
+    const retryAfter = e instanceof ProviderError ? e.opts.retryAfterMs : undefined;
+    const now = Date.now();
+    const updates = rows.map((j) => {
+      const attempts = j.attempts + 1;
+      return { id: j.id, attempts, dead: attempts >= policy.maxAttempts, next: now + backoffMs(attempts, policy, retryAfter) };
     });
-    ids.forEach((id, i) => {
-      const d = result.drafts[i];
-      this.events.emit('new_observation', { id, sessionDbId: session.id, project: session.project, type: d.type, title: d.title, toolName: payload.toolName, createdAt: new Date(job.created_at).toISOString() });
-    });
+    // A transient provider error holds back every batch, not just this one: no storm.
+    if (e instanceof ProviderError && e.kind === 'retry' && updates.length > 0) this.compressor.cooldown?.(Math.min(...updates.map((x) => x.next - now)), message);
+    const dead = updates.filter((x) => x.dead).length;
+    this.log.warn(`${rows.length} job(s) failed (attempt ${updates[0]?.attempts ?? '?'}${dead ? `, ${dead} now dead` : ''}): ${message}`);
+    try {
+      await this.store.write((tx) => updates.forEach((x) => failJob(tx, x.id, message, x.next, x.dead)));
+    } catch (we) {
+      this.log.error(`could not record the failure of job(s) ${rows.map((r) => r.id).join(',')}: ${(we as Error).message}`);
+      return;
+    }
+    for (const x of updates) this.events.emit('queue_changed', { jobId: x.id, state: x.dead ? 'dead' : 'retry', attempts: x.attempts, error: message.slice(0, 300) });
   }
 
-  private async runSummary(job: JobRow, payload: SummaryJob): Promise<void> {
-    const session = sessionById(this.store, job.session_id);
-    if (!session) return;
-    const observations = this.store.all<{ type: string; title: string; files_read: string; files_modified: string }>(
-      'SELECT type, title, files_read, files_modified FROM observations WHERE session_id = ? ORDER BY id',
+  private async finishOrphans(rows: JobRow[]): Promise<void> {
+    await this.store.write((tx) => rows.forEach((r) => finishJob(tx, r.id)));
+  }
+
+  private async runObservations(sessionId: number, rows: JobRow[]): Promise<void> {
+    const session = sessionById(this.store, sessionId);
+    if (!session) return this.finishOrphans(rows); // forgotten meanwhile
+    const payloads = rows.map((r) => JSON.parse(r.payload) as ObservationJob);
+    const result = await this.compressor.observe({
+      project: session.project,
+      request: lastPrompt(this.store, session.id)?.text,
+      jobs: payloads,
+      oldestCreatedAt: Math.min(...rows.map((r) => r.created_at)),
+    });
+    const discovery = shares(payloads.reduce((n, p) => n + estimateTokens(p.toolInput) + estimateTokens(p.toolResponse), 0), result.observations.length);
+    const inserted = await this.store.write((tx) => {
+      const out: { id: number; index: number }[] = [];
+      const s = sessionById(tx, sessionId);
+      const alive = new Set(rows.filter((r) => tx.get('SELECT 1 AS x FROM pending_work WHERE id = ?', [r.id]) !== undefined).map((r) => r.id));
+      const ordinal = new Map<number, number>();
+      result.observations.forEach((o, index) => {
+        const row = rows[o.job];
+        const job = payloads[o.job];
+        if (!s || !row || !alive.has(row.id)) return;
+        const k = ordinal.get(o.job) ?? 0;
+        ordinal.set(o.job, k + 1);
+        const id = insertObservation(tx, {
+          ...o.draft,
+          sessionId: s.id,
+          project: s.project,
+          toolName: job.toolName,
+          promptNumber: job.promptNumber,
+          // The first observation of a tool use carries the tool use's own hash (so the same tool
+          // use posted again is recognised); later ones a hash derived from it.
+          contentHash: k === 0 ? row.content_hash : contentHash(row.content_hash, String(k)),
+          source: result.source,
+          inputTokens: o.inputTokens,
+          outputTokens: o.outputTokens,
+          discoveryTokens: discovery[index],
+          createdAt: row.created_at,
+        });
+        if (id !== undefined) out.push({ id, index });
+      });
+      for (const r of rows) finishJob(tx, r.id);
+      return out;
+    });
+    for (const { id, index } of inserted) {
+      const o = result.observations[index];
+      const row = rows[o.job];
+      this.events.emit('new_observation', {
+        id,
+        sessionDbId: session.id,
+        project: session.project,
+        type: o.draft.type,
+        title: o.draft.title,
+        toolName: payloads[o.job].toolName,
+        source: result.source,
+        createdAt: new Date(row.created_at).toISOString(),
+      });
+    }
+  }
+
+  private async runSummary(row: JobRow): Promise<void> {
+    const session = sessionById(this.store, row.session_id);
+    if (!session) return this.finishOrphans([row]);
+    const payload = JSON.parse(row.payload) as SummaryJob;
+    const observations = this.store.all<{ type: string; title: string; subtitle: string | null; files_read: string; files_modified: string }>(
+      'SELECT type, title, subtitle, files_read, files_modified FROM observations WHERE session_id = ? ORDER BY id',
       [session.id],
     );
     const request = payload.lastUserMessage ?? lastPrompt(this.store, session.id)?.text;
-    const result = await this.compressor.summarize({ request, lastAssistantMessage: payload.lastAssistantMessage, observations, project: session.project });
+    const result = await this.compressor.summarize({ request, lastAssistantMessage: payload.lastAssistantMessage, observations, project: session.project, createdAt: row.created_at });
     const id = await this.store.write((tx) => {
-      const sid = result.summary
-        ? insertSummary(tx, {
-            ...result.summary,
-            sessionId: session.id,
-            project: session.project,
-            promptNumber: payload.promptNumber,
-            contentHash: job.content_hash,
-            inputTokens: result.inputTokens,
-            outputTokens: result.outputTokens,
-            createdAt: job.created_at,
-          })
-        : undefined;
-      finishJob(tx, job.id);
+      const alive = tx.get('SELECT 1 AS x FROM pending_work WHERE id = ?', [row.id]) !== undefined;
+      const sid =
+        result.summary && alive && sessionById(tx, session.id)
+          ? insertSummary(tx, {
+              ...result.summary,
+              sessionId: session.id,
+              project: session.project,
+              promptNumber: payload.promptNumber,
+              contentHash: row.content_hash,
+              inputTokens: result.inputTokens,
+              outputTokens: result.outputTokens,
+              createdAt: row.created_at,
+            })
+          : undefined;
+      finishJob(tx, row.id);
       return sid;
     });
     if (id !== undefined) this.events.emit('new_summary', { id, sessionDbId: session.id, project: session.project, request: result.summary?.request ?? null });
   }
 }
+
+export type { Unit };
