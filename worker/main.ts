@@ -12,6 +12,7 @@ import { acquireLock, releaseLock, updateLockPort } from './lock';
 import { createLogger } from './log';
 import type { HealthResponse } from './protocol';
 import { Processor } from './queue/processor';
+import { searchService } from './search/service';
 import { createApp } from './server/app';
 import { moduleRoutes } from './server/routes';
 import type { AppContext } from './server/context';
@@ -100,6 +101,7 @@ async function main(): Promise<void> {
     },
     shutdown: (reason) => void shutdown(reason),
   };
+  const search = searchService(ctx);
   const app = createApp(ctx, moduleRoutes);
   const server = createAdaptorServer({ fetch: app.fetch, hostname: config.host });
 
@@ -109,6 +111,7 @@ async function main(): Promise<void> {
       log.info(`shutting down: ${reason}`);
       server.close();
       await processor.stop();
+      await search.stop();
       await store.close(true);
       releaseLock(config.dataDir);
       log.info('stopped');
@@ -140,6 +143,7 @@ async function main(): Promise<void> {
 
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => void shutdown(sig));
   processor.kick();
+  search.start();
   if (store.recovery.recordsReplayed > 0 || store.recovery.problems.length > 0) {
     store.snapshot().catch((e: Error) => log.error(`post-recovery snapshot failed: ${e.message}`));
   }

@@ -1,28 +1,61 @@
-// `claude-mem` command line. Loads nothing heavy: the hook path must start as fast as bare node.
-import { runStartStop } from './startStop';
+// `claude-mem` command line. dist/cli.js holds only this dispatcher and the hook path, which must
+// start as fast as bare node (bench/hooks.mjs). The terminal commands live in dist/cli-tools.js and
+// the MCP server (which needs the SDK) in dist/mcp.js; both are loaded only when asked for.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+declare const __VERSION__: string;
+
+const TOOLS = ['start', 'stop', 'status', 'install', 'uninstall', 'viewer', 'search'];
+
+/** Loads a bundle that sits beside this one. A computed path, so esbuild leaves it out of cli.js. */
+function beside<T>(file: string): T | undefined {
+  const p = join(__dirname, file);
+  if (!existsSync(p)) {
+    process.stderr.write(`claude-mem: ${p} is missing; rebuild with npm run build\n`);
+    return undefined;
+  }
+  const load = require;
+  return load(p) as T;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
-  switch (cmd) {
-    case 'start':
-    case 'stop':
-    case 'status':
-      return runStartStop(cmd, rest);
-    case undefined:
-    case 'help':
-    case '--help':
-      process.stdout.write(USAGE);
-      return 0;
-    default:
-      process.stderr.write(`unknown command "${cmd}"\n${USAGE}`);
-      return 2;
+  if (cmd === 'hook') return (await import('./hooks/run')).runHook(rest);
+  if (cmd !== undefined && TOOLS.includes(cmd)) {
+    const tools = beside<{ runTool(cmd: string, args: string[]): Promise<number | undefined> }>('cli-tools.js');
+    return tools ? ((await tools.runTool(cmd, rest)) ?? 2) : 1;
   }
+  if (cmd === 'mcp') {
+    const mcp = beside<{ runMcpServer(args: string[]): Promise<number> }>('mcp.js');
+    return mcp ? mcp.runMcpServer(rest) : 1;
+  }
+  if (cmd === undefined || cmd === 'help' || cmd === '--help' || cmd === '-h') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (cmd === 'version' || cmd === '--version') {
+    process.stdout.write(`${typeof __VERSION__ === 'string' ? __VERSION__ : 'dev'}\n`);
+    return 0;
+  }
+  process.stderr.write(`unknown command "${cmd}"\n${USAGE}`);
+  return 2;
 }
 
 const USAGE = `usage: claude-mem <command>
-  start            start the worker in the background and wait until it is healthy
-  stop             stop the worker gracefully (writes a final snapshot)
-  status           print the worker's health
+  start                     start the worker in the background and wait until it is healthy
+  stop                      stop the worker gracefully (writes a final snapshot)
+  status                    print the worker's health
+  viewer [--print]          open the browser viewer (prints its URL with the token)
+  search <query> [--project P | --all] [--limit N] [--type T] [--mode keyword|semantic|hybrid] [--json]
+                            search memory from the terminal
+  install claude-code [--user | --project [dir]] [--no-mcp]
+                            add claude-mem's hooks (and MCP server) to Claude Code's settings
+  uninstall claude-code [--user | --project [dir]]
+                            remove exactly what install added
+  mcp                       run the MCP server on stdio (Claude Code starts it)
+  hook claude-code <context|session-init|observation|file-context|summarize|session-end>
+                            one Claude Code hook event; reads its JSON on stdin
 `;
 
 main(process.argv.slice(2)).then(

@@ -1,7 +1,7 @@
-// claude-mem start | stop | status
-import { spawn } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+// claude-mem start | stop | status, and ensureWorker for the hooks and the MCP server.
+// node:child_process is loaded only when a worker must be started: hooks rarely need it.
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { join } from 'node:path';
 import { health, request, targetFromEnv, type ClientTarget } from './client';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -9,7 +9,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function ensureWorker(t: ClientTarget, waitMs: number): Promise<{ pid: number; port: number } | undefined> {
   const h = await health(t, 500);
   if (h) return h;
-  startDetached(t);
+  await startDetached(t);
   const end = Date.now() + waitMs;
   while (Date.now() < end) {
     await sleep(100);
@@ -19,17 +19,19 @@ export async function ensureWorker(t: ClientTarget, waitMs: number): Promise<{ p
   return undefined;
 }
 
-function startDetached(t: ClientTarget): void {
-  const script = path.join(__dirname, 'worker.js');
-  fs.mkdirSync(path.join(t.dataDir, 'logs'), { recursive: true, mode: 0o700 });
-  const out = fs.openSync(path.join(t.dataDir, 'logs', 'worker.out'), 'a', 0o600);
+async function startDetached(t: ClientTarget): Promise<void> {
+  // Loaded only here; require, not import(): this runs inside a vm.Script (see loader.ts).
+  const { spawn } = require('node:child_process') as typeof import('node:child_process');
+  const script = join(__dirname, 'worker.js');
+  mkdirSync(join(t.dataDir, 'logs'), { recursive: true, mode: 0o700 });
+  const out = openSync(join(t.dataDir, 'logs', 'worker.out'), 'a', 0o600);
   const child = spawn(process.execPath, [script], {
     detached: true,
     stdio: ['ignore', out, out],
     env: { ...process.env, CLAUDE_MEM_DATA_DIR: t.dataDir, CLAUDE_MEM_WORKER_PORT: String(t.port), CLAUDE_MEM_WORKER_HOST: t.host, ELECTRON_RUN_AS_NODE: '1' },
   });
   child.unref();
-  fs.closeSync(out);
+  closeSync(out);
 }
 
 export async function runStartStop(cmd: 'start' | 'stop' | 'status', _args: string[]): Promise<number> {
@@ -48,7 +50,7 @@ export async function runStartStop(cmd: 'start' | 'stop' | 'status', _args: stri
     const before = await health(t, 500);
     const h = before ?? (await ensureWorker(t, 20_000));
     if (!h) {
-      process.stderr.write(`claude-mem worker did not become healthy at ${url}; see ${path.join(t.dataDir, 'logs')}\n`);
+      process.stderr.write(`claude-mem worker did not become healthy at ${url}; see ${join(t.dataDir, 'logs')}\n`);
       return 1;
     }
     process.stdout.write(`claude-mem worker ${before ? 'already running' : 'started'} at ${url} (pid ${h.pid})\n  data dir: ${t.dataDir}\n  stop: claude-mem stop\n`);

@@ -112,6 +112,17 @@ const MIGRATIONS: string[][] = [
     )`,
     `CREATE INDEX vectors_by_project ON vectors (project, kind)`,
   ],
+  // 3: search. Time indexes for cross-project timelines and date filters; a vector goes when its
+  // record goes or its text changes (the background indexer then embeds the new text).
+  [
+    `CREATE INDEX observations_by_time ON observations (created_at)`,
+    `CREATE INDEX summaries_by_time ON session_summaries (created_at)`,
+    `CREATE INDEX prompts_by_time ON user_prompts (created_at)`,
+    `CREATE TRIGGER vectors_observation_gone AFTER DELETE ON observations BEGIN DELETE FROM vectors WHERE kind = 'observation' AND ref_id = old.id; END`,
+    `CREATE TRIGGER vectors_observation_changed AFTER UPDATE OF title, subtitle, narrative, facts, project ON observations BEGIN DELETE FROM vectors WHERE kind = 'observation' AND ref_id = old.id; END`,
+    `CREATE TRIGGER vectors_summary_gone AFTER DELETE ON session_summaries BEGIN DELETE FROM vectors WHERE kind = 'summary' AND ref_id = old.id; END`,
+    `CREATE TRIGGER vectors_summary_changed AFTER UPDATE OF request, investigated, learned, completed, next_steps, notes, project ON session_summaries BEGIN DELETE FROM vectors WHERE kind = 'summary' AND ref_id = old.id; END`,
+  ],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

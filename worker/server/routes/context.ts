@@ -1,7 +1,25 @@
-// Route group for the context module; filled in by its issue. Registered in worker/server/routes/index.ts.
+// GET /api/context/inject?project=X: the markdown a new session starts with (see worker/context/).
+// Registered in worker/server/routes/index.ts.
 import type { Hono } from 'hono';
+import { buildContext } from '../../context/builder';
+import { contextOptions } from '../../context/options';
+import { BadRequest, type ContextInjectResponse } from '../../protocol';
+import { optProject } from '../../search/params';
+import { searchService } from '../../search/service';
 import type { AppContext } from '../context';
 
-export function contextRoutes(_app: Hono, _ctx: AppContext): void {
-  /* no routes yet */
+export function contextRoutes(app: Hono, ctx: AppContext): void {
+  app.get('/api/context/inject', (c) => {
+    const project = optProject(c.req.query('project'));
+    if (project === undefined) throw new BadRequest(`query 'project' is required`);
+    const format = c.req.query('format') ?? 'markdown';
+    if (format !== 'markdown' && format !== 'json') throw new BadRequest(`query 'format' must be markdown or json`);
+    const opts = contextOptions(searchService(ctx).settings.context, (name) => c.req.query(name));
+    const r = buildContext(ctx.store, project, opts);
+    if (format === 'json') {
+      const body: ContextInjectResponse = { project, markdown: r.markdown, tokens: r.tokens, budget: opts.tokenBudget, observations: r.observations, summaries: r.summaries, truncated: r.truncated };
+      return c.json(body);
+    }
+    return c.body(r.markdown, 200, { 'content-type': 'text/markdown; charset=utf-8' });
+  });
 }

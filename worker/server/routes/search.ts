@@ -1,7 +1,74 @@
-// Route group for the search module; filled in by its issue. Registered in worker/server/routes/index.ts.
+// Search routes, progressive disclosure in three layers: compact ranked rows (search, by-file),
+// what happened around a point (timeline), full records for chosen ids (observations/batch).
+// Plus the vector index's status and a reindex. Registered in worker/server/routes/index.ts.
 import type { Hono } from 'hono';
+import { BadRequest, intParam, parseBatchRequest, parseReindexRequest, type ObservationsBatchResponse } from '../../protocol';
+import { fileHistory } from '../../search/byFile';
+import { optProject, parseSearchRequest } from '../../search/params';
+import { searchService } from '../../search/service';
+import { NotFound, timeline } from '../../search/timeline';
+import { toObservation, type ObservationRow } from '../../store/repos/observations';
 import type { AppContext } from '../context';
+import { jsonBody } from '../http';
 
-export function searchRoutes(_app: Hono, _ctx: AppContext): void {
-  /* no routes yet */
+export function searchRoutes(app: Hono, ctx: AppContext): void {
+  const service = () => searchService(ctx);
+
+  app.get('/api/search', async (c) => {
+    const req = parseSearchRequest((name) => c.req.query(name));
+    return c.json(await service().searcher.search(req));
+  });
+
+  app.get('/api/search/by-file', (c) => {
+    const limit = intParam(c.req.query('limit'), 'limit', 50, 1, 500);
+    const offset = intParam(c.req.query('offset'), 'offset', 0, 0, 100_000);
+    return c.json(fileHistory(ctx.store, c.req.query('path') ?? c.req.query('file'), { project: optProject(c.req.query('project')), limit, offset }));
+  });
+
+  app.get('/api/search/status', (c) => c.json(service().status()));
+
+  app.post('/api/search/reindex', async (c) => {
+    const text = await c.req.text();
+    const req = parseReindexRequest(text.trim() === '' ? undefined : jsonFrom(text));
+    return c.json(await service().reindex(req), 202);
+  });
+
+  app.get('/api/timeline', (c) => {
+    const q = (name: string, alt: string) => c.req.query(name) ?? c.req.query(alt);
+    const before = intParam(q('depth_before', 'depthBefore'), 'depth_before', 10, 0, 100);
+    const after = intParam(q('depth_after', 'depthAfter'), 'depth_after', 10, 0, 100);
+    try {
+      return c.json(timeline(ctx.store, c.req.query('anchor'), { before, after, project: optProject(c.req.query('project')) }));
+    } catch (e) {
+      if (e instanceof NotFound) return c.json({ error: e.message }, 404);
+      throw e;
+    }
+  });
+
+  app.post('/api/observations/batch', async (c) => {
+    const { ids, project } = parseBatchRequest(await jsonBody(c));
+    const rows = ids.length
+      ? ctx.store.all<ObservationRow>('SELECT * FROM observations WHERE id IN (SELECT value FROM json_each(?))', [JSON.stringify(ids)])
+      : [];
+    const byId = new Map(rows.filter((r) => project === undefined || r.project === project).map((r) => [r.id, r]));
+    const seen = new Set<number>();
+    const items = [];
+    const missing: number[] = [];
+    for (const id of ids) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const r = byId.get(id);
+      if (r) items.push(toObservation(r));
+      else missing.push(id);
+    }
+    return c.json({ items, missing } satisfies ObservationsBatchResponse);
+  });
+}
+
+function jsonFrom(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new BadRequest('malformed JSON body');
+  }
 }

@@ -1,0 +1,171 @@
+// Our side: the built worker (dist/worker.js) and hook CLI (dist/cli.js), Anthropic provider
+// pointed at the fake model server through ANTHROPIC_BASE_URL.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { client, spawnLogged, stopGroup, timed, waitFor } from './common.mjs';
+import { keyOf } from './fixture.mjs';
+
+export function ours(ROOT) {
+  const worker = path.join(ROOT, 'dist', 'worker.js');
+  const cli = path.join(ROOT, 'dist', 'cli.js');
+  const version = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+
+  const envFor = ({ dataDir, home, port, fakeUrl }) => ({
+    ...process.env,
+    HOME: home,
+    CLAUDE_MEM_DATA_DIR: dataDir,
+    CLAUDE_MEM_WORKER_PORT: String(port),
+    CLAUDE_MEM_PROVIDER: 'anthropic',
+    ANTHROPIC_API_KEY: 'sk-ant-fake-bench-key',
+    ANTHROPIC_BASE_URL: `${fakeUrl}/ours`,
+    DO_NOT_TRACK: '1',
+  });
+
+  const readToken = (dataDir) => {
+    try {
+      return fs.readFileSync(path.join(dataDir, 'auth.token'), 'utf8').trim() || undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  return {
+    name: 'ours',
+    product: `claude-mem-vscode ${version}`,
+    version,
+    runtime: `node ${process.version}`,
+    modelApi: 'Anthropic Messages (SDK baseURL)',
+
+    async prepare() {
+      const problems = [];
+      for (const f of [worker, cli]) if (!fs.existsSync(f)) problems.push(`${path.relative(ROOT, f)} missing (npm run build)`);
+      return problems;
+    },
+
+    /** Hook events the built CLI does not list in its usage (probing by running a hook could start a worker). */
+    async missingHookEvents(events) {
+      const r = await timed(process.execPath, [cli, 'help'], { env: process.env, input: '' });
+      const m = /hook claude-code <([^>]+)>/.exec(r.stdout + r.stderr);
+      const known = new Set(m ? m[1].split('|') : []);
+      return events.filter((e) => !known.has(e));
+    },
+
+    async start(opts) {
+      const env = envFor(opts);
+      const t0 = performance.now();
+      const proc = spawnLogged(process.execPath, [worker], { env, log: path.join(opts.logDir, 'ours-worker.log') });
+      const healthMs = await waitFor(opts.port, '/api/health', (r) => r.status === 200 && r.body?.status === 'ok', { t0, proc, timeoutMs: 60_000 });
+      const token = readToken(opts.dataDir);
+      const c = client(opts.port, token);
+      // Ready: storage recovered and the store answering (needs the token).
+      let readyMs = healthMs;
+      for (;;) {
+        const r = await c.req('GET', '/api/readiness').catch(() => undefined);
+        if (r?.status === 200 && r.body?.ready !== false) {
+          readyMs = performance.now() - t0;
+          break;
+        }
+        if (performance.now() - t0 > 60_000) throw new Error('our worker never became ready');
+        await new Promise((res) => setTimeout(res, 15));
+      }
+      const health = (await c.req('GET', '/api/health')).body;
+      return { side: 'ours', proc, pid: proc.pid, port: opts.port, c, env, healthMs, readyMs, opts, provider: health?.provider };
+    },
+
+    async stop(inst) {
+      inst.c.close();
+      await stopGroup(inst.proc, 15_000);
+    },
+
+    hook(inst, event, input) {
+      return timed(process.execPath, [cli, 'hook', 'claude-code', event], { env: inst.env, input: JSON.stringify(input), cwd: input.cwd });
+    },
+
+    /** What our observation hook sends for this PostToolUse input (dist/cli.js, worker/cli/hooks/claude-code/observation.ts). */
+    postObservation(inst, input) {
+      return inst.c.req('POST', '/api/sessions/observations', {
+        contentSessionId: input.session_id,
+        tool_name: input.tool_name,
+        tool_input: input.tool_input,
+        tool_response: input.tool_response,
+        cwd: input.cwd,
+        tool_use_id: input.tool_use_id,
+        platform: 'claude-code',
+      });
+    },
+
+    /** The request our hook makes for an event, sent directly (when the run's time budget leaves no room for the hook process). */
+    httpEvent(inst, event, input) {
+      switch (event) {
+        case 'context':
+          return inst.c.req('GET', `/api/context/inject?${new URLSearchParams({ project: path.basename(input.cwd) })}`);
+        case 'session-init':
+          return inst.c.req('POST', '/api/sessions/init', { contentSessionId: input.session_id, cwd: input.cwd, prompt: input.prompt, platform: 'claude-code' });
+        case 'observation':
+          return this.postObservation(inst, input);
+        case 'summarize':
+          return inst.c.req('POST', '/api/sessions/summarize', { contentSessionId: input.session_id, last_assistant_message: input.last_assistant_message, platform: 'claude-code' });
+        case 'session-end':
+          return inst.c.req('POST', '/api/sessions/complete', { contentSessionId: input.session_id, reason: input.reason, platform: 'claude-code' });
+        default:
+          return undefined; // file-context only reads
+      }
+    },
+
+    initSession(inst, { sessionId, cwd, prompt }) {
+      return inst.c.req('POST', '/api/sessions/init', { contentSessionId: sessionId, cwd, prompt, platform: 'claude-code' });
+    },
+
+    async search(inst, query, project, limit = 5, mode = 'keyword') {
+      const qs = new URLSearchParams({ query, mode, kind: 'observation', limit: String(limit), ...(project ? { project } : {}) });
+      const r = await inst.c.req('GET', `/api/search?${qs}`);
+      const items = (Array.isArray(r.body?.items) ? r.body.items : []).filter((i) => i.kind === undefined || i.kind === 'observation');
+      return { status: r.status, titles: items.map((i) => i.title), keys: items.map((i) => keyOf(i.title, i.epoch)), raw: r };
+    },
+
+    /** Waits until the local embedder has caught up (for hybrid search); resolves the status. */
+    async waitVectors(inst, timeoutMs = 180_000) {
+      const t0 = performance.now();
+      let st;
+      while (performance.now() - t0 < timeoutMs) {
+        st = (await inst.c.req('GET', '/api/search/status')).body;
+        if (st && (st.pending === 0 && st.embeddings?.state !== 'indexing')) return { ok: st.embeddings?.state !== 'unavailable' && st.embeddings?.state !== 'off', status: st, ms: performance.now() - t0 };
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      return { ok: false, status: st, ms: performance.now() - t0 };
+    },
+
+    async context(inst, project) {
+      const r = await inst.c.req('GET', `/api/context/inject?${new URLSearchParams({ project })}`);
+      const text = typeof r.body === 'object' && r.body ? String(r.body.markdown ?? '') : String(r.body ?? '');
+      return { status: r.status, chars: text.length, text };
+    },
+
+    async counts(inst) {
+      const r = await inst.c.req('GET', '/api/stats');
+      const b = r.body ?? {};
+      const q = b.queue ?? {};
+      return {
+        observations: Number(b.observations ?? NaN),
+        summaries: Number(b.summaries ?? NaN),
+        idle: (q.pending ?? 0) + (q.inFlight ?? 0) === 0,
+        modelInputTokens: b.tokens?.modelInput,
+      };
+    },
+
+    /** title + time of every stored observation. */
+    async listKeys(inst) {
+      const keys = [];
+      for (let offset = 0; ; offset += 200) {
+        const r = await inst.c.req('GET', `/api/observations?limit=200&offset=${offset}`);
+        const items = r.body?.items ?? [];
+        keys.push(...items.map((o) => keyOf(o.title, o.createdAtEpoch)));
+        if (items.length < 200) return keys;
+      }
+    },
+
+    async importExport(inst, doc) {
+      return inst.c.req('POST', '/api/import', doc, 120_000);
+    },
+  };
+}

@@ -1,0 +1,128 @@
+// Pieces of the hook CLI that need no worker: input decoding, bounding of huge fields, the transcript
+// reader, the file-context rows and their once-per-session memory, and the context body.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { contextText } from '../../worker/cli/hooks/claude-code/context';
+import { formatFileHistory, historyRows } from '../../worker/cli/hooks/claude-code/file-context';
+import { claim, forgetSession } from '../../worker/cli/hooks/claude-code/fileContextState';
+import { parseHookInput } from '../../worker/cli/hooks/io';
+import { boundField, shrinkDeep } from '../../worker/cli/hooks/shrink';
+import { lastMessages } from '../../worker/cli/hooks/transcript';
+
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'cli-hooks-'));
+
+describe('parseHookInput', () => {
+  it('takes a JSON object, with or without a BOM', () => {
+    assert.deepEqual(parseHookInput(Buffer.from('{"a":1}')).input, { a: 1 });
+    assert.deepEqual(parseHookInput(Buffer.from('\uFEFF{"a":1}')).input, { a: 1 });
+  });
+  it('turns invalid UTF-8 into U+FFFD', () => {
+    const raw = Buffer.concat([Buffer.from('{"p":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('b"}')]);
+    assert.equal(parseHookInput(raw).input.p, 'a\uFFFD\uFFFDb');
+  });
+  it('reports empty, non-JSON and non-object input, giving {}', () => {
+    for (const [s, re] of [['', /empty/], [' \n', /empty/], ['nope', /not JSON/], ['[1]', /not an object/], ['null', /not an object/]] as const) {
+      const r = parseHookInput(Buffer.from(s));
+      assert.deepEqual(r.input, {});
+      assert.match(r.problem ?? '', re);
+    }
+  });
+});
+
+describe('bounding tool fields', () => {
+  it('caps long strings keeping head and tail, and leaves structure valid JSON', () => {
+    const v = shrinkDeep({ file: { content: 'A' + 'x'.repeat(10_000) + 'Z' }, n: 3 }, 1000) as { file: { content: string }; n: number };
+    assert.ok(v.file.content.length <= 1000);
+    assert.ok(v.file.content.startsWith('A') && v.file.content.endsWith('Z'));
+    assert.match(v.file.content, /elided/);
+    assert.equal(v.n, 3);
+  });
+  it('bounds long arrays and deep nesting', () => {
+    const arr = shrinkDeep(Array.from({ length: 5000 }, (_, i) => i), 100) as unknown[];
+    assert.equal(arr.length, 1001);
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 100; i++) deep = { d: deep };
+    assert.match(JSON.stringify(shrinkDeep(deep, 100)), /nested too deep/);
+  });
+  it('falls back to capped JSON text when many strings together are still too big', () => {
+    const many = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, 'y'.repeat(900)]));
+    const out = boundField(many, 1000, 10_000);
+    assert.equal(typeof out, 'string');
+    assert.ok((out as string).length <= 10_000);
+    assert.equal(boundField(undefined, 10, 10), undefined);
+    assert.equal(boundField('short', 10, 10), 'short');
+  });
+});
+
+describe('lastMessages (transcript JSONL)', () => {
+  const line = (o: unknown) => JSON.stringify(o) + '\n';
+  it('finds the last real prompt and the last assistant text, skipping tool results and meta lines', () => {
+    const f = path.join(tmp(), 't.jsonl');
+    fs.writeFileSync(
+      f,
+      line({ type: 'user', message: { role: 'user', content: 'first question' } }) +
+        line({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'first answer' }] } }) +
+        line({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: 'second question' }] } }) +
+        line({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'x', name: 'Read', input: {} }] } }) +
+        line({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', content: 'data' }] } }) +
+        line({ type: 'user', isMeta: true, message: { role: 'user', content: 'meta' } }) +
+        line({ type: 'user', message: { role: 'user', content: '<command-name>/clear</command-name>' } }) +
+        line({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'final answer' }] } }) +
+        'not json\n',
+    );
+    assert.deepEqual(lastMessages(f), { user: 'second question', assistant: 'final answer' });
+  });
+  it('reads only the tail of a long transcript, across a window boundary', () => {
+    const f = path.join(tmp(), 'big.jsonl');
+    const filler = line({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'x', name: 'Bash', input: { c: 'z'.repeat(2000) } }] } });
+    fs.writeFileSync(f, line({ type: 'user', message: { role: 'user', content: 'the prompt' } }) + filler.repeat(200) + line({ type: 'assistant', message: { role: 'assistant', content: 'done' } }));
+    assert.deepEqual(lastMessages(f), { user: 'the prompt', assistant: 'done' });
+    assert.deepEqual(lastMessages(f, 64 * 1024), { user: undefined, assistant: 'done' });
+  });
+  it('never throws on a missing file', () => {
+    assert.deepEqual(lastMessages('/no/such/file.jsonl'), {});
+  });
+});
+
+describe('file context', () => {
+  it('reads the by-file rows and formats them inside claude-mem-context', () => {
+    const rows = historyRows({
+      items: [
+        { kind: 'observation', id: 7, ref: '7', type: 'bugfix', title: 'Fixed the  parser\n crash', epoch: Date.parse('2025-03-02T10:00:00Z'), action: 'modified' },
+        { id: 3, type: 'discovery', title: 'Read parser', time: '2025-03-01T09:00:00Z', action: 'read' },
+        { id: 'bad' },
+      ],
+    });
+    assert.deepEqual(rows.map((r) => r.id), [7, 3]);
+    const text = formatFileHistory('src/parser.ts', rows, Date.parse('2025-03-03T00:00:00Z'));
+    assert.match(text, /^<claude-mem-context>\n/);
+    assert.match(text, /<\/claude-mem-context>$/);
+    assert.match(text, /2 past observations about src\/parser\.ts/);
+    assert.ok(text.indexOf('#3 ') < text.indexOf('#7 '), 'oldest first');
+    assert.match(text, /#7 .*\[bugfix\] Fixed the parser crash \(modified\)/);
+    assert.match(text, /changed since the newest/);
+    assert.deepEqual(historyRows([{ id: 1, title: 't' }]).map((r) => r.id), [1]);
+    assert.deepEqual(historyRows('nope'), []);
+  });
+  it('claims a (file, signature) once per session', () => {
+    const d = tmp();
+    assert.equal(claim(d, 'sess/1', '/p/a.ts', '1:2:3'), true);
+    assert.equal(claim(d, 'sess/1', '/p/a.ts', '1:2:3'), false);
+    assert.equal(claim(d, 'sess/1', '/p/a.ts', '1:2:4'), true, 'a new observation or change shows it again');
+    assert.equal(claim(d, 'sess-2', '/p/a.ts', '1:2:4'), true, 'another session');
+    forgetSession(d, 'sess/1');
+    assert.equal(claim(d, 'sess/1', '/p/a.ts', '1:2:4'), true);
+  });
+});
+
+describe('contextText', () => {
+  it('takes markdown text or JSON carrying it', () => {
+    assert.equal(contextText('<claude-mem-context>x</claude-mem-context>'), '<claude-mem-context>x</claude-mem-context>');
+    assert.equal(contextText({ markdown: 'm' }), 'm');
+    assert.equal(contextText({ error: 'x' }), '');
+    assert.equal(contextText(undefined), '');
+  });
+});

@@ -1,0 +1,96 @@
+// The hook path must start as fast as bare node: it may load nothing heavy. Runs the built CLI
+// (npm run build) with a preload that lists, at exit, every module the process loaded.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { CLI_JS, ROOT } from '../helpers/worker';
+
+const PRELOAD = `
+process.on('exit', () => {
+  const list = { builtins: process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)), files: Object.keys(require.cache).filter((f) => f !== __filename) };
+  require('fs').writeFileSync(process.env.LOADED_OUT, JSON.stringify(list));
+});
+`;
+
+function loaded(args: string[], input: string): { builtins: string[]; files: string[]; stdout: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-lean-'));
+  const preload = path.join(dir, 'preload.cjs');
+  const out = path.join(dir, 'loaded.json');
+  fs.writeFileSync(preload, PRELOAD);
+  const r = spawnSync(process.execPath, ['-r', preload, CLI_JS, ...args], {
+    input,
+    encoding: 'utf8',
+    env: { ...process.env, LOADED_OUT: out, CLAUDE_MEM_DATA_DIR: dir, CLAUDE_MEM_WORKER_PORT: '1', CLAUDE_MEM_NO_AUTOSTART: '1' },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  return { ...(JSON.parse(fs.readFileSync(out, 'utf8')) as { builtins: string[]; files: string[] }), stdout: r.stdout };
+}
+
+const HEAVY = ['http', 'https', '_http_client', 'child_process', 'zlib', 'crypto', 'worker_threads', 'internal/deps/undici/undici', 'tty', 'readline'];
+
+describe('hook path stays lean', () => {
+  for (const event of ['observation', 'session-init', 'summarize', 'session-end', 'file-context', 'context']) {
+    it(`hook claude-code ${event} loads only the CLI bundle and light builtins`, () => {
+      const input = JSON.stringify({ session_id: 's', cwd: ROOT, tool_name: 'Read', tool_input: { file_path: path.join(ROOT, 'package.json') }, tool_response: 'x', prompt: 'p', source: 'startup' });
+      const l = loaded(['hook', 'claude-code', event], input);
+      assert.deepEqual(l.files.map((f) => path.relative(ROOT, f)), ['dist/cli.js'], 'no other JS file is loaded');
+      const heavy = l.builtins.filter((b) => HEAVY.includes(b));
+      assert.deepEqual(heavy, [], `heavy builtins loaded: ${heavy.join(', ')}`);
+    });
+  }
+
+  it('the CLI bundle holds no worker, SDK or MCP code', () => {
+    const text = fs.readFileSync(CLI_JS, 'utf8');
+    for (const needle of ['sql-wasm', 'hono', '@anthropic-ai/sdk', 'modelcontextprotocol', 'registerTool', 'zod']) assert.ok(!text.includes(needle), `dist/cli.js contains ${needle}`);
+    assert.ok(text.length < 120_000, `dist/cli.js is ${text.length} bytes`);
+  });
+});
+
+describe('V8 code cache for the hook path (dist/cli.js as the loader of dist/cli-main.js)', () => {
+  const isLoader = fs.existsSync(path.join(ROOT, 'dist', 'cli-main.js')) && fs.statSync(CLI_JS).size < 8000;
+  const run = (dataDir: string, env: Record<string, string> = {}) =>
+    spawnSync(process.execPath, [CLI_JS, 'hook', 'claude-code', 'observation'], {
+      input: '{}',
+      encoding: 'utf8',
+      env: { ...process.env, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: '1', CLAUDE_MEM_NO_AUTOSTART: '1', ...env },
+    });
+  const caches = (dataDir: string) => {
+    const d = path.join(dataDir, 'cache');
+    return fs.existsSync(d) ? fs.readdirSync(d).filter((f) => f.endsWith('.v8')) : [];
+  };
+
+  it('is written on the first run of an event and survives a corrupt or stale file', (t) => {
+    if (!isLoader) {
+      t.skip('dist/cli.js is not the loader yet (esbuild.config.mjs needs the cli-main entry)');
+      return;
+    }
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-cache-'));
+    const first = run(dataDir);
+    assert.equal(first.status, 0, first.stderr);
+    assert.equal(first.stdout, '{}');
+    const [file] = caches(dataDir);
+    assert.match(file ?? '', new RegExp(`^cli-\\d+-\\d+-${process.version}-${process.arch}-claude-code-observation\\.v8$`));
+    const full = path.join(dataDir, 'cache', file);
+    assert.ok(fs.statSync(full).size > 1000);
+    fs.writeFileSync(full, 'not a code cache');
+    fs.writeFileSync(path.join(dataDir, 'cache', 'cli-1-2-v0.0.0-x64-claude-code-observation.v8'), 'stale build');
+    const again = run(dataDir);
+    assert.equal(again.status, 0, again.stderr);
+    assert.equal(again.stdout, '{}');
+    assert.deepEqual(caches(dataDir), [file], 'the stale build is pruned');
+    assert.ok(fs.statSync(full).size > 1000, 'a rejected cache is made again');
+  });
+
+  it('CLAUDE_MEM_NO_CODE_CACHE=1 turns it off', (t) => {
+    if (!isLoader) {
+      t.skip('dist/cli.js is not the loader yet');
+      return;
+    }
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-cache-'));
+    assert.equal(run(dataDir, { CLAUDE_MEM_NO_CODE_CACHE: '1' }).status, 0);
+    assert.deepEqual(caches(dataDir), []);
+  });
+});

@@ -1,0 +1,202 @@
+// Keyword search over a real sql.js store holding the synthetic history: query sanitising (any
+// input answers rows or nothing, never an error), BM25 ranking, every filter, paging, the rank
+// cap, snippets, browsing without a query, and the keyword fallback when vectors are unavailable.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { nullLogger } from '../../worker/log';
+import type { SearchMode } from '../../worker/protocol';
+import { bm25, idf, registerSearchFunctions } from '../../worker/search/bm25';
+import { parseFtsQuery } from '../../worker/search/ftsQuery';
+import { parseSearchRequest, type SearchFilters } from '../../worker/search/params';
+import { Searcher } from '../../worker/search/searcher';
+import { DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
+import { makeSnippet } from '../../worker/search/snippet';
+import { migrate } from '../../worker/store/schema';
+import { Store } from '../../worker/store/store';
+import { allObservations, loadHistory, type FixtureHistory } from '../fixtures/search/load';
+import { tempDir } from '../helpers/worker';
+
+let store: Store;
+let history: FixtureHistory;
+let searcher: Searcher;
+const ALL: SearchFilters['kinds'] = ['observation', 'summary', 'prompt'];
+
+before(async () => {
+  store = await Store.open({ dir: path.join(tempDir('search-kw-'), 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
+  await migrate(store);
+  history = await loadHistory(store);
+  registerSearchFunctions(store);
+  searcher = new Searcher(store, DEFAULT_SEARCH_SETTINGS, undefined);
+});
+after(() => store.close(false));
+
+const search = (query: string, filters: Partial<SearchFilters> = {}, o: { mode?: SearchMode; limit?: number; offset?: number } = {}) =>
+  searcher.search({ query, mode: o.mode ?? 'keyword', filters: { kinds: ALL, ...filters }, limit: o.limit ?? 20, offset: o.offset ?? 0 }, history.fixtureNow);
+const obsByKey = (key: string) => {
+  const o = allObservations(history).find((x) => x.key === key);
+  if (!o) throw new Error(`no fixture observation ${key}`);
+  return o;
+};
+
+describe('query sanitising', () => {
+  it('re-emits every term as a quoted phrase, keeping phrases and prefixes', () => {
+    const q = parseFtsQuery('title:refresh "token race" NEAR(a b) OR -x lin*');
+    assert.ok(q);
+    assert.equal(q.and, '"title refresh" "token race" "near a" "b" "x" "lin*"');
+    assert.equal(q.or, '"title refresh" OR "token race" OR "near a" OR "b" OR "x" OR "lin*"');
+  });
+
+  it('drops stop words unless nothing else is left', () => {
+    assert.equal(parseFtsQuery('why did the build fail')?.and, '"build" "fail"');
+    assert.equal(parseFtsQuery('what is it')?.and, '"what" "is" "it"');
+    assert.equal(parseFtsQuery('!!! ??? ***'), undefined);
+  });
+
+  it('answers any input with rows or an empty list, never an error', async () => {
+    const nasty = [
+      '"', '""', '"unbalanced quote', "it's", 'a OR', 'OR', 'AND AND', 'NOT', '-', '-refresh', '*', 'ref*', '**x**', 'NEAR', 'NEAR/3', 'token NEAR/2 race',
+      'title:', ':refresh', 'observations_fts:x', '(', ')', '((refresh)', '^refresh', '$', '\\', '\u0000', 'é', '日本語', '🔥🔥', 'x'.repeat(3000),
+      'docid:1', "'; DROP TABLE observations; --", '%', '_', '[a-z]+', '"a" "b" "c" "d" "e" "f" "g" "h" "i" "j" "k" "l" "m" "n" "o" "p" "q" "r"',
+    ];
+    let seed = 7;
+    for (let i = 0; i < 200; i++) {
+      let s = '';
+      for (let j = 0; j < 12; j++) {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+        s += String.fromCharCode(32 + (seed % 96));
+      }
+      nasty.push(s);
+    }
+    for (const q of nasty) {
+      for (const mode of ['keyword', 'hybrid'] as const) {
+        const r = await search(q, {}, { mode });
+        assert.ok(Array.isArray(r.items), `query ${JSON.stringify(q)}`);
+      }
+    }
+  });
+});
+
+describe('ranking', () => {
+  it('BM25 from matchinfo: rarer terms, title hits and short rows weigh more', () => {
+    // 'pcnaly': p=1 phrase, c=2 columns, n=100 rows, average lengths, this row's lengths, hits per column.
+    const mi = (lengths: [number, number], hits: [number, number]) => Uint32Array.from([1, 2, 100, 10, 50, ...lengths, ...hits]);
+    const rare = bm25(mi([10, 50], [1, 0]), [1, 1], [idf(100, 1)]);
+    const common = bm25(mi([10, 50], [1, 0]), [1, 1], [idf(100, 90)]);
+    const inBody = bm25(mi([10, 50], [0, 1]), [3, 1], [idf(100, 1)]);
+    const inTitle = bm25(mi([10, 50], [1, 0]), [3, 1], [idf(100, 1)]);
+    const longRow = bm25(mi([40, 50], [1, 0]), [1, 1], [idf(100, 1)]);
+    assert.ok(rare > common && common > 0);
+    assert.ok(inTitle > inBody && inBody > 0);
+    assert.ok(rare > longRow);
+  });
+
+  it('finds the observation an identifier names, first', async () => {
+    const r = await search('ECONNRESET', { project: 'atlas-api', kinds: ['observation'] });
+    assert.equal(r.items[0].id, obsByKey('A5').id);
+    assert.equal(r.modeUsed, 'keyword');
+    assert.match(r.items[0].snippet ?? '', /\*\*ECONNRESET\*\*/);
+    assert.ok(r.items.every((i, n) => n === 0 || (i.score ?? 0) <= (r.items[n - 1].score ?? 0)), 'scores descend');
+  });
+
+  it('stems: "retried" finds "retries" and "retry"', async () => {
+    const r = await search('retried', { project: 'atlas-api', kinds: ['observation'] });
+    assert.ok(r.items.some((i) => i.id === obsByKey('A5').id));
+  });
+
+  it('compact rows carry kind, ref, type, time, project, score and read tokens', async () => {
+    const r = await search('token bucket');
+    const row = r.items.find((i) => i.id === obsByKey('A4').id && i.kind === 'observation');
+    assert.ok(row);
+    assert.equal(row.ref, String(row.id));
+    assert.equal(row.type, 'feature');
+    assert.equal(row.project, 'atlas-api');
+    assert.equal(row.time, new Date(obsByKey('A4').createdAt).toISOString());
+    assert.ok(row.readTokens > 20 && row.readTokens < 400, `readTokens ${row.readTokens}`);
+    const sum = r.items.find((i) => i.kind === 'summary');
+    if (sum) assert.equal(sum.ref, `S${sum.id}`);
+  });
+});
+
+describe('filters', () => {
+  it('project', async () => {
+    const r = await search('fixed', { project: 'pixel-ui' }, { limit: 100 });
+    assert.ok(r.items.length > 5);
+    assert.ok(r.items.every((i) => i.project === 'pixel-ui'));
+  });
+
+  it('type (observation types) and kind (record kinds)', async () => {
+    const bugs = await search('fixed', { types: ['bugfix'], kinds: ['observation'] }, { limit: 100 });
+    assert.ok(bugs.items.length > 3 && bugs.items.every((i) => i.type === 'bugfix' && i.kind === 'observation'));
+    const req = parseSearchRequest((n) => ({ query: 'payments', type: 'sessions', limit: '50' })[n as 'query']);
+    assert.deepEqual(req.filters.kinds, ['summary']);
+    const sums = await searcher.search(req, history.fixtureNow);
+    assert.ok(sums.items.length > 0 && sums.items.every((i) => i.kind === 'summary' && i.ref.startsWith('S')));
+    const prompts = await search('logged out', { kinds: ['prompt'] });
+    assert.ok(prompts.items.length > 0 && prompts.items.every((i) => i.kind === 'prompt' && i.ref.startsWith('P')));
+  });
+
+  it('concepts (any of), case-insensitive', async () => {
+    const r = await search('fixed', { concepts: ['gotcha'], kinds: ['observation'] }, { limit: 100 });
+    assert.ok(r.items.length > 0);
+    const withGotcha = new Set(allObservations(history).filter((o) => o.concepts.includes('gotcha')).map((o) => o.id));
+    assert.ok(r.items.every((i) => withGotcha.has(i.id)));
+  });
+
+  it('file (substring of a read or modified path)', async () => {
+    const r = await search('refresh', { file: 'src/auth/refresh.ts', kinds: ['observation'] }, { limit: 100 });
+    assert.ok(r.items.some((i) => i.id === obsByKey('A1').id));
+    const touching = new Set(allObservations(history).filter((o) => [...o.filesRead, ...o.filesModified].some((f) => f.includes('src/auth/refresh.ts'))).map((o) => o.id));
+    assert.ok(r.items.every((i) => touching.has(i.id)));
+  });
+
+  it('date range: start inclusive, end exclusive', async () => {
+    const a1 = obsByKey('A1').createdAt;
+    const inside = await search('refresh token', { from: a1, to: a1 + 1, kinds: ['observation'] });
+    assert.deepEqual(inside.items.map((i) => i.id), [obsByKey('A1').id]);
+    const before = await search('refresh token', { to: a1, kinds: ['observation'] }, { limit: 100 });
+    assert.ok(before.items.every((i) => i.epoch < a1));
+    const req = parseSearchRequest((n) => ({ query: 'x', dateStart: '2026-01-05', dateEnd: '2026-01-05' })[n as 'query']);
+    assert.equal(req.filters.to! - req.filters.from!, 86_400_000, 'a date-only end covers that whole day');
+  });
+
+  it('paging: pages do not overlap and hasMore tells when more exist', async () => {
+    const first = await search('src', {}, { limit: 5 });
+    const second = await search('src', {}, { limit: 5, offset: 5 });
+    const both = await search('src', {}, { limit: 10 });
+    assert.equal(first.hasMore, true);
+    assert.deepEqual([...first.items, ...second.items].map((i) => `${i.kind}${i.id}`), both.items.map((i) => `${i.kind}${i.id}`));
+  });
+
+  it('no query: the filters alone, newest first', async () => {
+    const r = await search('', { project: 'ledger-cli', types: ['bugfix'], kinds: ['observation'] }, { limit: 50 });
+    assert.equal(r.modeUsed, 'browse');
+    assert.ok(r.items.length > 2 && r.items.every((i) => i.project === 'ledger-cli' && i.type === 'bugfix' && i.score === null));
+    assert.ok(r.items.every((i, n) => n === 0 || i.epoch <= r.items[n - 1].epoch));
+  });
+});
+
+describe('limits and fallbacks', () => {
+  it('ranks only the newest matches past the cap, and says so', async () => {
+    const capped = new Searcher(store, { ...DEFAULT_SEARCH_SETTINGS, keywordRankCap: 100 }, undefined);
+    const r = await capped.search({ query: 'src', mode: 'keyword', filters: { kinds: ['observation'] }, limit: 20, offset: 0 }, history.fixtureNow);
+    assert.match(r.notice ?? '', /newest 100 were ranked/);
+    assert.equal(r.items.length, 20);
+  });
+
+  it('hybrid and semantic fall back to keyword with a visible notice when there is no vector side', async () => {
+    for (const mode of ['hybrid', 'semantic'] as const) {
+      const r = await search('ECONNRESET', {}, { mode });
+      assert.equal(r.mode, mode);
+      assert.equal(r.modeUsed, 'keyword');
+      assert.match(r.notice ?? '', /semantic search unavailable.*showing keyword results/);
+      assert.ok(r.items.length > 0);
+    }
+  });
+
+  it('snippets show the densest window with matches in bold', () => {
+    const s = makeSnippet(`${'filler words here '.repeat(30)}the refresh token was retried twice ${'more filler '.repeat(30)}`, ['retry', 'token']);
+    assert.match(s, /^….*\*\*token\*\* was \*\*retried\*\*.*…$/);
+    assert.ok(s.length < 220);
+  });
+});

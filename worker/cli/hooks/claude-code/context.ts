@@ -1,0 +1,42 @@
+// SessionStart (startup | resume | clear | compact): make sure a worker runs, then hand Claude Code
+// the project's memory as additionalContext. No worker in time: the same shape, empty context.
+import { projectFromCwd } from '../../../project';
+import { query } from '../../client';
+import { ensureWorker } from '../../startStop';
+import { call, str, type HookEnv, type Json } from '../io';
+
+/** How long SessionStart waits for a worker it had to start (env CLAUDE_MEM_HOOK_START_MS). */
+export const DEFAULT_START_MS = 5000;
+
+export function sessionStartOutput(additionalContext: string): Json {
+  return { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext } };
+}
+
+/** The context route answers markdown (text) or JSON carrying it; take whichever came. */
+export function contextText(body: unknown): string {
+  if (typeof body === 'string') return body;
+  if (body && typeof body === 'object') {
+    const o = body as Record<string, unknown>;
+    for (const k of ['context', 'markdown', 'text', 'additionalContext']) if (typeof o[k] === 'string') return o[k] as string;
+  }
+  return '';
+}
+
+export async function contextHook(input: Json, env: HookEnv): Promise<Json> {
+  const cwd = str(input.cwd) ?? process.cwd();
+  const path = `/api/context/inject${query({ project: projectFromCwd(cwd) })}`;
+  let r = await call(env, 'GET', path, undefined, { optionalRoute: true });
+  // Only when nothing listens: a worker that is there but slow is not replaced.
+  if (!r.ok && r.reason === 'network' && r.code === 'ECONNREFUSED') {
+    if (process.env.CLAUDE_MEM_NO_AUTOSTART === '1') return sessionStartOutput('');
+    const budget = Number(process.env.CLAUDE_MEM_HOOK_START_MS) || DEFAULT_START_MS;
+    const h = await ensureWorker(env.target, budget);
+    if (!h) {
+      env.log.warn(`no worker became healthy within ${budget} ms; starting the session without memory`);
+      return sessionStartOutput('');
+    }
+    env.log.info(`started worker pid ${h.pid} on port ${h.port}`);
+    r = await call(env, 'GET', path, undefined, { optionalRoute: true });
+  }
+  return sessionStartOutput(r.ok ? contextText(r.reply.body) : '');
+}

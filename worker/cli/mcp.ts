@@ -1,0 +1,106 @@
+// `claude-mem mcp`: a stdio MCP server with search, timeline, get_observations and save_memory.
+// Built as its own bundle (dist/mcp.js) so the SDK never loads on the hook path.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+import { targetFromEnv } from './client';
+import { DESCRIPTIONS, getObservationsTool, saveMemoryTool, searchTool, timelineTool, type ToolDeps, type ToolText } from './mcpTools';
+
+declare const __VERSION__: string;
+
+function result(t: ToolText): { content: Array<{ type: 'text'; text: string }>; isError?: boolean } {
+  return { content: [{ type: 'text', text: t.text }], ...(t.isError ? { isError: true } : {}) };
+}
+
+async function guarded(fn: () => Promise<ToolText>) {
+  try {
+    return result(await fn());
+  } catch (e) {
+    return result({ text: `claude-mem: ${(e as Error).message}`, isError: true });
+  }
+}
+
+export function createMcpServer(deps: ToolDeps): McpServer {
+  const server = new McpServer(
+    { name: 'claude-mem', version: typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0' },
+    {
+      instructions:
+        'Persistent memory of past coding sessions. Use it in three steps: `search` for an index of matching memories, ' +
+        '`timeline` around an interesting id, then `get_observations` for full records of the few ids that matter. ' +
+        '`save_memory` stores a note for later sessions.',
+    },
+  );
+  server.registerTool(
+    'search',
+    {
+      title: 'Search memory',
+      description: DESCRIPTIONS.search,
+      inputSchema: {
+        query: z.string().min(1).describe('Words to look for (keywords or a question)'),
+        project: z.string().optional().describe('Project name; default the current project; "*" for all projects'),
+        type: z.string().optional().describe('Observation type: bugfix, feature, refactor, change, discovery, decision, security_alert, security_note'),
+        concepts: z.string().optional().describe('Comma-separated concepts to require'),
+        file: z.string().optional().describe('Only memories about this file path'),
+        dateStart: z.string().optional().describe('ISO date: not before'),
+        dateEnd: z.string().optional().describe('ISO date: not after'),
+        limit: z.number().int().min(1).max(100).optional().describe('Rows to return (default 20)'),
+        offset: z.number().int().min(0).optional(),
+        mode: z.enum(['keyword', 'semantic', 'hybrid']).optional().describe('Ranking (default: the worker chooses)'),
+      },
+    },
+    (a) => guarded(() => searchTool(deps, a)),
+  );
+  server.registerTool(
+    'timeline',
+    {
+      title: 'Memory timeline',
+      description: DESCRIPTIONS.timeline,
+      inputSchema: {
+        anchor: z.union([z.string(), z.number()]).describe('Observation id (123), summary id (S45) or ISO time'),
+        depth_before: z.number().int().min(0).max(50).optional().describe('Items before the anchor (default 5)'),
+        depth_after: z.number().int().min(0).max(50).optional().describe('Items after the anchor (default 5)'),
+        project: z.string().optional().describe('Project name; "*" for all'),
+      },
+    },
+    (a) => guarded(() => timelineTool(deps, { ...a, anchor: String(a.anchor) })),
+  );
+  server.registerTool(
+    'get_observations',
+    {
+      title: 'Fetch observations',
+      description: DESCRIPTIONS.get_observations,
+      inputSchema: {
+        ids: z.array(z.union([z.number().int().positive(), z.string()])).min(1).max(100).describe('Observation ids, e.g. [12, 15]'),
+      },
+    },
+    (a) => guarded(() => getObservationsTool(deps, a)),
+  );
+  server.registerTool(
+    'save_memory',
+    {
+      title: 'Save a memory',
+      description: DESCRIPTIONS.save_memory,
+      inputSchema: {
+        text: z.string().min(1).describe('What to remember'),
+        title: z.string().optional().describe('A short title'),
+        project: z.string().optional().describe('Project name; default the current project'),
+      },
+    },
+    (a) => guarded(() => saveMemoryTool(deps, a)),
+  );
+  return server;
+}
+
+export async function runMcpServer(_args: string[]): Promise<number> {
+  const server = createMcpServer({ target: targetFromEnv(), cwd: process.cwd() });
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.on('end', () => resolve());
+    process.stdin.on('close', () => resolve());
+  });
+  await server.connect(transport);
+  await closed;
+  await server.close().catch(() => undefined);
+  return 0;
+}

@@ -1,0 +1,132 @@
+// The MCP tools over the worker's HTTP routes, without the SDK: each takes parsed arguments and
+// returns text for the model. Progressive disclosure: search (index rows) -> timeline (what happened
+// around one) -> get_observations (full records, by id).
+import { projectFromCwd } from '../project';
+import { NetworkError, query, request, type ClientTarget, type Reply } from './client';
+import { fullObservation, indexLine, rowsOf } from './format';
+import { ensureWorker } from './startStop';
+
+export interface ToolText {
+  text: string;
+  isError?: boolean;
+}
+
+export const DESCRIPTIONS = {
+  search:
+    'Search the persistent memory of past coding sessions (observations, session summaries, prompts). ' +
+    'Step 1 of 3: returns a compact index (id, time, type, title, estimated tokens to read), not full records. ' +
+    'Then use `timeline` with an id as anchor to see what happened around it, and `get_observations` with the ids ' +
+    'worth reading in full. Searching first and fetching only what matters keeps the context small. ' +
+    'Defaults to the current project; project "*" searches every project.',
+  timeline:
+    'Step 2 of 3: what happened around one point in the memory: observations, prompts and summaries before and after an ' +
+    'anchor. The anchor is an observation id from `search` (e.g. 123), a summary id (S45) or an ISO time. ' +
+    'Then fetch the interesting ids with `get_observations`.',
+  get_observations:
+    'Step 3 of 3: full records (narrative, facts, concepts, files) for observation ids found with `search` or `timeline`. ' +
+    'Fetch only the ids you need; each costs a few hundred tokens.',
+  save_memory:
+    'Save a note to the persistent memory (a decision, a finding, something to remember next session). ' +
+    'It becomes searchable with `search`. Defaults to the current project.',
+} as const;
+
+export interface ToolDeps {
+  target: ClientTarget;
+  cwd: string;
+  /** How long to wait for a worker this server had to start. */
+  startMs?: number;
+}
+
+async function call<T = unknown>(d: ToolDeps, method: string, urlPath: string, body?: unknown): Promise<Reply<T>> {
+  try {
+    return await request<T>(d.target, method, urlPath, body, 10_000);
+  } catch (e) {
+    if (!(e instanceof NetworkError) || e.code !== 'ECONNREFUSED') throw e;
+    if (process.env.CLAUDE_MEM_NO_AUTOSTART === '1') throw new Error(`the claude-mem worker is not running at ${d.target.host}:${d.target.port} (start it with: claude-mem start)`);
+    if (!(await ensureWorker(d.target, d.startMs ?? 15_000))) throw new Error(`the claude-mem worker is not running at ${d.target.host}:${d.target.port} and did not start (see ${d.target.dataDir}/logs)`);
+    return request<T>(d.target, method, urlPath, body, 10_000);
+  }
+}
+
+function projectParam(d: ToolDeps, project: string | undefined): string | undefined {
+  if (project === '*') return undefined;
+  return project && project.trim() ? project.trim() : projectFromCwd(d.cwd);
+}
+
+function failure(what: string, r: Reply): ToolText {
+  if (r.status === 404) return { text: `${what}: this worker does not serve that route yet (404); update claude-mem.`, isError: true };
+  const msg = r.body && typeof r.body === 'object' && 'error' in r.body ? String((r.body as { error: unknown }).error) : JSON.stringify(r.body);
+  return { text: `${what} failed (${r.status}): ${msg}`, isError: true };
+}
+
+export interface SearchArgs {
+  query: string;
+  project?: string;
+  type?: string;
+  concepts?: string;
+  file?: string;
+  dateStart?: string;
+  dateEnd?: string;
+  limit?: number;
+  offset?: number;
+  mode?: string;
+}
+
+export async function searchTool(d: ToolDeps, a: SearchArgs): Promise<ToolText> {
+  const project = projectParam(d, a.project);
+  const r = await call(d, 'GET', `/api/search${query({ query: a.query, project, type: a.type, concepts: a.concepts, file: a.file, dateStart: a.dateStart, dateEnd: a.dateEnd, limit: a.limit ?? 20, offset: a.offset, mode: a.mode })}`);
+  if (r.status !== 200) return failure('search', r);
+  const rows = rowsOf(r.body);
+  const notice = r.body && typeof r.body === 'object' && typeof (r.body as { notice?: unknown }).notice === 'string' ? `Note: ${(r.body as { notice: string }).notice}\n` : '';
+  if (rows.length === 0) return { text: `${notice}No memory matches "${a.query}"${project ? ` in project ${project} (project "*" searches all)` : ''}.` };
+  return {
+    text:
+      `${notice}${rows.length} result(s) for "${a.query}"${project ? ` in ${project}` : ''}:\n` +
+      rows.map(indexLine).join('\n') +
+      '\n\nNext: timeline(anchor=<id>) for context around one, get_observations(ids=[...]) for full records.',
+  };
+}
+
+export interface TimelineArgs {
+  anchor: string;
+  depth_before?: number;
+  depth_after?: number;
+  project?: string;
+}
+
+export async function timelineTool(d: ToolDeps, a: TimelineArgs): Promise<ToolText> {
+  const anchor = String(a.anchor).replace(/^#/, '');
+  const project = a.project === undefined ? undefined : projectParam(d, a.project);
+  const r = await call(d, 'GET', `/api/timeline${query({ anchor, depth_before: a.depth_before, depth_after: a.depth_after, project })}`);
+  if (r.status !== 200) return failure('timeline', r);
+  const rows = rowsOf(r.body);
+  if (rows.length === 0) return { text: typeof r.body === 'string' && r.body ? r.body : `Nothing recorded around ${anchor}.` };
+  return { text: `Around ${anchor}:\n${rows.map(indexLine).join('\n')}\n\nNext: get_observations(ids=[...]) for full records.` };
+}
+
+export async function getObservationsTool(d: ToolDeps, a: { ids: Array<number | string> }): Promise<ToolText> {
+  const ids = [...new Set(a.ids.map((x) => Number(String(x).replace(/^#/, ''))))];
+  if (ids.length === 0 || !ids.every((n) => Number.isSafeInteger(n) && n > 0)) return { text: 'ids must be positive observation ids, e.g. [12, 15]', isError: true };
+  let rows: Record<string, unknown>[];
+  const r = await call(d, 'POST', '/api/observations/batch', { ids });
+  if (r.status === 200) rows = rowsOf(r.body);
+  else if (r.status === 404 && !(r.body && typeof r.body === 'object' && /no such/i.test(JSON.stringify(r.body)))) {
+    // An older worker without the batch route: one by one.
+    rows = [];
+    for (const id of ids) {
+      const one = await call<Record<string, unknown>>(d, 'GET', `/api/observation/${id}`);
+      if (one.status === 200 && one.body && typeof one.body === 'object') rows.push(one.body);
+    }
+  } else return failure('get_observations', r);
+  if (rows.length === 0) return { text: `No observations with ids ${ids.join(', ')}.` };
+  const found = new Set(rows.map((x) => Number(x.id)));
+  const missing = ids.filter((i) => !found.has(i));
+  return { text: rows.map(fullObservation).join('\n\n---\n\n') + (missing.length ? `\n\nNot found: ${missing.join(', ')}` : '') };
+}
+
+export async function saveMemoryTool(d: ToolDeps, a: { text: string; title?: string; project?: string }): Promise<ToolText> {
+  const project = a.project && a.project.trim() && a.project !== '*' ? a.project.trim() : projectFromCwd(d.cwd);
+  const r = await call<{ id?: number; duplicate?: boolean }>(d, 'POST', '/api/memory/save', { text: a.text, title: a.title, project });
+  if (r.status !== 200 && r.status !== 201) return failure('save_memory', r);
+  return { text: r.body.duplicate ? `Already saved as #${r.body.id} in ${project}.` : `Saved as #${r.body.id} in ${project}.` };
+}

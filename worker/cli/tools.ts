@@ -1,0 +1,24 @@
+// The terminal commands (start, stop, status, install, uninstall, viewer, search) as their own
+// bundle, dist/cli-tools.js, so their code is never parsed on the hook path. dist/cli.js loads it.
+import { runInstallCommand } from './installCommand';
+import { runSearch } from './search';
+import { runStartStop } from './startStop';
+import { runViewer } from './viewer';
+
+export async function runTool(cmd: string, args: string[]): Promise<number | undefined> {
+  switch (cmd) {
+    case 'start':
+    case 'stop':
+    case 'status':
+      return runStartStop(cmd, args);
+    case 'install':
+    case 'uninstall':
+      return runInstallCommand(cmd, args);
+    case 'viewer':
+      return runViewer(args);
+    case 'search':
+      return runSearch(args);
+    default:
+      return undefined;
+  }
+}

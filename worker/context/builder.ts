@@ -1,0 +1,279 @@
+// The context a new session starts with: markdown inside <claude-mem-context> (so if it comes back
+// in a prompt it is stripped, never stored again). A header, a one-line legend, a day-grouped
+// timeline of recent observations as index rows (`#id time icon title (~read tokens)`), the newest
+// few in full, the latest session summary when it is newer than the newest observation, token
+// economics, and a footer on fetching more. The output never exceeds opts.tokenBudget estimated
+// tokens (characters / 4): rows are chosen newest first while they fit, and a final check drops
+// more (and at the very last cuts the text) if anything still overflows.
+import { estimateTokens } from '../hash';
+import { parseList } from '../store/repos/observations';
+import type { Store } from '../store/store';
+import { clean, dayOf, ICONS, iconOf, LEGEND, timeOf } from './format';
+import type { ContextOptions } from './options';
+
+export const OPEN = '<claude-mem-context>';
+export const CLOSE = '</claude-mem-context>';
+
+export interface ContextResult {
+  markdown: string;
+  tokens: number;
+  observations: number;
+  summaries: number;
+  truncated: boolean;
+}
+
+interface ObsRow {
+  id: number;
+  type: string;
+  title: string;
+  subtitle: string | null;
+  narrative: string | null;
+  facts: string;
+  created_at: number;
+  read_tokens: number;
+  work_tokens: number;
+}
+
+interface SumRow {
+  id: number;
+  request: string | null;
+  investigated: string | null;
+  learned: string | null;
+  completed: string | null;
+  next_steps: string | null;
+  created_at: number;
+  read_tokens: number;
+  work_tokens: number;
+}
+
+type Entry = { kind: 'o'; row: ObsRow } | { kind: 's'; row: SumRow };
+
+interface Selection {
+  entries: Entry[];
+  /** Observation ids shown in full. */
+  full: Set<number>;
+  latest?: SumRow;
+  legend: boolean;
+  economics: boolean;
+  footer: 'full' | 'short' | false;
+}
+
+/** Header chrome, richest first; the richest that takes at most CHROME_SHARE of the budget is used. */
+const CHROME: Pick<Selection, 'legend' | 'economics' | 'footer'>[] = [
+  { legend: true, economics: true, footer: 'full' },
+  { legend: false, economics: true, footer: 'short' },
+  { legend: false, economics: false, footer: 'short' },
+  { legend: false, economics: false, footer: false },
+];
+const CHROME_SHARE = 0.4;
+
+const OBS_COLS = `o.id, o.type, o.title, o.subtitle, o.narrative, o.facts, o.created_at,
+  (length(o.title) + ifnull(length(o.subtitle), 0) + ifnull(length(o.narrative), 0) + length(o.facts) + length(o.concepts) + length(o.files_read) + length(o.files_modified) + 3) / 4 AS read_tokens,
+  CASE WHEN o.discovery_tokens > 0 THEN o.discovery_tokens ELSE o.input_tokens + o.output_tokens END AS work_tokens`;
+const SUM_COLS = `s.id, s.request, s.investigated, s.learned, s.completed, s.next_steps, s.created_at,
+  (ifnull(length(s.request), 0) + ifnull(length(s.investigated), 0) + ifnull(length(s.learned), 0) + ifnull(length(s.completed), 0)
+   + ifnull(length(s.next_steps), 0) + ifnull(length(s.notes), 0) + 3) / 4 AS read_tokens,
+  s.input_tokens + s.output_tokens AS work_tokens`;
+
+export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string, opts: ContextOptions, now = Date.now()): ContextResult {
+  const cap = opts.tokenBudget * 4;
+  const sessions = store
+    .all<{ id: number }>('SELECT id FROM sessions WHERE project = ? ORDER BY started_at DESC, id DESC LIMIT ?', [project, opts.sessions])
+    .map((r) => r.id);
+  const sessionList = JSON.stringify(sessions);
+  const where = ['o.project = ?', 'o.session_id IN (SELECT value FROM json_each(?))'];
+  const params: (string | number)[] = [project, sessionList];
+  if (opts.types.length > 0) {
+    where.push('o.type IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(opts.types));
+  }
+  if (opts.concepts.length > 0) {
+    where.push('EXISTS (SELECT 1 FROM json_each(o.concepts) j WHERE lower(j.value) IN (SELECT value FROM json_each(?)))');
+    params.push(JSON.stringify(opts.concepts));
+  }
+  const observations =
+    opts.observations > 0
+      ? store.all<ObsRow>(`SELECT ${OBS_COLS} FROM observations o WHERE ${where.join(' AND ')} ORDER BY o.created_at DESC, o.id DESC LIMIT ?`, [...params, opts.observations])
+      : [];
+  const summaries = store.all<SumRow>(
+    `SELECT ${SUM_COLS} FROM session_summaries s WHERE s.project = ? AND s.session_id IN (SELECT value FROM json_each(?)) ORDER BY s.created_at DESC, s.id DESC LIMIT ?`,
+    [project, sessionList, opts.sessions],
+  );
+  const total = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations WHERE project = ?', [project])?.n ?? 0);
+
+  if (observations.length === 0 && summaries.length === 0) {
+    const markdown = fit(welcome(project, total, now), cap);
+    return { markdown, tokens: estimateTokens(markdown), observations: 0, summaries: 0, truncated: false };
+  }
+
+  const newestObs = observations[0]?.created_at ?? -Infinity;
+  const latest = summaries[0] && summaries[0].created_at > newestObs ? summaries[0] : undefined;
+  // Candidates newest first: observations and the summaries inside their time span.
+  const oldestObs = observations[observations.length - 1]?.created_at ?? Infinity;
+  const candidates: Entry[] = [
+    ...observations.map((row): Entry => ({ kind: 'o', row })),
+    ...summaries.filter((s) => s !== latest && s.created_at >= oldestObs).map((row): Entry => ({ kind: 's', row })),
+  ].sort((a, b) => b.row.created_at - a.row.created_at || b.row.id - a.row.id);
+
+  const ctx: RenderContext = { project, now, total, opts, budget: opts.tokenBudget };
+  const chrome = CHROME.find((c) => render(ctx, { entries: [], full: new Set(), ...c }).length <= cap * CHROME_SHARE) ?? CHROME[CHROME.length - 1];
+  const sel: Selection = { entries: [], full: new Set(), latest, ...chrome };
+  // Greedy, newest first: rows while they fit, then the newest few in full.
+  const reserve = render(ctx, { ...sel, latest: undefined }).length;
+  let used = reserve;
+  if (latest) {
+    const block = summaryBlock(latest, ctx).length;
+    if (used + block <= cap) used += block;
+    else sel.latest = undefined;
+  }
+  const days = new Set<string>();
+  for (const e of candidates) {
+    const day = dayOf(e.row.created_at);
+    const cost = rowLine(e, ctx).length + 1 + (days.has(day) ? 0 : dayHeading(day).length);
+    if (used + cost > cap) break;
+    used += cost;
+    days.add(day);
+    sel.entries.push(e);
+  }
+  for (const e of sel.entries) {
+    if (sel.full.size >= opts.fullCount) break;
+    if (e.kind !== 'o') continue;
+    const cost = details(e.row, ctx).length;
+    if (cost === 0) continue;
+    if (used + cost > cap) continue;
+    used += cost;
+    sel.full.add(e.row.id);
+  }
+
+  // Exact check: whatever the estimates missed is dropped here, oldest rows first.
+  let text = render(ctx, sel);
+  let truncated = sel.entries.length < candidates.length || (latest !== undefined && sel.latest === undefined);
+  while (text.length > cap) {
+    truncated = true;
+    if (sel.full.size > 0) sel.full.delete([...sel.full].pop() as number);
+    else if (sel.entries.length > 0) sel.entries.pop();
+    else if (sel.latest) sel.latest = undefined;
+    else if (sel.legend) sel.legend = false;
+    else if (sel.economics) sel.economics = false;
+    else if (sel.footer === 'full') sel.footer = 'short';
+    else if (sel.footer) sel.footer = false;
+    else {
+      text = fit(text, cap);
+      break;
+    }
+    text = render(ctx, sel);
+  }
+  const shownObs = sel.entries.filter((e) => e.kind === 'o').length;
+  const shownSums = sel.entries.filter((e) => e.kind === 's').length + (sel.latest ? 1 : 0);
+  return { markdown: text, tokens: estimateTokens(text), observations: shownObs, summaries: shownSums, truncated };
+}
+
+interface RenderContext {
+  project: string;
+  now: number;
+  total: number;
+  opts: ContextOptions;
+  budget: number;
+}
+
+function render(ctx: RenderContext, sel: Selection): string {
+  // Token economics quote the output's own size: render until the figure is stable.
+  let quoted = ctx.budget;
+  let text = '';
+  for (let i = 0; i < 5; i++) {
+    text = renderOnce(ctx, sel, quoted);
+    const actual = estimateTokens(text);
+    if (actual === quoted) break;
+    quoted = actual;
+  }
+  return text;
+}
+
+function renderOnce(ctx: RenderContext, sel: Selection, readTokens: number): string {
+  const out: string[] = [OPEN, `# ${clean(ctx.project, 120)} · recent memory · ${dayOf(ctx.now)} ${timeOf(ctx.now)}`];
+  if (sel.legend) out.push(LEGEND);
+  const shown = [...sel.entries].sort((a, b) => a.row.created_at - b.row.created_at || a.row.id - b.row.id);
+  let day = '';
+  for (const e of shown) {
+    const d = dayOf(e.row.created_at);
+    if (d !== day) {
+      out.push(dayHeading(d).trimEnd());
+      day = d;
+    }
+    out.push(rowLine(e, ctx));
+    if (e.kind === 'o' && sel.full.has(e.row.id)) out.push(details(e.row, ctx).trimEnd());
+  }
+  if (sel.latest) out.push(summaryBlock(sel.latest, ctx).trimEnd());
+  if (sel.economics) {
+    const work = shown.reduce((n, e) => n + e.row.work_tokens, 0) + (sel.latest?.work_tokens ?? 0);
+    out.push(
+      '',
+      work > 0
+        ? `Token economics: reading this costs ~${readTokens} tokens; the work it records took ~${work} tokens${work > readTokens ? ` (${Math.round((1 - readTokens / work) * 100)}% saved)` : ''}.`
+        : `Token economics: reading this costs ~${readTokens} tokens.`,
+    );
+  }
+  const n = shown.filter((e) => e.kind === 'o').length;
+  if (sel.footer === 'full') {
+    out.push(
+      `Showing ${n} of ${ctx.total} observations. More: search (ids and titles), timeline (around an id), get_observations (full records by id) — MCP tools of claude-mem, or GET /api/search, GET /api/timeline, POST /api/observations/batch.`,
+    );
+  } else if (sel.footer === 'short') {
+    out.push(`${n} of ${ctx.total} shown; more via search, timeline, get_observations.`);
+  }
+  out.push(CLOSE);
+  return out.join('\n');
+}
+
+function dayHeading(day: string): string {
+  return `\n## ${day}\n`;
+}
+
+function rowLine(e: Entry, ctx: RenderContext): string {
+  if (e.kind === 'o') {
+    const r = e.row;
+    return `#${r.id} ${timeOf(r.created_at)} ${iconOf(r.type)} ${clean(r.title, 140)} (~${r.read_tokens}t)`;
+  }
+  const s = e.row;
+  void ctx;
+  return `S${s.id} ${timeOf(s.created_at)} ${ICONS.summary} ${clean(s.request || s.completed || s.learned || 'session summary', 140)} (~${s.read_tokens}t)`;
+}
+
+function details(r: ObsRow, ctx: RenderContext): string {
+  const lines: string[] = [];
+  if (r.subtitle) lines.push(`  ${clean(r.subtitle, 200)}`);
+  if (r.narrative && ctx.opts.fullNarrativeChars > 0) lines.push(`  ${clean(r.narrative, ctx.opts.fullNarrativeChars)}`);
+  for (const f of parseList(r.facts).slice(0, 4)) lines.push(`  - ${clean(f, 200)}`);
+  return lines.length ? lines.join('\n') + '\n' : '';
+}
+
+function summaryBlock(s: SumRow, ctx: RenderContext): string {
+  void ctx;
+  const lines = [`\n## Latest session summary (S${s.id}, ${dayOf(s.created_at)} ${timeOf(s.created_at)})`];
+  const field = (label: string, v: string | null) => {
+    if (v && v.trim()) lines.push(`**${label}:** ${clean(v, 400)}`);
+  };
+  field('Asked', s.request);
+  field('Investigated', s.investigated);
+  field('Learned', s.learned);
+  field('Completed', s.completed);
+  field('Next', s.next_steps);
+  return lines.join('\n') + '\n';
+}
+
+function welcome(project: string, total: number, now: number): string {
+  void total;
+  return [
+    OPEN,
+    `# ${clean(project, 120)} · no memory yet · ${dayOf(now)} ${timeOf(now)}`,
+    `This is the first session claude-mem has recorded for ${clean(project, 120)}. What happens here (edits, commands, decisions) is compressed into short observations and summarized here when the next session starts. Search them any time with the claude-mem memory tools.`,
+    CLOSE,
+  ].join('\n');
+}
+
+/** Last resort: cut the inside so that the whole, closing tag included, fits. */
+function fit(text: string, cap: number): string {
+  if (text.length <= cap) return text;
+  const inner = text.slice(0, Math.max(0, cap - CLOSE.length - 2)).trimEnd();
+  return `${inner}…\n${CLOSE}`.slice(-cap);
+}

@@ -1,0 +1,36 @@
+// Options of one context injection: settings.json's "context" object, overridden per request by
+// query parameters (budget, observations, sessions, full, types, concepts). Out-of-range numbers
+// in a request are a 400; in settings they are clamped (see search/settings.ts).
+import { BadRequest, intParam } from '../protocol';
+import { CONTEXT_BOUNDS, type ContextSettings } from '../search/settings';
+
+export type ContextOptions = ContextSettings;
+
+type Query = (name: string) => string | undefined;
+
+export function contextOptions(settings: ContextSettings, q: Query): ContextOptions {
+  const num = (name: string, key: keyof typeof CONTEXT_BOUNDS, alias?: string) => {
+    const [min, max] = CONTEXT_BOUNDS[key];
+    const raw = q(name) ?? (alias ? q(alias) : undefined);
+    return intParam(raw, name, settings[key], min, max);
+  };
+  return {
+    tokenBudget: num('budget', 'tokenBudget', 'tokenBudget'),
+    observations: num('observations', 'observations'),
+    sessions: num('sessions', 'sessions'),
+    fullCount: num('full', 'fullCount', 'fullCount'),
+    fullNarrativeChars: num('narrativeChars', 'fullNarrativeChars'),
+    types: list(q('types') ?? q('type'), 'types') ?? settings.types,
+    concepts: list(q('concepts'), 'concepts') ?? settings.concepts,
+  };
+}
+
+function list(raw: string | undefined, name: string): string[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const items = raw
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  if (items.length > 20 || items.some((s) => s.length > 100 || /[\u0000-\u001f]/.test(s))) throw new BadRequest(`query '${name}' must be a comma list of at most 20 short names`);
+  return items;
+}

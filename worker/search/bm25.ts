@@ -1,0 +1,79 @@
+// BM25 from FTS4's matchinfo, registered as the SQL function cm_bm25(matchinfo(t, 'pcnaly'), table).
+// Stock sql.js has FTS4 but not FTS5's bm25(). matchinfo's 'x' (global hit counts) would give
+// document frequencies too, but FTS4 computes it by walking every phrase's whole doclist again on
+// each statement: at 100k rows that doubled the cost of a query with a common word. So the caller
+// looks document frequencies up once (cached, see keyword.ts) and passes them in bm25Idf before
+// the statement; per row only 'y' (hits in this row) and 'l' (this row's lengths) are read.
+import type { Database } from 'sql.js';
+import type { Store } from '../store/store';
+
+const K1 = 1.2;
+const B = 0.75;
+
+/** Column weights, in the FTS tables' column order (see schema.ts). */
+export const FTS_WEIGHTS = {
+  // title, subtitle, narrative, facts, concepts, files_read, files_modified
+  o: [3, 1.5, 1, 1, 1.5, 0.4, 0.8],
+  // request, investigated, learned, completed, next_steps, notes
+  s: [1.5, 1, 1.2, 1.2, 0.8, 0.8],
+  // text
+  p: [1],
+} as const;
+
+export type FtsTable = keyof typeof FTS_WEIGHTS;
+
+export function idf(rows: number, df: number): number {
+  return Math.log(1 + (rows - df + 0.5) / (df + 0.5));
+}
+
+/**
+ * matchinfo 'pcnaly' as 32-bit unsigned integers: p phrases, c columns, n rows, a[c] average
+ * tokens per column, l[c] tokens in this row per column, y[p * c] hits of each phrase in each
+ * column of this row. idfs: one per phrase, in query order.
+ */
+export function bm25(mi: Uint32Array, weights: readonly number[], idfs: ArrayLike<number>): number {
+  const p = mi[0];
+  const c = mi[1];
+  const a = 3;
+  const l = a + c;
+  const y = l + c;
+  if (mi.length < y + p * c) return 0;
+  let score = 0;
+  for (let i = 0; i < p; i++) {
+    const w = idfs[i] ?? 0;
+    for (let j = 0; j < c; j++) {
+      const tf = mi[y + i * c + j];
+      if (tf === 0) continue;
+      const avg = mi[a + j] || 1;
+      const norm = K1 * (1 - B + (B * mi[l + j]) / avg);
+      score += (weights[j] ?? 1) * w * ((tf * (K1 + 1)) / (tf + norm));
+    }
+  }
+  return score;
+}
+
+/** The idf of each phrase of the statement about to run (set by the caller, read per row). */
+export const bm25Idf: { values: number[] } = { values: [] };
+
+function asU32(blob: unknown): Uint32Array | undefined {
+  if (!(blob instanceof Uint8Array) || blob.byteLength % 4 !== 0) return undefined;
+  const bytes = blob.byteOffset % 4 === 0 ? blob : blob.slice();
+  return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+}
+
+function register(db: Database): void {
+  db.create_function('cm_bm25', (blob: unknown, table: unknown) => {
+    const mi = asU32(blob);
+    const w = FTS_WEIGHTS[table as FtsTable];
+    return mi && w ? bm25(mi, w, bm25Idf.values) : 0;
+  });
+}
+
+const registered = new WeakSet<Store>();
+
+/** Registers cm_bm25 on the store's connection, and again after every re-open. Idempotent. */
+export function registerSearchFunctions(store: Store): void {
+  if (registered.has(store)) return;
+  registered.add(store);
+  store.onReopen(register);
+}

@@ -1,0 +1,61 @@
+// The history of one file: observations that read or modified it, newest first. Stored paths are
+// usually relative to the project (src/a.ts) while callers may pass an absolute path, so a stored
+// path matches when it equals the given one or either ends with "/" + the other. The full-text
+// index narrows the candidates (rows holding the file name's tokens as a phrase) before the
+// exact comparison in JS.
+import * as path from 'node:path';
+import { BadRequest, type FileHistoryItem, type FileHistoryResponse } from '../protocol';
+import type { Store } from '../store/store';
+import { tokenize } from './ftsQuery';
+import { KINDS, parseList, toTimelineItem, type RecordInfo } from './records';
+
+export function normalizePath(p: string): string {
+  return p.trim().replace(/\\/g, '/').replace(/\/+$/, '').replace(/^\.\//, '');
+}
+
+export function pathMatches(stored: string, wanted: string): boolean {
+  const s = normalizePath(stored);
+  if (s === '' || s === wanted) return s !== '';
+  return wanted.endsWith('/' + s) || s.endsWith('/' + wanted);
+}
+
+export function fileHistory(store: Store, rawPath: string | undefined, opts: { project?: string; limit: number; offset: number }): FileHistoryResponse {
+  const wanted = normalizePath(rawPath ?? '');
+  if (wanted === '') throw new BadRequest(`query 'path' is required`);
+  if (wanted.length > 4096 || /[\u0000-\u001f]/.test(wanted)) throw new BadRequest(`query 'path' must be a path of at most 4096 characters`);
+  const base = path.posix.basename(wanted);
+  const tokens = tokenize(base);
+  const out: FileHistoryItem[] = [];
+  const need = opts.offset + opts.limit + 1;
+  if (tokens.length > 0) {
+    // Any column: this stock FTS4 build has no column filter on phrases. A superset; the exact check follows.
+    const expr = `"${tokens.join(' ')}"`;
+    const k = KINDS.observation;
+    const where = [`observations_fts MATCH ?`, ...(opts.project !== undefined ? ['c.project = ?'] : [])];
+    // Newest first by rowid, in pages, until enough exact matches are found.
+    let before = Number.MAX_SAFE_INTEGER;
+    for (;;) {
+      const rows = store.all<RecordInfo>(
+        `SELECT ${k.select} FROM observations_fts CROSS JOIN observations c ON c.id = observations_fts.docid
+         WHERE ${where.join(' AND ')} AND observations_fts.docid < ? ORDER BY observations_fts.docid DESC LIMIT 500`,
+        [expr, ...(opts.project !== undefined ? [opts.project] : []), before],
+      );
+      for (const r of rows) {
+        const modified = parseList(r.filesModified).find((f) => pathMatches(f, wanted));
+        const read = modified ?? parseList(r.filesRead).find((f) => pathMatches(f, wanted));
+        if (read !== undefined) out.push({ ...toTimelineItem(r), action: modified !== undefined ? 'modified' : 'read', path: read });
+      }
+      if (rows.length < 500 || out.length >= need) break;
+      before = rows[rows.length - 1].id;
+    }
+  }
+  out.sort((a, b) => b.epoch - a.epoch || b.id - a.id);
+  return {
+    path: rawPath ?? '',
+    project: opts.project ?? null,
+    items: out.slice(opts.offset, opts.offset + opts.limit),
+    limit: opts.limit,
+    offset: opts.offset,
+    hasMore: out.length > opts.offset + opts.limit,
+  };
+}

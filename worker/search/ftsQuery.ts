@@ -1,0 +1,92 @@
+// Turns whatever a user typed into a safe FTS4 MATCH expression. Nothing of the input's own
+// syntax survives: every term is re-emitted as a quoted phrase made of the tokens FTS4's
+// tokenizer would see (ASCII letters and digits, and any non-ASCII character), so quotes,
+// AND/OR/NOT/NEAR, column filters, parentheses and stray '*' or '-' can never make MATCH fail.
+// Kept: "quoted phrases" and a trailing '*' on a word (prefix search).
+
+export interface FtsTerm {
+  /** Tokens of the phrase, lower case. */
+  tokens: string[];
+  /** The last token is a prefix. */
+  prefix: boolean;
+  /** Came from a quoted phrase (kept even when made of stop words). */
+  quoted: boolean;
+}
+
+export interface FtsQuery {
+  terms: FtsTerm[];
+  /** Every term must match. */
+  and: string;
+  /** Any term may match (same as `and` with one term). */
+  or: string;
+  /** Each term as its MATCH phrase, in order. */
+  phrases: string[];
+  /** Plain words for snippets and highlighting. */
+  words: string[];
+}
+
+/** Words too common to say anything about a memory; dropped unless nothing else is left. */
+const STOP = new Set(
+  (
+    'a about above after again all also am an and any are as at be because been before being below between both but by can could did do does doing done ' +
+    'down during each few for from further had has have having he her here hers him his how i if in into is it its itself just me more most my no nor not ' +
+    'now of off on once only or other our ours out over own same she should so some such than that the their theirs them then there these they this those ' +
+    'through to too under until up very was we were what when where which while who whom why will with would you your yours yourself ' +
+    'did does get got make made use used using way ever please tell show find know remember anything something thing things happened ' +
+    "we've i'm it's don't didn't"
+  ).split(/\s+/),
+);
+
+const TOKEN = /[A-Za-z0-9\u0080-\uffff]+/g;
+const MAX_TERMS = 16;
+const MAX_INPUT = 1000;
+
+export function tokenize(text: string): string[] {
+  return (text.toLowerCase().match(TOKEN) ?? []).filter((t) => t.length > 0);
+}
+
+export function isStopWord(token: string): boolean {
+  return STOP.has(token);
+}
+
+/** Returns undefined when nothing searchable is left (the caller answers with no results). */
+export function parseFtsQuery(input: string): FtsQuery | undefined {
+  const text = input.length > MAX_INPUT ? input.slice(0, MAX_INPUT) : input;
+  const terms: FtsTerm[] = [];
+  // Split into "quoted phrases" (only balanced pairs) and whitespace-separated chunks.
+  const re = /"([^"]*)"|(\S+)/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const quoted = m[1] !== undefined;
+    const chunk = quoted ? m[1] : m[2];
+    const tokens = tokenize(chunk);
+    if (tokens.length === 0) continue;
+    const prefix = !quoted && /[A-Za-z0-9\u0080-\uffff]\*+$/.test(chunk) && tokens[tokens.length - 1].length >= 2;
+    terms.push({ tokens, prefix, quoted });
+  }
+  // A stray unbalanced quote is just a separator: the regex above already treats it as part of a chunk.
+  const meaningful = terms.filter((t) => t.quoted || t.tokens.length > 1 || t.prefix || !isStopWord(t.tokens[0]));
+  const kept = dedupe(meaningful.length > 0 ? meaningful : terms).slice(0, MAX_TERMS);
+  if (kept.length === 0) return undefined;
+  const phrases = kept.map(phrase);
+  return {
+    terms: kept,
+    and: phrases.join(' '),
+    or: phrases.join(' OR '),
+    phrases,
+    words: [...new Set(kept.flatMap((t) => t.tokens).filter((w) => !isStopWord(w) || kept.length === 1))],
+  };
+}
+
+function phrase(t: FtsTerm): string {
+  return `"${t.tokens.join(' ')}${t.prefix ? '*' : ''}"`;
+}
+
+function dedupe(terms: FtsTerm[]): FtsTerm[] {
+  const seen = new Set<string>();
+  return terms.filter((t) => {
+    const key = phrase(t);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,86 @@
+// Hybrid ranking: reciprocal rank fusion of the keyword and vector lists, plus a mild recency term.
+//
+//   score(d) = sum over lists of 1 / (k + rank(d))            (rank from 1, k = 60)
+//            + recencyWeight / (k + 1) * 0.5 ^ (ageDays / halfLifeDays)
+//
+// Two refinements, both about letting only meaningful evidence vote:
+//   - each list is cut to its relevant part before fusing: keyword hits scoring under
+//     keywordMinRelative of the best BM25 (they share an incidental word), vector hits more than
+//     vectorWindow below the best cosine (every record has *some* cosine);
+//   - a confident lexical answer stays first: when the best keyword hit scores at least
+//     keywordLeadRatio times the runner-up (an identifier, an error code, a library name — words
+//     a small sentence encoder does not know), fusion does not demote it.
+// The recency term gives a brand-new record recencyWeight (0.15) of a first rank in one list,
+// halving every 30 days: enough to order near-ties, never to lift a poor match.
+// Measured on test/fixtures/search (52 questions), see docs/search.md.
+import type { SearchKind } from '../protocol';
+
+export interface FusionInput {
+  kind: SearchKind;
+  id: number;
+  epoch: number;
+  score: number;
+}
+
+export interface Fused {
+  kind: SearchKind;
+  id: number;
+  epoch: number;
+  score: number;
+}
+
+export interface FusionOptions {
+  k: number;
+  recencyWeight: number;
+  recencyHalfLifeDays: number;
+  keywordMinRelative: number;
+  vectorWindow: number;
+  keywordLeadRatio: number;
+  now: number;
+}
+
+const DAY = 86_400_000;
+
+export function recencyBoost(epoch: number, o: Pick<FusionOptions, 'k' | 'recencyWeight' | 'recencyHalfLifeDays' | 'now'>): number {
+  if (o.recencyWeight <= 0) return 0;
+  const ageDays = Math.max(0, (o.now - epoch) / DAY);
+  return (o.recencyWeight / (o.k + 1)) * 0.5 ** (ageDays / o.recencyHalfLifeDays);
+}
+
+/** Plain RRF of already-cut lists, best first. */
+export function rrf(lists: FusionInput[][], o: Pick<FusionOptions, 'k' | 'recencyWeight' | 'recencyHalfLifeDays' | 'now'>): Fused[] {
+  const byKey = new Map<string, Fused & { seen: Set<number> }>();
+  lists.forEach((list, li) => {
+    list.forEach((item, i) => {
+      const key = `${item.kind}:${item.id}`;
+      let f = byKey.get(key);
+      if (!f) {
+        f = { kind: item.kind, id: item.id, epoch: item.epoch, score: recencyBoost(item.epoch, o), seen: new Set() };
+        byKey.set(key, f);
+      }
+      if (!f.seen.has(li)) {
+        f.seen.add(li);
+        f.score += 1 / (o.k + i + 1);
+      }
+    });
+  });
+  return [...byKey.values()].map(({ seen: _seen, ...f }) => f).sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
+}
+
+/** Keyword (BM25, best first) and vector (cosine, best first) lists fused as described above. */
+export function fuseHybrid(keyword: FusionInput[], vector: FusionInput[], o: FusionOptions): Fused[] {
+  const kwTop = keyword[0]?.score ?? 0;
+  const vecTop = vector[0]?.score ?? 0;
+  const kw = keyword.filter((h) => h.score >= o.keywordMinRelative * kwTop);
+  const vec = vector.filter((h) => h.score >= vecTop - o.vectorWindow);
+  const fused = rrf([kw, vec], o);
+  const lead = keyword[0];
+  if (lead && o.keywordLeadRatio > 0 && (keyword.length === 1 || lead.score >= o.keywordLeadRatio * keyword[1].score)) {
+    const i = fused.findIndex((f) => f.kind === lead.kind && f.id === lead.id);
+    if (i > 0) {
+      const [item] = fused.splice(i, 1);
+      fused.unshift({ ...item, score: fused[0].score + 1e-6 });
+    }
+  }
+  return fused;
+}

@@ -1,0 +1,222 @@
+// The background embedding indexer: finds observations and summaries without a vector of the
+// current model (an anti-join on `vectors`), embeds them in batches on the embedder's thread,
+// stores the vectors through store.write (journaled like any write), then hands them to the
+// vector indexes. Nothing on the ingest path waits for it: new records are only a kick.
+//
+// Newest records first, in id windows, yielding between batches. After a pass finds nothing it
+// remembers the highest id checked and later passes look only above it, so a quiet worker does
+// no scanning; start-up and reindex do one full pass.
+import type { Logger } from '../log';
+import type { Store } from '../store/store';
+import { observationEmbedText, summaryEmbedText, vectorModelId, type ObservationText, type SummaryText } from './embedText';
+import type { Embedder } from './embed/types';
+import type { SemanticIndex, StoredVector } from './semantic';
+import { encodeVector } from './vectorBlob';
+
+export type IndexerState = 'idle' | 'indexing' | 'unavailable' | 'stopped';
+
+export interface IndexerOptions {
+  store: Store;
+  embedder: Embedder;
+  semantic: SemanticIndex;
+  batchSize: number;
+  log: Logger;
+  /** Wait before retrying after the embedder failed. Default 30 s, doubling to 10 min. */
+  retryMs?: number;
+  /** Ids per window of the anti-join scan. */
+  windowSize?: number;
+}
+
+interface Candidate {
+  kind: 'observation' | 'summary';
+  id: number;
+  project: string;
+  epoch: number;
+  text: string;
+}
+
+const KIND_TABLE = { observation: 'observations', summary: 'session_summaries' } as const;
+
+export class EmbeddingIndexer {
+  state: IndexerState = 'idle';
+  lastError: string | undefined;
+  embedded = 0;
+  private readonly checkedUpTo = { observation: 0, summary: 0 };
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private failures = 0;
+  /** Projects that got vectors during a backlog; their vectra indexes are rebuilt once it drains. */
+  private readonly backlogProjects = new Set<string>();
+
+  constructor(private readonly o: IndexerOptions) {}
+
+  /** The id stored in vectors.model: the embedder and the text recipe. */
+  get model(): string {
+    return vectorModelId(this.o.embedder.name);
+  }
+
+  /** Something new may need a vector; runs a pass now or right after the current one. */
+  kick(): void {
+    if (this.stopped || this.retryTimer) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = undefined;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.kick();
+      }
+    });
+  }
+
+  /** Forget what was checked: the next pass looks at every record again. */
+  rescan(): void {
+    this.checkedUpTo.observation = 0;
+    this.checkedUpTo.summary = 0;
+    this.kick();
+  }
+
+  /** Resolves when no record is waiting for a vector (or the embedder is unavailable). For tests and reindex. */
+  async drain(): Promise<void> {
+    for (let i = 0; i < 10_000; i++) {
+      if (this.running) await this.running;
+      else if (this.state === 'unavailable' || this.stopped) return;
+      else if (this.pendingCount() === 0) return;
+      else this.rescan();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    if (this.running) await this.running.catch(() => undefined);
+    this.state = 'stopped';
+  }
+
+  /** Records without a current-model vector. Counts whole tables: for status, not per request. */
+  pendingCount(): number {
+    const r = this.o.store.get<{ n: number }>(
+      `SELECT (SELECT count(*) FROM observations) + (SELECT count(*) FROM session_summaries)
+              - (SELECT count(*) FROM vectors WHERE model = ?) AS n`,
+      [this.model],
+    );
+    return Math.max(0, Number(r?.n ?? 0));
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      const batch = await this.nextBatch();
+      if (batch.length === 0) {
+        if (this.state === 'indexing') this.state = 'idle';
+        await this.finishBacklog();
+        return;
+      }
+      this.state = 'indexing';
+      const full = batch.length >= this.o.batchSize;
+      let vectors: Float32Array[];
+      try {
+        vectors = await this.o.embedder.embed(batch.map((c) => c.text));
+        if (vectors.length !== batch.length) throw new Error(`embedder returned ${vectors.length} vectors for ${batch.length} texts`);
+      } catch (e) {
+        this.fail(e as Error);
+        return;
+      }
+      this.failures = 0;
+      this.lastError = undefined;
+      const rows: StoredVector[] = batch.map((c, i) => ({ kind: c.kind, id: c.id, project: c.project, epoch: c.epoch, blob: encodeVector(vectors[i]) }));
+      const model = this.model;
+      const stored = await this.o.store.write((tx) =>
+        rows.filter((r) => {
+          const dims = r.blob.byteLength - 4;
+          // The record may have gone (or moved project) while it was being embedded.
+          const res = tx.run(
+            `INSERT OR REPLACE INTO vectors (kind, ref_id, project, model, dims, data, created_at)
+             SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM ${KIND_TABLE[r.kind]} WHERE id = ? AND project = ?)`,
+            [r.kind, r.id, r.project, model, dims, r.blob, r.epoch, r.id, r.project],
+          );
+          return res.changes > 0;
+        }),
+      );
+      this.embedded += stored.length;
+      if (full) for (const r of stored) this.backlogProjects.add(r.project);
+      await this.o.semantic.added(stored, { vectra: !full });
+      // Let requests in between batches.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  private async finishBacklog(): Promise<void> {
+    const projects = [...this.backlogProjects];
+    this.backlogProjects.clear();
+    for (const p of projects) {
+      if (this.stopped) return;
+      await this.o.semantic.rebuildVectra(p).catch((e: Error) => this.o.log.warn('vectra rebuild failed', { project: p, error: e.message }));
+    }
+  }
+
+  private fail(e: Error): void {
+    this.failures++;
+    this.state = 'unavailable';
+    this.lastError = e.message;
+    const base = this.o.retryMs ?? 30_000;
+    const wait = Math.min(10 * 60_000, base * 2 ** Math.min(this.failures - 1, 5));
+    this.o.log.warn('embedding failed; semantic search falls back to keyword until it works', { error: e.message, retryInMs: wait });
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.kick();
+    }, wait);
+    this.retryTimer.unref();
+  }
+
+  /** Up to batchSize records lacking a vector: observations first, newest first. */
+  private async nextBatch(): Promise<Candidate[]> {
+    const out: Candidate[] = [];
+    for (const kind of ['observation', 'summary'] as const) {
+      if (out.length >= this.o.batchSize) break;
+      out.push(...(await this.missing(kind, this.o.batchSize - out.length)));
+    }
+    return out;
+  }
+
+  /** Scans id windows newest first, yielding between windows so a big store never blocks requests. */
+  private async missing(kind: 'observation' | 'summary', limit: number): Promise<Candidate[]> {
+    const store = this.o.store;
+    const table = KIND_TABLE[kind];
+    const max = Number(store.get<{ m: number | null }>(`SELECT max(id) AS m FROM ${table}`)?.m ?? 0);
+    const floor = this.checkedUpTo[kind];
+    const window = this.o.windowSize ?? 5_000;
+    const model = this.model;
+    const out: Candidate[] = [];
+    for (let hi = max; hi > floor && out.length < limit; hi -= window) {
+      if (hi !== max) await new Promise((resolve) => setImmediate(resolve));
+      if (this.stopped) return out;
+      const lo = Math.max(floor, hi - window);
+      const rows =
+        kind === 'observation'
+          ? store.all<ObservationText & { id: number; project: string; created_at: number }>(
+              `SELECT o.id, o.project, o.created_at, o.title, o.subtitle, o.narrative FROM observations o
+               WHERE o.id > ? AND o.id <= ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.kind = 'observation' AND v.ref_id = o.id AND v.model = ?)
+               ORDER BY o.id DESC LIMIT ?`,
+              [lo, hi, model, limit - out.length],
+            )
+          : store.all<SummaryText & { id: number; project: string; created_at: number }>(
+              `SELECT s.id, s.project, s.created_at, s.request, s.investigated, s.learned, s.completed, s.next_steps, s.notes FROM session_summaries s
+               WHERE s.id > ? AND s.id <= ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.kind = 'summary' AND v.ref_id = s.id AND v.model = ?)
+               ORDER BY s.id DESC LIMIT ?`,
+              [lo, hi, model, limit - out.length],
+            );
+      for (const r of rows) {
+        const text = kind === 'observation' ? observationEmbedText(r as ObservationText) : summaryEmbedText(r as SummaryText);
+        out.push({ kind, id: r.id, project: r.project, epoch: r.created_at, text: text || '(empty)' });
+      }
+    }
+    // Nothing missing at or below max: later passes need only look above it.
+    if (out.length === 0 && !this.stopped) this.checkedUpTo[kind] = max;
+    return out;
+  }
+}

@@ -1,0 +1,172 @@
+// The three searchable record kinds as compact rows: what a result list shows, what a filter
+// checks, and the text a snippet is cut from. One statement per kind, ids passed as a JSON array.
+import type { SearchKind, SearchRow, TimelineItem } from '../protocol';
+import type { Store } from '../store/store';
+import type { SearchFilters } from './params';
+
+export interface RecordInfo {
+  kind: SearchKind;
+  id: number;
+  type: string;
+  title: string;
+  project: string;
+  sessionId: number;
+  epoch: number;
+  readTokens: number;
+  /** Body text for snippets (not the title). */
+  body: string;
+  /** JSON text lists (observations only; '[]' otherwise). */
+  concepts: string;
+  filesRead: string;
+  filesModified: string;
+}
+
+export interface KindTable {
+  kind: SearchKind;
+  table: string;
+  fts: string;
+  /** Weights key of cm_bm25. */
+  weights: 'o' | 's' | 'p';
+  /** Columns selected as RecordInfo (aliased), from alias c. */
+  select: string;
+}
+
+const OBS_SELECT = `'observation' AS kind, c.id AS id, c.type AS type, c.title AS title, c.project AS project, c.session_id AS sessionId,
+  c.created_at AS epoch,
+  (length(c.title) + ifnull(length(c.subtitle), 0) + ifnull(length(c.narrative), 0) + length(c.facts) + length(c.concepts)
+    + length(c.files_read) + length(c.files_modified) + 3) / 4 AS readTokens,
+  ifnull(c.subtitle, '') || char(10) || ifnull(c.narrative, '') || char(10) || c.facts AS body,
+  c.concepts AS concepts, c.files_read AS filesRead, c.files_modified AS filesModified`;
+
+const SUM_TEXT = `ifnull(c.request, '') || char(10) || ifnull(c.investigated, '') || char(10) || ifnull(c.learned, '') || char(10) || ifnull(c.completed, '')
+  || char(10) || ifnull(c.next_steps, '') || char(10) || ifnull(c.notes, '')`;
+const SUM_SELECT = `'summary' AS kind, c.id AS id, 'summary' AS type,
+  substr(coalesce(nullif(trim(c.request), ''), nullif(trim(c.completed), ''), nullif(trim(c.learned), ''), 'Session summary'), 1, 200) AS title,
+  c.project AS project, c.session_id AS sessionId, c.created_at AS epoch,
+  (length(${SUM_TEXT}) + 3) / 4 AS readTokens, ${SUM_TEXT} AS body, '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified`;
+
+const PROMPT_SELECT = `'prompt' AS kind, c.id AS id, 'prompt' AS type, substr(c.text, 1, 200) AS title, c.project AS project,
+  c.session_id AS sessionId, c.created_at AS epoch, (length(c.text) + 3) / 4 AS readTokens, c.text AS body,
+  '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified`;
+
+export const KINDS: Record<SearchKind, KindTable> = {
+  observation: { kind: 'observation', table: 'observations', fts: 'observations_fts', weights: 'o', select: OBS_SELECT },
+  summary: { kind: 'summary', table: 'session_summaries', fts: 'summaries_fts', weights: 's', select: SUM_SELECT },
+  prompt: { kind: 'prompt', table: 'user_prompts', fts: 'prompts_fts', weights: 'p', select: PROMPT_SELECT },
+};
+
+export function refOf(kind: SearchKind, id: number): string {
+  return kind === 'observation' ? String(id) : kind === 'summary' ? `S${id}` : `P${id}`;
+}
+
+/** Records by id (any order, missing ones absent). */
+export function hydrate(store: Pick<Store, 'all'>, kind: SearchKind, ids: number[]): Map<number, RecordInfo> {
+  const out = new Map<number, RecordInfo>();
+  if (ids.length === 0) return out;
+  const k = KINDS[kind];
+  const rows = store.all<RecordInfo>(`SELECT ${k.select} FROM ${k.table} c WHERE c.id IN (SELECT value FROM json_each(?))`, [JSON.stringify(ids)]);
+  for (const r of rows) out.set(r.id, r);
+  return out;
+}
+
+/** SQL conditions on alias c for the filters (kind-specific ones only for observations). */
+export function filterSql(kind: SearchKind, f: SearchFilters): { where: string[]; params: (string | number)[] } {
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (f.project !== undefined) {
+    where.push('c.project = ?');
+    params.push(f.project);
+  }
+  if (f.from !== undefined) {
+    where.push('c.created_at >= ?');
+    params.push(f.from);
+  }
+  if (f.to !== undefined) {
+    where.push('c.created_at < ?');
+    params.push(f.to);
+  }
+  if (kind === 'observation') {
+    if (f.types) {
+      where.push('c.type IN (SELECT value FROM json_each(?))');
+      params.push(JSON.stringify(f.types));
+    }
+    if (f.concepts) {
+      where.push('EXISTS (SELECT 1 FROM json_each(c.concepts) j WHERE lower(j.value) IN (SELECT value FROM json_each(?)))');
+      params.push(JSON.stringify(f.concepts));
+    }
+    if (f.file) {
+      where.push('(instr(lower(c.files_read), ?) > 0 OR instr(lower(c.files_modified), ?) > 0)');
+      const needle = fileNeedle(f.file);
+      params.push(needle, needle);
+    }
+  }
+  return { where, params };
+}
+
+/** A path as it appears inside the stored JSON text lists, lower case. */
+function fileNeedle(file: string): string {
+  return JSON.stringify(file.toLowerCase()).slice(1, -1);
+}
+
+/** The same filters in JS, for vector hits (which come back without them applied). */
+export function matchesFilters(r: RecordInfo, f: SearchFilters): boolean {
+  if (!f.kinds.includes(r.kind)) return false;
+  if (f.project !== undefined && r.project !== f.project) return false;
+  if (f.from !== undefined && r.epoch < f.from) return false;
+  if (f.to !== undefined && r.epoch >= f.to) return false;
+  if (f.types && !f.types.includes(r.type)) return false;
+  if (f.concepts) {
+    const have = parseList(r.concepts).map((c) => c.toLowerCase());
+    if (!f.concepts.some((c) => have.includes(c))) return false;
+  }
+  if (f.file) {
+    const needle = fileNeedle(f.file);
+    if (!r.filesRead.toLowerCase().includes(needle) && !r.filesModified.toLowerCase().includes(needle)) return false;
+  }
+  return true;
+}
+
+export function parseList(text: string): string[] {
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+export function toSearchRow(r: RecordInfo, score: number | null, snippet?: string): SearchRow {
+  return {
+    kind: r.kind,
+    id: r.id,
+    ref: refOf(r.kind, r.id),
+    type: r.type,
+    title: oneLine(r.title),
+    project: r.project,
+    sessionId: r.sessionId,
+    time: new Date(r.epoch).toISOString(),
+    epoch: r.epoch,
+    score: score === null ? null : Math.round(score * 10000) / 10000,
+    readTokens: r.readTokens,
+    ...(snippet ? { snippet } : {}),
+  };
+}
+
+export function toTimelineItem(r: RecordInfo): TimelineItem {
+  return {
+    kind: r.kind,
+    id: r.id,
+    ref: refOf(r.kind, r.id),
+    type: r.type,
+    title: oneLine(r.title),
+    project: r.project,
+    sessionId: r.sessionId,
+    time: new Date(r.epoch).toISOString(),
+    epoch: r.epoch,
+    readTokens: r.readTokens,
+  };
+}
+
+export function oneLine(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,166 @@
+// One search request: keyword, semantic or hybrid, with filters and paging. Hybrid starts the
+// query embedding (off-thread) first, ranks keywords while it runs, then fuses both lists.
+// When the vector side cannot answer, the keyword ranking is returned with a notice saying so.
+import type { SearchResponse, SearchRow } from '../protocol';
+import type { Store } from '../store/store';
+import { parseFtsQuery, type FtsQuery } from './ftsQuery';
+import { fuseHybrid } from './hybrid';
+import { browse, keywordSearch, type RankedHit } from './keyword';
+import type { SearchFilters, SearchRequest } from './params';
+import { hydrate, matchesFilters, toSearchRow, type RecordInfo } from './records';
+import type { ScanHit } from './scan';
+import type { SemanticIndex } from './semantic';
+import type { SearchSettings } from './settings';
+import { makeSnippet } from './snippet';
+
+export interface VectorSide {
+  semantic: SemanticIndex;
+  /** Why semantic search cannot run now; undefined when it can. */
+  unavailable(): string | undefined;
+  embedQuery(text: string): Promise<Float32Array>;
+  /** Set while stored records still wait for a vector. */
+  catchingUp(): string | undefined;
+}
+
+export interface Scored {
+  kind: RecordInfo['kind'];
+  id: number;
+  epoch: number;
+  score: number;
+}
+
+/** Candidates asked from each side for fusion, at least. */
+const FUSION_DEPTH = 50;
+
+export class Searcher {
+  constructor(
+    private readonly store: Store,
+    private readonly settings: SearchSettings,
+    private readonly vectors: VectorSide | undefined,
+    /** Why there is no vector side, for the fallback notice. */
+    private readonly noVectors: () => string = () => 'semantic search is not configured',
+  ) {}
+
+  async search(req: SearchRequest, now = Date.now()): Promise<SearchResponse> {
+    const t0 = performance.now();
+    const base = { query: req.query, mode: req.mode, limit: req.limit, offset: req.offset };
+    const depth = req.offset + req.limit + 1;
+    const notices: string[] = [];
+    let ranked: Scored[];
+    let modeUsed: SearchResponse['modeUsed'] = req.mode;
+    let fq: FtsQuery | undefined;
+    if (req.query.trim() === '') {
+      ranked = browse(this.store, req.filters, depth);
+      modeUsed = 'browse';
+    } else {
+      fq = parseFtsQuery(req.query);
+      if (!fq) {
+        return { ...base, modeUsed: req.mode, items: [], hasMore: false, tookMs: ms(t0), notice: 'the query has no searchable words' };
+      }
+      const r = await this.ranked(req, fq, depth, now, notices);
+      ranked = r.ranked;
+      modeUsed = r.modeUsed;
+    }
+    const page = ranked.slice(req.offset, req.offset + req.limit);
+    const items = this.rows(page, fq, modeUsed === 'semantic');
+    return {
+      ...base,
+      modeUsed,
+      ...(notices.length ? { notice: notices.join('; ') } : {}),
+      items,
+      hasMore: ranked.length > req.offset + req.limit,
+      tookMs: ms(t0),
+    };
+  }
+
+  /** Ranked candidates for the mode (depth of them at least when there are that many). */
+  async ranked(req: SearchRequest, fq: FtsQuery, depth: number, now: number, notices: string[]): Promise<{ ranked: Scored[]; modeUsed: SearchResponse['modeUsed'] }> {
+    const s = this.settings;
+    const reason = req.mode === 'keyword' ? undefined : this.vectors ? this.vectors.unavailable() : this.noVectors();
+    // Start the query embedding before the (synchronous) keyword ranking so they overlap.
+    let embedding: Promise<Float32Array> | undefined;
+    if (req.mode !== 'keyword' && reason === undefined && this.vectors) {
+      embedding = this.vectors.embedQuery(req.query.trim());
+      embedding.catch(() => undefined);
+    }
+    const kw = req.mode === 'semantic' && !reason ? undefined : keywordSearch(this.store, fq, req.filters, Math.max(depth, req.mode === 'hybrid' ? FUSION_DEPTH : 0), s.keywordRankCap);
+    if (kw?.capped) notices.push(`more than ${s.keywordRankCap} records matched the words; the newest ${s.keywordRankCap} were ranked`);
+    if (req.mode === 'keyword') return { ranked: kw?.hits ?? [], modeUsed: 'keyword' };
+
+    let vec: Scored[] | undefined;
+    let failure = reason;
+    if (embedding) {
+      try {
+        vec = await this.vectorRanked(await embedding, req.filters, Math.max(depth, FUSION_DEPTH));
+        const lag = this.vectors?.catchingUp();
+        if (lag) notices.push(lag);
+      } catch (e) {
+        failure = (e as Error).message;
+      }
+    }
+    if (!vec) {
+      notices.push(`semantic search unavailable (${failure ?? 'unknown reason'}); showing keyword results`);
+      const hits = kw ?? keywordSearch(this.store, fq, req.filters, depth, s.keywordRankCap);
+      return { ranked: hits.hits, modeUsed: 'keyword' };
+    }
+    if (req.mode === 'semantic') return { ranked: vec, modeUsed: 'semantic' };
+    const fused = fuseHybrid(kw?.hits ?? [], vec, {
+      k: s.rrfK,
+      recencyWeight: s.recencyWeight,
+      recencyHalfLifeDays: s.recencyHalfLifeDays,
+      keywordMinRelative: s.keywordMinRelative,
+      vectorWindow: s.vectorWindow,
+      keywordLeadRatio: s.keywordLeadRatio,
+      now,
+    });
+    return { ranked: fused, modeUsed: 'hybrid' };
+  }
+
+  /** Vector hits with every filter applied (the index applies project, kind and time; the rest here). */
+  private async vectorRanked(vector: Float32Array, f: SearchFilters, depth: number): Promise<Scored[]> {
+    const semantic = (this.vectors as VectorSide).semantic;
+    const extra = f.types !== undefined || f.concepts !== undefined || f.file !== undefined;
+    let k = extra ? Math.max(depth * 4, 200) : depth;
+    for (;;) {
+      const hits = await semantic.query(vector, k, { project: f.project, kinds: f.kinds, from: f.from, to: f.to });
+      const kept = this.filterHits(hits, f);
+      // Filters dropped too many: look deeper, unless the index had nothing more to give.
+      if (kept.length >= depth || hits.length < k || k >= 20_000) return kept;
+      k *= 4;
+    }
+  }
+
+  private filterHits(hits: ScanHit[], f: SearchFilters): Scored[] {
+    const obs = hydrate(this.store, 'observation', hits.filter((h) => h.kind === 'observation').map((h) => h.id));
+    const sums = hydrate(this.store, 'summary', hits.filter((h) => h.kind === 'summary').map((h) => h.id));
+    const out: Scored[] = [];
+    for (const h of hits) {
+      const r = (h.kind === 'observation' ? obs : sums).get(h.id);
+      // Absent: deleted since it was indexed.
+      if (r && matchesFilters(r, f)) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, score: h.score });
+    }
+    return out;
+  }
+
+  private rows(page: Scored[], fq: FtsQuery | undefined, semanticOnly: boolean): SearchRow[] {
+    const info = new Map<string, RecordInfo>();
+    for (const kind of ['observation', 'summary', 'prompt'] as const) {
+      const ids = page.filter((p) => p.kind === kind).map((p) => p.id);
+      for (const [id, r] of hydrate(this.store, kind, ids)) info.set(`${kind}:${id}`, r);
+    }
+    const out: SearchRow[] = [];
+    for (const p of page) {
+      const r = info.get(`${p.kind}:${p.id}`);
+      if (!r) continue;
+      const snippet = fq ? makeSnippet(r.body, semanticOnly ? [] : fq.words) : undefined;
+      out.push(toSearchRow(r, fq ? p.score : null, snippet || undefined));
+    }
+    return out;
+  }
+}
+
+function ms(t0: number): number {
+  return Math.round((performance.now() - t0) * 10) / 10;
+}
+
+export type { RankedHit };

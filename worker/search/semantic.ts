@@ -1,0 +1,245 @@
+// Vector search over the vectors SQLite keeps. Two interchangeable backends:
+//   - vectra, one persisted index per project (DESIGN.md), used for a project-scoped query while the
+//     project holds at most `vectraMaxItems` vectors and its index agrees with SQLite;
+//   - the int8 scan (scan.ts), built from SQLite on first use, for everything else: cross-project
+//     queries, bigger projects, and any project whose vectra index is stale or being rebuilt.
+// SQLite is the source of truth; both backends can be thrown away and rebuilt from it.
+import type { Logger } from '../log';
+import type { SearchKind } from '../protocol';
+import type { Store } from '../store/store';
+import { ScanIndex, type ScanFilter, type ScanHit } from './scan';
+import type { VectorBackend } from './settings';
+import { decodeVector, int8View } from './vectorBlob';
+import type { VectorIndexes } from './vectors/indexes';
+import type { VectorItem } from './vectors/types';
+
+export interface StoredVector {
+  kind: 'observation' | 'summary';
+  id: number;
+  project: string;
+  epoch: number;
+  blob: Uint8Array;
+}
+
+export interface SemanticOptions {
+  store: Store;
+  /** Model name vectors are stored under; only vectors of this model are searched. */
+  model: string;
+  vectra?: VectorIndexes;
+  backend: VectorBackend;
+  vectraMaxItems: number;
+  log: Logger;
+}
+
+export interface SemanticQuery extends ScanFilter {
+  kinds?: readonly SearchKind[];
+}
+
+const LOAD_CHUNK = 2000;
+
+export class SemanticIndex {
+  private scan: ScanIndex | undefined;
+  private loading: Promise<ScanIndex | undefined> | undefined;
+  /** Projects whose vectra index matched SQLite at the last check; absent = unknown. */
+  private readonly vectraSynced = new Map<string, boolean>();
+  private readonly rebuilding = new Map<string, Promise<void>>();
+  lastBackend: 'vectra' | 'scan' | undefined;
+
+  constructor(private readonly o: SemanticOptions) {}
+
+  get model(): string {
+    return this.o.model;
+  }
+
+  scanStats(): { loaded: boolean; items: number; bytes: number } {
+    return { loaded: this.scan !== undefined, items: this.scan?.count() ?? 0, bytes: this.scan?.bytes ?? 0 };
+  }
+
+  /** Loads the scan index from SQLite in chunks, yielding between them so requests keep flowing. */
+  loadScan(): Promise<ScanIndex | undefined> {
+    if (this.scan) return Promise.resolve(this.scan);
+    this.loading ??= this.load().finally(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+
+  private async load(): Promise<ScanIndex | undefined> {
+    const t0 = performance.now();
+    let scan: ScanIndex | undefined;
+    let after = 0;
+    for (;;) {
+      const rows = this.o.store.all<{ rid: number; kind: 'observation' | 'summary'; ref_id: number; project: string; dims: number; created_at: number; data: Uint8Array }>(
+        'SELECT rowid AS rid, kind, ref_id, project, dims, created_at, data FROM vectors WHERE rowid > ? AND model = ? ORDER BY rowid LIMIT ?',
+        [after, this.o.model, LOAD_CHUNK],
+      );
+      for (const r of rows) {
+        scan ??= new ScanIndex(r.dims);
+        if (r.dims !== scan.dims) continue;
+        const v = int8View(r.data, r.dims);
+        if (v) scan.put(r.project, r.kind, r.ref_id, r.created_at, v.q, v.scale);
+      }
+      if (rows.length < LOAD_CHUNK) break;
+      after = rows[rows.length - 1].rid;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Vectors stored meanwhile behind the cursor reach the index through added(), which waits for this load.
+    if (scan) this.scan = scan;
+    this.o.log.info('vector scan index loaded', { items: scan?.count() ?? 0, ms: Math.round(performance.now() - t0) });
+    return scan;
+  }
+
+  /** Called after the indexer stored vectors. */
+  async added(rows: StoredVector[], opts: { vectra: boolean }): Promise<void> {
+    if (rows.length === 0) return;
+    if (this.loading) await this.loading;
+    for (const r of rows) {
+      const dims = r.blob.byteLength - 4;
+      if (this.scan && dims === this.scan.dims) {
+        const v = int8View(r.blob, dims);
+        if (v) this.scan.put(r.project, r.kind, r.id, r.epoch, v.q, v.scale);
+      }
+    }
+    const byProject = new Map<string, StoredVector[]>();
+    for (const r of rows) byProject.set(r.project, [...(byProject.get(r.project) ?? []), r]);
+    for (const [project, items] of byProject) {
+      if (!this.o.vectra || this.o.backend === 'scan') continue;
+      if (!opts.vectra || this.storedCount(project) > this.o.vectraMaxItems) {
+        this.vectraSynced.delete(project);
+        continue;
+      }
+      try {
+        await this.o.vectra.upsert(project, items.map((r) => toVectraItem(r)).filter((x): x is VectorItem => !!x));
+      } catch (e) {
+        this.o.log.warn('vectra upsert failed; the project is searched by scan until rebuilt', { project, error: (e as Error).message });
+      }
+      this.vectraSynced.delete(project);
+    }
+  }
+
+  removed(kind: 'observation' | 'summary', id: number, project?: string): void {
+    this.scan?.remove(kind, id, project);
+    if (project !== undefined && this.o.vectra) {
+      this.vectraSynced.delete(project);
+      this.o.vectra.delete(project, [vectraId(kind, id)]).catch(() => undefined);
+    }
+  }
+
+  /** A project lost many records at once (forgotten session or project): reload its part. */
+  async projectChanged(project: string): Promise<void> {
+    this.vectraSynced.delete(project);
+    if (this.scan) {
+      this.scan.dropProject(project);
+      const rows = this.o.store.all<{ kind: 'observation' | 'summary'; ref_id: number; dims: number; created_at: number; data: Uint8Array }>(
+        'SELECT kind, ref_id, dims, created_at, data FROM vectors WHERE project = ? AND model = ?',
+        [project, this.o.model],
+      );
+      for (const r of rows) {
+        const v = r.dims === this.scan.dims ? int8View(r.data, r.dims) : undefined;
+        if (v) this.scan.put(project, r.kind, r.ref_id, r.created_at, v.q, v.scale);
+      }
+    }
+    if (this.o.vectra && this.storedCount(project) === 0) await this.o.vectra.dropProject(project).catch(() => undefined);
+  }
+
+  /** Drops every loaded copy; the next query reloads from SQLite. */
+  reset(): void {
+    this.scan = undefined;
+    this.vectraSynced.clear();
+  }
+
+  storedCount(project: string): number {
+    return Number(this.o.store.get<{ n: number }>('SELECT count(*) AS n FROM vectors WHERE project = ? AND model = ?', [project, this.o.model])?.n ?? 0);
+  }
+
+  /** Rebuilds a project's vectra index from SQLite (or drops it when the project is too big for vectra). */
+  rebuildVectra(project: string): Promise<void> {
+    const vectra = this.o.vectra;
+    if (!vectra) return Promise.resolve();
+    const running = this.rebuilding.get(project);
+    if (running) return running;
+    const p = (async () => {
+      const count = this.storedCount(project);
+      if (count === 0 || count > this.o.vectraMaxItems) {
+        await vectra.dropProject(project);
+        this.vectraSynced.set(project, count === 0);
+        return;
+      }
+      const rows = this.o.store.all<{ kind: 'observation' | 'summary'; ref_id: number; dims: number; created_at: number; data: Uint8Array }>(
+        'SELECT kind, ref_id, dims, created_at, data FROM vectors WHERE project = ? AND model = ?',
+        [project, this.o.model],
+      );
+      const items = rows.map((r) => toVectraItem({ kind: r.kind, id: r.ref_id, project, epoch: r.created_at, blob: r.data }, r.dims)).filter((x): x is VectorItem => !!x);
+      await vectra.rebuild(project, items);
+      this.vectraSynced.delete(project);
+      this.o.log.info('vectra index rebuilt from SQLite', { project, items: items.length });
+    })().finally(() => this.rebuilding.delete(project));
+    this.rebuilding.set(project, p);
+    return p;
+  }
+
+  /** Projects that have vectors of the current model. */
+  projects(): string[] {
+    return this.o.store.all<{ project: string }>('SELECT DISTINCT project FROM vectors WHERE model = ?', [this.o.model]).map((r) => r.project);
+  }
+
+  /** Top k vector hits, best first. Filters other than project, kind and time are the caller's job. */
+  async query(vector: Float32Array, k: number, f: SemanticQuery): Promise<ScanHit[]> {
+    const kinds = (f.kinds ?? ['observation', 'summary']).filter((x): x is 'observation' | 'summary' => x === 'observation' || x === 'summary');
+    if (kinds.length === 0 || k <= 0) return [];
+    if (f.project !== undefined && (await this.vectraUsable(f.project))) {
+      try {
+        this.lastBackend = 'vectra';
+        return await this.queryVectra(f.project, vector, k, kinds, f);
+      } catch (e) {
+        this.o.log.warn('vectra query failed; using the scan', { project: f.project, error: (e as Error).message });
+        this.vectraSynced.set(f.project, false);
+      }
+    }
+    const scan = await this.loadScan();
+    this.lastBackend = 'scan';
+    if (!scan) return [];
+    return scan.query(vector, k, { ...f, kinds });
+  }
+
+  private async vectraUsable(project: string): Promise<boolean> {
+    const vectra = this.o.vectra;
+    if (!vectra || this.o.backend === 'scan') return false;
+    const stored = this.storedCount(project);
+    if (this.o.backend === 'auto' && stored > this.o.vectraMaxItems) return false;
+    let synced = this.vectraSynced.get(project);
+    if (synced === undefined) {
+      synced = stored > 0 && (await vectra.count(project)) === stored;
+      this.vectraSynced.set(project, synced);
+      if (!synced && stored > 0) {
+        this.rebuildVectra(project).catch((e: Error) => this.o.log.warn('vectra rebuild failed', { project, error: e.message }));
+      }
+    }
+    return synced;
+  }
+
+  private async queryVectra(project: string, vector: Float32Array, k: number, kinds: ('observation' | 'summary')[], f: ScanFilter): Promise<ScanHit[]> {
+    const vectra = this.o.vectra as VectorIndexes;
+    // Time filters are applied after the fact, so ask for more when they are set.
+    const want = f.from !== undefined || f.to !== undefined ? k * 4 : k;
+    const hits = await vectra.query(project, vector, want, kinds.length === 1 ? { kind: kinds[0] } : {});
+    const out: ScanHit[] = [];
+    for (const h of hits) {
+      const t = h.metadata.createdAt;
+      if (f.from !== undefined && t < f.from) continue;
+      if (f.to !== undefined && t >= f.to) continue;
+      out.push({ kind: h.metadata.kind, id: h.metadata.refId, project, epoch: t, score: h.score });
+      if (out.length >= k) break;
+    }
+    return out;
+  }
+}
+
+export function vectraId(kind: 'observation' | 'summary', id: number): string {
+  return `${kind === 'observation' ? 'o' : 's'}:${id}`;
+}
+
+function toVectraItem(r: StoredVector, dims = r.blob.byteLength - 4): VectorItem | undefined {
+  const vector = decodeVector(r.blob, dims);
+  return vector ? { id: vectraId(r.kind, r.id), vector, metadata: { kind: r.kind, refId: r.id, createdAt: r.epoch } } : undefined;
+}

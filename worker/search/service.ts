@@ -1,0 +1,223 @@
+// The search module's services for one store: settings, embedders (one model thread for queries,
+// another for the background indexer, so a search never waits behind a batch), vector indexes,
+// the indexer and the searcher. Routes and main.ts reach it through searchService(ctx).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { WorkerConfig } from '../config';
+import type { EventBus } from '../events';
+import type { Logger } from '../log';
+import type { ReindexRequest, ReindexResponse, SearchStatus } from '../protocol';
+import type { Store } from '../store/store';
+import { registerSearchFunctions } from './bm25';
+import { cachedEmbedder } from './embed/cache';
+import { createLocalEmbedder } from './embed/embedder';
+import { createRemoteEmbedder } from './embed/remote';
+import type { Embedder } from './embed/types';
+import { vectorModelId } from './embedText';
+import { EmbeddingIndexer } from './indexer';
+import { Searcher, type VectorSide } from './searcher';
+import { SemanticIndex } from './semantic';
+import { readSearchConfig, type SearchConfig } from './settings';
+import { VectorIndexes } from './vectors/indexes';
+
+export interface SearchDeps {
+  config: Pick<WorkerConfig, 'dataDir'>;
+  store: Store;
+  events: EventBus;
+  log: Logger;
+}
+
+export interface SearchServiceOptions {
+  /** Overrides settings.json / environment (tests). */
+  settings?: SearchConfig;
+  /** Overrides the embedders (tests, bench): one for queries, one for indexing. */
+  embedders?: { query: Embedder; index: Embedder };
+  threadScript?: string;
+  /** Vectra folder; default <dataDir>/vectors. */
+  vectorsDir?: string;
+}
+
+/** A failed query embedding makes semantic search "unavailable" this long before trying again. */
+const QUERY_RETRY_MS = 30_000;
+/** The vector scan is loaded this long after start (healthy first, then warm). */
+const WARM_DELAY_MS = 1500;
+
+export class SearchService {
+  readonly settings: SearchConfig;
+  readonly searcher: Searcher;
+  readonly semantic: SemanticIndex | undefined;
+  readonly indexer: EmbeddingIndexer | undefined;
+  private readonly embedders: { query: Embedder; index: Embedder } | undefined;
+  private readonly vectra: VectorIndexes | undefined;
+  private queryFailure: { at: number; message: string } | undefined;
+  private pendingCache: { at: number; n: number } | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private warmTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly deps: SearchDeps,
+    opts: SearchServiceOptions = {},
+  ) {
+    registerSearchFunctions(deps.store);
+    this.settings = opts.settings ?? readSearchConfig(deps.config.dataDir);
+    for (const p of this.settings.problems) deps.log.warn(p);
+    const s = this.settings.search;
+    this.embedders = opts.embedders ?? makeEmbedders(this.settings, deps.log, opts.threadScript);
+    if (this.embedders) {
+      this.vectra = s.vectorBackend === 'scan' ? undefined : new VectorIndexes({ dir: opts.vectorsDir ?? path.join(deps.config.dataDir, 'vectors'), log: deps.log });
+      this.semantic = new SemanticIndex({ store: deps.store, model: vectorModelId(this.embedders.index.name), vectra: this.vectra, backend: s.vectorBackend, vectraMaxItems: s.vectraMaxItems, log: deps.log });
+      this.indexer = new EmbeddingIndexer({ store: deps.store, embedder: this.embedders.index, semantic: this.semantic, batchSize: s.indexBatchSize, log: deps.log });
+    }
+    const query = this.embedders ? cachedEmbedder(this.embedders.query, s.queryCacheSize) : undefined;
+    const side: VectorSide | undefined =
+      this.semantic && query
+        ? {
+            semantic: this.semantic,
+            unavailable: () => this.vectorUnavailable(),
+            embedQuery: async (text) => {
+              try {
+                const [v] = await query.embed([text]);
+                this.queryFailure = undefined;
+                return v;
+              } catch (e) {
+                this.queryFailure = { at: Date.now(), message: (e as Error).message };
+                throw e;
+              }
+            },
+            catchingUp: () => this.catchingUp(),
+          }
+        : undefined;
+    this.searcher = new Searcher(deps.store, s, side, () => this.vectorUnavailable() ?? 'no embedder');
+  }
+
+  /** Subscribes to store events and starts the first indexing pass. */
+  start(): void {
+    if (this.unsubscribe) return;
+    this.unsubscribe = this.deps.events.subscribe((e) => {
+      const d = e.data;
+      if (e.event === 'new_observation' || e.event === 'new_summary') this.indexer?.kick();
+      else if (e.event === 'observation_deleted' && typeof d.id === 'number') this.semantic?.removed('observation', d.id, typeof d.project === 'string' ? d.project : undefined);
+      else if (e.event === 'project_deleted' && typeof d.project === 'string') {
+        this.semantic?.projectChanged(d.project).catch((err: Error) => this.deps.log.warn('vector index update failed', { error: err.message }));
+      }
+    });
+    this.indexer?.kick();
+    // Load the vector scan soon after start, off the request path, so the first semantic query is fast.
+    if (this.semantic) {
+      const semantic = this.semantic;
+      this.warmTimer = setTimeout(() => void semantic.loadScan().catch((e: Error) => this.deps.log.warn('vector scan load failed', { error: e.message })), WARM_DELAY_MS);
+      this.warmTimer.unref();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    clearTimeout(this.warmTimer);
+    await this.indexer?.stop();
+    await this.vectra?.close().catch(() => undefined);
+    if (this.embedders) {
+      await Promise.all([this.embedders.query.close(), this.embedders.index === this.embedders.query ? undefined : this.embedders.index.close()]).catch(() => undefined);
+    }
+  }
+
+  vectorUnavailable(): string | undefined {
+    if (!this.embedders) return this.settings.search.embeddings === 'off' ? 'embeddings are off in settings' : 'no embedder configured';
+    if (this.queryFailure && Date.now() - this.queryFailure.at < QUERY_RETRY_MS) return this.queryFailure.message;
+    if (this.indexer?.state === 'unavailable' && this.semantic && this.semantic.scanStats().items === 0 && this.indexer.embedded === 0) {
+      return this.indexer.lastError ?? 'the embedder is unavailable';
+    }
+    return undefined;
+  }
+
+  private catchingUp(): string | undefined {
+    if (!this.indexer || this.indexer.state !== 'indexing') return undefined;
+    const now = Date.now();
+    if (!this.pendingCache || now - this.pendingCache.at > 5000) this.pendingCache = { at: now, n: this.indexer.pendingCount() };
+    return this.pendingCache.n > 0 ? `the semantic index is catching up (${this.pendingCache.n} records not embedded yet)` : undefined;
+  }
+
+  status(): SearchStatus {
+    const s = this.settings.search;
+    const model = this.embedders ? vectorModelId(this.embedders.index.name) : null;
+    const counts = model
+      ? this.deps.store.all<{ kind: string; n: number }>('SELECT kind, count(*) AS n FROM vectors WHERE model = ? GROUP BY kind', [model])
+      : [];
+    const indexed = { observations: 0, summaries: 0 };
+    for (const c of counts) {
+      if (c.kind === 'observation') indexed.observations = c.n;
+      else if (c.kind === 'summary') indexed.summaries = c.n;
+    }
+    const ix = this.indexer;
+    const state: SearchStatus['embeddings']['state'] = !ix ? 'off' : ix.state === 'unavailable' ? 'unavailable' : ix.state === 'indexing' ? 'indexing' : this.vectorUnavailable() ? 'unavailable' : 'ready';
+    const lastError = ix?.lastError ?? this.queryFailure?.message;
+    return {
+      embeddings: { provider: s.embeddings, model, state, ...(lastError ? { lastError } : {}) },
+      indexed,
+      pending: ix ? ix.pendingCount() : 0,
+      backend: s.vectorBackend,
+      scan: this.semantic?.scanStats() ?? { loaded: false, items: 0, bytes: 0 },
+      vectra: { loadedProjects: this.vectra?.loaded() ?? [], maxItems: s.vectraMaxItems },
+      problems: this.settings.problems,
+    };
+  }
+
+  /** Rebuilds vector indexes from SQLite; with reembed, drops the stored vectors so every record is embedded again. */
+  async reindex(req: ReindexRequest): Promise<ReindexResponse> {
+    const semantic = this.semantic;
+    const indexer = this.indexer;
+    if (!semantic || !indexer) return { project: req.project ?? null, reembed: !!req.reembed, rebuilt: [], dropped: 0, status: this.status() };
+    const projects = req.project !== undefined ? [req.project] : semantic.projects();
+    let dropped = 0;
+    if (req.reembed) {
+      dropped = await this.deps.store.write((tx) =>
+        req.project !== undefined ? tx.run('DELETE FROM vectors WHERE project = ?', [req.project]).changes : tx.run('DELETE FROM vectors').changes,
+      );
+    }
+    const rebuilt: string[] = [];
+    for (const p of projects) {
+      await semantic.rebuildVectra(p);
+      rebuilt.push(p);
+    }
+    if (req.project !== undefined) await semantic.projectChanged(req.project);
+    else semantic.reset();
+    indexer.rescan();
+    return { project: req.project ?? null, reembed: !!req.reembed, rebuilt, dropped, status: this.status() };
+  }
+}
+
+function makeEmbedders(cfg: SearchConfig, log: Logger, threadScript?: string): { query: Embedder; index: Embedder } | undefined {
+  const s = cfg.search;
+  if (s.embeddings === 'off') return undefined;
+  if (s.embeddings === 'remote') {
+    const remote = createRemoteEmbedder({ url: s.remoteUrl, apiKey: s.remoteApiKey || undefined, model: s.remoteModel || undefined, dims: s.remoteDims || undefined });
+    return { query: remote, index: remote };
+  }
+  const script = threadScript ?? defaultThreadScript();
+  if (!script) {
+    cfg.problems.push('the embedder thread script (embedder.js) was not found beside the worker: semantic search is off');
+    return undefined;
+  }
+  return {
+    query: createLocalEmbedder({ threadScript: script, idleMs: s.embedderIdleMs, log }),
+    // The indexer's thread goes quiet soon after a backlog; loading the model again costs about 0.2 s.
+    index: createLocalEmbedder({ threadScript: script, idleMs: Math.min(s.embedderIdleMs, 60_000), batchSize: s.indexBatchSize, log }),
+  };
+}
+
+export function defaultThreadScript(): string | undefined {
+  const candidates = [path.join(__dirname, 'embedder.js'), path.join(__dirname, 'embedderThread.ts'), path.resolve(__dirname, '..', '..', 'dist', 'embedder.js')];
+  return candidates.find((p) => fs.existsSync(p));
+}
+
+const services = new WeakMap<Store, SearchService>();
+
+/** The one search service of this store, created on first use. */
+export function searchService(deps: SearchDeps): SearchService {
+  let s = services.get(deps.store);
+  if (!s) {
+    s = new SearchService(deps);
+    services.set(deps.store, s);
+  }
+  return s;
+}

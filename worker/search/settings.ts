@@ -1,0 +1,174 @@
+// Search and context settings: the "search" and "context" objects of <dataDir>/settings.json,
+// then a few environment overrides. Unknown keys and values of the wrong type are ignored
+// (the default stays), so a typo never stops the worker. See docs/search.md.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export type EmbeddingsProvider = 'local' | 'remote' | 'off';
+export type VectorBackend = 'auto' | 'vectra' | 'scan';
+
+export interface SearchSettings {
+  /** local: the shipped sentence encoder in a worker thread; remote: an OpenAI-compatible endpoint; off: keyword only. */
+  embeddings: EmbeddingsProvider;
+  remoteUrl: string;
+  remoteModel: string;
+  remoteApiKey: string;
+  /** Expected remote vector length; 0 learns it from the first answer. */
+  remoteDims: number;
+  /** auto: a project's vectra index while it holds at most vectraMaxItems vectors, else the int8 scan. */
+  vectorBackend: VectorBackend;
+  vectraMaxItems: number;
+  /** Records embedded per batch by the background indexer. */
+  indexBatchSize: number;
+  /** Query embeddings kept (LRU). */
+  queryCacheSize: number;
+  /** BM25 is computed for at most this many full-text matches (the newest) per record kind. */
+  keywordRankCap: number;
+  /** Hybrid: reciprocal rank fusion constant. */
+  rrfK: number;
+  /** Hybrid: keyword hits under this fraction of the best BM25 score do not vote. */
+  keywordMinRelative: number;
+  /** Hybrid: vector hits more than this below the best cosine do not vote. */
+  vectorWindow: number;
+  /** Hybrid: a best keyword hit scoring this many times the runner-up stays first (0 = off). */
+  keywordLeadRatio: number;
+  /** Hybrid: a brand-new record gains this fraction of a first-rank RRF score, halving every recencyHalfLifeDays. */
+  recencyWeight: number;
+  recencyHalfLifeDays: number;
+  /** Unload the model threads after this long unused. */
+  embedderIdleMs: number;
+}
+
+export interface ContextSettings {
+  /** At most this many observations in the index. */
+  observations: number;
+  /** Taken from the project's newest this many sessions. */
+  sessions: number;
+  /** Observation types to show; empty = all. */
+  types: string[];
+  /** Only observations carrying one of these concepts; empty = all. */
+  concepts: string[];
+  /** The newest this many observations are shown in full (narrative and facts). */
+  fullCount: number;
+  /** Hard cap on the output, in estimated tokens (characters / 4). */
+  tokenBudget: number;
+  /** A full observation's narrative is cut to this many characters. */
+  fullNarrativeChars: number;
+}
+
+export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
+  embeddings: 'local',
+  remoteUrl: '',
+  remoteModel: '',
+  remoteApiKey: '',
+  remoteDims: 0,
+  vectorBackend: 'auto',
+  vectraMaxItems: 2000,
+  indexBatchSize: 16,
+  queryCacheSize: 256,
+  keywordRankCap: 1000,
+  rrfK: 60,
+  keywordMinRelative: 0.3,
+  vectorWindow: 0.1,
+  keywordLeadRatio: 1.5,
+  recencyWeight: 0.15,
+  recencyHalfLifeDays: 30,
+  embedderIdleMs: 5 * 60_000,
+};
+
+export const DEFAULT_CONTEXT_SETTINGS: ContextSettings = {
+  observations: 50,
+  sessions: 10,
+  types: [],
+  concepts: [],
+  fullCount: 5,
+  tokenBudget: 3000,
+  fullNarrativeChars: 600,
+};
+
+/** Bounds for numbers; a value outside is clamped. */
+const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
+  remoteDims: [0, 8192],
+  vectraMaxItems: [0, 1_000_000],
+  indexBatchSize: [1, 256],
+  queryCacheSize: [0, 100_000],
+  keywordRankCap: [100, 1_000_000],
+  rrfK: [1, 1000],
+  keywordMinRelative: [0, 1],
+  vectorWindow: [0, 2],
+  keywordLeadRatio: [0, 100],
+  recencyWeight: [0, 10],
+  recencyHalfLifeDays: [0.1, 3650],
+  embedderIdleMs: [1000, 24 * 3600_000],
+};
+
+export const CONTEXT_BOUNDS: Record<'observations' | 'sessions' | 'fullCount' | 'tokenBudget' | 'fullNarrativeChars', [number, number]> = {
+  observations: [0, 500],
+  sessions: [1, 1000],
+  fullCount: [0, 50],
+  tokenBudget: [100, 100_000],
+  fullNarrativeChars: [0, 10_000],
+};
+
+const ENUMS: Partial<Record<keyof SearchSettings, readonly string[]>> = {
+  embeddings: ['local', 'remote', 'off'],
+  vectorBackend: ['auto', 'vectra', 'scan'],
+};
+
+function merge<T extends object>(defaults: T, raw: unknown, bounds: Partial<Record<keyof T, [number, number]>>, enums: Partial<Record<keyof T, readonly string[]>> = {}): T {
+  const out = { ...defaults };
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return out;
+  const rec = raw as Record<string, unknown>;
+  for (const key of Object.keys(defaults) as (keyof T & string)[]) {
+    const v = rec[key];
+    const d = defaults[key];
+    if (v === undefined) continue;
+    if (Array.isArray(d)) {
+      if (Array.isArray(v) && v.every((x) => typeof x === 'string')) (out as Record<string, unknown>)[key] = v;
+    } else if (typeof d === 'number') {
+      if (typeof v === 'number' && Number.isFinite(v)) {
+        const b = bounds[key];
+        (out as Record<string, unknown>)[key] = b ? Math.min(b[1], Math.max(b[0], v)) : v;
+      }
+    } else if (typeof d === 'string') {
+      const allowed = enums[key];
+      if (typeof v === 'string' && (!allowed || allowed.includes(v))) (out as Record<string, unknown>)[key] = v;
+    }
+  }
+  return out;
+}
+
+export interface SearchConfig {
+  search: SearchSettings;
+  context: ContextSettings;
+  /** Settings that could not be honoured, one line each (logged and shown by /api/search/status). */
+  problems: string[];
+}
+
+export function readSearchConfig(dataDir: string | undefined, env: NodeJS.ProcessEnv = process.env): SearchConfig {
+  let raw: Record<string, unknown> = {};
+  if (dataDir) {
+    try {
+      const parsed: unknown = JSON.parse(fs.readFileSync(path.join(dataDir, 'settings.json'), 'utf8'));
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) raw = parsed as Record<string, unknown>;
+    } catch {
+      /* missing or malformed: config.ts already reports a malformed file */
+    }
+  }
+  const search = merge(DEFAULT_SEARCH_SETTINGS, raw.search, SEARCH_BOUNDS, ENUMS);
+  const context = merge(DEFAULT_CONTEXT_SETTINGS, raw.context, CONTEXT_BOUNDS);
+  const e = env.CLAUDE_MEM_EMBEDDINGS;
+  if (e === 'local' || e === 'remote' || e === 'off') search.embeddings = e;
+  if (env.CLAUDE_MEM_EMBEDDINGS_URL) {
+    search.remoteUrl = env.CLAUDE_MEM_EMBEDDINGS_URL;
+    if (!e) search.embeddings = 'remote';
+  }
+  if (env.CLAUDE_MEM_EMBEDDINGS_MODEL) search.remoteModel = env.CLAUDE_MEM_EMBEDDINGS_MODEL;
+  if (env.CLAUDE_MEM_EMBEDDINGS_API_KEY) search.remoteApiKey = env.CLAUDE_MEM_EMBEDDINGS_API_KEY;
+  const problems: string[] = [];
+  if (search.embeddings === 'remote' && !search.remoteUrl) {
+    search.embeddings = 'off';
+    problems.push('search.embeddings is "remote" but search.remoteUrl is empty: semantic search is off');
+  }
+  return { search, context, problems };
+}

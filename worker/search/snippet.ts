@@ -1,0 +1,57 @@
+// Snippets in JS rather than FTS4's snippet(): only the rows of the page need one, and snippet()
+// inside a ranked query would run for every match. A query word matches a text word that starts
+// with the word's stem (a crude suffix strip; porter stemming is for matching, not for display).
+
+const SUFFIXES = ['ations', 'ation', 'ings', 'ing', 'ies', 'ied', 'es', 'ed', 'ly', 's', 'e', 'y'];
+
+export function stem(word: string): string {
+  const w = word.toLowerCase();
+  for (const s of SUFFIXES) if (w.length - s.length >= 3 && w.endsWith(s)) return w.slice(0, -s.length);
+  return w;
+}
+
+const WORD = /[A-Za-z0-9\u0080-\uffff]+/g;
+
+/** About `width` characters of text around the densest run of query words, matches in **bold**. */
+export function makeSnippet(text: string, words: string[], width = 180): string {
+  const flat = text.replace(/\\n|\s+/g, ' ').replace(/[[\]"]/g, (c) => (c === '"' ? '' : ' ')).replace(/ {2,}/g, ' ').trim();
+  if (flat === '') return '';
+  const stems = [...new Set(words.map(stem).filter((s) => s.length > 0))];
+  const hits: { start: number; end: number }[] = [];
+  if (stems.length > 0) {
+    for (let m = WORD.exec(flat); m; m = WORD.exec(flat)) {
+      const w = m[0].toLowerCase();
+      if (stems.some((s) => w.startsWith(s))) hits.push({ start: m.index, end: m.index + m[0].length });
+    }
+    WORD.lastIndex = 0;
+  }
+  if (hits.length === 0) return cut(flat, 0, width);
+  // The window of `width` characters holding the most hits.
+  let best = 0;
+  let bestCount = 0;
+  for (let i = 0, j = 0; i < hits.length; i++) {
+    while (j < hits.length && hits[j].end - hits[i].start <= width) j++;
+    if (j - i > bestCount) {
+      bestCount = j - i;
+      best = i;
+    }
+  }
+  const start = Math.max(0, Math.min(hits[best].start - 30, flat.length - width));
+  const windowStart = start > 0 ? flat.indexOf(' ', start) + 1 || start : 0;
+  const end = Math.min(flat.length, windowStart + width);
+  let out = '';
+  let pos = windowStart;
+  for (const h of hits) {
+    if (h.start < windowStart || h.end > end) continue;
+    out += flat.slice(pos, h.start) + '**' + flat.slice(h.start, h.end) + '**';
+    pos = h.end;
+  }
+  out += flat.slice(pos, end);
+  return (windowStart > 0 ? '…' : '') + out.trim() + (end < flat.length ? '…' : '');
+}
+
+function cut(text: string, start: number, width: number): string {
+  if (text.length <= width) return text;
+  const end = text.lastIndexOf(' ', start + width);
+  return text.slice(start, end > start + width / 2 ? end : start + width) + '…';
+}

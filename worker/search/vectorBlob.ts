@@ -1,0 +1,39 @@
+// How a vector is kept in SQLite's `vectors.data`: L2-normalised, int8-quantised with one
+// float32 scale in front (4 + dims bytes; a 512-d vector is 516 bytes instead of 2048).
+// Measured recall@10 of int8 against float32 is 0.98 (DESIGN.md), and the 4x saving matters
+// twice: the in-memory database and the snapshot replica each hold a copy. A blob of exactly
+// dims * 4 bytes is read as raw float32, so either form can be stored.
+import { dequantizeInt8, normalize, quantizeInt8 } from './vectors/quantize';
+
+export function encodeVector(v: Float32Array): Uint8Array {
+  const unit = normalize(Float32Array.from(v));
+  const out = new Uint8Array(4 + unit.length);
+  const { scale } = quantizeInt8(unit, new Int8Array(out.buffer, 4, unit.length));
+  new DataView(out.buffer).setFloat32(0, scale, true);
+  return out;
+}
+
+/** The int8 payload and its scale, without copying; undefined when the blob does not fit dims. */
+export function int8View(blob: Uint8Array, dims: number): { q: Int8Array; scale: number } | undefined {
+  if (blob.byteLength === dims + 4) {
+    const scale = new DataView(blob.buffer, blob.byteOffset, 4).getFloat32(0, true);
+    return { q: new Int8Array(blob.buffer, blob.byteOffset + 4, dims), scale };
+  }
+  if (blob.byteLength === dims * 4) {
+    const f = decodeVector(blob, dims);
+    return f ? quantizeInt8(f) : undefined;
+  }
+  return undefined;
+}
+
+export function decodeVector(blob: Uint8Array, dims: number): Float32Array | undefined {
+  if (blob.byteLength === dims + 4) {
+    const v = int8View(blob, dims);
+    return v ? dequantizeInt8(v.q, v.scale) : undefined;
+  }
+  if (blob.byteLength === dims * 4) {
+    const copy = blob.slice();
+    return new Float32Array(copy.buffer, 0, dims);
+  }
+  return undefined;
+}
