@@ -11,7 +11,10 @@ const watch = process.argv.includes('--watch');
 const nodeEntries = [
   ['extension/extension.ts', 'extension'],
   ['worker/main.ts', 'worker'],
-  ['worker/cli/main.ts', 'cli'],
+  // The hook CLI: a tiny loader (cli.js) that runs the dispatcher (cli-main.js) with a compile cache.
+  ['worker/cli/loader.ts', 'cli'],
+  ['worker/cli/main.ts', 'cli-main'],
+  ['worker/cli/mcp.ts', 'mcp'],
   ['worker/store/replica.ts', 'replica'],
 ];
 // Optional entries land as their issues do; missing files are skipped.
@@ -19,6 +22,8 @@ const optionalNodeEntries = [
   ['worker/search/embedderThread.ts', 'embedder'],
   // The Anthropic SDK, loaded by the worker on first use only (keeps dist/worker.js small).
   ['worker/agent/sdkEntry.ts', 'anthropic-sdk'],
+  // The CLI's terminal commands (start/stop/status, install, mcp, search, viewer): kept out of the hook path.
+  ['worker/cli/tools.ts', 'cli-tools'],
 ];
 const mediaEntries = [['media/panel/main.ts', 'media/panel']];
 
@@ -42,7 +47,7 @@ const builds = [
     format: 'cjs',
     external: ['vscode'],
     // The hook CLI must start fast: keep it small.
-    minify: out === 'cli',
+    minify: out === 'cli' || out === 'cli-main',
   })),
   ...present(mediaEntries).map(([entry, out]) => ({
     ...common,
