@@ -14,7 +14,8 @@ const obs = (key: string) => {
   return o;
 };
 const get = (p: string) => w.req('GET', p);
-const qs = (o: Record<string, string | number>) => '?' + new URLSearchParams(Object.entries(o).map(([k, v]) => [k, String(v)])).toString();
+const qs = (o: Record<string, string | number | undefined>) =>
+  '?' + new URLSearchParams(Object.entries(o).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]]))).toString();
 
 before(async () => {
   w = await startWorker({ env: { CLAUDE_MEM_EMBEDDINGS: 'off' } });

@@ -123,6 +123,7 @@ export class EmbeddingIndexer {
         vectors = await this.o.embedder.embed(batch.map((c) => c.text));
         if (vectors.length !== batch.length) throw new Error(`embedder returned ${vectors.length} vectors for ${batch.length} texts`);
       } catch (e) {
+        if (this.stopped) return;
         this.fail(e as Error);
         return;
       }

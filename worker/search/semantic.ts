@@ -43,6 +43,8 @@ export class SemanticIndex {
   /** Projects whose vectra index matched SQLite at the last check; absent = unknown. */
   private readonly vectraSynced = new Map<string, boolean>();
   private readonly rebuilding = new Map<string, Promise<void>>();
+  /** Vectors per project in SQLite (counting reads every row of the project: cached, dropped on change). */
+  private readonly counts = new Map<string, number>();
   lastBackend: 'vectra' | 'scan' | undefined;
 
   constructor(private readonly o: SemanticOptions) {}
@@ -92,6 +94,7 @@ export class SemanticIndex {
   /** Called after the indexer stored vectors. */
   async added(rows: StoredVector[], opts: { vectra: boolean }): Promise<void> {
     if (rows.length === 0) return;
+    for (const r of rows) this.counts.delete(r.project);
     if (this.loading) await this.loading;
     for (const r of rows) {
       const dims = r.blob.byteLength - 4;
@@ -118,6 +121,8 @@ export class SemanticIndex {
   }
 
   removed(kind: 'observation' | 'summary', id: number, project?: string): void {
+    if (project !== undefined) this.counts.delete(project);
+    else this.counts.clear();
     this.scan?.remove(kind, id, project);
     if (project !== undefined && this.o.vectra) {
       this.vectraSynced.delete(project);
@@ -128,6 +133,7 @@ export class SemanticIndex {
   /** A project lost many records at once (forgotten session or project): reload its part. */
   async projectChanged(project: string): Promise<void> {
     this.vectraSynced.delete(project);
+    this.counts.delete(project);
     if (this.scan) {
       this.scan.dropProject(project);
       const rows = this.o.store.all<{ kind: 'observation' | 'summary'; ref_id: number; dims: number; created_at: number; data: Uint8Array }>(
@@ -146,10 +152,16 @@ export class SemanticIndex {
   reset(): void {
     this.scan = undefined;
     this.vectraSynced.clear();
+    this.counts.clear();
   }
 
   storedCount(project: string): number {
-    return Number(this.o.store.get<{ n: number }>('SELECT count(*) AS n FROM vectors WHERE project = ? AND model = ?', [project, this.o.model])?.n ?? 0);
+    let n = this.counts.get(project);
+    if (n === undefined) {
+      n = Number(this.o.store.get<{ n: number }>('SELECT count(*) AS n FROM vectors WHERE project = ? AND model = ?', [project, this.o.model])?.n ?? 0);
+      this.counts.set(project, n);
+    }
+    return n;
   }
 
   /** Rebuilds a project's vectra index from SQLite (or drops it when the project is too big for vectra). */
@@ -159,6 +171,7 @@ export class SemanticIndex {
     const running = this.rebuilding.get(project);
     if (running) return running;
     const p = (async () => {
+      this.counts.delete(project);
       const count = this.storedCount(project);
       if (count === 0 || count > this.o.vectraMaxItems) {
         await vectra.dropProject(project);

@@ -114,11 +114,14 @@ export class SearchService {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     clearTimeout(this.warmTimer);
-    await this.indexer?.stop();
-    await this.vectra?.close().catch(() => undefined);
+    // Stop the indexer first (no new batch), then close the embedders, which fails a batch in
+    // flight at once instead of waiting for it; a batch already embedded is still stored.
+    const indexing = this.indexer?.stop();
     if (this.embedders) {
       await Promise.all([this.embedders.query.close(), this.embedders.index === this.embedders.query ? undefined : this.embedders.index.close()]).catch(() => undefined);
     }
+    await indexing;
+    await this.vectra?.close().catch(() => undefined);
   }
 
   vectorUnavailable(): string | undefined {
