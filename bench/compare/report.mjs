@@ -13,6 +13,8 @@ const EVENTS = [
 
 const finite = (v) => typeof v === 'number' && Number.isFinite(v);
 const med = (a) => (a && a.length ? pct(a, 50) : NaN);
+const mean = (a) => (a && a.length ? a.reduce((x, y) => x + y, 0) / a.length : NaN);
+const num = (v) => (typeof v === 'number' ? v : NaN); // results read back from JSON have null for NaN
 
 /**
  * @returns {{metric: string, unit: string, better: 'lower'|'higher'|'', ours: number, theirs: number, digits: number, n?: string, why?: {ours?: string, theirs?: string}}[]}
@@ -35,28 +37,28 @@ export function buildRows(R, baseline, sides) {
   }
   both('POST observation during replay (the hook\'s request alone), p50', 'ms', 'lower', (r) => pct(r.httpObservation ?? [], 50), 2);
   both('GET /api/health at concurrency 8 (HTTP floor), p50', 'ms', 'lower', (r) => med((r.healthFloor ?? []).map((x) => pct(x.lat, 50))), 2);
-  both('ingest at concurrency 8: throughput (median of 2 rounds)', 'req/s', 'higher', (r) => med((r.ingest ?? []).map((x) => x.rps)), 0);
-  both('ingest at concurrency 8: p50', 'ms', 'lower', (r) => med((r.ingest ?? []).map((x) => pct(x.lat, 50))), 2);
-  both('ingest at concurrency 8: p99', 'ms', 'lower', (r) => med((r.ingest ?? []).map((x) => pct(x.lat, 99))), 2);
-  both('after the first ingest burst: until every observation is stored', 's', 'lower', (r) => (finite(r.drain?.ms) ? r.drain.ms / 1000 : NaN), 1, {
+  both('ingest at concurrency 8: throughput (mean of 2 rounds)', 'req/s', 'higher', (r) => mean((r.ingest ?? []).map((x) => x.rps)), 0);
+  both('ingest at concurrency 8: p50 (mean of 2 rounds)', 'ms', 'lower', (r) => mean((r.ingest ?? []).map((x) => pct(x.lat, 50))), 2);
+  both('ingest at concurrency 8: p99 (mean of 2 rounds)', 'ms', 'lower', (r) => mean((r.ingest ?? []).map((x) => pct(x.lat, 99))), 2);
+  both('after the first ingest burst: until every observation is stored', 's', 'lower', (r) => num(r.drain?.ms) / 1000, 1, {
     n: `${o.drain?.stored ?? '?'}/${o.drain?.expected ?? '?'} vs ${t.drain?.stored ?? '?'}/${t.drain?.expected ?? '?'} obs`,
   });
   both('after the first ingest burst: share stored by the end of the wait', '%', 'higher', (r) => (r.drain ? (100 * r.drain.stored) / r.drain.expected : NaN), 0);
   for (let k = 0; k < 2; k++) {
-    both(`time until every observation is searchable, round ${k + 1}`, 's', 'lower', (r) => (r.searchable?.[k] ? r.searchable[k].searchableMs / 1000 : NaN), 1, {
+    both(`time until every observation is searchable, round ${k + 1}`, 's', 'lower', (r) => num(r.searchable?.[k]?.searchableMs) / 1000, 1, {
       n: `${o.searchable?.[k]?.observations ?? '?'}/${o.searchable?.[k]?.expected ?? '?'} vs ${t.searchable?.[k]?.observations ?? '?'}/${t.searchable?.[k]?.expected ?? '?'} obs`,
       tie: 0.1, // polling every 20 ms plus two requests: differences under 0.1 s are not resolved
     });
   }
-  row('  then the local embedding index caught up (ours only)', 's', '', (r) => (r.embedBacklogMs !== undefined ? r.embedBacklogMs / 1000 : NaN), () => NaN, 1);
+  row('  then the local embedding index caught up (ours only)', 's', '', (r) => num(r.embedBacklogMs) / 1000, () => NaN, 1);
   both('keyword search at the end, p50', 'ms', 'lower', (r) => pct(r.searchLat ?? [], 50), 2, { n: `n=${o.searchLat?.length ?? 0}/${t.searchLat?.length ?? 0}` });
   both('keyword search at the end, p95', 'ms', 'lower', (r) => pct(r.searchLat ?? [], 95), 2);
   row('keyword search, time inside the worker (ours reports it), p50', 'ms', '', (r) => pct(r.searchServerMs ?? [], 50), () => NaN, 2);
   both('context inject, p50', 'ms', 'lower', (r) => pct(r.contextLat ?? [], 50), 2, { n: `n=${o.contextLat?.length ?? 0}/${t.contextLat?.length ?? 0}` });
   both('context inject, p95', 'ms', 'lower', (r) => pct(r.contextLat ?? [], 95), 2);
   both('context size (characters, median over projects)', 'chars', '', (r) => med(r.contextChars ?? []), 0);
-  both('worker CPU over 2 s with no requests, before the searches', '%', 'lower', (r) => r.idleCpuPct ?? NaN, 0, { tie: 3 });
-  both('worker RSS at the end (process tree)', 'MB', 'lower', (r) => (finite(r.rss) ? r.rss / 1e6 : NaN), 0, { n: `${o.rssProcesses ?? 0}/${t.rssProcesses ?? 0} procs` });
+  both('worker CPU over 2 s with no requests, before the searches', '%', 'lower', (r) => num(r.idleCpuPct), 0, { tie: 3 });
+  both('worker RSS at the end (process tree)', 'MB', 'lower', (r) => num(r.rss) / 1e6, 0, { n: `${o.rssProcesses ?? 0}/${t.rssProcesses ?? 0} procs` });
   both('cold start to healthy, empty data dir (median)', 'ms', 'lower', (r) => med(r.coldEmpty), 0, { n: `n=${o.coldEmpty?.length ?? 0}/${t.coldEmpty?.length ?? 0}` });
   both('cold start to ready, empty data dir (median)', 'ms', 'lower', (r) => med(r.coldEmptyReady), 0);
   both('cold start to healthy, with round-1 data', 'ms', 'lower', (r) => med(r.coldData), 0);
