@@ -13,12 +13,22 @@ export class EventBus {
     this.emitter.emit('event', { event, data } satisfies StreamEvent);
   }
 
-  subscribe(fn: (e: StreamEvent) => void): () => void {
+  private clients = 0;
+
+  /** `client` subscribers are connected viewers/panels (they keep the worker from idling out). */
+  subscribe(fn: (e: StreamEvent) => void, kind: 'client' | 'internal' = 'internal'): () => void {
     this.emitter.on('event', fn);
-    return () => this.emitter.off('event', fn);
+    if (kind === 'client') this.clients += 1;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.emitter.off('event', fn);
+      if (kind === 'client') this.clients -= 1;
+    };
   }
 
-  get listenerCount(): number {
-    return this.emitter.listenerCount('event');
+  get clientCount(): number {
+    return this.clients;
   }
 }

@@ -149,7 +149,7 @@ async function main(): Promise<void> {
   }
   if (config.settings.idleShutdownMs > 0) {
     const t = setInterval(() => {
-      if (Date.now() - lastActivity > config.settings.idleShutdownMs && events.listenerCount === 0) void shutdown('idle');
+      if (Date.now() - lastActivity > config.settings.idleShutdownMs && events.clientCount === 0) void shutdown('idle');
     }, Math.min(config.settings.idleShutdownMs, 30_000));
     t.unref();
   }

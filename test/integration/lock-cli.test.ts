@@ -70,6 +70,16 @@ describe('one writer per data dir', () => {
   });
 });
 
+describe('idle shutdown', () => {
+  it('a worker with no clients shuts itself down after the idle time, leaving a snapshot', () => {
+    const dataDir = tempDir();
+    const r = runNode([WORKER_JS], { CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: '0', CLAUDE_MEM_IDLE_SHUTDOWN_MS: '1500' }, 60_000);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(fs.readFileSync(path.join(dataDir, 'logs', 'worker.log'), 'utf8'), /shutting down: idle/);
+    assert.ok(fs.readdirSync(path.join(dataDir, 'db')).some((n) => n.startsWith('snapshot-')));
+  });
+});
+
 describe('cli start | status | stop', () => {
   it('starts detached, reports status, stops gracefully with a snapshot', async () => {
     const dataDir = tempDir();

@@ -14,7 +14,7 @@ export function streamRoutes(app: Hono, ctx: AppContext): void {
       const unsubscribe = ctx.events.subscribe((e) => {
         if (queue.length < 1000) queue.push(e); // a stalled client drops events rather than growing memory
         wake?.();
-      });
+      }, 'client');
       let closed = false;
       stream.onAbort(() => {
         closed = true;
