@@ -1,18 +1,21 @@
 // Whole-process wall time of each Claude Code hook (`node dist/cli.js hook claude-code <event>`,
 // fed the real hook JSON from test/fixtures/claude-code-hooks) against a real worker, beside a bare
 // `node -e 0` measured in the same run. Samples are interleaved round-robin so machine load hits
-// every command alike; before each round the worker's queue is let drain, as between the turns of a
-// real session. Bar (DESIGN.md): observation p50 within 1.25x of node -e 0.
+// every command alike; before each hook the worker's queue is let drain (hooks come seconds apart in
+// a real session), so what is timed is the hook and its one request, not the worker compressing the
+// previous round. Bar (DESIGN.md): observation p50 within 1.25x of node -e 0.
 //
-//   npm run build && node bench/hooks.mjs [--runs N] [--warmup N]
+//   npm run build && node bench/hooks.mjs [--runs N] [--warmup N] [--dist DIR] [--keep-env] [--callgrind]
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const cli = path.join(root, 'dist', 'cli.js');
-const workerJs = path.join(root, 'dist', 'worker.js');
+const distArg = process.argv.indexOf('--dist');
+const dist = distArg > 0 ? path.resolve(process.argv[distArg + 1]) : path.join(root, 'dist');
+const cli = path.join(dist, 'cli.js');
+const workerJs = path.join(dist, 'worker.js');
 const fixtures = path.join(root, 'test', 'fixtures', 'claude-code-hooks');
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
@@ -89,8 +92,7 @@ function timed(args, input, env) {
   return ms;
 }
 
-/** Waits until the worker has compressed what the last round queued: hooks come seconds apart in a
- * real session, so the worker's background work should not compete with the next hook for the CPU. */
+/** Waits until the worker has compressed what the previous hook queued. */
 async function drained(port) {
   const end = Date.now() + 15_000;
   while (Date.now() < end) {
@@ -110,18 +112,47 @@ const pct = (xs, p) => {
   return s[Math.min(s.length - 1, Math.floor((s.length - 1) * p))];
 };
 
+/**
+ * --callgrind: instructions executed per process under valgrind (median of 3), which machine load
+ * does not change, for bare node and each hook. Wall time on a shared 2-core machine swings by
+ * +-15% between runs; this does not.
+ */
+const CALLGRIND = process.argv.includes('--callgrind');
+const instructionRows = [];
+function instructions(args, input, e) {
+  const r = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, ...args], { input, env: e, encoding: 'utf8' });
+  const m = /Collected : (\d+)/.exec(r.stderr ?? '');
+  if (!m) throw new Error(`valgrind failed (is it installed?): ${r.error?.message ?? r.stderr?.slice(-500)}`);
+  return Number(m[1]);
+}
+async function instructionCounts(env, deadEnv) {
+  const cases = [['node -e 0', ['-e', '0'], '', env], ...HOOKS.map(([h, ev]) => [h, [cli, 'hook', 'claude-code', h], ev, env]), ['observation (no worker)', [cli, 'hook', 'claude-code', 'observation'], 'PostToolUse', deadEnv]];
+  for (const [name, args, event, e] of cases) {
+    const xs = [];
+    for (let i = 0; i < 3; i++) {
+      await drained(port);
+      xs.push(instructions(args, event ? fixture(event, 10_000 + i) : '', e));
+    }
+    instructionRows.push([name, pct(xs, 0.5)]);
+  }
+}
+
 const { proc, port } = await startWorker();
 const env = { ...baseEnv, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: String(port), CLAUDE_MEM_NO_AUTOSTART: '1' };
 const deadEnv = { ...env, CLAUDE_MEM_WORKER_PORT: '1' }; // nothing listens on port 1
 const rows = new Map([['node -e 0', []], ...HOOKS.map(([h]) => [h, []]), ['observation (no worker)', []]]);
 try {
   for (let i = 0; i < WARMUP + RUNS; i++) {
-    await drained(port);
     const sample = (name, ms) => i >= WARMUP && rows.get(name).push(ms);
+    await drained(port);
     sample('node -e 0', timed(['-e', '0'], '', env));
-    for (const [hook, event] of HOOKS) sample(hook, timed([cli, 'hook', 'claude-code', hook], fixture(event, i), env));
+    for (const [hook, event] of HOOKS) {
+      await drained(port); // each hook meets an idle worker, as it would seconds into a real turn
+      sample(hook, timed([cli, 'hook', 'claude-code', hook], fixture(event, i), env));
+    }
     sample('observation (no worker)', timed([cli, 'hook', 'claude-code', 'observation'], fixture('PostToolUse', i), deadEnv));
   }
+  if (CALLGRIND) await instructionCounts(env, deadEnv);
 } finally {
   proc.kill('SIGTERM');
 }
@@ -135,4 +166,9 @@ for (const [name, xs] of rows) {
 }
 const obs = pct(rows.get('observation'), 0.5) / bare;
 console.log(`bar: observation p50 within 1.25x of node -e 0: ${obs.toFixed(2)}x ${obs <= 1.25 ? 'PASS' : 'FAIL'}`);
+if (CALLGRIND) {
+  const base = instructionRows[0][1];
+  console.log(`\ninstructions per process (valgrind --tool=callgrind, median of 3)`);
+  for (const [name, n] of instructionRows) console.log(`${name.padEnd(26)} ${(n / 1e6).toFixed(1).padStart(8)} M ${(n / base).toFixed(2).padStart(8)}x`);
+}
 fs.rmSync(tmp, { recursive: true, force: true });

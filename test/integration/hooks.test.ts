@@ -290,6 +290,18 @@ describe('hook CLI against a real worker', () => {
     assert.equal(s.prompts[0].text, 'bytes: \uFFFD\uFFFD');
   });
 
+  it('the node:net fallback transport stores the same', async () => {
+    const input = fixture('PostToolUse', { project, home, session: 'sess-net', toolUseId: 'toolu_net' });
+    const r = await runHook('observation', JSON.stringify(input), { ...env, CLAUDE_MEM_HTTP_NET: '1' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(r.json, {});
+    const s = await until(async () => {
+      const x = await sessionOf('sess-net');
+      return x && x.observations.length > 0 ? x : undefined;
+    }, 20_000, 'observation over node:net');
+    assert.equal(s.observations[0].toolName, 'Read');
+  });
+
   it('our own MCP tools are not stored as observations', async () => {
     const input = fixture('PostToolUse', { project, home, session: 'sess-own', toolUseId: 'toolu_own' });
     input.tool_name = 'mcp__claude-mem__search';

@@ -2,6 +2,7 @@
 // against a real worker. Tools, their three-step descriptions, and each tool over the worker's
 // routes. Needs `npm run build` (dist/cli.js and dist/mcp.js).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -126,5 +127,41 @@ describe('claude-mem mcp', () => {
     } finally {
       await dead.close();
     }
+  });
+});
+
+describe('claude-mem search and viewer at a terminal', () => {
+  let w: RunningWorker;
+  let env: Record<string, string>;
+  const run = (args: string[], cwd = ROOT) => spawnSync(process.execPath, [CLI_JS, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', cwd, timeout: 60_000 });
+
+  before(async () => {
+    w = await startWorker();
+    env = { CLAUDE_MEM_DATA_DIR: w.dataDir, CLAUDE_MEM_WORKER_PORT: String(w.port), CLAUDE_MEM_NO_AUTOSTART: '1' };
+    await w.req('POST', '/api/memory/save', { text: 'The okapi release train leaves on Thursdays.', title: 'Release train', project: 'zoo' });
+  });
+  after(async () => {
+    await w?.stop();
+  });
+
+  it('search prints index rows; --json the route answer; no query is a usage error', (t) => {
+    if (run(['search', 'okapi', '--project', 'zoo']).stderr.includes('no search route')) {
+      t.skip('GET /api/search is not served yet');
+      return;
+    }
+    const r = run(['search', 'okapi', '--project', 'zoo', '--mode', 'keyword']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^#\d+ \S+ \S+ \[discovery\] Release train \(zoo\)/);
+    const none = run(['search', 'okapi', '--project', 'elsewhere']);
+    assert.match(none.stdout, /nothing found .*try --all/);
+    const json = run(['search', 'okapi', '--all', '--json']);
+    assert.equal(JSON.parse(json.stdout).items[0].title, 'Release train');
+    assert.equal(run(['search']).status, 2);
+  });
+
+  it('viewer --print gives the worker URL with the token', () => {
+    const r = run(['viewer', '--print']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), `http://127.0.0.1:${w.port}/?token=${w.token}`);
   });
 });

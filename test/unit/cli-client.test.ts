@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { NetworkError, parseResponse, query, request, type ClientTarget } from '../../worker/cli/client';
+import { transportFor } from '../../worker/cli/transport';
 
 describe('parseResponse', () => {
   const b = (s: string) => Buffer.from(s, 'latin1');
@@ -88,6 +89,28 @@ describe('request', () => {
       });
     });
     await assert.rejects(request({ ...target, port: closed }, 'GET', '/json'), (e: NetworkError) => e.code === 'ECONNREFUSED');
+  });
+  it('drives the TCP binding for IP addresses on this Node, and leaves names to node:net', () => {
+    assert.equal(transportFor('127.0.0.1'), 'tcp_wrap');
+    assert.equal(transportFor('[::1]'), 'tcp_wrap');
+    assert.equal(transportFor('localhost'), 'net');
+  });
+  it('talks to an IPv6 loopback server, and by host name through node:net', async (t) => {
+    const v6 = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"v6":true}'));
+    try {
+      await new Promise<void>((resolve, reject) => v6.once('error', reject).listen(0, '::1', resolve));
+    } catch {
+      t.skip('no IPv6 loopback here');
+      return;
+    }
+    const port = (v6.address() as net.AddressInfo).port;
+    try {
+      assert.deepEqual((await request({ ...target, host: '::1', port }, 'GET', '/')).body, { v6: true });
+      assert.deepEqual((await request({ ...target, host: '[::1]', port }, 'GET', '/')).body, { v6: true });
+      assert.deepEqual((await request({ ...target, host: 'localhost' }, 'POST', '/json', { n: 1 })).body, { ok: true, echo: { n: 1 } });
+    } finally {
+      v6.close();
+    }
   });
   it('builds query strings from defined values', () => {
     assert.equal(query({ a: 'x y', b: undefined, c: 3, d: '' }), '?a=x%20y&c=3');

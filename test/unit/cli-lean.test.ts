@@ -72,16 +72,24 @@ describe('V8 code cache for the hook path (dist/cli.js as the loader of dist/cli
     assert.equal(first.status, 0, first.stderr);
     assert.equal(first.stdout, '{}');
     const [file] = caches(dataDir);
-    assert.match(file ?? '', new RegExp(`^cli-\\d+-\\d+-${process.version}-${process.arch}-claude-code-observation\\.v8$`));
+    assert.match(file ?? '', new RegExp(`^cli-\\d+-${process.version}-${process.arch}-claude-code-observation\\.v8$`));
     const full = path.join(dataDir, 'cache', file);
-    assert.ok(fs.statSync(full).size > 1000);
-    fs.writeFileSync(full, 'not a code cache');
-    fs.writeFileSync(path.join(dataDir, 'cache', 'cli-1-2-v0.0.0-x64-claude-code-observation.v8'), 'stale build');
+    const main = fs.readFileSync(path.join(ROOT, 'dist', 'cli-main.js'));
+    assert.ok(fs.readFileSync(full).subarray(0, main.length).equals(main), 'the cache starts with the bundle it was made from');
+    assert.ok(fs.statSync(full).size > main.length + 1000);
+    // Same bundle bytes, garbage cache: V8 rejects it. Another bundle of the same size: never used.
+    fs.writeFileSync(full, Buffer.concat([main, Buffer.from('not a code cache')]));
+    fs.writeFileSync(path.join(dataDir, 'cache', 'cli-1-v0.0.0-x64-claude-code-observation.v8'), 'stale build');
     const again = run(dataDir);
     assert.equal(again.status, 0, again.stderr);
     assert.equal(again.stdout, '{}');
     assert.deepEqual(caches(dataDir), [file], 'the stale build is pruned');
-    assert.ok(fs.statSync(full).size > 1000, 'a rejected cache is made again');
+    assert.ok(fs.statSync(full).size > main.length + 1000, 'a rejected cache is made again');
+    const other = Buffer.from(main);
+    other[other.length - 2] ^= 1; // a different program of the same length
+    fs.writeFileSync(full, Buffer.concat([other, fs.readFileSync(full).subarray(main.length)]));
+    assert.equal(run(dataDir).stdout, '{}');
+    assert.ok(fs.readFileSync(full).subarray(0, main.length).equals(main), 'a cache of other bytes is replaced');
   });
 
   it('CLAUDE_MEM_NO_CODE_CACHE=1 turns it off', (t) => {

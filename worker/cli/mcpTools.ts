@@ -37,14 +37,17 @@ export interface ToolDeps {
   startMs?: number;
 }
 
+/** Generous: the first semantic search after a worker start loads the embedding model. */
+const TOOL_TIMEOUT_MS = 30_000;
+
 async function call<T = unknown>(d: ToolDeps, method: string, urlPath: string, body?: unknown): Promise<Reply<T>> {
   try {
-    return await request<T>(d.target, method, urlPath, body, 10_000);
+    return await request<T>(d.target, method, urlPath, body, TOOL_TIMEOUT_MS);
   } catch (e) {
     if (!(e instanceof NetworkError) || e.code !== 'ECONNREFUSED') throw e;
     if (process.env.CLAUDE_MEM_NO_AUTOSTART === '1') throw new Error(`the claude-mem worker is not running at ${d.target.host}:${d.target.port} (start it with: claude-mem start)`);
     if (!(await ensureWorker(d.target, d.startMs ?? 15_000))) throw new Error(`the claude-mem worker is not running at ${d.target.host}:${d.target.port} and did not start (see ${d.target.dataDir}/logs)`);
-    return request<T>(d.target, method, urlPath, body, 10_000);
+    return request<T>(d.target, method, urlPath, body, TOOL_TIMEOUT_MS);
   }
 }
 

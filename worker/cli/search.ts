@@ -31,7 +31,7 @@ export async function runSearch(args: string[]): Promise<number> {
     process.stderr.write(`claude-mem worker is not running and did not start at ${t.host}:${t.port}\n`);
     return 1;
   }
-  const r = await request(t, 'GET', `/api/search${query({ query: q, project, limit, type, mode })}`, undefined, 10_000);
+  const r = await request(t, 'GET', `/api/search${query({ query: q, project, limit, type, mode })}`, undefined, 30_000);
   if (r.status === 404) {
     process.stderr.write('this worker has no search route (GET /api/search); update claude-mem\n');
     return 1;

@@ -36,7 +36,7 @@ export function readStdinSync(): Buffer {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EAGAIN') {
         // Non-blocking stdin: wait a moment and retry (rare; Claude Code hands us a blocking pipe).
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
         continue;
       }
       if (code === 'EOF' || code === 'EBADF' || code === 'EINVAL') break;
