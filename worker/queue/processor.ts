@@ -58,7 +58,8 @@ export class Processor {
       return;
     }
     if (this.timer) clearTimeout(this.timer);
-    this.running = this.drain().finally(() => {
+    // Start on the next turn: the request that queued the job answers first.
+    this.running = new Promise<void>((r) => setImmediate(r)).then(() => this.drain()).finally(() => {
       this.running = undefined;
       if (this.again) {
         this.again = false;
