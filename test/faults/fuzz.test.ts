@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as http from 'node:http';
 import { after, before, it } from 'node:test';
+import { parseObservations, parseSummary } from '../../worker/agent/parser';
 import { stripPrivate } from '../../worker/privacy/strip';
 import { startWorker, type RunningWorker } from '../helpers/worker';
 import { faultCase } from './record';
@@ -192,5 +193,26 @@ it('tag stripping: no 1 MB input takes over 100 ms', async () => {
     }
     assert.ok(worst < 100, `worst ${worst.toFixed(1)} ms`);
     return `30 random 1 MB inputs, worst ${worst.toFixed(1)} ms`;
+  });
+});
+
+it('XML parser: no 1 MB model reply takes over 100 ms', async () => {
+  await faultCase(__filename, 'bad input', 'parse 1 MB adversarial model replies', async () => {
+    const pieces = ['<observation>', '</observation>', '<type>', 'bugfix', '</type>', '<title>', '</title>', '<facts>', '<fact>', '</fact>', '</facts>', '<', '>', '&amp;', '&#x', '```xml\n', '<summary>', '<skip_summary reason="x"/>', 'text ', '<observation', '"', '\n'];
+    let worst = 0;
+    for (let k = 0; k < 20; k++) {
+      let s = '';
+      while (s.length < 1 << 20) s += pick(pieces);
+      let best = Infinity;
+      for (let run = 0; run < 3; run++) {
+        const t0 = performance.now();
+        parseObservations(s);
+        parseSummary(s);
+        best = Math.min(best, performance.now() - t0);
+      }
+      worst = Math.max(worst, best);
+    }
+    assert.ok(worst < 100, `worst ${worst.toFixed(1)} ms`);
+    return `20 random 1 MB replies through both parsers, worst ${worst.toFixed(1)} ms`;
   });
 });

@@ -256,8 +256,18 @@ function parseOne(attrs: string, body: string, warnings: string[]): ParsedObserv
   };
 }
 
-export function parseObservations(text: string): ObservationParse {
+/** Model replies are bounded by max output tokens; anything far past that is cut before any regex runs. */
+export const MAX_REPLY_CHARS = 64 * 1024;
+
+function capReply(text: string, warnings: string[]): string {
+  if (text.length <= MAX_REPLY_CHARS) return text;
+  warnings.push(`reply of ${text.length} characters cut to ${MAX_REPLY_CHARS} before parsing`);
+  return text.slice(0, MAX_REPLY_CHARS);
+}
+
+export function parseObservations(reply: string): ObservationParse {
   const warnings: string[] = [];
+  const text = capReply(reply, warnings);
   let found = bodies(text);
   // Fields with no <observation> around them: read the whole reply as one observation.
   if (found.length === 0 && FIELD_TAGS.test(text)) {
@@ -285,8 +295,9 @@ export function parseObservations(text: string): ObservationParse {
 
 const SUMMARY_FIELDS = ['request', 'investigated', 'learned', 'completed', 'next_steps', 'notes'] as const;
 
-export function parseSummary(text: string): SummaryParse {
+export function parseSummary(reply: string): SummaryParse {
   const warnings: string[] = [];
+  const text = capReply(reply, warnings);
   const skip = /<skip_summary\b([^>]*)\/?>/i.exec(text);
   const body = element(text, 'summary', [...SUMMARY_FIELDS]);
   if (skip && (body === undefined || !SUMMARY_FIELDS.some((f) => field(body, f)))) {
