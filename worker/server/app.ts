@@ -1,9 +1,8 @@
 // The hono app: guards, body caps, one file per route group, JSON errors everywhere.
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { AppContext } from './context';
 import { guard } from './guard';
-import { errorResponse } from './http';
+import { errorResponse, setBodyCap } from './http';
 import { observationRoutes } from './routes/observations';
 import { sessionRoutes } from './routes/sessions';
 import { statusRoutes } from './routes/status';
@@ -15,15 +14,16 @@ export type RouteGroup = (app: Hono, ctx: AppContext) => void;
 
 export function createApp(ctx: AppContext, extraRoutes: RouteGroup[] = []): Hono {
   const app = new Hono();
-  const tooLarge = (max: number) =>
-    bodyLimit({ maxSize: max, onError: (c) => c.json({ error: `request body is larger than ${max} bytes` }, 413) });
-  const normalLimit = tooLarge(ctx.config.settings.maxBodyBytes);
-  const importLimit = tooLarge(ctx.config.settings.maxImportBytes);
+  const { maxBodyBytes, maxImportBytes } = ctx.config.settings;
 
   app.use('*', guard({ token: ctx.token, port: ctx.port, extraHosts: ctx.config.settings.allowRemoteBind ? [ctx.config.host] : [] }));
   app.use('*', async (c, next) => {
     if (c.req.path !== '/api/health') ctx.touch();
-    return c.req.path === '/api/import' ? importLimit(c, next) : normalLimit(c, next);
+    const max = c.req.path === '/api/import' ? maxImportBytes : maxBodyBytes;
+    // A declared length over the cap is refused before reading; bodyText() caps the rest.
+    if (Number(c.req.header('content-length') ?? 0) > max) return c.json({ error: `request body is larger than ${max} bytes` }, 413);
+    setBodyCap(c, max);
+    return next();
   });
 
   statusRoutes(app, ctx);

@@ -1,11 +1,44 @@
 // Small helpers shared by route files: JSON bodies and error mapping.
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { BadRequest } from '../protocol';
 import { StoreUnavailableError } from '../store/store';
 import type { Logger } from '../log';
 
+/** Per-request body caps, set by the app's middleware (import has a bigger one than other routes). */
+const bodyCaps = new WeakMap<Context, number>();
+export function setBodyCap(c: Context, max: number): void {
+  bodyCaps.set(c, max);
+}
+
+/**
+ * The request body as text, capped. Reads the Node request directly: going through the web
+ * Request (as hono's bodyLimit does) builds a ReadableStream and an AbortSignal per request,
+ * which cost more than the rest of an ingest request together.
+ */
+export async function bodyText(c: Context): Promise<string> {
+  const max = bodyCaps.get(c) ?? Infinity;
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (!incoming) {
+    const text = await c.req.text();
+    if (Buffer.byteLength(text) > max) throw new BadRequest(`request body is larger than ${max} bytes`, 413);
+    return text;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of incoming as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) {
+      incoming.resume(); // drain the rest so the connection can answer
+      throw new BadRequest(`request body is larger than ${max} bytes`, 413);
+    }
+    chunks.push(chunk);
+  }
+  return (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8');
+}
+
 export async function jsonBody(c: Context): Promise<unknown> {
-  const text = await c.req.text();
+  const text = await bodyText(c);
   if (text.trim() === '') throw new BadRequest('request body is empty; send a JSON object');
   try {
     return JSON.parse(text) as unknown;

@@ -7,6 +7,7 @@ import { listSegments, readSegment, segmentName } from './journal';
 import { decodeTx } from './records';
 import { listSnapshots, readSnapshot, snapshotName } from './snapshot';
 import { applyTx, StatementCache } from './apply';
+import { tuneConnection } from './sqlite';
 
 export interface RecoveryReport {
   snapshotGen: number | null;
@@ -44,6 +45,7 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
     }
   }
   if (!db) db = new SQL.Database();
+  tuneConnection(db);
 
   const all = listSegments(dir);
   const segments = all.filter((g) => g >= baseGen && (opts.upToGen === undefined || g < opts.upToGen));

@@ -6,7 +6,7 @@ import { applyTx, StatementCache } from './apply';
 import { decodeTx } from './records';
 import { recover } from './recovery';
 import { writeSnapshot } from './snapshot';
-import { loadSqlJs } from './sqlite';
+import { loadSqlJs, tuneConnection } from './sqlite';
 
 export type ReplicaRequest = { type: 'records'; payloads: Uint8Array[] } | { type: 'snapshot'; gen: number };
 export type ReplicaReply =
@@ -44,7 +44,8 @@ async function main(): Promise<void> {
     }
     const t0 = performance.now();
     const bytes = db.export();
-    cache = new StatementCache(db); // export() freed every prepared statement
+    cache = new StatementCache(db); // export() freed every prepared statement and reset the pragmas
+    tuneConnection(db);
     const exportMs = performance.now() - t0;
     chain = chain.then(async () => {
       const t1 = performance.now();

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import initSqlJs from 'sql.js';
-import type { SqlJsStatic } from 'sql.js';
+import type { Database, SqlJsStatic } from 'sql.js';
 
 let loading: Promise<SqlJsStatic> | undefined;
 
@@ -20,4 +20,16 @@ export function loadSqlJs(): Promise<SqlJsStatic> {
     loading = initSqlJs({ locateFile: () => file });
   }
   return loading;
+}
+
+/**
+ * Per-connection settings, applied on open and again after every export() (which reopens).
+ * The database lives in Emscripten's in-memory FS and durability comes from our own journal,
+ * so SQLite's rollback journal only needs to support ROLLBACK: keeping it in memory saves
+ * creating, writing and deleting a MEMFS file on every transaction.
+ */
+export function tuneConnection(db: Database): void {
+  db.run('PRAGMA locking_mode=EXCLUSIVE'); // one connection: skip the hot-journal stat() before every transaction
+  db.run('PRAGMA journal_mode=MEMORY');
+  db.run('PRAGMA temp_store=MEMORY');
 }

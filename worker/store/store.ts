@@ -11,7 +11,7 @@ import { encodeTx, type Param, type Statement } from './records';
 import { recover, type RecoveryReport } from './recovery';
 import type { ReplicaReply, ReplicaRequest } from './replica';
 import { listSnapshots, snapshotName, writeSnapshot } from './snapshot';
-import { loadSqlJs } from './sqlite';
+import { loadSqlJs, tuneConnection } from './sqlite';
 
 export type Row = Record<string, SqlValue>;
 
@@ -247,6 +247,7 @@ export class Store {
 
   private afterExport(): void {
     this.cache.forget();
+    tuneConnection(this.db);
     for (const hook of this.reopenHooks) hook(this.db);
   }
 

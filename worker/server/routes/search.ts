@@ -9,7 +9,7 @@ import { searchService } from '../../search/service';
 import { NotFound, timeline } from '../../search/timeline';
 import { toObservation, type ObservationRow } from '../../store/repos/observations';
 import type { AppContext } from '../context';
-import { jsonBody } from '../http';
+import { bodyText, jsonBody } from '../http';
 
 export function searchRoutes(app: Hono, ctx: AppContext): void {
   const service = () => searchService(ctx);
@@ -28,7 +28,7 @@ export function searchRoutes(app: Hono, ctx: AppContext): void {
   app.get('/api/search/status', (c) => c.json(service().status()));
 
   app.post('/api/search/reindex', async (c) => {
-    const text = await c.req.text();
+    const text = await bodyText(c);
     const req = parseReindexRequest(text.trim() === '' ? undefined : jsonFrom(text));
     return c.json(await service().reindex(req), 202);
   });
