@@ -63,7 +63,12 @@ export async function startWorker({ dataDir = tempDir(), env = {}, args = [] } =
       return NaN;
     }
   };
-  return { port, token, dataDir, proc, req, stop, startMs, rss, agent };
+  /** CPU time (user + system, all threads) the worker has used so far, in ms. */
+  const cpuMs = () => {
+    const f = fs.readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) * (1000 / 100); // clock ticks at USER_HZ 100
+  };
+  return { port, token, dataDir, proc, req, stop, startMs, rss, cpuMs, agent };
 }
 
 /** Runs `total` calls of fn with `concurrency` in flight; returns latencies (ms) and wall time. */

@@ -101,12 +101,12 @@ function validAt(buf: Buffer, pos: number): number {
 }
 
 type Pending =
-  | { kind: 'record'; framed: Buffer; payload: Buffer; resolve: () => void; reject: (e: Error) => void }
+  | { kind: 'record'; framed: Buffer; resolve: () => void; reject: (e: Error) => void }
   | { kind: 'rotate'; resolve: (gen: number) => void; reject: (e: Error) => void };
 
 export interface JournalEvents {
-  /** Called with payloads once they are durable, in order. */
-  durable?(payloads: Buffer[]): void;
+  /** Called after each batch of records is durable. */
+  durable?(): void;
   /** Called after a rotation: every record before it is durable in segment `gen - 1`. */
   rotated?(gen: number): void;
 }
@@ -143,7 +143,7 @@ export class JournalWriter {
   append(payload: Buffer): Promise<void> {
     if (this.closed) return Promise.reject(new Error('journal is closed'));
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ kind: 'record', framed: frame(payload), payload, resolve, reject });
+      this.queue.push({ kind: 'record', framed: frame(payload), resolve, reject });
       this.kick();
     });
   }
@@ -218,7 +218,7 @@ export class JournalWriter {
       for (const p of batch) p.reject(e as Error);
       return;
     }
-    this.events.durable?.(batch.map((p) => p.payload));
+    this.events.durable?.();
     for (const p of batch) p.resolve();
   }
 

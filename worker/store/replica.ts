@@ -1,23 +1,22 @@
-// Snapshot replica: a worker thread that keeps its own copy of the database by applying
-// every durable journal record, and exports snapshots on request. sql.js export() blocks
-// for hundreds of ms on a large database; doing it here keeps the worker's event loop free.
+// Snapshot replica, built on demand: a worker thread that rebuilds the database from the files
+// (newest snapshot plus every journal segment before `upToGen`), exports it as snapshot
+// `upToGen`, and exits. sql.js export() blocks for hundreds of ms on a large database; doing it
+// here keeps the worker's event loop free. Building it per snapshot, rather than keeping a live
+// copy fed with every transaction, keeps that cost off the ingest path (a postMessage and a
+// second apply per write) and the second copy of the database out of memory between snapshots.
 import { parentPort, workerData } from 'node:worker_threads';
-import { applyTx, StatementCache } from './apply';
-import { decodeTx } from './records';
 import { recover } from './recovery';
 import { writeSnapshot } from './snapshot';
-import { loadSqlJs, tuneConnection } from './sqlite';
+import { loadSqlJs } from './sqlite';
 
-export type ReplicaRequest = { type: 'records'; payloads: Uint8Array[] } | { type: 'snapshot'; gen: number };
-export type ReplicaReply =
-  | { type: 'ready'; recordsReplayed: number }
-  | { type: 'snapshotted'; gen: number; bytes: number; exportMs: number; writeMs: number }
-  | { type: 'failed'; gen?: number; error: string };
-
-interface ReplicaData {
+export interface ReplicaData {
   dir: string;
   upToGen: number;
 }
+
+export type ReplicaReply =
+  | { type: 'snapshotted'; gen: number; bytes: number; recordsReplayed: number; exportMs: number; writeMs: number }
+  | { type: 'failed'; gen: number; error: string };
 
 async function main(): Promise<void> {
   const port = parentPort;
@@ -25,41 +24,19 @@ async function main(): Promise<void> {
   const { dir, upToGen } = workerData as ReplicaData;
   const SQL = await loadSqlJs();
   const { db, report } = recover(SQL, dir, { upToGen, quarantine: false });
-  let cache = new StatementCache(db);
-  let chain: Promise<void> = Promise.resolve();
-  const post = (m: ReplicaReply) => port.postMessage(m);
-  post({ type: 'ready', recordsReplayed: report.recordsReplayed });
-
-  port.on('message', (m: ReplicaRequest) => {
-    if (m.type === 'records') {
-      for (const p of m.payloads) {
-        try {
-          applyTx(db, cache, decodeTx(Buffer.from(p.buffer, p.byteOffset, p.byteLength)));
-        } catch (e) {
-          // The live worker committed it, so this only fails if it failed there too at replay.
-          post({ type: 'failed', error: `replica could not apply a record: ${(e as Error).message}` });
-        }
-      }
-      return;
-    }
-    const t0 = performance.now();
-    const bytes = db.export();
-    cache = new StatementCache(db); // export() freed every prepared statement and reset the pragmas
-    tuneConnection(db);
-    const exportMs = performance.now() - t0;
-    chain = chain.then(async () => {
-      const t1 = performance.now();
-      try {
-        await writeSnapshot(dir, m.gen, bytes);
-        post({ type: 'snapshotted', gen: m.gen, bytes: bytes.length, exportMs, writeMs: performance.now() - t1 });
-      } catch (e) {
-        post({ type: 'failed', gen: m.gen, error: (e as Error).message });
-      }
-    });
-  });
+  // The live database holds every record; a rebuild that missed one must not become the snapshot.
+  if (report.problems.length > 0 || report.recordsFailed > 0) {
+    throw new Error(`the files do not rebuild cleanly: ${report.problems.slice(0, 3).join('; ')}`);
+  }
+  const t0 = performance.now();
+  const bytes = db.export();
+  db.close();
+  const exportMs = performance.now() - t0;
+  const t1 = performance.now();
+  await writeSnapshot(dir, upToGen, bytes);
+  port.postMessage({ type: 'snapshotted', gen: upToGen, bytes: bytes.length, recordsReplayed: report.recordsReplayed, exportMs, writeMs: performance.now() - t1 } satisfies ReplicaReply);
 }
 
 main().catch((e: Error) => {
-  parentPort?.postMessage({ type: 'failed', error: `replica start failed: ${e.message}` } satisfies ReplicaReply);
-  process.exit(1);
+  parentPort?.postMessage({ type: 'failed', gen: (workerData as ReplicaData).upToGen, error: e.message } satisfies ReplicaReply);
 });

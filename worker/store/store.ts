@@ -1,5 +1,5 @@
 // The durable store: sql.js in memory, every committed transaction journaled and fsynced
-// before the caller's promise resolves, snapshots taken off the event loop by a replica thread.
+// before the caller's promise resolves, snapshots built off the event loop by a thread (replica.ts).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -9,7 +9,7 @@ import { runStatement, StatementCache } from './apply';
 import { JournalWriter, listSegments, segmentName } from './journal';
 import { encodeTx, type Param, type Statement } from './records';
 import { recover, type RecoveryReport } from './recovery';
-import type { ReplicaReply, ReplicaRequest } from './replica';
+import type { ReplicaData, ReplicaReply } from './replica';
 import { listSnapshots, snapshotName, writeSnapshot } from './snapshot';
 import { loadSqlJs, tuneConnection } from './sqlite';
 
@@ -25,7 +25,7 @@ export interface StoreOptions {
   dir: string;
   log: Logger;
   snapshotJournalBytes: number;
-  /** Path of the bundled replica script; null runs snapshots on the main thread. */
+  /** Path of the bundled snapshot thread script (replica.js); null runs snapshots on the main thread. */
   replicaScript: string | null;
 }
 
@@ -42,8 +42,8 @@ export class StoreUnavailableError extends Error {}
 
 export class Store {
   private cache: StatementCache;
+  /** The snapshot thread running now, if any (terminated on close). */
   private replica: Worker | undefined;
-  private replicaWaiters = new Map<number, { resolve: (r: Extract<ReplicaReply, { type: 'snapshotted' }>) => void; reject: (e: Error) => void }>();
   private snapshotting: Promise<SnapshotResult> | undefined;
   private reopenHooks: ((db: Database) => void)[] = [];
   /** Set when the journal could not be written: the worker then refuses writes until restarted. */
@@ -67,12 +67,8 @@ export class Store {
     const { db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true });
     for (const p of report.problems) opts.log.warn(`recovery: ${p}`);
     let store: Store | undefined;
-    const journal = await JournalWriter.open(opts.dir, nextGen, {
-      durable: (payloads) => store?.onDurable(payloads),
-      rotated: (gen) => store?.onRotated(gen),
-    });
+    const journal = await JournalWriter.open(opts.dir, nextGen, { durable: () => store?.onDurable() });
     store = new Store(db, journal, opts, report);
-    if (opts.replicaScript) store.startReplica(opts.replicaScript, nextGen);
     return store;
   }
 
@@ -159,74 +155,55 @@ export class Store {
     return this.journal.gen;
   }
 
+  /** Whether snapshots are built off the event loop. */
   get replicaAlive(): boolean {
-    return this.replica !== undefined;
+    return this.opts.replicaScript !== null;
   }
 
-  private startReplica(script: string, upToGen: number): void {
-    const w = new Worker(script, { workerData: { dir: this.opts.dir, upToGen } });
-    this.replica = w;
-    w.on('message', (m: ReplicaReply) => {
-      if (m.type === 'snapshotted') {
-        this.replicaWaiters.get(m.gen)?.resolve(m);
-        this.replicaWaiters.delete(m.gen);
-      } else if (m.type === 'failed') {
-        this.opts.log.error(`snapshot replica: ${m.error}`);
-        if (m.gen !== undefined) {
-          this.replicaWaiters.get(m.gen)?.reject(new Error(m.error));
-          this.replicaWaiters.delete(m.gen);
-        }
-      }
+  /** Builds snapshot `gen` in a thread from the files: the last snapshot and the segments before `gen`. */
+  private buildInThread(script: string, gen: number): Promise<Extract<ReplicaReply, { type: 'snapshotted' }>> {
+    return new Promise((resolve, reject) => {
+      const w = new Worker(script, { workerData: { dir: this.opts.dir, upToGen: gen } satisfies ReplicaData });
+      this.replica = w;
+      let reply: ReplicaReply | undefined;
+      w.on('message', (m: ReplicaReply) => (reply = m));
+      w.on('error', (e) => (reply ??= { type: 'failed', gen, error: e.message }));
+      w.on('exit', (code) => {
+        if (this.replica === w) this.replica = undefined;
+        if (reply?.type === 'snapshotted') resolve(reply);
+        else reject(new Error(reply?.error ?? `snapshot thread exited with code ${code}`));
+      });
     });
-    const lost = (why: string) => {
-      if (this.replica !== w) return;
-      this.replica = undefined;
-      this.opts.log.warn(`snapshot replica stopped (${why}); snapshots now run on the main thread`);
-      for (const waiter of this.replicaWaiters.values()) waiter.reject(new Error(`replica stopped: ${why}`));
-      this.replicaWaiters.clear();
-    };
-    w.on('error', (e) => lost(e.message));
-    w.on('exit', (code) => lost(`exit ${code}`));
   }
 
-  private post(m: ReplicaRequest): void {
-    this.replica?.postMessage(m);
-  }
-
-  private onDurable(payloads: Buffer[]): void {
-    if (this.replica) this.post({ type: 'records', payloads: payloads.map((p) => new Uint8Array(p)) });
+  private onDurable(): void {
     if (this.journal.segmentBytes >= this.opts.snapshotJournalBytes && !this.snapshotting) {
       this.snapshot().catch((e: Error) => this.opts.log.error(`snapshot failed: ${e.message}`));
     }
   }
 
-  private onRotated(gen: number): void {
-    if (this.replica && this.replicaWaiters.has(gen)) this.post({ type: 'snapshot', gen });
-  }
-
   /** Takes a snapshot now (or joins the one in progress). */
-  snapshot(): Promise<SnapshotResult> {
+  snapshot(onMainThread = false): Promise<SnapshotResult> {
     if (!this.snapshotting) {
-      this.snapshotting = this.takeSnapshot().finally(() => {
+      this.snapshotting = this.takeSnapshot(onMainThread).finally(() => {
         this.snapshotting = undefined;
       });
     }
     return this.snapshotting;
   }
 
-  private async takeSnapshot(): Promise<SnapshotResult> {
+  private async takeSnapshot(onMainThread: boolean): Promise<SnapshotResult> {
     const t0 = performance.now();
     let result: SnapshotResult | undefined;
-    if (this.replica) {
+    const script = this.opts.replicaScript;
+    if (script && !onMainThread) {
       try {
-        const gen = this.journal.gen + 1;
-        const reply = new Promise<Extract<ReplicaReply, { type: 'snapshotted' }>>((resolve, reject) => this.replicaWaiters.set(gen, { resolve, reject }));
-        const rotated = await this.journal.rotate();
-        if (rotated !== gen) throw new Error(`journal rotated to ${rotated}, expected ${gen}`);
-        const r = await reply;
+        // Every record before the new segment is durable and in closed segments: the thread rebuilds from them.
+        const gen = await this.journal.rotate();
+        const r = await this.buildInThread(script, gen);
         result = { gen, bytes: r.bytes, blockedMs: 0, totalMs: performance.now() - t0, via: 'replica' };
       } catch (e) {
-        this.opts.log.warn(`replica snapshot failed (${(e as Error).message}); taking it on the main thread`);
+        this.opts.log.warn(`snapshot thread failed (${(e as Error).message}); taking it on the main thread`);
       }
     }
     if (!result) {
@@ -261,11 +238,13 @@ export class Store {
     for (const g of listSegments(this.opts.dir)) if (g < oldestKept) unlinkQuiet(path.join(this.opts.dir, segmentName(g)));
   }
 
-  /** Flushes the journal, writes a final snapshot, stops the replica. */
+  /** Flushes the journal, writes a final snapshot, stops a snapshot thread still running. */
   async close(finalSnapshot = true): Promise<void> {
     if (finalSnapshot && !this.broken) {
       try {
-        await this.snapshot();
+        // A snapshot under way finishes first; the final one is exported here: nothing else needs the event loop now.
+        await this.snapshotting?.catch(() => undefined);
+        await this.snapshot(true);
       } catch (e) {
         this.opts.log.error(`final snapshot failed: ${(e as Error).message}`);
       }
