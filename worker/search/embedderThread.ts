@@ -1,12 +1,14 @@
 // Worker-thread entry (bundled to dist/embedder.js): loads the sentence encoder once, then
 // answers embed requests one at a time. embed/embedder.ts owns its lifetime.
 import { parentPort, workerData } from 'node:worker_threads';
+import { runThisThreadInBackground } from '../threadPriority';
 import { locateEmbedderFiles } from './embed/assets';
 import type { EmbedderThreadData, FromThread, ToThread } from './embed/protocol';
 import { loadUseModel, type UseModel } from './embed/useModel';
 
 const port = parentPort;
 if (!port) throw new Error('embedderThread must run in a worker thread');
+runThisThreadInBackground();
 
 const post = (msg: FromThread, transfer: ArrayBuffer[] = []) => port.postMessage(msg, transfer);
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));

@@ -5,6 +5,7 @@
 // copy fed with every transaction, keeps that cost off the ingest path (a postMessage and a
 // second apply per write) and the second copy of the database out of memory between snapshots.
 import { parentPort, workerData } from 'node:worker_threads';
+import { runThisThreadInBackground } from '../threadPriority';
 import { recover } from './recovery';
 import { writeSnapshot } from './snapshot';
 import { loadSqlJs } from './sqlite';
@@ -21,6 +22,7 @@ export type ReplicaReply =
 async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('replica must run in a worker thread');
+  runThisThreadInBackground();
   const { dir, upToGen } = workerData as ReplicaData;
   const SQL = await loadSqlJs();
   const { db, report } = recover(SQL, dir, { upToGen, quarantine: false });

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { Worker } from 'node:worker_threads';
+import { buildSync } from 'esbuild';
+import { BACKGROUND_NICE, runThisThreadInBackground } from '../../worker/threadPriority';
+
+// Worker threads do not get tsx's loader: bundle the real module and run it in one.
+function bundled(): string {
+  const out = buildSync({ entryPoints: [path.resolve(__dirname, '../../worker/threadPriority.ts')], bundle: true, platform: 'node', format: 'cjs', write: false });
+  return out.outputFiles[0].text;
+}
+
+describe('background thread priority', () => {
+  it('lowers a worker thread, never the main thread', async () => {
+    const before = os.getPriority();
+    assert.equal(runThisThreadInBackground(), undefined, 'the main thread is left alone');
+    assert.equal(os.getPriority(), before);
+    const src = `const m = {}; (function (module, exports, require) { ${bundled()} })(m, m.exports = {}, require);
+      const { parentPort } = require('node:worker_threads'); const os = require('node:os');
+      const nice = m.exports.runThisThreadInBackground();
+      parentPort.postMessage({ nice, pidNice: os.getPriority(process.pid) });`;
+    const r = await new Promise<{ nice: number | undefined; pidNice: number }>((resolve, reject) => {
+      const w = new Worker(src, { eval: true });
+      w.once('message', resolve);
+      w.once('error', reject);
+    });
+    if (process.platform !== 'linux') return;
+    assert.equal(r.nice, Math.max(before, BACKGROUND_NICE));
+    assert.equal(r.pidNice, before, 'the main thread keeps its priority');
+  });
+});
