@@ -18,7 +18,7 @@ import { capText, fieldText, isExcludedProject, isSkippedTool } from './privacy/
 import { stripDeep, stripPrivate } from './privacy/strip';
 import { hasObservationHash, insertObservation } from './store/repos/observations';
 import { insertPrompt } from './store/repos/prompts';
-import { enqueue, isQueued } from './store/repos/queue';
+import { enqueue } from './store/repos/queue';
 import { completeSession, ensureSession, findSession, nextPrompt, touchSession } from './store/repos/sessions';
 import type { Store } from './store/store';
 
@@ -103,11 +103,12 @@ export class Lifecycle {
     const r = await this.store.write((tx): QueuedResponse | SkippedResponse | { session: number; jobId: number } => {
       const { row } = ensureSession(tx, { platform, contentSessionId, project, cwd, now });
       if (row.prompt_private) return { skipped: 'private_prompt' };
-      if (hasObservationHash(tx, row.id, hash) || isQueued(tx, row.id, hash)) return { skipped: 'duplicate' };
+      if (hasObservationHash(tx, row.id, hash)) return { skipped: 'duplicate' };
       const job: ObservationJob = { toolName, toolInput, toolResponse, cwd, toolUseId, promptNumber: row.prompt_counter, platform };
       const jobId = enqueue(tx, { sessionId: row.id, kind: 'observation', payload: job, contentHash: hash, now });
-      if (jobId === undefined) return { skipped: 'duplicate' };
-      touchSession(tx, row.id, now);
+      if (jobId === undefined) return { skipped: 'duplicate' }; // already queued
+      // A burst of tool uses need not rewrite the session row for each one.
+      if (row.status !== 'active' || now - row.updated_at >= 1000) touchSession(tx, row.id, now);
       return { session: row.id, jobId };
     });
     if ('skipped' in r) return r;

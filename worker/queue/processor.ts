@@ -18,8 +18,12 @@ import { insertSummary } from '../store/repos/summaries';
 import type { Store } from '../store/store';
 import { plan, type JobMeta, type Unit } from './plan';
 
-/** Pending jobs looked at per planning pass (payloads are loaded only for the jobs that run). */
-const SCAN = 2000;
+/**
+ * Pending jobs looked at per planning pass (payloads are loaded only for the jobs that run). A pass
+ * runs after every finished batch, so during a burst this scan is paid often: 500 rows still hold
+ * many passes' worth of work (a pass starts at most concurrency × batch size = 100 jobs).
+ */
+const SCAN = 500;
 /** On shutdown, in-flight calls get this long; their jobs are durable either way. */
 const STOP_GRACE_MS = 2000;
 
