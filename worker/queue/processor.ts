@@ -24,6 +24,13 @@ import { plan, type JobMeta, type Unit } from './plan';
  * many passes' worth of work (a pass starts at most concurrency × batch size = 100 jobs).
  */
 const SCAN = 500;
+/**
+ * Batches start when no write request is being answered (for QUIET_MS): a batch's transaction
+ * blocks the event loop for a few ms, and a hook waiting behind it is what users feel. During a
+ * burst a batch still starts at least every MAX_YIELD_MS, and the backlog is worked off after it.
+ */
+const QUIET_MS = 2;
+const MAX_YIELD_MS = 50;
 /** On shutdown, in-flight calls get this long; their jobs are durable either way. */
 const STOP_GRACE_MS = 2000;
 
@@ -44,6 +51,9 @@ export class Processor {
   /** Jobs being worked on right now (kept in memory only: after a crash they are simply pending). */
   readonly inFlight = new Set<number>();
   processed = 0;
+  private writesInFlight = 0;
+  private lastWriteAt = -Infinity;
+  private gap: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: Store,
@@ -52,6 +62,32 @@ export class Processor {
     private readonly compressor: Compressor,
   ) {
     compressor.onAvailable?.(() => this.wake());
+  }
+
+  /** The HTTP layer brackets every write request with these (reads and streams do not count). */
+  writeStarted(): void {
+    this.writesInFlight += 1;
+    this.lastWriteAt = performance.now();
+  }
+
+  writeEnded(): void {
+    this.writesInFlight = Math.max(0, this.writesInFlight - 1);
+    this.lastWriteAt = performance.now();
+  }
+
+  private get answeringWrites(): boolean {
+    return this.writesInFlight > 0 || performance.now() - this.lastWriteAt < QUIET_MS;
+  }
+
+  /** Resolves in the next gap between requests (or after MAX_YIELD_MS), one unit per gap. */
+  private nextGap(): Promise<void> {
+    this.gap = this.gap.then(async () => {
+      const start = performance.now();
+      while (!this.stopped && this.answeringWrites && performance.now() - start < MAX_YIELD_MS) {
+        await new Promise((r) => setTimeout(r, QUIET_MS));
+      }
+    });
+    return this.gap;
   }
 
   kick(): void {
@@ -149,6 +185,7 @@ export class Processor {
     for (const id of ids) this.inFlight.add(id);
     let rows: JobRow[] = [];
     try {
+      await this.nextGap();
       rows = this.loadRows(ids);
       if (rows.length === 0) return;
       if (u.kind === 'observe') await this.runObservations(u.sessionId, rows);

@@ -23,7 +23,14 @@ export function createApp(ctx: AppContext, extraRoutes: RouteGroup[] = []): Hono
     // A declared length over the cap is refused before reading; bodyText() caps the rest.
     if (Number(c.req.header('content-length') ?? 0) > max) return c.json({ error: `request body is larger than ${max} bytes` }, 413);
     setBodyCap(c, max);
-    return next();
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    // The compression queue waits while writes (hook posts) are being answered.
+    ctx.processor.writeStarted();
+    try {
+      return await next();
+    } finally {
+      ctx.processor.writeEnded();
+    }
   });
 
   statusRoutes(app, ctx);
