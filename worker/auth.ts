@@ -31,9 +31,12 @@ export function ensureToken(dataDir: string): string {
   return fs.readFileSync(file, 'utf8').trim();
 }
 
-/** Constant-time comparison (hashing first makes the lengths equal). */
+/** A checker for one expected token: constant-time (hashing first makes the lengths equal). */
+export function tokenChecker(expected: string): (given: string) => boolean {
+  const want = createHash('sha256').update(expected).digest();
+  return (given) => timingSafeEqual(createHash('sha256').update(given).digest(), want);
+}
+
 export function tokenMatches(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
+  return tokenChecker(expected)(given);
 }

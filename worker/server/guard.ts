@@ -1,7 +1,7 @@
 // Request guards, in order: Host (DNS rebinding), Origin (cross-site browsers), bearer token.
 import type { MiddlewareHandler } from 'hono';
 import { isLoopbackHost } from '../config';
-import { tokenMatches } from '../auth';
+import { tokenChecker } from '../auth';
 
 function hostName(hostHeader: string): string {
   if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
@@ -30,6 +30,7 @@ export interface GuardOptions {
 const PUBLIC = new Set(['/api/health']);
 
 export function guard(opts: GuardOptions): MiddlewareHandler {
+  const tokenMatches = tokenChecker(opts.token);
   return async (c, next) => {
     const host = c.req.header('host') ?? '';
     const name = hostName(host);
@@ -40,7 +41,7 @@ export function guard(opts: GuardOptions): MiddlewareHandler {
     const auth = c.req.header('authorization');
     // EventSource cannot send headers, so the stream and the viewer also accept ?token=.
     const given = auth?.startsWith('Bearer ') ? auth.slice(7).trim() : (c.req.query('token') ?? '');
-    if (!given || !tokenMatches(given, opts.token)) return c.json({ error: 'missing or wrong bearer token (see auth.token in the data dir)' }, 401);
+    if (!given || !tokenMatches(given)) return c.json({ error: 'missing or wrong bearer token (see auth.token in the data dir)' }, 401);
     return next();
   };
 }
