@@ -14,6 +14,12 @@ export interface CodeServerOptions {
   vsixes?: string[];
   /** Extra user settings (merged over the test defaults). */
   settings?: Record<string, unknown>;
+  /**
+   * Remote machine settings (<user-data-dir>/Machine/settings.json). Settings of `machine` scope
+   * (e.g. claudeMem.worker.*, claudeMem.compression.*) are read only from here in a remote window
+   * such as code-server's: VS Code ignores their user-settings value there.
+   */
+  machineSettings?: Record<string, unknown>;
   /** Extra environment for the server and so its extension host. */
   env?: Record<string, string>;
   /** Honour the `payload` query (extensionDevelopmentPath, extensionTestsPath). */
@@ -22,6 +28,10 @@ export interface CodeServerOptions {
   skipBuiltinExtensions?: string[];
   /** Milliseconds to wait for "HTTP server listening". */
   startTimeoutMs?: number;
+  /** Extra code-server arguments, e.g. ['--reconnection-grace-time', '5']. */
+  args?: string[];
+  /** Written to <CLAUDE_MEM_DATA_DIR>/settings.json before anything starts: the worker's own settings (docs/configuration.md). */
+  workerSettings?: Record<string, unknown>;
 }
 
 export interface CodeServer {
@@ -68,8 +78,16 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   fs.mkdirSync(extensionsDir, { recursive: true });
   fs.mkdirSync(home, { recursive: true });
   fs.writeFileSync(path.join(userDataDir, 'User/settings.json'), JSON.stringify({ ...defaultSettings, ...options.settings }, null, 2));
+  if (options.machineSettings) {
+    fs.mkdirSync(path.join(userDataDir, 'Machine'), { recursive: true });
+    fs.writeFileSync(path.join(userDataDir, 'Machine/settings.json'), JSON.stringify(options.machineSettings, null, 2));
+  }
 
   const claudeMemDataDir = path.join(root, 'claude-mem');
+  if (options.workerSettings) {
+    fs.mkdirSync(claudeMemDataDir, { recursive: true });
+    fs.writeFileSync(path.join(claudeMemDataDir, 'settings.json'), JSON.stringify(options.workerSettings, null, 2));
+  }
   const workerPort = await freePort();
   const env = serverEnv({ home, claudeMemDataDir, workerPort, extra: options.env, skipBuiltins: options.skipBuiltinExtensions });
   const common = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--config', path.join(root, 'config.yaml')];
@@ -95,6 +113,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     '--disable-workspace-trust',
     '--disable-getting-started-override',
     ...(options.smokeTestDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
+    ...(options.args ?? []),
   ];
   const spawnedAt = Date.now();
   // detached: its own process group, so stop() also ends the extension host, pty host, watchers.

@@ -6,3 +6,4 @@ export { withCodeServerPage, type PageContext, type PageSessionOptions } from '.
 export { ensureVsix } from './vsix';
 export { StepError } from './steps';
 export { assertToolsInstalled, fakeLmExtension, repoRoot } from './paths';
+export { WorkerApi, isAlive, poll, type Health, type WorkerObservation, type WorkerSession } from './worker';

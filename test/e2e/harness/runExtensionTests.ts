@@ -59,13 +59,37 @@ export async function runExtensionTests(opts: ExtensionTestsOptions): Promise<Ex
     });
     const s = session;
     await s.steps.screenshot('workbench');
-    const code = await s.steps.step('extension tests finish', () =>
-      withTimeout(exit, opts.timeoutMs ?? 120_000, () => {
-        const partial = readReport(resultsFile);
-        const done = partial.tests.map((t) => `${t.ok ? 'ok' : 'FAIL'} ${t.name}`).join(', ') || 'none';
-        return `codeAutomationExit: host case ${partial.running ? `"${partial.running}" still running` : 'none started'} (finished: ${done})`;
-      }),
-    );
+    // A screenshot as each host case ends (the host cannot take one): the page as that case left it.
+    const shots = new Map<string, string | undefined>();
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        let finished: HostReport['tests'] = [];
+        try {
+          finished = readReport(resultsFile).tests;
+        } catch {
+          // caught mid-write: read it again on the next turn
+        }
+        for (const t of finished) {
+          if (shots.has(t.name)) continue;
+          shots.set(t.name, undefined);
+          shots.set(t.name, await s.steps.screenshot(`host ${t.name}${t.ok ? '' : ' FAILED'}`).catch(() => undefined));
+        }
+        await new Promise((r) => setTimeout(r, 300));
+      }
+    })();
+    const code = await s.steps
+      .step('extension tests finish', () =>
+        withTimeout(exit, opts.timeoutMs ?? 120_000, () => {
+          const partial = readReport(resultsFile);
+          const done = partial.tests.map((t) => `${t.ok ? 'ok' : 'FAIL'} ${t.name}`).join(', ') || 'none';
+          return `codeAutomationExit: host case ${partial.running ? `"${partial.running}" still running` : 'none started'} (finished: ${done})`;
+        }),
+      )
+      .finally(async () => {
+        watching = false;
+        await watcher;
+      });
     const exitAt = Date.now();
     const cpu = s.cpu();
     await s.steps.screenshot('tests-finished');
@@ -76,8 +100,15 @@ export async function runExtensionTests(opts: ExtensionTestsOptions): Promise<Ex
     s.steps.writeText('workbench.log.txt', log.join('\n'));
     const failed = report.tests.filter((t) => !t.ok);
     if (code !== 0 || failed.length) {
-      const details = failed.map((t) => `  - ${t.name}: ${t.error}`).join('\n') || `  (no failed case recorded; last log lines:\n${log.slice(-30).join('\n')})`;
-      throw new StepError(s.steps.suite, 'extension host tests', new Error(`exit code ${code}\n${details}`), s.steps.dir);
+      // Named after the first failed host case, pointing at the screenshot taken when it ended.
+      const details = failed.map((t) => `  - ${t.name}: ${t.error}${shots.get(t.name) ? `\n    screenshot: ${shots.get(t.name)}` : ''}`).join('\n');
+      const first = failed[0];
+      throw new StepError(
+        s.steps.suite,
+        first ? `host: ${first.name}` : 'extension host tests',
+        new Error(first ? `${failed.length} host case(s) failed (exit code ${code}):\n${details}` : `exit code ${code} with no failed case recorded; last log lines:\n${log.slice(-30).join('\n')}`),
+        (first && shots.get(first.name)) || s.steps.dir,
+      );
     }
     const since = (t: number): number => t - s.server.spawnedAt;
     return {

@@ -163,4 +163,12 @@ function readLogs(server: CodeServer): Map<string, string> {
 function saveServerLogs(server: CodeServer, steps: Steps): void {
   steps.writeText('code-server.out.txt', server.output());
   for (const [rel, text] of readLogs(server)) steps.writeText(path.join('logs', rel), text);
+  // The memory worker's own logs (CLAUDE_MEM_DATA_DIR/logs).
+  const workerLogs = path.join(server.claudeMemDataDir, 'logs');
+  if (fs.existsSync(workerLogs)) {
+    for (const rel of fs.readdirSync(workerLogs, { recursive: true, encoding: 'utf8' })) {
+      const file = path.join(workerLogs, rel);
+      if (fs.statSync(file).isFile()) steps.writeText(path.join('worker-logs', rel), fs.readFileSync(file, 'utf8'));
+    }
+  }
 }

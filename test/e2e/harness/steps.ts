@@ -22,7 +22,9 @@ export class StepError extends Error {
 export class Steps {
   readonly dir: string;
   page: Page | undefined;
-  private count = 0;
+  /** Each step that finished, with its wall time (for the log; nothing asserts on it). */
+  readonly timings: Array<{ step: string; ms: number; ok: boolean }> = [];
+  private shots = 0;
 
   constructor(readonly suite: string) {
     this.dir = path.join(artifactsRoot, suite.replace(/[^\w.-]+/g, '-'));
@@ -33,10 +35,13 @@ export class Steps {
 
   /** Runs fn as a named step; on failure screenshots the page and throws a StepError. */
   async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
-    this.count++;
+    const start = Date.now();
     try {
-      return await fn();
+      const v = await fn();
+      this.timings.push({ step: name, ms: Date.now() - start, ok: true });
+      return v;
     } catch (err) {
+      this.timings.push({ step: name, ms: Date.now() - start, ok: false });
       if (err instanceof StepError) throw err; // already named by an inner step
       const shot = await this.screenshot(`${name}-FAILED`).catch(() => undefined);
       throw new StepError(this.suite, name, err, shot ?? this.dir);
@@ -46,7 +51,7 @@ export class Steps {
   /** Saves <nn>-<name>.png and returns its path (undefined when there is no page yet). */
   async screenshot(name: string): Promise<string | undefined> {
     if (!this.page || this.page.isClosed()) return undefined;
-    const file = path.join(this.dir, `${String(this.count).padStart(2, '0')}-${name.replace(/[^\w.-]+/g, '-')}.png`);
+    const file = path.join(this.dir, `${String(++this.shots).padStart(2, '0')}-${name.replace(/[^\w.-]+/g, '-').slice(0, 100)}.png`);
     await this.page.screenshot({ path: file, timeout: 10_000 });
     return file;
   }
