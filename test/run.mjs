@@ -21,8 +21,11 @@ if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-// The fault suite appends its results here; start each run clean.
-fs.rmSync(path.join(root, '..', 'test-artifacts', 'reliability'), { recursive: true, force: true });
+// The fault suite appends its results here and docs/reliability.md is made from them: only a run
+// that includes the whole fault suite rewrites it (a partial run would replace it with a part).
+const faults = fs.readdirSync(path.join(root, 'faults')).filter((f) => f.endsWith('.test.ts')).map((f) => path.join(root, 'faults', f));
+const wholeFaultSuite = faults.every((f) => files.includes(f));
+if (wholeFaultSuite) fs.rmSync(path.join(root, '..', 'test-artifacts', 'reliability'), { recursive: true, force: true });
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], { stdio: 'inherit' });
-spawnSync(process.execPath, [path.join(root, '..', 'scripts', 'reliability-report.mjs')], { stdio: 'inherit' });
+if (wholeFaultSuite) spawnSync(process.execPath, [path.join(root, '..', 'scripts', 'reliability-report.mjs')], { stdio: 'inherit' });
 process.exit(r.status ?? 1);
