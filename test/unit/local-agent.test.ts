@@ -23,6 +23,10 @@ describe('local heuristic', () => {
   it('maps VS Code events', () => {
     const save = observeToolUse({ toolName: 'FileSave', toolInput: JSON.stringify({ file: '/r/a.ts', added: 3, removed: 1, excerpt: '+const a = 1' }), toolResponse: '', cwd: '/r' });
     assert.equal(save.title, 'Saved a.ts (+3 −1)');
+    assert.deepEqual(save.facts, ['a.ts: 3 lines added, 1 removed', 'changed: const a = 1']);
+    // The diff's hunk header is not what changed; the typed text is (so a search for it finds the save).
+    const hunk = observeToolUse({ toolName: 'FileSave', toolInput: JSON.stringify({ file: '/r/n.txt', added: 1, removed: 1, excerpt: '@@ -2 +2 @@\n-old line\n+remember the blue widget\n' }), toolResponse: '', cwd: '/r' });
+    assert.deepEqual(hunk.facts, ['n.txt: 1 lines added, 1 removed', 'changed: remember the blue widget']);
     const term = observeToolUse({ toolName: 'TerminalCommand', toolInput: JSON.stringify({ commandLine: 'make', exitCode: 0 }), toolResponse: 'ok' });
     assert.equal(term.title, 'Ran `make` (exit 0)');
   });

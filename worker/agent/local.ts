@@ -43,6 +43,19 @@ function firstLine(text: string, max = 160): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line.trim();
 }
 
+function clip(line: string, max: number): string {
+  const t = line.trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/** The changed lines of a unified diff excerpt, added ones first (hunk headers are not content). */
+function diffLines(excerpt: string): string[] {
+  const body = excerpt.split('\n').filter((l) => !/^(@@|\+\+\+ |--- )/.test(l));
+  const pick = (sign: string) => body.filter((l) => l.startsWith(sign) && l.slice(1).trim() !== '').map((l) => l.slice(1));
+  const added = pick('+');
+  return added.length > 0 ? added : pick('-');
+}
+
 const ERROR_LINE = /\b(error|failed|failure|exception|traceback|cannot|not found|denied)\b/i;
 const FIX_WORDS = /\b(fix|bug|broken|regression|crash|error)\b/i;
 
@@ -116,7 +129,7 @@ export function observeToolUse(use: ToolUse): ObservationDraft {
       return {
         type: FIX_WORDS.test(excerpt) ? 'bugfix' : 'change',
         title: `Saved ${shown ?? 'a file'} (+${added} −${removed})`,
-        facts: [`${shown ?? 'file'}: ${added} lines added, ${removed} removed`, ...(excerpt ? [`changed: ${firstLine(excerpt.replace(/^[+-]/gm, ''), 120)}`] : [])],
+        facts: [`${shown ?? 'file'}: ${added} lines added, ${removed} removed`, ...diffLines(excerpt).slice(0, 3).map((l) => `changed: ${clip(l, 120)}`)],
         narrative: `Edited and saved ${shown ?? 'a file'}.`,
         concepts: ['what-changed'],
         filesModified: file ? [shown as string] : [],
