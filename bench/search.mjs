@@ -5,6 +5,8 @@
 //   BENCH_SIZES=6000 node --import tsx bench/search.mjs      # one size only
 //   BENCH_KEEP=1 ...                                          # keep the generated data dirs
 //   BENCH_DIR=/tmp/bs ...                                     # build into (or reuse) /tmp/bs/<size>
+//   BENCH_COLD_ONLY=1 ...                                     # cold start figures only (no searches)
+//   BENCH_WORKER=/tmp/base/dist/worker.js ...                 # another build (a baseline) on the same data
 //
 // Stores are written straight through the Store API (one transaction per 2,000 observations),
 // not through 100k HTTP posts. Text is synthetic but built from the words of the search fixture
@@ -35,7 +37,8 @@ import { migrate } from '../worker/store/schema.ts';
 import { Store } from '../worker/store/store.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const WORKER = path.join(root, 'dist', 'worker.js');
+// BENCH_WORKER=/path/to/other/dist/worker.js compares another build (e.g. a baseline) on the same data.
+const WORKER = process.env.BENCH_WORKER ? path.resolve(process.env.BENCH_WORKER) : path.join(root, 'dist', 'worker.js');
 const SIZES = (process.env.BENCH_SIZES ?? '6000,100000').split(',').map(Number);
 const QUERIES = 200;
 const DIMS = 512;
@@ -321,7 +324,7 @@ async function benchSize(n) {
   for (let i = 0; i < 3; i++) {
     const w = await startWorker(dir);
     starts.push(w.healthyMs);
-    if (i < 2) await w.stop();
+    if (i < 2 || process.env.BENCH_COLD_ONLY) await w.stop();
     else {
       const rssCold = w.rss();
       await run(w, rssCold);

@@ -190,7 +190,7 @@ export class EmbeddingIndexer {
     const table = KIND_TABLE[kind];
     const max = Number(store.get<{ m: number | null }>(`SELECT max(id) AS m FROM ${table}`)?.m ?? 0);
     const floor = this.checkedUpTo[kind];
-    const window = this.o.windowSize ?? 5_000;
+    const window = this.o.windowSize ?? 2_000;
     const model = this.model;
     const out: Candidate[] = [];
     for (let hi = max; hi > floor && out.length < limit; hi -= window) {

@@ -5,9 +5,12 @@ import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { listSegments, readSegment, segmentName } from './journal';
 import { decodeTx } from './records';
-import { listSnapshots, readSnapshot, snapshotName } from './snapshot';
+import { listSnapshots, openSnapshot, snapshotName } from './snapshot';
 import { applyTx, StatementCache } from './apply';
 import { tuneConnection } from './sqlite';
+
+/** When the background pass starts reading the rest of the snapshot (after the worker answers). */
+const BACKGROUND_LOAD_DELAY_MS = 2000;
 
 export interface RecoveryReport {
   snapshotGen: number | null;
@@ -33,8 +36,12 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
   for (const gen of snaps) {
     const file = path.join(dir, snapshotName(gen));
     try {
-      const candidate = new SQL.Database(readSnapshot(file));
+      // Verified whole, then read again lazily as SQLite asks for pages (snapshot.ts, lazyFile.ts).
+      const bytes = openSnapshot(file);
+      const candidate = new SQL.Database(bytes);
       candidate.exec('SELECT count(*) FROM sqlite_master');
+      // The rest is read in the background once start-up is done, then the file is closed.
+      bytes.loadInBackground(BACKGROUND_LOAD_DELAY_MS);
       db = candidate;
       baseGen = gen;
       report.snapshotGen = gen;

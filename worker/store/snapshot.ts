@@ -5,9 +5,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { syncDir } from './journal';
+import { LazyFileBytes } from './lazyFile';
 
 const MAGIC = Buffer.from('CMEMSNP1', 'ascii');
 const HEADER = 8 + 8 + 4 + 4;
+/** Read size of the start-up check: small enough to stay in the CPU's cache between read and CRC. */
+const VERIFY_CHUNK = 4 << 20;
 
 export function snapshotName(gen: number): string {
   return `snapshot-${String(gen).padStart(10, '0')}.db`;
@@ -55,13 +58,41 @@ export async function writeSnapshot(dir: string, gen: number, bytes: Uint8Array)
   return final;
 }
 
-/** Returns the database bytes, or throws with the reason the file is unusable. */
+/**
+ * Verifies a snapshot (header, length, CRC of every byte) and returns its database bytes as a
+ * LazyFileBytes, which reads them from the file again as SQLite asks for them (lazyFile.ts); or
+ * throws with the reason the file is unusable. The check streams the file through one small
+ * buffer: at 209 MB, reading it whole into fresh memory and copying it into sql.js cost seconds
+ * on this machine (fresh pages cost about 6 ms per MB to touch here), this pass under one.
+ */
+export function openSnapshot(file: string): LazyFileBytes {
+  const fd = fs.openSync(file, 'r');
+  let owned = false;
+  try {
+    const size = fs.fstatSync(fd).size;
+    const head = Buffer.alloc(HEADER);
+    if (size < HEADER || fs.readSync(fd, head, 0, HEADER, 0) !== HEADER || !head.subarray(0, 8).equals(MAGIC)) throw new Error('not a snapshot (bad header)');
+    const len = Number(head.readBigUInt64LE(8));
+    if (size !== HEADER + len) throw new Error(`truncated or padded: expected ${HEADER + len} bytes, found ${size}`);
+    const buf = Buffer.allocUnsafe(Math.min(len, VERIFY_CHUNK) || 1);
+    let crc = 0;
+    for (let off = 0; off < len; ) {
+      const n = fs.readSync(fd, buf, 0, Math.min(buf.length, len - off), HEADER + off);
+      if (n === 0) throw new Error(`truncated while reading at ${HEADER + off} bytes`);
+      crc = crc32(buf.subarray(0, n), crc);
+      off += n;
+    }
+    if (crc !== head.readUInt32LE(16)) throw new Error('checksum mismatch');
+    owned = true;
+    return new LazyFileBytes(fd, HEADER, len);
+  } finally {
+    if (!owned) fs.closeSync(fd);
+  }
+}
+
+/** Returns the database bytes, all in memory, or throws with the reason the file is unusable. */
 export function readSnapshot(file: string): Uint8Array {
-  const buf = fs.readFileSync(file);
-  if (buf.length < HEADER || !buf.subarray(0, 8).equals(MAGIC)) throw new Error('not a snapshot (bad header)');
-  const len = Number(buf.readBigUInt64LE(8));
-  if (buf.length !== HEADER + len) throw new Error(`truncated or padded: expected ${HEADER + len} bytes, found ${buf.length}`);
-  const body = buf.subarray(HEADER);
-  if (crc32(body) !== buf.readUInt32LE(16)) throw new Error('checksum mismatch');
-  return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  const bytes = openSnapshot(file);
+  bytes.loadAll();
+  return bytes;
 }

@@ -1,8 +1,11 @@
-// Loads just vectra's LocalIndex, ProtobufCodec and LocalFileStorage by file path, at run time.
+// Loads just vectra's LocalIndex, ProtobufCodec and LocalFileStorage, at run time, on first use.
 // `require('vectra')` costs about 1.2 s and 120 MB (it loads an OpenAI client, gRPC, a CLI...);
-// these three files cost about 0.2 s and 30 MB (mostly wink-nlp's English model, which
-// LocalIndex requires eagerly). The package's `exports` map hides lib/*, so the folder is found by
-// resolving the package entry without loading it. Not bundled: vectra must be in node_modules.
+// these three files cost far less. The packaged extension ships no node_modules, so the build
+// bundles the three (and their dependencies) into dist/vectra/index.js, with the protobuf schema
+// beside it (esbuild.config.mjs); that bundle is used when it sits beside the running bundle.
+// From sources (tests under tsx) the files are loaded from node_modules by path: the package's
+// `exports` map hides lib/*, so the folder is found by resolving the package entry without loading it.
+import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
@@ -19,15 +22,41 @@ export interface Vectra {
 
 let loaded: Vectra | undefined;
 
+interface VectraModules {
+  LocalIndex: typeof import('vectra').LocalIndex;
+  ProtobufCodec: new () => IndexCodec;
+  LocalFileStorage: new () => FileStorage;
+}
+
+/** Where vectra was loaded from: the bundle in dist/ or node_modules (for status and tests). */
+export let vectraSource: 'bundle' | 'node_modules' | undefined;
+
+/** The bundle's path when this code runs bundled in dist/ (dist/vectra/index.js beside dist/worker.js). */
+export function bundledVectraPath(dir = __dirname): string | undefined {
+  const file = path.join(dir, 'vectra', 'index.js');
+  return existsSync(file) ? file : undefined;
+}
+
 export function loadVectra(): Vectra {
   if (loaded) return loaded;
-  // A variable module name keeps esbuild from bundling vectra (its .proto file must stay beside it).
-  const pkg = 'vectra';
   const req = createRequire(__filename);
-  const lib = path.dirname(req.resolve(pkg));
-  const { LocalIndex } = req(path.join(lib, 'LocalIndex.js')) as { LocalIndex: typeof import('vectra').LocalIndex };
-  const { ProtobufCodec } = req(path.join(lib, 'codecs', 'ProtobufCodec.js')) as { ProtobufCodec: new () => IndexCodec };
-  const { LocalFileStorage } = req(path.join(lib, 'storage', 'LocalFileStorage.js')) as { LocalFileStorage: new () => FileStorage };
+  let m: VectraModules;
+  const bundle = bundledVectraPath();
+  if (bundle) {
+    m = req(bundle) as VectraModules;
+    vectraSource = 'bundle';
+  } else {
+    // A variable module name keeps esbuild from bundling the package entry into the worker.
+    const pkg = 'vectra';
+    const lib = path.dirname(req.resolve(pkg));
+    m = {
+      LocalIndex: (req(path.join(lib, 'LocalIndex.js')) as VectraModules).LocalIndex,
+      ProtobufCodec: (req(path.join(lib, 'codecs', 'ProtobufCodec.js')) as VectraModules).ProtobufCodec,
+      LocalFileStorage: (req(path.join(lib, 'storage', 'LocalFileStorage.js')) as VectraModules).LocalFileStorage,
+    };
+    vectraSource = 'node_modules';
+  }
+  const { LocalIndex, ProtobufCodec, LocalFileStorage } = m;
   loaded = {
     LocalIndex,
     newCodec: () => new ProtobufCodec(),
