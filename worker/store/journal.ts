@@ -118,6 +118,8 @@ export class JournalWriter {
   private closed = false;
   /** Bytes in the current segment. */
   segmentBytes = 0;
+  /** Whether the directory entry of the current segment is known to be on disk. */
+  private dirSynced = false;
   /** Set when a write failed: the file may hold a partial record, so nothing more is appended to it. */
   failed: Error | undefined;
 
@@ -136,7 +138,9 @@ export class JournalWriter {
   private async openSegment(gen: number): Promise<void> {
     this.fd = await fs.promises.open(path.join(this.dir, segmentName(gen)), 'a', 0o600);
     this.segmentBytes = (await this.fd.stat()).size;
-    await syncDir(this.dir);
+    // The new file's directory entry is synced with the first batch written to it (below), not
+    // here: start-up and rotation need not wait for a directory fsync (0.4 s at start on a busy disk).
+    this.dirSynced = false;
   }
 
   /** Resolves once the record is on disk (fsynced). */
@@ -212,6 +216,11 @@ export class JournalWriter {
         off += bytesWritten;
       }
       await fd.datasync();
+      // Before the first acknowledgement from this segment: a crash must not lose the file itself.
+      if (!this.dirSynced) {
+        await syncDir(this.dir);
+        this.dirSynced = true;
+      }
       this.segmentBytes += data.length;
     } catch (e) {
       this.failed = e as Error;
