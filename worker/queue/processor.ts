@@ -153,10 +153,14 @@ export class Processor {
       if (this.stopped || this.store.broken) break;
       this.again = false;
       const policy = this.compressor.policy();
-      for (const u of this.planNow(policy)) {
-        if (running.size >= policy.concurrency) break;
-        const p: Promise<void> = this.runUnit(u).finally(() => running.delete(p));
-        running.add(p);
+      // Every queued observation pokes this loop; planning scans the queue, so it runs only when
+      // a unit could start (during a burst all slots are busy and the pokes cost nothing).
+      if (running.size < policy.concurrency) {
+        for (const u of this.planNow(policy)) {
+          if (running.size >= policy.concurrency) break;
+          const p: Promise<void> = this.runUnit(u).finally(() => running.delete(p));
+          running.add(p);
+        }
       }
       if (running.size === 0) break;
       // Wait for a unit to finish, new work (kick), or a batch coming of age.
