@@ -1,6 +1,8 @@
 // Append-only file logger in <dataDir>/logs. Never throws: logging must not take the worker down.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+// Named imports: the hook CLI bundles redact() from here, and a namespace import would make the
+// bundle copy every export of node:fs at start.
+import { mkdirSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 
@@ -22,9 +24,9 @@ export function createLogger(dataDir: string | undefined, name: string, alsoStde
   let fd: number | undefined;
   if (dataDir) {
     try {
-      const dir = path.join(dataDir, 'logs');
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      fd = fs.openSync(path.join(dir, `${name}.log`), 'a', 0o600);
+      const dir = join(dataDir, 'logs');
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      fd = openSync(join(dir, `${name}.log`), 'a', 0o600);
     } catch {
       fd = undefined;
     }
@@ -33,7 +35,7 @@ export function createLogger(dataDir: string | undefined, name: string, alsoStde
     const line = redact(`${new Date().toISOString()} ${level.toUpperCase()} ${msg}${extra ? ' ' + safeJson(extra) : ''}`) + '\n';
     if (fd !== undefined) {
       try {
-        fs.writeSync(fd, line);
+        writeSync(fd, line);
       } catch {
         /* disk full or gone: keep running */
       }

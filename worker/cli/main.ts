@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 declare const __VERSION__: string;
 
-const TOOLS = ['start', 'stop', 'status', 'install', 'uninstall', 'viewer', 'search'];
+const TOOLS = ['start', 'stop', 'status', 'install', 'uninstall', 'viewer', 'search', 'reindex'];
 
 /** Loads a bundle that sits beside this one. A computed path, so esbuild leaves it out of cli.js. */
 function beside<T>(file: string): T | undefined {
@@ -49,6 +49,9 @@ const USAGE = `usage: claude-mem <command>
   viewer [--print]          open the browser viewer (prints its URL with the token)
   search <query> [--project P | --all] [--limit N] [--type T] [--mode keyword|semantic|hybrid] [--json]
                             search memory from the terminal
+  reindex [--project P] [--reembed] [--json]
+                            rebuild the semantic-search vector indexes from the database (every
+                            project unless --project); --reembed embeds every record again
   install claude-code [--user | --project [dir]] [--no-mcp]
                             add claude-mem's hooks (and MCP server) to Claude Code's settings
   uninstall claude-code [--user | --project [dir]]

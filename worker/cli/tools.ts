@@ -1,6 +1,7 @@
-// The terminal commands (start, stop, status, install, uninstall, viewer, search) as their own
+// The terminal commands (start, stop, status, install, uninstall, viewer, search, reindex) as their own
 // bundle, dist/cli-tools.js, so their code is never parsed on the hook path. dist/cli.js loads it.
 import { runInstallCommand } from './installCommand';
+import { runReindex } from './reindex';
 import { runSearch } from './search';
 import { runStartStop } from './startStop';
 import { runViewer } from './viewer';
@@ -18,6 +19,8 @@ export async function runTool(cmd: string, args: string[]): Promise<number | und
       return runViewer(args);
     case 'search':
       return runSearch(args);
+    case 'reindex':
+      return runReindex(args);
     default:
       return undefined;
   }

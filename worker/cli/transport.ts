@@ -9,13 +9,15 @@
 // or when CLAUDE_MEM_HTTP_NET=1.
 
 export interface Conn {
-  write(data: Buffer): void;
+  /** Writes the text as UTF-8. */
+  write(data: string): void;
   close(): void;
 }
 
 export interface ConnHandlers {
   onConnect(): void;
-  onData(chunk: Buffer): void;
+  /** Bytes as read; the array is the caller's (not reused by the connection). */
+  onData(chunk: Uint8Array): void;
   /** The peer closed its side. */
   onEnd(): void;
   onError(code: string, message: string): void;
@@ -25,7 +27,7 @@ export interface ConnHandlers {
 interface TcpHandle {
   connect(req: object, address: string, port: number): number;
   connect6(req: object, address: string, port: number): number;
-  writeBuffer(req: object, data: Buffer): number;
+  writeUtf8String(req: object, data: string): number;
   readStart(): number;
   close(cb?: () => void): void;
   /** Native setter: only ever assign a function (anything else aborts the process). */
@@ -35,7 +37,7 @@ interface Raw {
   TCP: new (type: number) => TcpHandle;
   TCPConnectWrap: new () => { oncomplete?: (status: number) => void; address?: string; port?: number };
   socketType: number;
-  WriteWrap: new () => { handle?: TcpHandle; oncomplete?: (status: number) => void; async?: boolean; buffer?: Buffer };
+  WriteWrap: new () => { handle?: TcpHandle; oncomplete?: (status: number) => void; async?: boolean; buffer?: unknown };
   streamBaseState: Int32Array;
   kReadBytesOrError: number;
   kArrayBufferOffset: number;
@@ -56,7 +58,6 @@ function rawBindings(): Raw | null {
     const binding = (process as unknown as { binding(name: string): Record<string, unknown> }).binding;
     const tcp = binding('tcp_wrap');
     const sw = binding('stream_wrap');
-    const uv = binding('uv');
     const consts = tcp.constants as Record<string, unknown> | undefined;
     const ok =
       typeof tcp.TCP === 'function' &&
@@ -65,11 +66,10 @@ function rawBindings(): Raw | null {
       typeof sw.WriteWrap === 'function' &&
       sw.streamBaseState instanceof Int32Array &&
       typeof sw.kReadBytesOrError === 'number' &&
-      typeof sw.kArrayBufferOffset === 'number' &&
-      typeof uv.UV_EOF === 'number';
+      typeof sw.kArrayBufferOffset === 'number';
     if (!ok) return raw;
     const proto = (tcp.TCP as { prototype: Record<string, unknown> }).prototype;
-    if (!['connect', 'connect6', 'writeBuffer', 'readStart', 'close'].every((m) => typeof proto[m] === 'function')) return raw;
+    if (!['connect', 'connect6', 'writeUtf8String', 'readStart', 'close'].every((m) => typeof proto[m] === 'function')) return raw;
     raw = {
       TCP: tcp.TCP as Raw['TCP'],
       TCPConnectWrap: tcp.TCPConnectWrap as Raw['TCPConnectWrap'],
@@ -78,7 +78,9 @@ function rawBindings(): Raw | null {
       streamBaseState: sw.streamBaseState as Int32Array,
       kReadBytesOrError: sw.kReadBytesOrError as number,
       kArrayBufferOffset: sw.kArrayBufferOffset as number,
-      UV_EOF: uv.UV_EOF as number,
+      // libuv's UV_EOF is UV__EOF, -4095, on every platform (uv/errno.h). Not read from
+      // process.binding('uv'): building that binding's error table costs a hook ~0.7 M instructions.
+      UV_EOF: -4095,
     };
   } catch {
     raw = null;
@@ -117,7 +119,8 @@ function rawConnect(r: Raw, host: string, port: number, h: ConnHandlers): Conn |
   };
   handle.onread = (ab: ArrayBuffer) => {
     const n = r.streamBaseState[r.kReadBytesOrError];
-    if (n > 0) h.onData(Buffer.from(new Uint8Array(ab, r.streamBaseState[r.kArrayBufferOffset], n)));
+    // Each read gets a fresh ArrayBuffer (lib/internal/stream_base_commons.js wraps it uncopied too).
+    if (n > 0) h.onData(new Uint8Array(ab, r.streamBaseState[r.kArrayBufferOffset], n));
     else if (n === r.UV_EOF) {
       close();
       h.onEnd();
@@ -139,7 +142,7 @@ function rawConnect(r: Raw, host: string, port: number, h: ConnHandlers): Conn |
     setImmediate(() => fail(err, 'connect'));
   }
   return {
-    write(data: Buffer) {
+    write(data: string) {
       if (closed) return;
       const w = new r.WriteWrap();
       w.handle = handle;
@@ -150,7 +153,9 @@ function rawConnect(r: Raw, host: string, port: number, h: ConnHandlers): Conn |
         pending.delete(w);
         if (status < 0) fail(status, 'write to');
       };
-      const e = handle.writeBuffer(w, data);
+      // One call into C++ that encodes and writes (no Buffer.from/concat on the way: each costs a
+      // hook the first-call compile of its JavaScript).
+      const e = handle.writeUtf8String(w, data);
       if (e) {
         pending.delete(w);
         fail(e, 'write to');
@@ -169,7 +174,7 @@ function netConnect(host: string, port: number, h: ConnHandlers): Conn {
   sock.on('end', () => h.onEnd());
   sock.on('close', () => h.onEnd());
   sock.on('error', (e: NodeJS.ErrnoException) => h.onError(e.code ?? 'ECONNERROR', e.message));
-  return { write: (d) => void sock.write(d), close: () => void sock.destroy() };
+  return { write: (d) => void sock.write(d, 'utf8'), close: () => void sock.destroy() };
 }
 
 /**

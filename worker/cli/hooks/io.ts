@@ -1,6 +1,6 @@
 // What every hook shares: stdin, stdout, the hooks log, and a worker call that classifies failures.
 // Only fs, path and the net client: nothing here may slow a hook's start.
-import { fstatSync, mkdirSync, openSync, readSync, renameSync, statSync, writeSync } from 'node:fs';
+import { fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { redact } from '../../log';
 import { NetworkError, request, type ClientTarget, type Reply } from '../client';
@@ -14,17 +14,43 @@ export interface StdinResult {
   input: Json;
   /** Set when stdin was empty, not JSON or not an object. */
   problem?: string;
+  /** Size of what was read: bytes for a Buffer, UTF-16 units for text already decoded (log lines only). */
   bytes: number;
 }
 
-/** Reads all of stdin synchronously (fast; no stream machinery). A terminal counts as empty. */
-export function readStdinSync(): Buffer {
+/** Is stdin a terminal? Node's tty binding answers in one call; node:tty would load node:net. */
+function stdinIsTerminal(): boolean {
   try {
-    // A terminal (someone ran the hook by hand) or /dev/null: nothing to read. fstat, not
-    // tty.isatty: node:tty would load node:net's stream machinery before we need it.
-    if (fstatSync(0).isCharacterDevice()) return Buffer.alloc(0);
+    const tty = (process as unknown as { binding(name: string): { isTTY?: unknown } }).binding('tty_wrap');
+    if (typeof tty.isTTY === 'function') return (tty.isTTY as (fd: number) => boolean)(0) === true;
   } catch {
-    return Buffer.alloc(0); // no stdin at all
+    /* no such binding here: ask fstat */
+  }
+  return fstatSync(0).isCharacterDevice();
+}
+
+/**
+ * Reads all of stdin synchronously (fast; no stream machinery) and decodes it as UTF-8 (invalid
+ * bytes become U+FFFD, as Buffer#toString does). A terminal counts as empty, and so does a missing
+ * stdin. readFileSync(0, 'utf8') is one call into C++; the loop below (readSync into Buffers) costs a
+ * hook about 1 M instructions more and is kept for a non-blocking stdin, on which that call throws
+ * EAGAIN. Claude Code (like any Node or shell parent) hands us a blocking pipe; on a non-blocking
+ * one whose writer is slower than us, what the first call had read before EAGAIN is lost, the JSON
+ * does not parse, and the hook logs that and sends nothing (it never blocks the session).
+ */
+export function readStdinSync(): string | Buffer {
+  try {
+    // A terminal (someone ran the hook by hand): nothing to read, do not wait for one.
+    if (stdinIsTerminal()) return '';
+  } catch {
+    return ''; // no stdin at all
+  }
+  try {
+    return readFileSync(0, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EOF' || code === 'EBADF' || code === 'EINVAL') return '';
+    if (code !== 'EAGAIN') throw e;
   }
   const parts: Buffer[] = [];
   const buf = Buffer.allocUnsafe(1 << 16);
@@ -49,15 +75,17 @@ export function readStdinSync(): Buffer {
 }
 
 /** Decodes hook input: invalid UTF-8 becomes U+FFFD, a BOM is dropped, non-objects become {}. */
-export function parseHookInput(raw: Buffer): StdinResult {
-  const text = raw.toString('utf8').replace(/^\uFEFF/, '');
-  if (text.trim() === '') return { input: {}, problem: 'empty stdin', bytes: raw.length };
+export function parseHookInput(raw: string | Buffer): StdinResult {
+  const decoded = typeof raw === 'string' ? raw : raw.toString('utf8');
+  const bytes = raw.length; // for log lines only
+  const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
+  if (text.trim() === '') return { input: {}, problem: 'empty stdin', bytes };
   try {
     const v: unknown = JSON.parse(text);
-    if (v && typeof v === 'object' && !Array.isArray(v)) return { input: v as Json, bytes: raw.length };
-    return { input: {}, problem: 'stdin JSON is not an object', bytes: raw.length };
+    if (v && typeof v === 'object' && !Array.isArray(v)) return { input: v as Json, bytes };
+    return { input: {}, problem: 'stdin JSON is not an object', bytes };
   } catch (e) {
-    return { input: {}, problem: `stdin is not JSON (${(e as Error).message.slice(0, 120)})`, bytes: raw.length };
+    return { input: {}, problem: `stdin is not JSON (${(e as Error).message.slice(0, 120)})`, bytes };
   }
 }
 

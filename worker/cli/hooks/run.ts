@@ -3,23 +3,22 @@
 import { resolve as resolvePath } from 'node:path';
 import { defaultDataDir } from '../../config';
 import { targetFromEnv, type ClientTarget } from '../client';
-import { contextHook, DEFAULT_START_MS, sessionStartOutput } from './claude-code/context';
-import { fileContextHook } from './claude-code/file-context';
-import { observationHook } from './claude-code/observation';
-import { sessionEndHook } from './claude-code/session-end';
-import { sessionInitHook } from './claude-code/session-init';
-import { summarizeHook } from './claude-code/summarize';
+import { DEFAULT_START_MS, sessionStartOutput } from './claude-code/sessionStart';
 import { HookLog, parseHookInput, readStdinSync, writeStdout, type HookEnv, type Json } from './io';
 
 type Handler = (input: Json, env: HookEnv) => Promise<Json>;
 
-export const CLAUDE_CODE_EVENTS: Record<string, Handler> = {
-  context: contextHook,
-  'session-init': sessionInitHook,
-  observation: observationHook,
-  'file-context': fileContextHook,
-  summarize: summarizeHook,
-  'session-end': sessionEndHook,
+/**
+ * Each event's handler, loaded when its event runs: the bundle initialises a module (and requires
+ * its builtins) on first import, so a hook sets up only the modules its own event needs.
+ */
+export const CLAUDE_CODE_EVENTS: Record<string, () => Promise<Handler>> = {
+  context: async () => (await import('./claude-code/context')).contextHook,
+  'session-init': async () => (await import('./claude-code/session-init')).sessionInitHook,
+  observation: async () => (await import('./claude-code/observation')).observationHook,
+  'file-context': async () => (await import('./claude-code/file-context')).fileContextHook,
+  summarize: async () => (await import('./claude-code/summarize')).summarizeHook,
+  'session-end': async () => (await import('./claude-code/session-end')).sessionEndHook,
 };
 
 /** What to print when the handler fails or runs out of time. */
@@ -29,8 +28,8 @@ function fallback(event: string): Json {
 
 export async function runHook(args: string[]): Promise<number> {
   const [platform, event = ''] = args;
-  const handler = platform === 'claude-code' ? CLAUDE_CODE_EVENTS[event] : undefined;
-  if (!handler) {
+  const load = platform === 'claude-code' && Object.prototype.hasOwnProperty.call(CLAUDE_CODE_EVENTS, event) ? CLAUDE_CODE_EVENTS[event] : undefined;
+  if (!load) {
     writeStdout(fallback(event));
     process.stderr.write(`claude-mem: unknown hook "${args.join(' ')}"; expected: hook claude-code <${Object.keys(CLAUDE_CODE_EVENTS).join('|')}>\n`);
     return 1;
@@ -49,12 +48,12 @@ export async function runHook(args: string[]): Promise<number> {
   }
   const log = new HookLog(target.dataDir, event);
   const env: HookEnv = { target, log, exitCode: 0, stderr: [] };
-  let raw: Buffer;
+  let raw: string | Buffer;
   try {
     raw = readStdinSync();
   } catch (e) {
     log.warn(`could not read stdin: ${(e as Error).message}`);
-    raw = Buffer.alloc(0);
+    raw = '';
   }
   const { input, problem, bytes } = parseHookInput(raw);
   if (problem) log.warn(`${problem}; continuing with what there is`, { bytes });
@@ -63,7 +62,7 @@ export async function runHook(args: string[]): Promise<number> {
   let out: Json;
   let timer: NodeJS.Timeout | undefined;
   try {
-    const work = handler(input, env);
+    const work = load().then((handler) => handler(input, env));
     if (event === 'context') {
       // context may start a worker: whatever happens, answer before Claude Code's own hook timeout.
       // The other hooks are bounded by their single request's timeout.

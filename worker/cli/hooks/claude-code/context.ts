@@ -4,13 +4,9 @@ import { projectFromCwd } from '../../../project';
 import { query } from '../../client';
 import { ensureWorker } from '../../startStop';
 import { call, str, type HookEnv, type Json } from '../io';
+import { DEFAULT_START_MS, sessionStartOutput } from './sessionStart';
 
-/** How long SessionStart waits for a worker it had to start (env CLAUDE_MEM_HOOK_START_MS). */
-export const DEFAULT_START_MS = 5000;
-
-export function sessionStartOutput(additionalContext: string): Json {
-  return { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext } };
-}
+export { DEFAULT_START_MS, sessionStartOutput };
 
 /** The context route answers markdown (text) or JSON carrying it; take whichever came. */
 export function contextText(body: unknown): string {
