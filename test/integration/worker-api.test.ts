@@ -174,6 +174,31 @@ describe('security and bad input', () => {
     assert.ok(r.body.error);
   });
 
+  it('413 for a chunked body (no length declared) that grows past the cap, and the worker goes on', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const rq = http.request(
+        { host: '127.0.0.1', port: w.port, method: 'POST', path: '/api/sessions/observations', headers: { authorization: `Bearer ${w.token}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      rq.on('error', reject);
+      const chunk = 'x'.repeat(1024 * 1024);
+      rq.write('{"contentSessionId":"chunked","tool_name":"Read","tool_response":"');
+      let sent = 0;
+      const more = () => {
+        // Keep sending until the worker answers (it must not wait for the end of the body).
+        while (sent < 64 && rq.write(chunk)) sent++;
+        if (sent < 64) rq.once('drain', more);
+        else rq.end('"}');
+      };
+      more();
+    });
+    assert.equal(status, 413);
+    assert.equal((await w.req('GET', '/api/health')).status, 200);
+  });
+
   it('malformed JSON, missing and wrong-typed fields get 4xx with {error} and change nothing', async () => {
     const before = await w.req('GET', '/api/export');
     const cases: [string, string, unknown][] = [
