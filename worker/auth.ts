@@ -37,6 +37,3 @@ export function tokenChecker(expected: string): (given: string) => boolean {
   return (given) => timingSafeEqual(createHash('sha256').update(given).digest(), want);
 }
 
-export function tokenMatches(given: string, expected: string): boolean {
-  return tokenChecker(expected)(given);
-}

@@ -383,17 +383,8 @@ export interface SearchResponse {
   tookMs: number;
 }
 
-export interface TimelineItem {
-  kind: SearchKind;
-  id: number;
-  ref: string;
-  type: string;
-  title: string;
-  project: string;
-  sessionId: number;
-  time: string;
-  epoch: number;
-  readTokens: number;
+/** A search row without the score and snippet. */
+export interface TimelineItem extends Omit<SearchRow, 'score' | 'snippet'> {
   /** The anchor record itself. */
   anchor?: true;
 }

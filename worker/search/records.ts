@@ -136,20 +136,7 @@ export function parseList(text: string): string[] {
 }
 
 export function toSearchRow(r: RecordInfo, score: number | null, snippet?: string): SearchRow {
-  return {
-    kind: r.kind,
-    id: r.id,
-    ref: refOf(r.kind, r.id),
-    type: r.type,
-    title: oneLine(r.title),
-    project: r.project,
-    sessionId: r.sessionId,
-    time: new Date(r.epoch).toISOString(),
-    epoch: r.epoch,
-    score: score === null ? null : Math.round(score * 10000) / 10000,
-    readTokens: r.readTokens,
-    ...(snippet ? { snippet } : {}),
-  };
+  return { ...toTimelineItem(r), score: score === null ? null : Math.round(score * 10000) / 10000, ...(snippet ? { snippet } : {}) };
 }
 
 export function toTimelineItem(r: RecordInfo): TimelineItem {
