@@ -4,7 +4,23 @@ import type { Param, Statement } from './records';
 
 export class StatementCache {
   private readonly map = new Map<string, SqlStatement>();
+  /** Column names per prepared statement: sql.js's getAsObject asks SQLite for them on every row. */
+  private readonly names = new Map<SqlStatement, string[]>();
   constructor(private readonly db: Database) {}
+
+  /** The current row as an object, like getAsObject but without re-reading the column names. */
+  row<T>(st: SqlStatement): T {
+    const values = st.get();
+    let names = this.names.get(st);
+    // A statement re-prepared by SQLite after a schema change may have other columns.
+    if (!names || names.length !== values.length) {
+      names = st.getColumnNames();
+      this.names.set(st, names);
+    }
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) row[names[i]] = values[i];
+    return row as T;
+  }
 
   get(sql: string): SqlStatement {
     let st = this.map.get(sql);
@@ -18,6 +34,7 @@ export class StatementCache {
   /** sql.js frees every statement on export(); forget them so they are prepared again. */
   forget(): void {
     this.map.clear();
+    this.names.clear();
   }
 
   clear(): void {
@@ -29,6 +46,7 @@ export class StatementCache {
       }
     }
     this.map.clear();
+    this.names.clear();
   }
 }
 
@@ -44,13 +62,21 @@ export function runStatement(cache: StatementCache, sql: string, params: Param[]
   }
 }
 
-export function applyTx(db: Database, cache: StatementCache, stmts: Statement[]): void {
-  db.run('BEGIN');
+/** Runs fn between BEGIN and COMMIT (ROLLBACK if it throws), with the three statements prepared once. */
+export function inTransaction<T>(cache: StatementCache, fn: () => T): T {
+  runStatement(cache, 'BEGIN', []);
   try {
-    for (const [sql, params] of stmts) runStatement(cache, sql, params);
-    db.run('COMMIT');
+    const result = fn();
+    runStatement(cache, 'COMMIT', []);
+    return result;
   } catch (e) {
-    db.run('ROLLBACK');
+    runStatement(cache, 'ROLLBACK', []);
     throw e;
   }
+}
+
+export function applyTx(cache: StatementCache, stmts: Statement[]): void {
+  inTransaction(cache, () => {
+    for (const [sql, params] of stmts) runStatement(cache, sql, params);
+  });
 }

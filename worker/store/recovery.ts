@@ -67,7 +67,7 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
     if (read.problems.length > 0 && opts.quarantine) quarantine(dir, file, false);
     for (const payload of read.records) {
       try {
-        applyTx(db, cache, decodeTx(payload));
+        applyTx(cache, decodeTx(payload));
         report.recordsReplayed += 1;
       } catch (e) {
         report.recordsFailed += 1;

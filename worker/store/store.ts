@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Database, SqlValue } from 'sql.js';
 import type { Logger } from '../log';
-import { runStatement, StatementCache } from './apply';
+import { inTransaction, runStatement, StatementCache } from './apply';
 import { JournalWriter, listSegments, segmentName } from './journal';
 import { encodeTx, type Param, type Statement } from './records';
 import { recover, type RecoveryReport } from './recovery';
@@ -83,7 +83,7 @@ export class Store {
     const rows: T[] = [];
     try {
       st.bind(params as never);
-      while (st.step()) rows.push(st.getAsObject() as T);
+      while (st.step()) rows.push(this.cache.row<T>(st));
     } finally {
       st.reset();
     }
@@ -94,7 +94,7 @@ export class Store {
     const st = this.cache.get(sql);
     try {
       st.bind(params as never);
-      return st.step() ? (st.getAsObject() as T) : undefined;
+      return st.step() ? this.cache.row<T>(st) : undefined;
     } finally {
       st.reset();
     }
@@ -125,12 +125,9 @@ export class Store {
       get: (sql, params) => this.get(sql, params),
     };
     let result: T;
-    this.db.run('BEGIN');
     try {
-      result = fn(tx);
-      this.db.run('COMMIT');
+      result = inTransaction(this.cache, () => fn(tx));
     } catch (e) {
-      this.db.run('ROLLBACK');
       return Promise.reject(e);
     }
     if (stmts.length === 0) return Promise.resolve(result);
