@@ -100,9 +100,22 @@ function validAt(buf: Buffer, pos: number): number {
   return crc32(buf.subarray(pos + HEADER, pos + HEADER + len)) === crc ? len : 0;
 }
 
-type Pending =
-  | { kind: 'record'; framed: Buffer; resolve: () => void; reject: (e: Error) => void }
-  | { kind: 'rotate'; resolve: (gen: number) => void; reject: (e: Error) => void };
+type Record_ = { kind: 'record'; framed: Buffer; resolve: () => void; reject: (e: Error) => void };
+type Pending = Record_ | { kind: 'rotate'; resolve: (gen: number) => void; reject: (e: Error) => void };
+
+/** A record written to the segment and waiting for an fdatasync that covers it. */
+interface Unsynced {
+  /** Offset just past the record in the segment. */
+  end: number;
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
+/**
+ * fdatasyncs in flight at once. A batch written while one is running starts its own at once
+ * instead of waiting for it to return: under load this takes a whole fsync off each acknowledgement.
+ */
+const MAX_SYNCS = Number(process.env.CLAUDE_MEM_JOURNAL_SYNCS) || 2;
 
 export interface JournalEvents {
   /** Called after each batch of records is durable. */
@@ -111,12 +124,21 @@ export interface JournalEvents {
   rotated?(gen: number): void;
 }
 
+/**
+ * Appends are written in commit order on the event loop (a small write into the page cache, so the
+ * file order is the commit order without a lock) and made durable by fdatasyncs on the thread pool;
+ * a record's promise resolves once an fdatasync that started after its write has returned.
+ */
 export class JournalWriter {
-  private fd: fs.promises.FileHandle | undefined;
+  private fd: number | undefined;
   private queue: Pending[] = [];
-  private flushing = false;
+  private scheduled = false;
+  private rotating = false;
   private closed = false;
-  /** Bytes in the current segment. */
+  private unsynced: Unsynced[] = [];
+  private syncs = 0;
+  private syncWanted = false;
+  /** Bytes in the current segment (written, durable or about to be). */
   segmentBytes = 0;
   /** Whether the directory entry of the current segment is known to be on disk. */
   private dirSynced = false;
@@ -136,8 +158,11 @@ export class JournalWriter {
   }
 
   private async openSegment(gen: number): Promise<void> {
-    this.fd = await fs.promises.open(path.join(this.dir, segmentName(gen)), 'a', 0o600);
-    this.segmentBytes = (await this.fd.stat()).size;
+    const fd = await new Promise<number>((resolve, reject) =>
+      fs.open(path.join(this.dir, segmentName(gen)), 'a', 0o600, (e, fd) => (e ? reject(e) : resolve(fd))),
+    );
+    this.fd = fd;
+    this.segmentBytes = fs.fstatSync(fd).size;
     // The new file's directory entry is synced with the first batch written to it (below), not
     // here: start-up and rotation need not wait for a directory fsync (0.4 s at start on a busy disk).
     this.dirSynced = false;
@@ -148,7 +173,7 @@ export class JournalWriter {
     if (this.closed) return Promise.reject(new Error('journal is closed'));
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ kind: 'record', framed: frame(payload), resolve, reject });
-      this.kick();
+      this.schedule();
     });
   }
 
@@ -156,90 +181,130 @@ export class JournalWriter {
   rotate(): Promise<number> {
     return new Promise<number>((resolve, reject) => {
       this.queue.push({ kind: 'rotate', resolve, reject });
-      this.kick();
+      this.schedule();
     });
   }
 
   get pendingCount(): number {
-    return this.queue.length;
+    return this.queue.length + this.unsynced.length;
   }
 
-  private kick(): void {
-    if (this.flushing) return;
-    this.flushing = true;
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
     // setImmediate lets a synchronous burst of appends join one write.
-    setImmediate(() => void this.drain());
+    setImmediate(() => {
+      this.scheduled = false;
+      this.drain();
+    });
   }
 
-  private async drain(): Promise<void> {
-    try {
-      while (this.queue.length > 0) {
-        const head = this.queue[0];
-        if (head.kind === 'rotate') {
-          this.queue.shift();
-          try {
-            await this.fd?.close();
-            this.gen += 1;
-            await this.openSegment(this.gen);
-            this.failed = undefined;
+  /** Writes queued records in order; a rotation waits until everything before it is durable. */
+  private drain(): void {
+    while (this.queue.length > 0 && !this.rotating) {
+      const head = this.queue[0];
+      if (head.kind === 'rotate') {
+        if (this.unsynced.length > 0 || this.syncs > 0) return; // resumed when the last sync returns
+        this.queue.shift();
+        this.rotating = true;
+        this.switchSegment().then(
+          () => {
+            this.rotating = false;
             head.resolve(this.gen);
             this.events.rotated?.(this.gen);
-          } catch (e) {
-            head.reject(e as Error);
-          }
-          continue;
-        }
-        const batch: Extract<Pending, { kind: 'record' }>[] = [];
-        while (this.queue.length > 0 && this.queue[0].kind === 'record') {
-          batch.push(this.queue.shift() as Extract<Pending, { kind: 'record' }>);
-        }
-        await this.writeBatch(batch);
+            this.drain();
+          },
+          (e: Error) => {
+            this.rotating = false;
+            head.reject(e);
+            this.drain();
+          },
+        );
+        return;
       }
-    } finally {
-      this.flushing = false;
-      if (this.queue.length > 0) this.kick();
+      const batch: Record_[] = [];
+      while (this.queue.length > 0 && this.queue[0].kind === 'record') batch.push(this.queue.shift() as Record_);
+      this.writeBatch(batch);
     }
   }
 
-  private async writeBatch(batch: Extract<Pending, { kind: 'record' }>[]): Promise<void> {
-    if (this.failed) {
-      for (const p of batch) p.reject(new Error(`journal unavailable: ${this.failed.message}`));
+  private async switchSegment(): Promise<void> {
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = undefined;
+    this.gen += 1;
+    await this.openSegment(this.gen);
+    this.failed = undefined;
+  }
+
+  private writeBatch(batch: Record_[]): void {
+    if (this.failed || this.fd === undefined) {
+      const why = this.failed ? `journal unavailable: ${this.failed.message}` : 'journal not open';
+      for (const p of batch) p.reject(new Error(why));
       return;
     }
     const data = batch.length === 1 ? batch[0].framed : Buffer.concat(batch.map((p) => p.framed));
     try {
-      const fd = this.fd;
-      if (!fd) throw new Error('journal not open');
       let off = 0;
-      while (off < data.length) {
-        const { bytesWritten } = await fd.write(data, off, data.length - off);
-        off += bytesWritten;
-      }
-      await fd.datasync();
-      // Before the first acknowledgement from this segment: a crash must not lose the file itself.
-      if (!this.dirSynced) {
-        await syncDir(this.dir);
-        this.dirSynced = true;
-      }
-      this.segmentBytes += data.length;
+      while (off < data.length) off += fs.writeSync(this.fd, data, off, data.length - off);
     } catch (e) {
       this.failed = e as Error;
       for (const p of batch) p.reject(e as Error);
       return;
     }
-    this.events.durable?.();
-    for (const p of batch) p.resolve();
+    let end = this.segmentBytes;
+    for (const p of batch) {
+      end += p.framed.length;
+      this.unsynced.push({ end, resolve: p.resolve, reject: p.reject });
+    }
+    this.segmentBytes = end;
+    this.startSync();
+  }
+
+  private startSync(): void {
+    if (this.syncs >= MAX_SYNCS) {
+      this.syncWanted = true;
+      return;
+    }
+    const fd = this.fd as number;
+    const upTo = this.segmentBytes;
+    const firstOfSegment = !this.dirSynced;
+    this.syncs += 1;
+    fs.fdatasync(fd, (err) => {
+      // Before the first acknowledgement from this segment: a crash must not lose the file itself.
+      const dirDone = err || !firstOfSegment ? Promise.resolve() : syncDir(this.dir).then(() => void (this.dirSynced = true));
+      void dirDone.then(() => this.synced(upTo, err));
+    });
+  }
+
+  private synced(upTo: number, err: NodeJS.ErrnoException | null): void {
+    this.syncs -= 1;
+    if (err) {
+      // What the failed sync covered is in doubt, and so is everything written after it.
+      this.failed = err;
+      for (const u of this.unsynced.splice(0)) u.reject(err);
+    } else {
+      let n = 0;
+      while (n < this.unsynced.length && this.unsynced[n].end <= upTo) n++;
+      const done = this.unsynced.splice(0, n);
+      if (done.length > 0) this.events.durable?.();
+      for (const u of done) u.resolve();
+    }
+    if (this.syncWanted && this.unsynced.length > 0 && !this.failed) {
+      this.syncWanted = false;
+      this.startSync();
+    }
+    if (this.syncs === 0) this.drain(); // a rotation may be waiting for this
   }
 
   /** Waits for queued records, then closes the file. */
   async close(): Promise<void> {
     if (this.closed) return;
     await new Promise<void>((resolve) => {
-      const check = () => (this.queue.length === 0 && !this.flushing ? resolve() : setTimeout(check, 2));
+      const check = () => (this.queue.length === 0 && this.unsynced.length === 0 && this.syncs === 0 && !this.rotating && !this.scheduled ? resolve() : setTimeout(check, 2));
       check();
     });
     this.closed = true;
-    await this.fd?.close();
+    if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = undefined;
   }
 }
