@@ -110,7 +110,15 @@ it('refuses a read-only data dir with a clear message and touches nothing', asyn
     execFileSync('chmod', ['-R', 'a+rX,go-w', dataDir]);
     fs.chmodSync(path.dirname(dataDir), 0o755);
     const asNobody = process.getuid?.() === 0 ? ['runuser', '-u', 'nobody', '--'] : [];
-    const r = spawnSync(asNobody[0] ?? process.execPath, [...asNobody.slice(1), ...(asNobody.length ? [process.execPath] : []), WORKER_JS], {
+    // nobody may not be able to enter the clone (mktemp -d makes 0700 dirs): run a readable copy of the build.
+    let workerJs = WORKER_JS;
+    if (asNobody.length) {
+      const copy = tempDir('cmem-dist-');
+      fs.cpSync(path.dirname(WORKER_JS), copy, { recursive: true, filter: (f) => !f.endsWith('.map') && !f.includes('embed-model') });
+      execFileSync('chmod', ['-R', 'a+rX', copy]);
+      workerJs = path.join(copy, path.basename(WORKER_JS));
+    }
+    const r = spawnSync(asNobody[0] ?? process.execPath, [...asNobody.slice(1), ...(asNobody.length ? [process.execPath] : []), workerJs], {
       env: { ...process.env, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: '0', HOME: '/tmp' },
       encoding: 'utf8',
       timeout: 20_000,
