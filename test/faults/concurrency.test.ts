@@ -85,10 +85,13 @@ it('three windows and five hook processes started at once against no worker: exa
  * 200 sessions, each a client posting a tool use every ~100 ms (like a very busy agent), starting
  * at random moments in the first 150 ms rather than all in the same millisecond.
  */
-async function sessionsLoad(port: number, token: string, route: string, seconds: number): Promise<{ lat: number[]; errors: number }> {
+async function sessionsLoad(port: number, token: string, route: string, seconds: number): Promise<{ lat: number[]; steady: number[]; errors: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 200 });
   const lat: number[] = [];
+  /** Requests sent after the first WARMUP_MS (connections open, code compiled). */
+  const steady: number[] = [];
   let errors = 0;
+  const start = performance.now();
   const end = Date.now() + seconds * 1000;
   const post = (s: number, n: number) =>
     new Promise<number>((resolve) => {
@@ -98,6 +101,7 @@ async function sessionsLoad(port: number, token: string, route: string, seconds:
         res.resume();
         res.on('end', () => {
           lat.push(performance.now() - t0);
+          if (t0 - start >= WARMUP_MS) steady.push(performance.now() - t0);
           resolve(res.statusCode ?? 0);
         });
       });
@@ -118,8 +122,10 @@ async function sessionsLoad(port: number, token: string, route: string, seconds:
   } finally {
     agent.destroy();
   }
-  return { lat: lat.sort((a, b) => a - b), errors };
+  return { lat: lat.sort((a, b) => a - b), steady: steady.sort((a, b) => a - b), errors };
 }
+
+const WARMUP_MS = 2000;
 
 const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
 
@@ -133,7 +139,8 @@ it(`200 sessions posting concurrently for ${LOAD_SECONDS} s keep the ingest p99 
       const run = await sessionsLoad(w.port, w.token, '/api/sessions/observations', LOAD_SECONDS);
       assert.equal(base.errors + run.errors, 0, `${base.errors + run.errors} requests failed`);
       const p99 = pct(run.lat, 0.99);
-      const fmt = (r: { lat: number[] }) => `p50 ${pct(r.lat, 0.5).toFixed(2)} ms, p99 ${pct(r.lat, 0.99).toFixed(2)} ms`;
+      const fmt = (r: { lat: number[]; steady: number[] }) =>
+        `p50 ${pct(r.lat, 0.5).toFixed(2)} ms, p99 ${pct(r.lat, 0.99).toFixed(2)} ms (${pct(r.steady, 0.99).toFixed(2)} ms after the first ${WARMUP_MS / 1000} s)`;
       return (
         `${run.lat.length} posts (${(run.lat.length / LOAD_SECONDS).toFixed(0)}/s) from 200 sessions: ${fmt(run)} ` +
         `(bar: p99 < 5 ms ${p99 < 5 ? 'met' : 'NOT met on this run'}); same load on the no-op route: ${fmt(base)}; 0 errors`
