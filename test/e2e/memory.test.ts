@@ -157,8 +157,19 @@ test('UI: save → observation → Search Memory → Memory panel → @memory �
         await runCommand(page, 'Chat: Open Chat', /^Chat: Open Chat$/);
         const input = page.locator('.interactive-input-part .monaco-editor').first();
         await input.waitFor({ timeout: 30_000 });
-        await input.click();
-        await page.keyboard.type('@memory what did I change in notes.txt?');
+        // A chat view that is still setting itself up can replace what was typed (a CI run ended
+        // with "@agent" in the box): type, read the box back, and only then send.
+        const query = '@memory what did I change in notes.txt?';
+        const typed = async () => (await input.locator('.view-lines').innerText()).replace(/[\s\u00a0]+/g, ' ').trim(); // wrapped lines, nbsp
+        for (let attempt = 1; ; attempt++) {
+          await input.click();
+          await page.keyboard.press('Control+A');
+          await page.keyboard.press('Backspace');
+          await page.keyboard.type(query);
+          await page.waitForTimeout(500);
+          if ((await typed()) === query) break;
+          if (attempt === 3) assert.fail(`the chat input holds "${await typed()}" instead of the query`);
+        }
         await page.keyboard.press('Enter');
         // The fake model cites every memory it was given in full ("#<id>"); the handler then
         // lists the cited ones under "Cited memories".
