@@ -289,7 +289,8 @@ export class JournalWriter {
       if (done.length > 0) this.events.durable?.();
       for (const u of done) u.resolve();
     }
-    if (this.syncWanted && this.unsynced.length > 0 && !this.failed) {
+    // Records written before a later write failed are whole: they still get their sync.
+    if (this.syncWanted && this.unsynced.length > 0) {
       this.syncWanted = false;
       this.startSync();
     }
