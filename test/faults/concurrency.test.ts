@@ -85,16 +85,18 @@ it('three windows and five hook processes started at once against no worker: exa
  * 200 sessions, each a client posting a tool use every ~100 ms (like a very busy agent), starting
  * at random moments in the first 150 ms rather than all in the same millisecond.
  */
-async function sessionsLoad(port: number, token: string, route: string, seconds: number): Promise<{ lat: number[]; steady: number[]; errors: number }> {
+async function sessionsLoad(port: number, token: string, route: string, seconds: number): Promise<{ lat: number[]; steady: number[]; errors: number; failures: Map<string, number>; retried: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 200 });
   const lat: number[] = [];
   /** Requests sent after the first WARMUP_MS (connections open, code compiled). */
   const steady: number[] = [];
   let errors = 0;
+  let retried = 0;
+  const failures = new Map<string, number>();
   const start = performance.now();
   const end = Date.now() + seconds * 1000;
-  const post = (s: number, n: number) =>
-    new Promise<number>((resolve) => {
+  const post = (s: number, n: number, retry = true): Promise<number | string> =>
+    new Promise<number | string>((resolve) => {
       const body = Buffer.from(JSON.stringify({ contentSessionId: `s${s}`, project: `p${s % 10}`, tool_name: 'Read', tool_input: { file_path: `f${n}.ts` }, tool_response: 'x', tool_use_id: `${s}-${n}` }));
       const t0 = performance.now();
       const rq = http.request({ host: '127.0.0.1', port, method: 'POST', path: route, agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
@@ -105,7 +107,14 @@ async function sessionsLoad(port: number, token: string, route: string, seconds:
           resolve(res.statusCode ?? 0);
         });
       });
-      rq.on('error', () => resolve(0));
+      rq.on('error', (e: NodeJS.ErrnoException) => {
+        // The client's keep-alive race (Node's documented case): the server closed an idle pooled
+        // socket just as it was reused. Real hooks open a new connection per post; retry once.
+        if (retry && rq.reusedSocket && e.code === 'ECONNRESET') {
+          retried += 1;
+          resolve(post(s, n, false));
+        } else resolve(e.code ?? e.message);
+      });
       rq.end(body);
     });
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -114,7 +123,11 @@ async function sessionsLoad(port: number, token: string, route: string, seconds:
       Array.from({ length: 200 }, async (_, s) => {
         await pause(Math.random() * 150);
         for (let n = 0; Date.now() < end; n++) {
-          if ((await post(s, n)) !== 202) errors += 1;
+          const status = await post(s, n);
+          if (status !== 202) {
+            errors += 1;
+            failures.set(String(status), (failures.get(String(status)) ?? 0) + 1);
+          }
           await pause(50 + Math.random() * 100);
         }
       }),
@@ -122,7 +135,7 @@ async function sessionsLoad(port: number, token: string, route: string, seconds:
   } finally {
     agent.destroy();
   }
-  return { lat: lat.sort((a, b) => a - b), steady: steady.sort((a, b) => a - b), errors };
+  return { lat: lat.sort((a, b) => a - b), steady: steady.sort((a, b) => a - b), errors, failures, retried };
 }
 
 const WARMUP_MS = 2000;
@@ -137,13 +150,15 @@ it(`200 sessions posting concurrently for ${LOAD_SECONDS} s keep the ingest p99 
       // machine's HTTP stack and load generator alone give, in the same run.
       const base = await sessionsLoad(w.port, w.token, '/api/noop', Math.min(20, LOAD_SECONDS));
       const run = await sessionsLoad(w.port, w.token, '/api/sessions/observations', LOAD_SECONDS);
-      assert.equal(base.errors + run.errors, 0, `${base.errors + run.errors} requests failed`);
+      const why = (r: { failures: Map<string, number> }) => JSON.stringify(Object.fromEntries(r.failures));
+      assert.equal(base.errors + run.errors, 0, `${base.errors + run.errors} requests failed: no-op ${why(base)}, ingest ${why(run)}`);
       const p99 = pct(run.lat, 0.99);
       const fmt = (r: { lat: number[]; steady: number[] }) =>
         `p50 ${pct(r.lat, 0.5).toFixed(2)} ms, p99 ${pct(r.lat, 0.99).toFixed(2)} ms (${pct(r.steady, 0.99).toFixed(2)} ms after the first ${WARMUP_MS / 1000} s)`;
       return (
         `${run.lat.length} posts (${(run.lat.length / LOAD_SECONDS).toFixed(0)}/s) from 200 sessions: ${fmt(run)} ` +
-        `(bar: p99 < 5 ms ${p99 < 5 ? 'met' : 'NOT met on this run'}); same load on the no-op route: ${fmt(base)}; 0 errors`
+        `(bar: p99 < 5 ms ${p99 < 5 ? 'met' : 'NOT met on this run'}); same load on the no-op route: ${fmt(base)}; 0 errors ` +
+        `(${base.retried + run.retried} keep-alive resets retried)`
       );
     } finally {
       await w.stop();
