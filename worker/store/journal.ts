@@ -100,8 +100,8 @@ function validAt(buf: Buffer, pos: number): number {
   return crc32(buf.subarray(pos + HEADER, pos + HEADER + len)) === crc ? len : 0;
 }
 
-type Record_ = { kind: 'record'; framed: Buffer; resolve: () => void; reject: (e: Error) => void };
-type Pending = Record_ | { kind: 'rotate'; resolve: (gen: number) => void; reject: (e: Error) => void };
+type Append = { kind: 'record'; framed: Buffer; resolve: () => void; reject: (e: Error) => void };
+type Pending = Append | { kind: 'rotate'; resolve: (gen: number) => void; reject: (e: Error) => void };
 
 /** A record written to the segment and waiting for an fdatasync that covers it. */
 interface Unsynced {
@@ -115,7 +115,7 @@ interface Unsynced {
  * fdatasyncs in flight at once. A batch written while one is running starts its own at once
  * instead of waiting for it to return: under load this takes a whole fsync off each acknowledgement.
  */
-const MAX_SYNCS = Number(process.env.CLAUDE_MEM_JOURNAL_SYNCS) || 2;
+const MAX_SYNCS = 2;
 
 export interface JournalEvents {
   /** Called after each batch of records is durable. */
@@ -222,8 +222,8 @@ export class JournalWriter {
         );
         return;
       }
-      const batch: Record_[] = [];
-      while (this.queue.length > 0 && this.queue[0].kind === 'record') batch.push(this.queue.shift() as Record_);
+      const batch: Append[] = [];
+      while (this.queue.length > 0 && this.queue[0].kind === 'record') batch.push(this.queue.shift() as Append);
       this.writeBatch(batch);
     }
   }
@@ -236,7 +236,7 @@ export class JournalWriter {
     this.failed = undefined;
   }
 
-  private writeBatch(batch: Record_[]): void {
+  private writeBatch(batch: Append[]): void {
     if (this.failed || this.fd === undefined) {
       const why = this.failed ? `journal unavailable: ${this.failed.message}` : 'journal not open';
       for (const p of batch) p.reject(new Error(why));
