@@ -86,7 +86,10 @@ it('three windows and five hook processes started at once against no worker: exa
  * at random moments in the first 150 ms rather than all in the same millisecond.
  */
 async function sessionsLoad(port: number, token: string, route: string, seconds: number): Promise<{ lat: number[]; steady: number[]; failures: Map<string, number>; retried: number }> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 200 });
+  // A `timeout` lets the agent honour the server's Keep-Alive hint (idle sockets dropped a second
+  // before the server drops them, as the global agent the extension uses does); without one a
+  // custom agent keeps idle sockets forever and reuses ones the server closed long ago.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 200, timeout: 60_000 });
   const lat: number[] = [];
   /** Requests sent after the first WARMUP_MS (connections open, code compiled). */
   const steady: number[] = [];
@@ -95,11 +98,11 @@ async function sessionsLoad(port: number, token: string, route: string, seconds:
   const failures = new Map<string, number>();
   const start = performance.now();
   const end = Date.now() + seconds * 1000;
-  const post = (s: number, n: number, retry = true): Promise<number | string> =>
+  const post = (s: number, n: number, pooled = true): Promise<number | string> =>
     new Promise<number | string>((resolve) => {
       const body = Buffer.from(JSON.stringify({ contentSessionId: `s${s}`, project: `p${s % 10}`, tool_name: 'Read', tool_input: { file_path: `f${n}.ts` }, tool_response: 'x', tool_use_id: `${s}-${n}` }));
       const t0 = performance.now();
-      const rq = http.request({ host: '127.0.0.1', port, method: 'POST', path: route, agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
+      const rq = http.request({ host: '127.0.0.1', port, method: 'POST', path: route, agent: pooled ? agent : false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
         res.resume();
         res.on('end', () => {
           const ms = performance.now() - t0;
@@ -110,11 +113,12 @@ async function sessionsLoad(port: number, token: string, route: string, seconds:
       });
       rq.on('error', (e: NodeJS.ErrnoException) => {
         // The client's keep-alive race (Node's documented case): the server closed an idle pooled
-        // socket just as it was reused. Real hooks open a new connection per post; retry once.
-        if (retry && rq.reusedSocket && e.code === 'ECONNRESET') {
+        // socket just as it was reused, so it never read this request. Real hooks open a new
+        // connection per post; retry once on one, which cannot meet the race again.
+        if (pooled && rq.reusedSocket && e.code === 'ECONNRESET') {
           retried += 1;
           resolve(post(s, n, false));
-        } else resolve(e.code ?? e.message);
+        } else resolve(`${e.code ?? e.message} on a ${rq.reusedSocket ? 'reused' : 'new'} connection`);
       });
       rq.end(body);
     });
