@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { JournalWriter, listSegments, readSegment, segmentName } from '../../worker/store/journal';
+import { JournalWriter, listSegments, readSegment, segmentName, SyncTimes } from '../../worker/store/journal';
 import { tempDir } from '../helpers/worker';
 
 const records = (dir: string, gen: number) => readSegment(path.join(dir, segmentName(gen))).records.map((b) => b.toString());
@@ -49,4 +49,20 @@ it('writes a burst on the next turn, resolves once it is in the file, and reject
   assert.deepEqual(records(dir, 7), ['first', 'second']);
   await j.close();
   await assert.rejects(j.append(Buffer.from('late')), /closed/);
+});
+
+it('sync times: percentiles over the most recent syncs, and every sync of a writer is counted', async () => {
+  const t = new SyncTimes();
+  assert.deepEqual(t.summary(), { count: 0, window: 0, p50Ms: 0, p99Ms: 0, maxMs: 0 });
+  for (let i = 100; i >= 1; i--) t.add(i);
+  assert.deepEqual(t.summary(), { count: 100, window: 100, p50Ms: 51, p99Ms: 100, maxMs: 100 });
+  // Past the window the oldest are forgotten: 10,000 fast syncs push out the slow ones.
+  for (let i = 0; i < 10_000; i++) t.add(0.5);
+  assert.deepEqual(t.summary(), { count: 10_100, window: 8192, p50Ms: 0.5, p99Ms: 0.5, maxMs: 0.5 });
+
+  const w = await JournalWriter.open(tempDir(), 1);
+  await Promise.all(Array.from({ length: 5 }, (_, i) => w.append(Buffer.from(`r${i}`))));
+  const s = w.syncTimes.summary();
+  assert.ok(s.count >= 1 && s.count <= 5 && s.maxMs >= s.p50Ms, JSON.stringify(s));
+  await w.close();
 });

@@ -117,6 +117,23 @@ interface Unsynced {
  */
 const MAX_SYNCS = 2;
 
+/** Recent fdatasync durations: what the disk alone adds to an acknowledgement (shown in /api/stats). */
+export class SyncTimes {
+  private readonly ms = new Float64Array(8192);
+  /** Syncs recorded since start (the window holds the last `ms.length`). */
+  count = 0;
+
+  add(ms: number): void {
+    this.ms[this.count++ % this.ms.length] = ms;
+  }
+
+  summary(): { count: number; window: number; p50Ms: number; p99Ms: number; maxMs: number } {
+    const recent = this.ms.slice(0, Math.min(this.count, this.ms.length)).sort();
+    const at = (q: number) => (recent.length === 0 ? 0 : Math.round(recent[Math.min(recent.length - 1, Math.floor(recent.length * q))] * 100) / 100);
+    return { count: this.count, window: recent.length, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: at(1) };
+  }
+}
+
 export interface JournalEvents {
   /** Called after each batch of records is durable. */
   durable?(): void;
@@ -140,6 +157,7 @@ export class JournalWriter {
   private syncWanted = false;
   /** Bytes in the current segment (written, durable or about to be). */
   segmentBytes = 0;
+  readonly syncTimes = new SyncTimes();
   /** Whether the directory entry of the current segment is known to be on disk. */
   private dirSynced = false;
   /** Set when a write failed: the file may hold a partial record, so nothing more is appended to it. */
@@ -269,7 +287,9 @@ export class JournalWriter {
     const upTo = this.segmentBytes;
     const firstOfSegment = !this.dirSynced;
     this.syncs += 1;
+    const started = performance.now();
     fs.fdatasync(fd, (err) => {
+      this.syncTimes.add(performance.now() - started);
       // Before the first acknowledgement from this segment: a crash must not lose the file itself.
       const dirDone = err || !firstOfSegment ? Promise.resolve() : syncDir(this.dir).then(() => void (this.dirSynced = true));
       void dirDone.then(() => this.synced(upTo, err));

@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import type { Database, SqlValue } from 'sql.js';
 import type { Logger } from '../log';
 import { inTransaction, runStatement, StatementCache } from './apply';
-import { JournalWriter, listSegments, segmentName } from './journal';
+import { JournalWriter, listSegments, segmentName, type SyncTimes } from './journal';
 import { encodeTx, type Param, type Statement } from './records';
 import { recover, type RecoveryReport } from './recovery';
 import type { ReplicaData, ReplicaReply } from './replica';
@@ -146,6 +146,11 @@ export class Store {
 
   get journalBytes(): number {
     return this.journal.segmentBytes;
+  }
+
+  /** Recent journal fdatasync durations. */
+  get syncTimes(): ReturnType<SyncTimes['summary']> {
+    return this.journal.syncTimes.summary();
   }
 
   get journalGen(): number {
