@@ -17,9 +17,6 @@ export interface ClientLog {
   debug?(msg: string): void;
 }
 
-/** A request error that says whether the request died on a pooled socket the worker had closed. */
-type StaleSocketError = NodeJS.ErrnoException & { staleSocket?: boolean };
-
 export interface Reply<T> {
   status: number;
   body: T;
@@ -52,17 +49,12 @@ export class WorkerClient {
   }
 
   async request<T = unknown>(method: string, urlPath: string, body?: unknown, timeoutMs = 2000): Promise<Reply<T>> {
-    let r = await this.once<T>(method, urlPath, body, timeoutMs).catch((e: StaleSocketError) => {
-      // Node's documented keep-alive race: the worker closed an idle pooled socket just as this
-      // request took it, so the worker never read the request. Sending it again loses nothing.
-      if (e.staleSocket) return this.once<T>(method, urlPath, body, timeoutMs, true);
-      throw e;
-    });
+    let r = await this.once<T>(method, urlPath, body, timeoutMs);
     if (r.status === 401 && this.readToken()) r = await this.once<T>(method, urlPath, body, timeoutMs);
     return r;
   }
 
-  /** One request; `fresh` skips the socket pool (after a stale socket, others may be stale too). */
+  /** One request; `fresh` skips the socket pool (the resend after a stale socket: others may be stale too). */
   private once<T>(method: string, urlPath: string, body: unknown, timeoutMs: number, fresh = false): Promise<Reply<T>> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const token = this.authToken();
@@ -97,7 +89,12 @@ export class WorkerClient {
         },
       );
       req.on('timeout', () => req.destroy(new Error(`worker request timed out after ${timeoutMs} ms`)));
-      req.on('error', (e: NodeJS.ErrnoException) => reject(Object.assign(e, { staleSocket: req.reusedSocket && e.code === 'ECONNRESET' })));
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        // Node's documented keep-alive race: the worker closed an idle pooled socket just as this
+        // request took it, so the worker never read the request. Sending it again loses nothing.
+        if (!fresh && req.reusedSocket && e.code === 'ECONNRESET') resolve(this.once<T>(method, urlPath, body, timeoutMs, true));
+        else reject(e);
+      });
       req.end(payload);
     });
   }
