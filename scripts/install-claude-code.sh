@@ -9,6 +9,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 version="${CLAUDE_CODE_VERSION:-2.1}"
 prefix="${CLAUDE_CODE_PREFIX:-$root/.cache/claude-code}"
 bin="$prefix/node_modules/.bin/claude"
+# shellcheck source=lib/isolated-npm.sh
+. "$root/scripts/lib/isolated-npm.sh"
 
 installed_ok() {
   [ -x "$bin" ] || return 1
@@ -29,7 +31,7 @@ if ! installed_ok; then
   # Resolve the exact newest match first: given a range, npm skips versions whose
   # engines (node >=22 since 2.1.198) do not match this Node 20 and would pick an
   # old 2.1.197. The native binary does not run on Node, so the engines field is moot.
-  exact="$(npm view "@anthropic-ai/claude-code@$version" version --json | tr -d '[]",' | awk 'NF{v=$1} END{print v}')"
+  exact="$(isolated_env npm view "@anthropic-ai/claude-code@$version" version --json | tr -d '[]",' | awk 'NF{v=$1} END{print v}')"
   if [ -z "$exact" ]; then
     echo "error: npm found no @anthropic-ai/claude-code@$version" >&2
     exit 1
@@ -38,7 +40,7 @@ if ! installed_ok; then
   # The package is a thin wrapper; its postinstall copies the native binary from
   # the platform's optional dependency, so optional deps and scripts must stay on.
   rm -rf "$prefix/node_modules" "$prefix/package.json" "$prefix/package-lock.json"
-  npm install --prefix "$prefix" --no-save --no-audit --no-fund --loglevel=error \
+  isolated_env npm install --prefix "$prefix" --no-save --no-audit --no-fund --loglevel=error \
     --engine-strict=false "@anthropic-ai/claude-code@$exact" >&2
   if ! installed_ok; then
     echo "error: claude binary at $bin missing or not version $version after install" >&2

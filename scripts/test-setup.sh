@@ -1,21 +1,45 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond npm packages, idempotently and quickly when already there:
 # Debian's chromium (browser tests) and libkrb5-dev (code-server's native build), code-server with
-# Node 24 (the real VS Code host for e2e) and Claude Code (the real-CLI hook test), both cached in .cache/.
+# Node 24 (the real VS Code host for e2e) and Claude Code (the real-CLI hook test), cached in .cache/
+# of this clone (CLAUDE_MEM_E2E_CACHE and CLAUDE_CODE_PREFIX point elsewhere, to reuse an install).
+# Each step says what it installs and how long it usually takes; a failed step ends the run with one
+# line naming it (the installer's own output above that line says why).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+step() { # step "<name>" "<what and how long>" command...
+  local name=$1 what=$2 started=$SECONDS
+  shift 2
+  echo "test-setup: $name: $what"
+  if ! "$@"; then
+    echo "test-setup: FAILED at step '$name' after $((SECONDS - started)) s (command: $*)" >&2
+    exit 1
+  fi
+  echo "test-setup: $name: done in $((SECONDS - started)) s"
+}
+
+apt_packages() {
+  local SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+}
 
 need_apt=()
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
-  echo "test-setup: installing Debian packages: ${need_apt[*]}"
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  step "Debian packages" "apt-get install ${need_apt[*]} (about 1 minute)" apt_packages "${need_apt[@]}"
 fi
 
-if [ -f scripts/code-server/install.sh ]; then bash scripts/code-server/install.sh; fi
-CLAUDE_CODE_VERSION="${CLAUDE_CODE_VERSION:-2.1.332}" bash scripts/install-claude-code.sh >/dev/null
+cache=${CLAUDE_MEM_E2E_CACHE:-.cache}
+if [ -f "$cache/code-server/.installed-${CODE_SERVER_VERSION:-4.139.1}" ]; then
+  step "code-server" "reusing $cache" bash scripts/code-server/install.sh
+else
+  step "code-server" "Node 24 and code-server ${CODE_SERVER_VERSION:-4.139.1} from npm into $cache (builds native modules: usually 2-4 minutes)" \
+    bash scripts/code-server/install.sh
+fi
+export CLAUDE_CODE_VERSION="${CLAUDE_CODE_VERSION:-2.1.332}"
+step "Claude Code" "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION from npm into ${CLAUDE_CODE_PREFIX:-.cache/claude-code} unless there (usually 10-30 s)" \
+  bash -c 'bash scripts/install-claude-code.sh >/dev/null'
 echo "test-setup: ready"

