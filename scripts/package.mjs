@@ -20,7 +20,7 @@ const out = path.resolve(outArg >= 0 ? args[outArg + 1] : path.join(root, `${pkg
 const quiet = args.includes('--quiet');
 
 // What the installed extension cannot run without (the wasm is read at run time, not bundled).
-const required = ['package.json', 'dist/vectra/index.js', 'dist/vectra/schemas/index.proto', 'dist/extension.js', 'dist/worker.js', 'dist/cli.js', 'dist/sql-wasm.wasm', 'dist/replica.js', 'dist/embedder.js', 'dist/anthropic-sdk.js', 'dist/cli-main.js', 'dist/cli-tools.js', 'dist/mcp.js'];
+const required = ['package.json', 'media/icon.png', 'dist/vectra/index.js', 'dist/vectra/schemas/index.proto', 'dist/extension.js', 'dist/worker.js', 'dist/cli.js', 'dist/sql-wasm.wasm', 'dist/replica.js', 'dist/embedder.js', 'dist/anthropic-sdk.js', 'dist/cli-main.js', 'dist/cli-tools.js', 'dist/mcp.js'];
 // What must never ship: sources, source maps, dependencies, tests, caches.
 const forbidden = [/\.ts$/, /\.map$/, /(^|\/)node_modules\//, /^(test|worker|extension|bench|scripts|\.cache)\//];
 
@@ -30,10 +30,13 @@ if (missing.length) fail(`missing ${missing.join(', ')}: run \`npm run build\` f
 fs.mkdirSync(path.dirname(out), { recursive: true });
 const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'claude-mem-vsix-'));
 for (const f of fs.readdirSync(root)) {
-  if (/^(package\.json|\.vscodeignore|dist|media|(README|CHANGELOG|LICENSE)(\.\w+)?)$/.test(f)) {
+  if (/^(package\.json|\.vscodeignore|dist|media|(CHANGELOG|LICENSE)(\.\w+)?)$/.test(f)) {
     fs.cpSync(path.join(root, f), path.join(stage, f), { recursive: true });
   }
 }
+// The .vsix carries the user-facing README (what it does, privacy, settings), not this
+// repository's developer README (set-up and test commands).
+fs.copyFileSync(path.join(root, 'docs', 'marketplace', 'README.md'), path.join(stage, 'README.md'));
 await vsce.createVSIX({
   cwd: stage,
   packagePath: out,
@@ -42,13 +45,18 @@ await vsce.createVSIX({
   skipLicense: !['LICENSE', 'LICENSE.md', 'LICENSE.txt'].some((f) => fs.existsSync(path.join(root, f))),
 }).finally(() => fs.rmSync(stage, { recursive: true, force: true }));
 
-const entries = readZipEntries(fs.readFileSync(out))
+const vsixBytes = fs.readFileSync(out);
+const entries = readZipEntries(vsixBytes)
   .filter((e) => e.name.startsWith('extension/'))
   .map((e) => ({ ...e, name: e.name.slice('extension/'.length) }));
 const names = new Set(entries.map((e) => e.name));
 // Every file the manifest points at (main, bin, icons, walkthrough media...) must ship too.
 const referenced = manifestPaths(pkg).filter((f) => fs.statSync(path.join(root, f), { throwIfNoEntry: false })?.isFile());
 const absent = [...new Set([...required, ...referenced])].filter((f) => !names.has(f));
+// The Marketplace pages: vsce stores them under these names.
+for (const f of ['readme.md', 'changelog.md', 'LICENSE.txt']) if (!names.has(f)) absent.push(f);
+const readme = entries.find((e) => e.name === 'readme.md');
+if (readme && /npm (ci|test)/.test(extractEntry(vsixBytes, { ...readme, name: `extension/${readme.name}` }).toString('utf8'))) fail('vsix readme.md is the developer README, not docs/marketplace/README.md');
 const leaked = entries.filter((e) => forbidden.some((re) => re.test(e.name))).map((e) => e.name);
 if (absent.length) fail(`vsix lacks ${absent.join(', ')}: check .vscodeignore`);
 if (leaked.length) fail(`vsix contains files that must not ship: ${leaked.slice(0, 10).join(', ')}`);
