@@ -100,6 +100,8 @@ export function activate(context: vscode.ExtensionContext): { services: Services
     cwdOf: (project) => folders().find((f) => projectOf(f) === project),
     poster: () => poster,
     idleMs: () => settings.idleSummaryMs,
+    // The trust and pause rules hold for every kind of capture: @memory turns, Search Memory picks, summaries.
+    captureAllowed: () => vscode.workspace.isTrusted && settings.capture.enabled && !paused(),
     onSummary: (s) => log.debug(`summary requested (${s.reason}) for ${s.projects.join(', ')}`),
   });
 

@@ -91,8 +91,8 @@ function tagAt(lower: string, lt: number): TagAt | undefined {
     const name = PRIVATE_TAGS[i];
     if (lower.startsWith(name, at)) {
       const after = lower.charCodeAt(at + name.length);
-      // '>', whitespace or '/' (or the end) must follow the name, so <privateer> is not a tag.
-      if (Number.isNaN(after) || after === 62 || after === 32 || after === 9 || after === 10 || after === 13 || after === 47) return { tag: i, closing };
+      // '>', whitespace or '/' must follow the name, so <privateer> is not a tag.
+      if (after === 62 || after === 32 || after === 9 || after === 10 || after === 13 || after === 47) return { tag: i, closing };
     }
   }
   return undefined;
