@@ -426,10 +426,13 @@ describe('settings', () => {
     assert.equal(s.idleSummaryMs, 120_000);
     assert.deepEqual(s.exclude, ['*.sql']);
     const env = workerEnv(s, 'sk-ant-secret');
-    assert.equal(env.ANTHROPIC_API_KEY, 'sk-ant-secret');
+    // The window's key goes apart from the user's own ANTHROPIC_API_KEY, so removing it can take it back.
+    assert.equal(env.CLAUDE_MEM_EXTENSION_API_KEY, 'sk-ant-secret');
+    assert.equal(env.ANTHROPIC_API_KEY, undefined);
     assert.equal(env.CLAUDE_MEM_PROVIDER, 'vscode');
     assert.equal(env.CLAUDE_MEM_IDLE_SHUTDOWN_MS, String(30 * 60_000));
     assert.equal(workerEnv(readSettings(() => undefined), undefined).ANTHROPIC_API_KEY, undefined);
+    assert.equal(workerEnv(readSettings(() => undefined), undefined).CLAUDE_MEM_EXTENSION_API_KEY, undefined);
   });
 });
 
