@@ -31,20 +31,23 @@ const TOKENS = new RegExp(
   'g',
 );
 
-// user:password@ in a URL: the password goes, the rest stays readable.
-const URL_PASSWORD = /\b([a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/@"'<>]{1,256}:)([^\s/@"'<>]{1,256})(@)/gi;
+// user:password@ in a URL: the password goes, the rest stays readable. Anchored on the literal
+// "://" (the scheme before it does not matter), so ordinary text costs one fast scan.
+const URL_PASSWORD = /(:\/\/[^\s:/@"'<>]{1,256}:)([^\s/@"'<>]{1,256})(@)/g;
 // Authorization headers.
 const AUTH_HEADER = /\b(authorization["']?\s{0,8}[:=]\s{0,8}["']?(?:bearer|basic|token|bot)\s{1,8})([^\s"'<>]{4,4096})/gi;
 // Command-line flags: --password=…, --token …
 const FLAG = /(--?(?:password|passwd|token|secret|api-?key|access-?key|client-?secret)(?:=|\s{1,8}))("[^"\n]{1,4096}"?|'[^'\n]{1,4096}'?|[^\s"']{1,4096})/gi;
-// NAME = value, NAME: "value", "name": "value" (name checked by isSecretName, value by the callback).
-const ASSIGN = /\b([A-Za-z_][A-Za-z0-9_-]{0,47})(["']?)(\s{0,8}(?::|=|:=)\s{0,8})("[^"\n]{0,4096}"?|'[^'\n]{0,4096}'?|[^\s"',;&)\]}]{1,4096})/g;
+// NAME = value, NAME: "value", "name": "value": found from a credential word (CREDENTIAL_WORD), the
+// identifier around it checked by isSecretName, then what follows it matched here (sticky).
+const AFTER_NAME = /(["']?)(\s{0,8}(?::|=|:=)\s{0,8})("[^"\n]{0,4096}"?|'[^'\n]{0,4096}'?|[^\s"',;&)\]}]{1,4096})/y;
+const MAX_NAME = 48;
 // One line of .env-style content: KEY=value.
 const ENV_LINE = /^([ \t]{0,64}(?:export[ \t]{1,8})?[A-Z_][A-Z0-9_]{0,127}=)([^\n]{1,4096})$/gm;
-const ENV_LINE_TEST = /^[ \t]{0,64}(?:export[ \t]{1,8})?[A-Z_][A-Z0-9_]{0,127}=[^\s=]/gm;
+const ENV_LINE_TEST = /(?:^|\n)[ \t]{0,64}(?:export[ \t]{1,8})?[A-Z_][A-Z0-9_]{0,127}=[^\s=]/g;
 
-/** Cheap test before the assignment rule: no credential word, no credential assignment. */
-const CREDENTIAL_WORD = /pass|secret|token|key|credential|pwd/i;
+/** Where a credential assignment can be: at an identifier holding one of these. */
+const CREDENTIAL_WORD = /pass|secret|token|key|credential|pwd/gi;
 const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'secret', 'secrets', 'token', 'apikey', 'credential', 'credentials', 'pwd']);
 const KEY_QUALIFIERS = new Set(['api', 'access', 'private', 'secret', 'client', 'signing', 'encryption', 'master', 'session', 'auth', 'license']);
 
@@ -158,6 +161,47 @@ function redactJwts(text: string): string {
   return out + text.slice(pos);
 }
 
+const isIdent = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45;
+
+/**
+ * Credential assignments (`export API_TOKEN=…`, `"password": "…"`, `apiKey = '…'`). Each identifier
+ * holding a credential word is looked at once, and what follows it is matched with bounded
+ * quantifiers, so the pass is linear and ordinary code (no credential word) costs one regex scan.
+ */
+function redactAssignments(text: string): string {
+  CREDENTIAL_WORD.lastIndex = 0;
+  let out = '';
+  let pos = 0;
+  let m: RegExpExecArray | null;
+  while ((m = CREDENTIAL_WORD.exec(text)) !== null) {
+    let s = m.index;
+    while (s > 0 && isIdent(text.charCodeAt(s - 1)) && m.index - s <= MAX_NAME) s--;
+    let e = m.index + m[0].length;
+    while (e < text.length && isIdent(text.charCodeAt(e)) && e - s <= MAX_NAME) e++;
+    CREDENTIAL_WORD.lastIndex = e; // the rest of this identifier holds nothing new
+    if (e - s > MAX_NAME || (s > 0 && isIdent(text.charCodeAt(s - 1))) || s < pos) continue;
+    const name = text.slice(s, e);
+    const first = name.charCodeAt(0);
+    if ((first >= 48 && first <= 57) || first === 45 || !isSecretName(name)) continue;
+    AFTER_NAME.lastIndex = e;
+    const a = AFTER_NAME.exec(text);
+    if (!a) continue;
+    const [, q, op, value] = a;
+    const open = value[0] === '"' || value[0] === "'" ? value[0] : '';
+    const closed = open !== '' && value.length >= 2 && value[value.length - 1] === open;
+    const inner = open ? value.slice(1, closed ? -1 : undefined) : value;
+    if (plain(inner)) continue;
+    // Quoted: a literal given to a secret name. Unquoted: an UPPER_CASE name (env style,
+    // `export API_TOKEN=…`) takes any value but plain ones; another name (code) only one that looks
+    // like a credential, so `token = next()` and `password: string` stay.
+    if (!open && !(/^[A-Z0-9_]+$/.test(name) || tokenLike(inner))) continue;
+    out += `${text.slice(pos, e)}${q}${op}${open}${REDACTED}${closed ? open : ''}`;
+    pos = AFTER_NAME.lastIndex;
+    CREDENTIAL_WORD.lastIndex = pos;
+  }
+  return pos === 0 ? text : out + text.slice(pos);
+}
+
 /** Redacts every KEY=value line of text that reads like a .env file (two such lines or more). */
 function redactEnvLines(text: string): string {
   ENV_LINE_TEST.lastIndex = 0;
@@ -175,21 +219,10 @@ export function redactSecrets(input: string): string {
   text = redactKeyBlocks(text);
   text = redactJwts(text);
   text = text.replace(TOKENS, REDACTED);
-  text = text.replace(URL_PASSWORD, (_m, pre: string, _pw: string, at: string) => `${pre}${REDACTED}${at}`);
+  if (text.indexOf('@') >= 0) text = text.replace(URL_PASSWORD, (_m, pre: string, _pw: string, at: string) => `${pre}${REDACTED}${at}`);
   text = text.replace(AUTH_HEADER, (_m, pre: string) => `${pre}${REDACTED}`);
   text = text.replace(FLAG, (_m, pre: string) => `${pre}${REDACTED}`);
-  if (CREDENTIAL_WORD.test(text)) text = text.replace(ASSIGN, (m, name: string, q: string, op: string, value: string) => {
-    if (!isSecretName(name)) return m;
-    const open = value[0] === '"' || value[0] === "'" ? value[0] : '';
-    const closed = open !== '' && value.length >= 2 && value[value.length - 1] === open;
-    const inner = open ? value.slice(1, closed ? -1 : undefined) : value;
-    if (plain(inner)) return m;
-    // Quoted: a literal given to a secret name. Unquoted: an UPPER_CASE name (env style,
-    // `export API_TOKEN=…`) takes any value but plain ones; another name (code) only one that looks
-    // like a credential, so `token = next()` and `password: string` stay.
-    if (!open && !(/^[A-Z0-9_]+$/.test(name) || tokenLike(inner))) return m;
-    return `${name}${q}${op}${open}${REDACTED}${closed ? open : ''}`;
-  });
+  text = redactAssignments(text);
   return redactEnvLines(text);
 }
 

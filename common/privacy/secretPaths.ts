@@ -43,10 +43,12 @@ export const SECRET_BASENAMES = [
 /** Folders whose whole content is secret. */
 export const SECRET_DIRS = ['.ssh', '.gnupg', '.aws', '.azure', '.kube', '.docker', '.password-store'];
 
-/** Matches a basename against a pattern whose only wildcard is `*`; linear in practice (few stars). */
-function matchStar(pattern: string, name: string): boolean {
-  const parts = pattern.split('*');
-  if (parts.length === 1) return pattern === name;
+/** Each basename pattern split at its stars, once. */
+const PATTERNS = SECRET_BASENAMES.map((g) => g.split('*'));
+
+/** Matches a basename against a pattern (split at its `*`s); linear in practice (few stars). */
+function matchStar(parts: string[], name: string): boolean {
+  if (parts.length === 1) return parts[0] === name;
   const first = parts[0];
   const last = parts[parts.length - 1];
   if (!name.startsWith(first) || name.length < first.length + last.length || !name.endsWith(last)) return false;
@@ -64,6 +66,6 @@ export function isSecretPath(file: string): boolean {
   if (file.length > 4096) return false;
   const parts = file.replace(/\\/g, '/').split('/').filter(Boolean);
   const base = (parts[parts.length - 1] ?? '').toLowerCase();
-  if (base !== '' && SECRET_BASENAMES.some((g) => matchStar(g, base))) return true;
+  if (base !== '' && PATTERNS.some((g) => matchStar(g, base))) return true;
   return parts.slice(0, -1).some((d) => SECRET_DIRS.includes(d.toLowerCase()));
 }
