@@ -3,7 +3,7 @@
 // Private blocks are removed before anything is diffed or cut, so an excerpt can never hold half of
 // one. No vscode import.
 import type { ObservationRequest } from '../../worker/protocol';
-import { redactSecrets, stripPrivate } from '../../common/privacy';
+import { cutText, redactSecrets, stripPrivate } from '../../common/privacy';
 import { diffSummary } from './diff';
 
 export type CaptureKind = 'saves' | 'fileOperations' | 'terminal' | 'tasks' | 'debug' | 'focus';
@@ -109,13 +109,8 @@ export function cleanTerminalOutput(raw: string): string {
   );
 }
 
-/** Keeps head and tail of a long text with a marker of what was cut. */
-export function boundText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const head = Math.floor(max * 0.4);
-  const tail = max - head;
-  return `${text.slice(0, head)}\n…[${text.length - max} characters cut]…\n${text.slice(text.length - tail)}`;
-}
+/** Keeps head and tail of a long text with a marker of what was cut: the shared cutter (strips first). */
+export const boundText: (text: string, max: number) => string = cutText;
 
 /** Blanks values that look like credentials: the one redactor (common/privacy), shared with the worker and the hook CLI. */
 export { redactSecrets };
