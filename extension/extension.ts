@@ -100,6 +100,8 @@ export function activate(context: vscode.ExtensionContext): { services: Services
     cwdOf: (project) => folders().find((f) => projectOf(f) === project),
     poster: () => poster,
     idleMs: () => settings.idleSummaryMs,
+    // The trust and pause rules hold for every kind of capture: @memory turns, Search Memory picks, summaries.
+    captureAllowed: () => vscode.workspace.isTrusted && settings.capture.enabled && !paused(),
     onSummary: (s) => log.debug(`summary requested (${s.reason}) for ${s.projects.join(', ')}`),
   });
 
@@ -150,6 +152,8 @@ export function activate(context: vscode.ExtensionContext): { services: Services
 
   /** The key goes to the worker's memory only (POST /api/agent/credentials); never logged. */
   async function sendApiKey(key: string | null): Promise<boolean> {
+    // A worker forked from now on gets exactly this (none after a removal), without waiting for the secrets event.
+    apiKey = key ?? undefined;
     if (supervisor.state.kind !== 'connected') return false;
     try {
       const r = await supervisor.client.request('POST', '/api/agent/credentials', { anthropicApiKey: key }, 3000);

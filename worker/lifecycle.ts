@@ -14,8 +14,8 @@ import {
   type QueuedResponse,
   type SkippedResponse,
 } from './protocol';
+import { cleanText, scrubToolUse } from '../common/privacy';
 import { capText, fieldText, isExcludedProject, isSkippedTool } from './privacy/filters';
-import { stripDeep, stripPrivate } from './privacy/strip';
 import { hasObservationHash, insertObservation } from './store/repos/observations';
 import { insertPrompt } from './store/repos/prompts';
 import { enqueue } from './store/repos/queue';
@@ -54,9 +54,13 @@ export class Lifecycle {
     return optId(o, 'platform') ?? DEFAULT_PLATFORM;
   }
 
+  // Every text a client sends goes through clean() (private blocks stripped, secrets redacted)
+  // before it is hashed, journaled or queued: ids, paths and reasons included.
   private projectOf(o: Record<string, unknown>): { project: string; cwd?: string } {
-    const cwd = optString(o, 'cwd', { max: 4096 });
-    const project = optId(o, 'project') ?? projectFromCwd(cwd);
+    const rawCwd = optString(o, 'cwd', { max: 4096 });
+    const cwd = rawCwd === undefined ? undefined : clean(rawCwd);
+    const rawProject = optId(o, 'project');
+    const project = (rawProject === undefined ? '' : clean(rawProject).trim()) || projectFromCwd(cwd);
     return { project, cwd: cwd || undefined };
   }
 
@@ -67,7 +71,7 @@ export class Lifecycle {
     const { project, cwd } = this.projectOf(o);
     const raw = optString(o, 'prompt');
     if (isExcludedProject(project, cwd, this.settings.excludedProjects)) return { skipped: 'excluded_project', project };
-    const stripped = raw === undefined ? undefined : stripPrivate(raw);
+    const stripped = raw === undefined ? undefined : cleanText(raw);
     const text = stripped ? capText(stripped.text.trim(), MAX_PROMPT) : '';
     const isPrivate = stripped !== undefined && text === '' && (stripped.removed > 0 || raw?.trim() !== '');
     const now = Date.now();
@@ -87,17 +91,19 @@ export class Lifecycle {
   async observe(body: unknown): Promise<QueuedResponse | SkippedResponse> {
     const o = asObject(body);
     const contentSessionId = reqId(o, 'contentSessionId');
-    const toolName = reqString(o, 'tool_name', { max: 200 });
-    const toolUseId = optId(o, 'tool_use_id');
+    const toolName = clean(reqString(o, 'tool_name', { max: 200 })).trim();
+    if (toolName === '') throw new BadRequest("field 'tool_name' is empty once private content is removed");
+    const rawToolUseId = optId(o, 'tool_use_id');
+    const toolUseId = rawToolUseId === undefined ? undefined : clean(rawToolUseId) || undefined;
     const platform = this.platformOf(o);
     const { project, cwd } = this.projectOf(o);
     if (isSkippedTool(toolName, this.settings.skipTools)) return { skipped: 'skip_list' };
     if (isExcludedProject(project, cwd, this.settings.excludedProjects)) return { skipped: 'excluded_project' };
-    const input = stripDeep(o.tool_input);
-    const output = stripDeep(o.tool_response);
-    const toolInput = fieldText(input.value, this.settings.maxFieldChars);
-    const toolResponse = fieldText(output.value, this.settings.maxFieldChars);
-    if (input.removed + output.removed > 0 && isBlank(toolInput) && isBlank(toolResponse)) return { skipped: 'private_content' };
+    // Private blocks (keys too), the content of secret-looking files, then secrets; cut last.
+    const use = scrubToolUse(o.tool_input, o.tool_response);
+    const toolInput = fieldText(use.input, this.settings.maxFieldChars);
+    const toolResponse = fieldText(use.response, this.settings.maxFieldChars);
+    if (use.removed > 0 && isBlank(toolInput) && isBlank(toolResponse)) return { skipped: 'private_content' };
     const hash = contentHash(toolName, toolInput, toolResponse, toolUseId ?? '');
     const now = Date.now();
     const r = await this.store.write((tx): QueuedResponse | SkippedResponse | { session: number; jobId: number } => {
@@ -129,8 +135,8 @@ export class Lifecycle {
     const lastUser = optString(o, 'last_user_message');
     const lastAssistant = optString(o, 'last_assistant_message');
     const job = (promptNumber: number): SummaryJob => ({
-      lastUserMessage: lastUser === undefined ? undefined : capText(stripPrivate(lastUser).text, MAX_PROMPT),
-      lastAssistantMessage: lastAssistant === undefined ? undefined : capText(stripPrivate(lastAssistant).text, MAX_PROMPT),
+      lastUserMessage: lastUser === undefined ? undefined : capText(clean(lastUser), MAX_PROMPT),
+      lastAssistantMessage: lastAssistant === undefined ? undefined : capText(clean(lastAssistant), MAX_PROMPT),
       promptNumber,
       reason: 'summarize',
     });
@@ -151,7 +157,7 @@ export class Lifecycle {
     const o = asObject(body);
     const contentSessionId = reqId(o, 'contentSessionId');
     const platform = this.platformOf(o);
-    const reason = optString(o, 'reason', { max: 200 }) || 'other';
+    const reason = clean(optString(o, 'reason', { max: 200 }) ?? '').trim() || 'other';
     const { project, cwd } = this.projectOf(o);
     const now = Date.now();
     const r = await this.store.write((tx) => {
@@ -179,10 +185,11 @@ export class Lifecycle {
     const o = asObject(body);
     const raw = reqString(o, 'text', { max: 10 * MAX_PROMPT });
     const title = optString(o, 'title', { max: 300 });
-    const project = optId(o, 'project') ?? 'default';
-    const text = stripPrivate(raw).text.trim();
+    const rawProject = optId(o, 'project');
+    const project = (rawProject === undefined ? '' : clean(rawProject).trim()) || 'default';
+    const text = clean(raw).trim();
     if (text === '') throw new BadRequest('text is empty once private content is removed');
-    const cleanTitle = title ? stripPrivate(title).text.trim() : '';
+    const cleanTitle = title ? clean(title).trim() : '';
     const hash = contentHash('manual', text);
     const now = Date.now();
     const r = await this.store.write((tx) => {
@@ -208,6 +215,11 @@ export class Lifecycle {
     if (!r.duplicate) this.events.emit('new_observation', { id: r.id, project, type: 'discovery', title: cleanTitle || firstLine(text), source: 'manual' });
     return { ...r, project };
   }
+}
+
+/** Private blocks stripped, secrets redacted. */
+function clean(s: string): string {
+  return cleanText(s).text;
 }
 
 function isBlank(s: string): boolean {

@@ -1,7 +1,7 @@
 // Export and import: a self-describing JSON document. Import is one transaction: all or nothing,
 // and idempotent (sessions by platform + id, the rest by their natural keys), so importing twice adds nothing.
 import { BadRequest, asObject } from './protocol';
-import { stripPrivate } from './privacy/strip';
+import { cleanText } from '../common/privacy';
 import { insertObservation, parseList, type ObservationRow } from './store/repos/observations';
 import { insertPrompt, type PromptRow } from './store/repos/prompts';
 import { findSession, type SessionRow } from './store/repos/sessions';
@@ -138,7 +138,8 @@ const isInt = (v: unknown): v is number => Number.isSafeInteger(v) && (v as numb
 const isIntOrNull = (v: unknown): v is number | null => v === null || isInt(v);
 const isStrList = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 const isArr = (v: unknown): v is unknown[] => Array.isArray(v);
-const clean = (s: string) => stripPrivate(s).text;
+// Every text of an import is cleaned like live ingest: private blocks stripped, secrets redacted.
+const clean = (s: string) => cleanText(s).text;
 const cleanOrNull = (s: string | null) => (s === null ? null : clean(s));
 
 export function parseImport(body: unknown): ExportedSession[] {
@@ -154,14 +155,14 @@ export function parseImport(body: unknown): ExportedSession[] {
     return {
       platform: field(s, 'platform', at, isNonEmptyStr, 'a non-empty string'),
       contentSessionId: field(s, 'contentSessionId', at, isNonEmptyStr, 'a non-empty string'),
-      project: field(s, 'project', at, isNonEmptyStr, 'a non-empty string'),
-      cwd: field(s, 'cwd', at, isStrOrNull, 'a string or null'),
+      project: clean(field(s, 'project', at, isNonEmptyStr, 'a non-empty string')).trim() || 'imported',
+      cwd: cleanOrNull(field(s, 'cwd', at, isStrOrNull, 'a string or null')),
       status,
       promptCounter: field(s, 'promptCounter', at, isInt, 'a non-negative integer'),
       startedAt: field(s, 'startedAt', at, isInt, 'an epoch in ms'),
       updatedAt: field(s, 'updatedAt', at, isInt, 'an epoch in ms'),
       completedAt: field(s, 'completedAt', at, isIntOrNull, 'an epoch in ms or null'),
-      completionReason: field(s, 'completionReason', at, isStrOrNull, 'a string or null'),
+      completionReason: cleanOrNull(field(s, 'completionReason', at, isStrOrNull, 'a string or null')),
       prompts: field(s, 'prompts', at, isArr, 'an array').map((r, j) => {
         const pa = `${at}.prompts[${j}]`;
         const p = asObject(r, pa);
@@ -171,18 +172,18 @@ export function parseImport(body: unknown): ExportedSession[] {
         const oa = `${at}.observations[${j}]`;
         const o = asObject(r, oa);
         return {
-          type: field(o, 'type', oa, isNonEmptyStr, 'a non-empty string'),
+          type: clean(field(o, 'type', oa, isNonEmptyStr, 'a non-empty string')),
           title: clean(field(o, 'title', oa, isStr, 'a string')),
           subtitle: cleanOrNull(field(o, 'subtitle', oa, isStrOrNull, 'a string or null')),
           facts: field(o, 'facts', oa, isStrList, 'an array of strings').map(clean),
           narrative: cleanOrNull(field(o, 'narrative', oa, isStrOrNull, 'a string or null')),
-          concepts: field(o, 'concepts', oa, isStrList, 'an array of strings'),
-          filesRead: field(o, 'filesRead', oa, isStrList, 'an array of strings'),
-          filesModified: field(o, 'filesModified', oa, isStrList, 'an array of strings'),
-          toolName: field(o, 'toolName', oa, isStrOrNull, 'a string or null'),
+          concepts: field(o, 'concepts', oa, isStrList, 'an array of strings').map(clean),
+          filesRead: field(o, 'filesRead', oa, isStrList, 'an array of strings').map(clean),
+          filesModified: field(o, 'filesModified', oa, isStrList, 'an array of strings').map(clean),
+          toolName: cleanOrNull(field(o, 'toolName', oa, isStrOrNull, 'a string or null')),
           promptNumber: field(o, 'promptNumber', oa, isIntOrNull, 'an integer or null'),
           contentHash: field(o, 'contentHash', oa, isNonEmptyStr, 'a non-empty string'),
-          source: field(o, 'source', oa, isNonEmptyStr, 'a non-empty string'),
+          source: clean(field(o, 'source', oa, isNonEmptyStr, 'a non-empty string')),
           inputTokens: field(o, 'inputTokens', oa, isInt, 'an integer'),
           outputTokens: field(o, 'outputTokens', oa, isInt, 'an integer'),
           discoveryTokens: field(o, 'discoveryTokens', oa, isInt, 'an integer'),

@@ -2,56 +2,12 @@
 // Plain fs and path only; the vscode side hands in settings and workspace folders.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isSecretPath } from '../../common/privacy/secretPaths';
 import { globToRegExp, matchesAnyGlob } from './glob';
 
-/** Basenames (case-insensitive globs) that look like they hold secrets. */
-export const SECRET_BASENAMES = [
-  '.env',
-  '.env.*',
-  '*.env',
-  '.envrc',
-  '*.pem',
-  '*.key',
-  '*.p12',
-  '*.pfx',
-  '*.jks',
-  '*.keystore',
-  '*.kdbx',
-  '*.gpg',
-  '*.asc',
-  '*.ovpn',
-  'id_rsa*',
-  'id_dsa*',
-  'id_ecdsa*',
-  'id_ed25519*',
-  'credentials',
-  'credentials.*',
-  '*credentials*.json',
-  'secrets.*',
-  '*.secret',
-  '*.secrets',
-  '.netrc',
-  '_netrc',
-  '.npmrc',
-  '.pypirc',
-  '.pgpass',
-  '.htpasswd',
-  'auth.token',
-  'service-account*.json',
-  'terraform.tfvars',
-  '*.tfstate',
-];
-
-/** Folders whose whole content is secret. */
-export const SECRET_DIRS = ['.ssh', '.gnupg', '.aws', '.azure', '.kube', '.docker', '.password-store'];
-
-export function isSecretPath(file: string): boolean {
-  const p = file.replace(/\\/g, '/');
-  const parts = p.split('/').filter(Boolean);
-  const base = parts[parts.length - 1] ?? '';
-  if (SECRET_BASENAMES.some((g) => globToRegExp(g, true).test(base))) return true;
-  return parts.slice(0, -1).some((d) => SECRET_DIRS.includes(d.toLowerCase()));
-}
+// Secret-looking paths: one list and one matcher (common/privacy), shared with the worker, which
+// drops the content of such files from Claude Code and agent tool uses.
+export { isSecretPath, SECRET_BASENAMES, SECRET_DIRS } from '../../common/privacy/secretPaths';
 
 // ---- .gitignore -------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 // Private blocks are removed before anything is diffed or cut, so an excerpt can never hold half of
 // one. No vscode import.
 import type { ObservationRequest } from '../../worker/protocol';
-import { stripPrivate } from '../../worker/privacy/strip';
+import { cutText, redactSecrets, stripPrivate } from '../../common/privacy';
 import { diffSummary } from './diff';
 
 export type CaptureKind = 'saves' | 'fileOperations' | 'terminal' | 'tasks' | 'debug' | 'focus';
@@ -109,31 +109,11 @@ export function cleanTerminalOutput(raw: string): string {
   );
 }
 
-/** Keeps head and tail of a long text with a marker of what was cut. */
-export function boundText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const head = Math.floor(max * 0.4);
-  const tail = max - head;
-  return `${text.slice(0, head)}\n…[${text.length - max} characters cut]…\n${text.slice(text.length - tail)}`;
-}
+/** Keeps head and tail of a long text with a marker of what was cut: the shared cutter (strips first). */
+export const boundText: (text: string, max: number) => string = cutText;
 
-const SECRET_VALUE = [
-  // Environment-style assignments: API_TOKEN=…, export AWS_SECRET_ACCESS_KEY=…
-  /\b([A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?)[A-Z0-9_]*\s*=\s*)("[^"]*"|'[^']*'|\S+)/g,
-  // Command-line flags: --password=…, --token …
-  /(--?(?:password|passwd|token|secret|api-?key|access-?key)(?:=|\s+))("[^"]*"|'[^']*'|\S+)/gi,
-  // String literals given to secret-named fields: password: "…", apiKey = '…'
-  /\b([\w.-]*(?:password|passwd|secret|token|api_?key|apikey|access_?key)[\w.-]*["']?\s*[:=]\s*)("[^"\n]{4,}"|'[^'\n]{4,}')/gi,
-  /(authorization:\s*(?:bearer|basic|token)\s+)(\S+)/gi,
-];
-const SECRET_TOKENS = /\b(sk-ant-[\w-]{10,}|sk-[A-Za-z0-9]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[\w]{20,}|xox[abprs]-[\w-]{10,}|AKIA[0-9A-Z]{16}|AIza[\w-]{30,}|glpat-[\w-]{20,}|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----)/g;
-
-/** Blanks values that look like credentials (assignments, bearer headers, well-known key formats). */
-export function redactSecrets(text: string): string {
-  let out = text.replace(SECRET_TOKENS, '[redacted]');
-  for (const re of SECRET_VALUE) out = out.replace(re, (_m, pre: string) => `${pre}[redacted]`);
-  return out;
-}
+/** Blanks values that look like credentials: the one redactor (common/privacy), shared with the worker and the hook CLI. */
+export { redactSecrets };
 
 /** Keeps the first and the last `max / 2` characters of a stream (terminal output as it arrives). */
 export class BoundedOutput {

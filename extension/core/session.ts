@@ -36,6 +36,11 @@ export interface SessionOptions {
   cwdOf(project: string): string | undefined;
   poster: () => Poster | undefined;
   idleMs: () => number;
+  /**
+   * Whether capture may record anything now: the workspace is trusted, capture is enabled and not
+   * paused. Checked on every prompt, observation, chat turn and summary (absent: always).
+   */
+  captureAllowed?: () => boolean;
   timers?: Timers;
   onSummary?: (s: IdleSummary) => void;
 }
@@ -65,15 +70,21 @@ export class SessionTracker {
     return { contentSessionId: this.contentSessionId(project), platform: PLATFORM, project, ...(cwd ? { cwd } : {}) };
   }
 
-  /** UserPromptSubmit: an @memory request or a palette command that asked something. */
+  private allowed(): boolean {
+    return this.o.captureAllowed ? this.o.captureAllowed() : true;
+  }
+
+  /** UserPromptSubmit: an @memory request or a palette command that asked something. Nothing while capture is off. */
   prompt(project: string, text: string): void {
+    if (!this.allowed()) return;
     const body: InitRequest = { ...this.base(project), prompt: text };
     this.post('/api/sessions/init', body);
     this.idle.prompt(project, text);
   }
 
   /** PostToolUse: a captured editor event, already mapped. */
-  observe(project: string, req: Omit<ObservationRequest, 'contentSessionId' | 'platform' | 'project'>): ObservationRequest {
+  observe(project: string, req: Omit<ObservationRequest, 'contentSessionId' | 'platform' | 'project'>): ObservationRequest | undefined {
+    if (!this.allowed()) return undefined;
     const body: ObservationRequest = { ...req, ...this.base(project) };
     this.post('/api/sessions/observations', body);
     this.idle.activity(project);
@@ -82,10 +93,13 @@ export class SessionTracker {
 
   /** An @memory turn completed: summarize now. */
   chatTurn(project: string, prompt: string, answer: string): void {
+    if (!this.allowed()) return;
     this.idle.chatTurn(project, prompt, answer);
   }
 
   private summarize(s: IdleSummary): void {
+    // Capture went off since the activity: its summary is not asked for either.
+    if (!this.allowed()) return;
     for (const project of s.projects) {
       const body: SummarizeRequest & { project: string } = {
         ...this.base(project),

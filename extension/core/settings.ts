@@ -164,14 +164,19 @@ export function readSettings(get: Getter): ExtensionSettings {
   };
 }
 
-/** Environment for a worker this window forks. The API key is passed here and nowhere else. */
+/**
+ * Environment for a worker this window forks. The key from SecretStorage goes as
+ * CLAUDE_MEM_EXTENSION_API_KEY (worker/agent/index.ts), apart from a user's own ANTHROPIC_API_KEY, so
+ * that "Remove Anthropic API Key" can take it back from a running worker; a worker forked after the
+ * removal never gets it.
+ */
 export function workerEnv(s: ExtensionSettings, apiKey: string | undefined): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = {
     CLAUDE_MEM_IDLE_SHUTDOWN_MS: String(s.idleShutdownMs),
   };
   if (s.provider !== 'auto') env.CLAUDE_MEM_PROVIDER = s.provider;
   if (s.model) env.CLAUDE_MEM_MODEL = s.model;
-  if (apiKey) env.ANTHROPIC_API_KEY = apiKey;
+  if (apiKey) env.CLAUDE_MEM_EXTENSION_API_KEY = apiKey;
   return env;
 }
 

@@ -171,6 +171,7 @@ function createFake(opts = {}) {
     activeTextEditor: undefined,
     textDocuments: [],
     contentProviders: new Map(),
+    quickPicks: [],
   };
   const ev = (name) => {
     if (!state.emitters.has(name)) state.emitters.set(name, new EventEmitter());
@@ -234,6 +235,24 @@ function createFake(opts = {}) {
       setStatusBarMessage: () => new Disposable(() => undefined),
       withProgress: async (_o, task) => task({ report: () => undefined }, new CancellationTokenSource().token),
       registerWebviewViewProvider: () => new Disposable(() => undefined),
+      // A quick pick a test drives: set value and selectedItems, then fire('accept').
+      createQuickPick: () => {
+        const handlers = { value: [], accept: [], hide: [] };
+        const qp = {
+          value: '', items: [], selectedItems: [], activeItems: [], busy: false, placeholder: '', title: undefined, matchOnDescription: false, matchOnDetail: false, visible: false,
+          onDidChangeValue: (fn) => (handlers.value.push(fn), new Disposable(() => undefined)),
+          onDidAccept: (fn) => (handlers.accept.push(fn), new Disposable(() => undefined)),
+          onDidHide: (fn) => (handlers.hide.push(fn), new Disposable(() => undefined)),
+          onDidChangeSelection: () => new Disposable(() => undefined),
+          onDidChangeActive: () => new Disposable(() => undefined),
+          show() { this.visible = true; },
+          hide() { if (this.visible) { this.visible = false; for (const h of handlers.hide) h(); } },
+          dispose() {},
+          fire: async (name, v) => { for (const h of handlers[name]) await h(v); },
+        };
+        state.quickPicks.push(qp);
+        return qp;
+      },
       get activeTextEditor() {
         return state.activeTextEditor;
       },

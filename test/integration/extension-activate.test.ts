@@ -219,6 +219,46 @@ describe('the bundled extension in a stand-in host', () => {
     assert.ok(!titles.some((t) => /paused|untrusted/.test(t)), titles.join('; '));
   });
 
+  it('no @memory prompt or Search Memory selection is recorded while paused, untrusted or disabled', async () => {
+    const prompts = async (): Promise<string[]> => (await req('GET', `/api/export?project=${projectName}`)).body.sessions.flatMap((s: { prompts: { text: string }[] }) => s.prompts.map((p) => p.text));
+    const stream = { markdown: () => undefined, progress: () => undefined, reference: () => undefined, button: () => undefined, anchor: () => undefined, push: () => undefined };
+    const chat = (text: string) =>
+      state.participants.get('claude-mem-vscode.memory')!.requestHandler({ prompt: text, command: 'recent', references: [], toolReferences: [], model: undefined }, { history: [] }, stream, new fake.classes.CancellationTokenSource().token);
+    const search = async (text: string) => {
+      await state.commands.get('claudeMem.search')!();
+      const qp = (state as unknown as { quickPicks: { value: string; selectedItems: unknown[]; fire(n: string): Promise<void> }[] }).quickPicks.at(-1)!;
+      qp.value = text;
+      qp.selectedItems = [{ label: text, hit: { kind: 'observation', id: 1, title: text, type: 'discovery', project: projectName } }];
+      await qp.fire('accept');
+    };
+    const configChanged = () => fake.fire('workspace.onDidChangeConfiguration', { affectsConfiguration: (sec: string) => sec.startsWith('claudeMem') });
+
+    await state.commands.get('claudeMem.toggleCapture')!();
+    await chat('PAUSEDCHAT');
+    await search('PAUSEDSEARCH');
+    await state.commands.get('claudeMem.toggleCapture')!();
+    state.trusted = false;
+    await chat('UNTRUSTEDCHAT');
+    await search('UNTRUSTEDSEARCH');
+    state.trusted = true;
+    state.settings['claudeMem.capture.enabled'] = false;
+    configChanged();
+    await chat('DISABLEDCHAT');
+    await search('DISABLEDSEARCH');
+    state.settings['claudeMem.capture.enabled'] = true;
+    configChanged();
+    // Capture on again: both kinds are recorded, after everything above was sent (one ordered poster).
+    await chat('ALLOWEDCHAT');
+    await search('ALLOWEDSEARCH');
+    const all = await until(async () => {
+      const p = await prompts();
+      return p.includes('Search Memory: ALLOWEDSEARCH') ? p : undefined;
+    }, 20_000, 'the allowed prompts');
+    assert.ok(all.includes('@memory /recent ALLOWEDCHAT'), all.join(' | '));
+    const leaked = all.filter((p) => /PAUSED|UNTRUSTED|DISABLED/.test(p));
+    assert.deepEqual(leaked, [], 'prompts recorded while capture was off');
+  });
+
   it('deactivate completes the session and leaves the worker running', async () => {
     const pid = services.supervisor.state.pid as number;
     await ext.deactivate();

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { handleChat } from '../../extension/chat/handler';
 import { Capture, ContentCache, DEFAULT_CAPTURE, folderLookup, type CaptureHost, type CaptureSettings } from '../../extension/core/capture';
 import { diffSummary } from '../../extension/core/diff';
 import { Exclusions, GitIgnore, isSecretPath, parseGitignore } from '../../extension/core/exclusions';
@@ -376,6 +377,33 @@ describe('idle timer and session', () => {
     assert.equal(posts[2][1].last_user_message, '@memory hi');
   });
 
+  it('records nothing while capture is off: prompts, observations, chat turns, idle summaries, @memory turns', async () => {
+    const clock = new FakeClock();
+    const posts: string[] = [];
+    const poster = { fire: (p: string) => void posts.push(p), request: async (_m: string, p: string) => void posts.push(p) };
+    let allowed = false;
+    const s = new SessionTracker({ sessionId: 'w', primaryProject: () => 'alpha', cwdOf: () => undefined, poster: () => poster, idleMs: () => 1000, timers: clock, captureAllowed: () => allowed });
+    s.prompt('alpha', 'Search Memory: x');
+    assert.equal(s.observe('alpha', { tool_name: 'FileCreate', tool_input: { file_path: 'x' } }), undefined);
+    s.chatTurn('alpha', 'q', 'a');
+    clock.advance(10_000);
+    // The @memory participant records its turn through the same session.
+    const api = { recent: async () => [] } as unknown as Parameters<typeof handleChat>[3]['api'];
+    const out = { markdown: () => undefined, progress: () => undefined };
+    await handleChat({ prompt: 'what changed?', command: 'recent', history: [] }, undefined, out, { api, project: () => 'alpha', session: s, context: async () => '', maxResults: 5 }, { isCancellationRequested: false });
+    clock.advance(10_000);
+    assert.deepEqual(posts, [], 'nothing is sent while capture is off');
+    // Activity from before capture went off is not summarised after it either.
+    allowed = true;
+    s.prompt('alpha', 'hello');
+    allowed = false;
+    clock.advance(10_000);
+    assert.deepEqual(posts, ['/api/sessions/init']);
+    allowed = true;
+    await handleChat({ prompt: 'now', command: 'recent', history: [] }, undefined, out, { api, project: () => 'alpha', session: s, context: async () => '', maxResults: 5 }, { isCancellationRequested: false });
+    assert.deepEqual(posts, ['/api/sessions/init', '/api/sessions/init', '/api/sessions/summarize']);
+  });
+
   it('holds posts until a worker is connected, bounded', () => {
     let target: { fire: (p: string, b: unknown) => void; request: () => Promise<unknown> } | undefined;
     const sent: string[] = [];
@@ -398,10 +426,13 @@ describe('settings', () => {
     assert.equal(s.idleSummaryMs, 120_000);
     assert.deepEqual(s.exclude, ['*.sql']);
     const env = workerEnv(s, 'sk-ant-secret');
-    assert.equal(env.ANTHROPIC_API_KEY, 'sk-ant-secret');
+    // The window's key goes apart from the user's own ANTHROPIC_API_KEY, so removing it can take it back.
+    assert.equal(env.CLAUDE_MEM_EXTENSION_API_KEY, 'sk-ant-secret');
+    assert.equal(env.ANTHROPIC_API_KEY, undefined);
     assert.equal(env.CLAUDE_MEM_PROVIDER, 'vscode');
     assert.equal(env.CLAUDE_MEM_IDLE_SHUTDOWN_MS, String(30 * 60_000));
     assert.equal(workerEnv(readSettings(() => undefined), undefined).ANTHROPIC_API_KEY, undefined);
+    assert.equal(workerEnv(readSettings(() => undefined), undefined).CLAUDE_MEM_EXTENSION_API_KEY, undefined);
   });
 });
 

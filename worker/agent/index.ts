@@ -1,6 +1,9 @@
 // Chooses the compression provider and wires its fallback. The choice, first that applies:
 //   CLAUDE_MEM_PROVIDER (anthropic | vscode | local), then settings.json "provider",
 //   then anthropic when an API key is known (ANTHROPIC_API_KEY or one the extension passed),
+// The extension's key (VS Code SecretStorage) arrives as CLAUDE_MEM_EXTENSION_API_KEY at fork or
+// through POST /api/agent/credentials, and is kept apart from the user's own ANTHROPIC_API_KEY, so
+// "Remove Anthropic API Key" (credentials null) drops it for good in a running worker.
 //   then local, the heuristic that is always there.
 // While the chosen model cannot take work (paused, budget spent, no key, no window for too long)
 // the work goes to local; data never goes to a provider the user did not choose.
@@ -25,6 +28,8 @@ export interface CompressorDeps {
 }
 
 export type ChosenBy = AgentStatusResponse['chosenBy'];
+/** How a window that forks the worker hands it the key from SecretStorage (never ANTHROPIC_API_KEY). */
+export const EXTENSION_KEY_ENV = 'CLAUDE_MEM_EXTENSION_API_KEY';
 const PROVIDERS: readonly ProviderName[] = ['anthropic', 'vscode', 'local'];
 
 export function chooseProvider(
@@ -71,6 +76,8 @@ export class Agent implements Compressor {
   readonly bridge: VscodeBridge;
   readonly budget: TokenBudget;
   private apiKey: string | undefined;
+  /** The key of the environment the worker was started in (the user's own), not the extension's. */
+  private readonly envKey: string | undefined;
   private anthropicCompressor: ModelCompressor | undefined;
   private readonly vscodeCompressor: ModelCompressor;
   private readonly local: LocalCompressor;
@@ -80,7 +87,10 @@ export class Agent implements Compressor {
 
   constructor(private readonly deps: CompressorDeps) {
     const s = deps.config.settings;
-    this.apiKey = deps.env.ANTHROPIC_API_KEY?.trim() || undefined;
+    this.envKey = deps.env.ANTHROPIC_API_KEY?.trim() || undefined;
+    this.apiKey = deps.env[EXTENSION_KEY_ENV]?.trim() || this.envKey;
+    // Memory only from here on: not inherited by anything this process starts.
+    delete deps.env[EXTENSION_KEY_ENV];
     this.basePolicy = queuePolicy(s);
     this.local = new LocalCompressor({ ...LOCAL_POLICY, maxAttempts: this.basePolicy.maxAttempts });
     this.budget = new TokenBudget({ dailyTokens: s.dailyTokenBudget, spentSince: (t) => spentSince(deps.store, t) });
@@ -177,7 +187,7 @@ export class Agent implements Compressor {
 
   /** An API key from the extension (VS Code SecretStorage), memory only; null forgets it. */
   setApiKey(key: string | null): void {
-    this.apiKey = key ?? (this.deps.env.ANTHROPIC_API_KEY?.trim() || undefined);
+    this.apiKey = key ?? this.envKey;
     if (this.choice.chosenBy === 'api-key' || this.choice.chosenBy === 'default') {
       const c = chooseProvider({}, { provider: '' }, this.apiKey !== undefined);
       if (c.provider !== this.choice.provider) this.deps.log.info(`compression provider: ${c.provider} (chosen by ${c.chosenBy})`);

@@ -1,4 +1,5 @@
 // What is never captured: low-value tools, excluded projects, and fields too big to keep whole.
+import { cutText } from '../../common/privacy/cut';
 
 export function isSkippedTool(toolName: string, skipTools: readonly string[]): boolean {
   return skipTools.includes(toolName);
@@ -27,14 +28,11 @@ export function isExcludedProject(project: string, cwd: string | undefined, glob
   });
 }
 
-/** Keeps the head and tail of a long text with a marker giving the original size between. */
-export function capText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const keep = Math.max(0, max - 64);
-  const head = Math.ceil(keep * 0.6);
-  const tail = keep - head;
-  return `${text.slice(0, head)}\n…[${text.length - keep} of ${text.length} characters elided]…\n${text.slice(text.length - tail)}`;
-}
+/**
+ * Keeps the head and tail of a long text with a marker giving the original size between. Private
+ * blocks are stripped first (common/privacy/cut.ts), so a cut never keeps half of one.
+ */
+export const capText: (text: string, max: number) => string = cutText;
 
 /** Serialises a tool field (any JSON) to text and caps it. */
 export function fieldText(value: unknown, max: number): string {

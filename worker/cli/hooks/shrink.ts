@@ -1,7 +1,8 @@
 // Bounds what a hook sends: Claude Code can hand us megabytes of tool output, and the worker keeps
 // only maxFieldChars of each field anyway. Long strings keep their head and tail (as the worker's
-// capText does) so the structure stays valid JSON for the compressor.
-import { capText } from '../../privacy/filters';
+// capText does) so the structure stays valid JSON for the compressor. The cutter strips private
+// blocks first (common/privacy/cut.ts): a block whose opening falls in the cut leaves no tail behind.
+import { cutText as capText } from '../../../common/privacy/cut';
 
 /** Caps every string inside value at maxChars; also bounds depth and array length. */
 export function shrinkDeep(value: unknown, maxChars: number, depth = 0): unknown {

@@ -1,4 +1,5 @@
 // PostToolUse and PostToolUseFailure: queue the tool use for compression.
+import { scrubToolUse } from '../../../../common/privacy/toolUse';
 import { readSettings } from '../../../config';
 import { call, str, type HookEnv, type Json } from '../io';
 import { boundField } from '../shrink';
@@ -24,11 +25,13 @@ export async function observationHook(input: Json, env: HookEnv): Promise<Json> 
       : input.error !== undefined
         ? { error: input.error, ...(input.is_interrupt !== undefined ? { is_interrupt: input.is_interrupt } : {}) }
         : undefined;
+  // Strip private blocks, drop secret files' content and redact secrets before anything is cut.
+  const use = scrubToolUse(input.tool_input, response);
   await call(env, 'POST', '/api/sessions/observations', {
     contentSessionId,
     tool_name: toolName,
-    tool_input: boundField(input.tool_input, max, maxTotal),
-    tool_response: boundField(response, max, maxTotal),
+    tool_input: boundField(use.input, max, maxTotal),
+    tool_response: boundField(use.response, max, maxTotal),
     cwd: str(input.cwd) ?? process.cwd(),
     tool_use_id: str(input.tool_use_id),
     platform: 'claude-code',

@@ -1,6 +1,6 @@
 // Stop: ask for a summary of the turn, with the last prompt and reply (from the hook input, else
 // from the end of the transcript).
-import { capText } from '../../../privacy/filters';
+import { cleanAndCut } from '../../../../common/privacy';
 import { call, str, type HookEnv, type Json } from '../io';
 import { lastMessages } from '../transcript';
 
@@ -20,8 +20,9 @@ export async function summarizeHook(input: Json, env: HookEnv): Promise<Json> {
     contentSessionId,
     cwd: str(input.cwd) ?? process.cwd(),
     platform: 'claude-code',
-    last_user_message: user === undefined ? undefined : capText(user, MAX_MESSAGE),
-    last_assistant_message: assistant === undefined ? undefined : capText(assistant, MAX_MESSAGE),
+    // Stripped and redacted before the cut, so no half of a private block or a secret survives it.
+    last_user_message: user === undefined ? undefined : cleanAndCut(user, MAX_MESSAGE),
+    last_assistant_message: assistant === undefined ? undefined : cleanAndCut(assistant, MAX_MESSAGE),
   });
   return {};
 }

@@ -1,0 +1,22 @@
+// Privacy for every process: private tags, secret redaction, secret-looking paths, cutting long text.
+// No Node-only or vscode import: the worker, the hook CLI and the extension all use this one copy.
+export { cutStripped, cutText } from './cut';
+export { isSecretName, MAX_REDACT_INPUT, redactDeep, redactSecrets, REDACTED } from './redact';
+export { isSecretPath, SECRET_BASENAMES, SECRET_DIRS } from './secretPaths';
+export { MAX_STRIP_INPUT, MAX_TAGS, PRIVATE_TAGS, stripDeep, stripPrivate, type StripResult } from './tags';
+export { scrubToolUse, secretFileMarker, secretPathIn, type ScrubbedToolUse } from './toolUse';
+
+import { cutStripped } from './cut';
+import { redactSecrets } from './redact';
+import { stripPrivate } from './tags';
+
+/** One free text made safe to keep: private blocks stripped, then secrets redacted. */
+export function cleanText(text: string): { text: string; removed: number } {
+  const r = stripPrivate(text);
+  return { text: redactSecrets(r.text), removed: r.removed };
+}
+
+/** Strip, redact, then cut: the order that never keeps half of a block or of a secret. */
+export function cleanAndCut(text: string, max: number): string {
+  return cutStripped(cleanText(text).text, max);
+}

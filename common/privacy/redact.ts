@@ -1,0 +1,252 @@
+// Secret redaction: values that look like credentials are replaced by REDACTED before anything is
+// stored. Precise rather than greedy (ordinary code must pass unchanged) and linear: every
+// quantifier is bounded or follows a literal prefix, and private key blocks are found with indexOf,
+// so 1 MB of adversarial text costs one pass per rule. Pure string code: no Node or vscode import.
+
+export const REDACTED = '[redacted]';
+/** Inputs past this size are cut before redaction (callers cut far earlier). */
+export const MAX_REDACT_INPUT = 4 * 1024 * 1024;
+
+// Well-known key formats, replaced whole.
+const TOKENS = new RegExp(
+  [
+    // AWS access key ids (long-term and temporary)
+    '\\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[0-9A-Z]{16}\\b',
+    // GitHub: classic and fine-grained personal tokens, OAuth, app and refresh tokens
+    '\\bgh[pousr]_[A-Za-z0-9]{30,255}\\b',
+    '\\bgithub_pat_[A-Za-z0-9_]{22,255}',
+    // GitLab personal, deploy, runner, pipeline-trigger and feed tokens
+    '\\bgl(?:pat|dt|rt|ptt|ft|cbt|soat)-[A-Za-z0-9_-]{20,255}',
+    // Anthropic, then OpenAI (project, service-account, admin and legacy keys)
+    '\\bsk-ant-[A-Za-z0-9_-]{20,255}',
+    '\\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,255}',
+    '\\bsk-[A-Za-z0-9]{32,255}\\b',
+    // Slack tokens and webhooks
+    '\\bxox[abposre]-[A-Za-z0-9-]{10,255}',
+    'https://hooks\\.slack\\.com/services/[A-Za-z0-9/_-]{10,255}',
+    // Google API keys, Stripe live/test secret keys
+    '\\bAIza[0-9A-Za-z_-]{35}\\b',
+    '\\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,255}',
+  ].join('|'),
+  'g',
+);
+
+// user:password@ in a URL: the password goes, the rest stays readable. Anchored on the literal
+// "://" (the scheme before it does not matter), so ordinary text costs one fast scan.
+const URL_PASSWORD = /(:\/\/[^\s:/@"'<>]{1,256}:)([^\s/@"'<>]{1,256})(@)/g;
+// Authorization headers.
+const AUTH_HEADER = /\b(authorization["']?\s{0,8}[:=]\s{0,8}["']?(?:bearer|basic|token|bot)\s{1,8})([^\s"'<>]{4,4096})/gi;
+// Command-line flags: --password=…, --token …
+const FLAG = /(--?(?:password|passwd|token|secret|api-?key|access-?key|client-?secret)(?:=|\s{1,8}))("[^"\n]{1,4096}"?|'[^'\n]{1,4096}'?|[^\s"']{1,4096})/gi;
+// NAME = value, NAME: "value", "name": "value": found from a credential word (CREDENTIAL_WORD), the
+// identifier around it checked by isSecretName, then what follows it matched here (sticky).
+const AFTER_NAME = /(["']?)(\s{0,8}(?::|=|:=)\s{0,8})("[^"\n]{0,4096}"?|'[^'\n]{0,4096}'?|[^\s"',;&)\]}]{1,4096})/y;
+const MAX_NAME = 48;
+// One line of .env-style content: KEY=value.
+const ENV_LINE = /^([ \t]{0,64}(?:export[ \t]{1,8})?[A-Z_][A-Z0-9_]{0,127}=)([^\n]{1,4096})$/gm;
+const ENV_LINE_TEST = /(?:^|\n)[ \t]{0,64}(?:export[ \t]{1,8})?[A-Z_][A-Z0-9_]{0,127}=[^\s=]/g;
+
+/** Where a credential assignment can be: at an identifier holding one of these. */
+const CREDENTIAL_WORD = /pass|secret|token|key|credential|pwd/gi;
+const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'secret', 'secrets', 'token', 'apikey', 'credential', 'credentials', 'pwd']);
+const KEY_QUALIFIERS = new Set(['api', 'access', 'private', 'secret', 'client', 'signing', 'encryption', 'master', 'session', 'auth', 'license']);
+
+const TRAILING = new Set(['base', 'value', 'data', 'raw', 'str', 'string', 'b64', 'hex']);
+
+/**
+ * Does an identifier name a credential? Its last word (camelCase, snake_case, kebab and dotted
+ * names; a trailing `_base`/`_value`… ignored) is a credential word: `accessToken`, `DB_PASSWORD`,
+ * `api_key`, `SECRET_KEY_BASE`; not `tokenCount`, `MAX_TOKENS`, `keyboard` or the shell's `PWD`.
+ */
+export function isSecretName(name: string): boolean {
+  if (name.length > 128) return false;
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[\s_.-]+/)
+    .filter(Boolean);
+  let i = words.length - 1;
+  if (i > 0 && TRAILING.has(words[i])) i--;
+  const w = words[i];
+  if (w === undefined) return false;
+  if (w === 'pwd') return words.length > 1; // DB_PWD, not PWD / OLDPWD
+  if (SECRET_WORDS.has(w)) return true;
+  return (w === 'key' || w === 'keys') && i > 0 && KEY_QUALIFIERS.has(words[i - 1]);
+}
+
+/** A value no one would call a secret: empty, a number, a boolean, a $reference. */
+function plain(v: string): boolean {
+  return v === '' || v === REDACTED || v.startsWith('$') || /^(?:true|false|yes|no|on|off|null|none|nil|undefined|\d+(?:\.\d+)*[a-z]{0,3})$/i.test(v);
+}
+
+/** Values of a .env-style line kept as they are: plain ones, short words, paths, URLs without a password. */
+function harmless(v: string): boolean {
+  return (
+    plain(v) ||
+    /^[a-z]{1,12}$/.test(v) ||
+    /^(?:\.{0,2}\/|~\/)[\w./-]{0,512}$/.test(v) ||
+    /^(?:https?:\/\/)[^\s@]{0,512}$/.test(v)
+  );
+}
+
+/** Unquoted values given to a secret name must look like a credential, not code. */
+function tokenLike(v: string): boolean {
+  return v.length >= 6 && !/[()]/.test(v) && /[0-9]/.test(v) && /[A-Za-z]/.test(v);
+}
+
+/** Replaces private key blocks (BEGIN … PRIVATE KEY … END); an unterminated one hides the rest. */
+function redactKeyBlocks(text: string): string {
+  const BEGIN = '-----BEGIN ';
+  let i = text.indexOf(BEGIN);
+  if (i < 0) return text;
+  let out = '';
+  let pos = 0;
+  while (i >= 0) {
+    const headEnd = text.indexOf('-----', i + BEGIN.length);
+    // The label must be short and end with PRIVATE KEY (RSA, EC, OPENSSH, ENCRYPTED…, PGP … BLOCK).
+    const label = headEnd < 0 || headEnd - i > 80 ? '' : text.slice(i + BEGIN.length, headEnd);
+    if (!/PRIVATE KEY(?: BLOCK)?$/.test(label)) {
+      i = text.indexOf(BEGIN, i + BEGIN.length);
+      continue;
+    }
+    const end = text.indexOf('-----END ', headEnd + 5);
+    const endLine = end < 0 ? -1 : text.indexOf('-----', end + 9);
+    out += text.slice(pos, i) + `-----BEGIN ${label}-----${REDACTED}`;
+    if (endLine < 0) return out; // never closed: the rest is key material
+    pos = endLine + 5;
+    out += text.slice(end, pos);
+    i = text.indexOf(BEGIN, pos);
+  }
+  return out + text.slice(pos);
+}
+
+const isB64Url = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95;
+
+/** End of the run of base64url characters from i. */
+function runEnd(text: string, i: number): number {
+  while (i < text.length && isB64Url(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/**
+ * Replaces JSON Web Tokens (eyJ….eyJ….sig: header and payload are base64url JSON). A scan, not a
+ * regex: a failed candidate skips its whole run, so overlapping near-misses stay linear.
+ */
+function redactJwts(text: string): string {
+  let i = text.indexOf('eyJ');
+  if (i < 0) return text;
+  let out = '';
+  let pos = 0;
+  while (i >= 0) {
+    const prev = i > 0 ? text.charCodeAt(i - 1) : 0;
+    let next = i + 3;
+    if (!isB64Url(prev)) {
+      const a = runEnd(text, i);
+      next = a;
+      if (a - i >= 11 && text.charCodeAt(a) === 46 && text.startsWith('eyJ', a + 1)) {
+        const b = runEnd(text, a + 1);
+        next = b;
+        if (b - a - 1 >= 11 && text.charCodeAt(b) === 46) {
+          const c = runEnd(text, b + 1);
+          next = c;
+          if (c - b - 1 >= 8) {
+            out += text.slice(pos, i) + REDACTED;
+            pos = c;
+          }
+        }
+      }
+    }
+    i = text.indexOf('eyJ', Math.max(next, i + 3));
+  }
+  return out + text.slice(pos);
+}
+
+const isIdent = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45;
+
+/**
+ * Credential assignments (`export API_TOKEN=…`, `"password": "…"`, `apiKey = '…'`). Each identifier
+ * holding a credential word is looked at once, and what follows it is matched with bounded
+ * quantifiers, so the pass is linear and ordinary code (no credential word) costs one regex scan.
+ */
+function redactAssignments(text: string): string {
+  CREDENTIAL_WORD.lastIndex = 0;
+  let out = '';
+  let pos = 0;
+  let m: RegExpExecArray | null;
+  while ((m = CREDENTIAL_WORD.exec(text)) !== null) {
+    let s = m.index;
+    while (s > 0 && isIdent(text.charCodeAt(s - 1)) && m.index - s <= MAX_NAME) s--;
+    let e = m.index + m[0].length;
+    while (e < text.length && isIdent(text.charCodeAt(e)) && e - s <= MAX_NAME) e++;
+    CREDENTIAL_WORD.lastIndex = e; // the rest of this identifier holds nothing new
+    if (e - s > MAX_NAME || (s > 0 && isIdent(text.charCodeAt(s - 1))) || s < pos) continue;
+    const name = text.slice(s, e);
+    const first = name.charCodeAt(0);
+    if ((first >= 48 && first <= 57) || first === 45 || !isSecretName(name)) continue;
+    AFTER_NAME.lastIndex = e;
+    const a = AFTER_NAME.exec(text);
+    if (!a) continue;
+    const [, q, op, value] = a;
+    const open = value[0] === '"' || value[0] === "'" ? value[0] : '';
+    const closed = open !== '' && value.length >= 2 && value[value.length - 1] === open;
+    const inner = open ? value.slice(1, closed ? -1 : undefined) : value;
+    if (plain(inner)) continue;
+    // Quoted: a literal given to a secret name. Unquoted: an UPPER_CASE name (env style,
+    // `export API_TOKEN=…`) takes any value but plain ones; another name (code) only one that looks
+    // like a credential, so `token = next()` and `password: string` stay.
+    if (!open && !(/^[A-Z0-9_]+$/.test(name) || tokenLike(inner))) continue;
+    out += `${text.slice(pos, e)}${q}${op}${open}${REDACTED}${closed ? open : ''}`;
+    pos = AFTER_NAME.lastIndex;
+    CREDENTIAL_WORD.lastIndex = pos;
+  }
+  return pos === 0 ? text : out + text.slice(pos);
+}
+
+/** Redacts every KEY=value line of text that reads like a .env file (two such lines or more). */
+function redactEnvLines(text: string): string {
+  ENV_LINE_TEST.lastIndex = 0;
+  if (!ENV_LINE_TEST.test(text) || !ENV_LINE_TEST.test(text)) return text;
+  return text.replace(ENV_LINE, (m, pre: string, value: string) => {
+    const v = value.trim().replace(/^(["'])(.*)\1$/, '$2');
+    return harmless(v) ? m : `${pre}${REDACTED}`;
+  });
+}
+
+/** Blanks values that look like credentials: key formats, private keys, URL passwords, secret assignments, .env lines. */
+export function redactSecrets(input: string): string {
+  let text = input.length > MAX_REDACT_INPUT ? input.slice(0, MAX_REDACT_INPUT) : input;
+  if (text.length < 8) return text;
+  text = redactKeyBlocks(text);
+  text = redactJwts(text);
+  text = text.replace(TOKENS, REDACTED);
+  if (text.indexOf('@') >= 0) text = text.replace(URL_PASSWORD, (_m, pre: string, _pw: string, at: string) => `${pre}${REDACTED}${at}`);
+  text = text.replace(AUTH_HEADER, (_m, pre: string) => `${pre}${REDACTED}`);
+  text = text.replace(FLAG, (_m, pre: string) => `${pre}${REDACTED}`);
+  text = redactAssignments(text);
+  return redactEnvLines(text);
+}
+
+const MAX_DEPTH = 32;
+
+/** Redacts every string inside a JSON-like value, object keys included. */
+export function redactDeep(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redactSecrets(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > MAX_DEPTH) {
+    let text: string;
+    try {
+      text = JSON.stringify(value) ?? '';
+    } catch {
+      text = '';
+    }
+    return redactSecrets(text);
+  }
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, depth + 1));
+  const obj: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const key = redactSecrets(k);
+    // A key that names a credential and holds a plain string ({"password": "hunter2"}) loses the value.
+    obj[key] = typeof v === 'string' && k.length <= 128 && isSecretName(k) && !plain(v) ? REDACTED : redactDeep(v, depth + 1);
+  }
+  return obj;
+}
