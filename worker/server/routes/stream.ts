@@ -1,14 +1,45 @@
-// GET /stream: server-sent events for the panel and the viewer.
-import type { Hono } from 'hono';
+// GET /stream: server-sent events for the panel and the viewer. Each connection holds a socket and
+// a queue, so one client (a remote address and its credential: a VS Code window's bearer, a browser's
+// viewer cookie) may hold only a few at once; more are refused with 429.
+import type { IncomingMessage } from 'node:http';
+import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { StreamEvent } from '../../protocol';
 import type { AppContext } from '../context';
 
 const HEARTBEAT_MS = 15_000;
+/** Streams one client may hold (a window's panel and status need one or two; a viewer tab one). */
+export const MAX_STREAMS_PER_CLIENT = 8;
+/** Streams in all. */
+export const MAX_STREAMS = 64;
+
+function clientKey(c: Context): string {
+  const addr = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress ?? '?';
+  return `${addr} ${c.req.header('authorization') ? 'bearer' : 'cookie'}`;
+}
 
 export function streamRoutes(app: Hono, ctx: AppContext): void {
-  app.get('/stream', (c) =>
-    streamSSE(c, async (stream) => {
+  const open = new Map<string, number>();
+  let total = 0;
+  app.get('/stream', (c) => {
+    const key = clientKey(c);
+    const mine = open.get(key) ?? 0;
+    if (mine >= MAX_STREAMS_PER_CLIENT || total >= MAX_STREAMS) {
+      ctx.log.warn(`refused an event stream: ${mine >= MAX_STREAMS_PER_CLIENT ? `this client already holds ${mine}` : `${total} are open`}`);
+      return c.json({ error: `too many event streams open (at most ${MAX_STREAMS_PER_CLIENT} per client); close some viewer tabs or windows` }, 429);
+    }
+    open.set(key, mine + 1);
+    total++;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      total--;
+      const n = (open.get(key) ?? 1) - 1;
+      if (n > 0) open.set(key, n);
+      else open.delete(key);
+    };
+    return streamSSE(c, async (stream) => {
       const queue: StreamEvent[] = [];
       let wake: (() => void) | undefined;
       const unsubscribe = ctx.events.subscribe((e) => {
@@ -38,7 +69,8 @@ export function streamRoutes(app: Hono, ctx: AppContext): void {
         }
       } finally {
         unsubscribe();
+        release();
       }
-    }),
-  );
+    });
+  });
 }
