@@ -169,8 +169,9 @@ export type Probe<H = HealthInfo> = { kind: 'ours'; health: H } | { kind: 'other
  * Network errors reject (NetworkError), as for any request.
  */
 export async function probe(t: ClientTarget, timeoutMs = 1000, token = readToken(t.dataDir)): Promise<Probe> {
-  const nonce = newNonce();
-  const r = await send<HealthInfo & { service?: string }>(t, 'GET', `/api/health?nonce=${nonce}`, undefined, timeoutMs, undefined);
+  // The nonce is made once connected: with no worker there, a hook loads no node:crypto.
+  let nonce = '';
+  const r = await send<HealthInfo & { service?: string }>(t, 'GET', () => `/api/health?nonce=${(nonce = newNonce())}`, undefined, timeoutMs, undefined);
   const b = r.body;
   const health = r.status === 200 && b && typeof b === 'object' && b.service === 'claude-mem-vscode' ? b : undefined;
   if (r.status !== 200) return { kind: 'other', why: `it answered GET /api/health with HTTP ${r.status}, not a claude-mem worker's health reply` };
@@ -182,14 +183,20 @@ export async function probe(t: ClientTarget, timeoutMs = 1000, token = readToken
 }
 
 /** One exchange; the token only when the caller has made sure of the peer. */
-function send<T>(t: ClientTarget, method: string, urlPath: string, body: unknown, timeoutMs: number, token: string | undefined): Promise<Reply<T>> {
+function send<T>(t: ClientTarget, method: string, target: string | (() => string), body: unknown, timeoutMs: number, token: string | undefined): Promise<Reply<T>> {
   const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  const lazy = typeof target === 'function';
+  let urlPath = lazy ? '/api/health' : target;
   const hostHeader = t.host.includes(':') && !t.host.startsWith('[') ? `[${t.host}]:${t.port}` : `${t.host}:${t.port}`;
   // The whole request is one string, written as UTF-8 by the connection in one write.
-  let msg = `${method} ${urlPath} HTTP/1.1\r\nHost: ${hostHeader}\r\nConnection: close\r\nAccept: application/json\r\n`;
-  if (token) msg += `Authorization: Bearer ${token}\r\n`;
-  if (payload !== undefined) msg += `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`;
-  else msg += '\r\n';
+  let head = `HTTP/1.1\r\nHost: ${hostHeader}\r\nConnection: close\r\nAccept: application/json\r\n`;
+  if (token) head += `Authorization: Bearer ${token}\r\n`;
+  if (payload !== undefined) head += `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`;
+  else head += '\r\n';
+  const message = () => {
+    if (lazy) urlPath = target();
+    return `${method} ${urlPath} ${head}`;
+  };
   return new Promise<Reply<T>>((resolve, reject) => {
     let data: Uint8Array | undefined;
     let done = false;
@@ -215,7 +222,7 @@ function send<T>(t: ClientTarget, method: string, urlPath: string, body: unknown
     };
     try {
       conn = openConnection(t.host, t.port, {
-        onConnect: () => conn?.write(msg),
+        onConnect: () => conn?.write(message()),
         onData: (c) => {
           data = data ? concatBytes([data, c], data.length + c.length) : c;
           tryParse(false);

@@ -1,6 +1,7 @@
 // GET /stream: server-sent events for the panel and the viewer. Each connection holds a socket and
-// a queue, so one client (a remote address and its credential: a VS Code window's bearer, a browser's
-// viewer cookie) may hold only a few at once; more are refused with 429.
+// a queue, so one client (a remote address and its credential: the bearer token that VS Code windows
+// share, or one browser's viewer cookie) may hold only so many at once, and all clients together a
+// few more; beyond that a stream is refused with 429.
 import type { IncomingMessage } from 'node:http';
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
@@ -8,14 +9,14 @@ import type { StreamEvent } from '../../protocol';
 import type { AppContext } from '../context';
 
 const HEARTBEAT_MS = 15_000;
-/** Streams one client may hold (a window's panel and status need one or two; a viewer tab one). */
-export const MAX_STREAMS_PER_CLIENT = 8;
+/** Streams one client may hold (a VS Code window's panel holds one; a viewer tab one). */
+export const MAX_STREAMS_PER_CLIENT = 16;
 /** Streams in all. */
 export const MAX_STREAMS = 64;
 
 function clientKey(c: Context): string {
   const addr = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress ?? '?';
-  return `${addr} ${c.req.header('authorization') ? 'bearer' : 'cookie'}`;
+  return `${addr} ${c.req.header('authorization') ? 'bearer' : `cookie ${c.req.header('cookie') ?? ''}`}`;
 }
 
 export function streamRoutes(app: Hono, ctx: AppContext): void {
