@@ -182,7 +182,7 @@ for (const [name, xs] of rows) {
   console.log(`${name.padEnd(26)} ${p50.toFixed(1).padStart(8)} ${pct(xs, 0.95).toFixed(1).padStart(8)} ${(p50 / bare).toFixed(2).padStart(8)}x`);
 }
 const obs = pct(rows.get('observation'), 0.5) / bare;
-console.log(`bar: observation p50 within 1.4x of node -e 0: ${obs.toFixed(2)}x ${obs <= 1.4 ? "PASS" : "FAIL"}`);
+console.log(`bar: observation p50 within 1.4x of node -e 0: ${obs.toFixed(2)}x ${obs <= 1.4 ? 'PASS' : 'FAIL'}`);
 if (CALLGRIND) {
   const base = instructionRows[0][1];
   console.log(`\ninstructions per process (valgrind --tool=callgrind, node ${SEEDS.join(' ')}, median of 3)`);
