@@ -67,7 +67,7 @@ export function guard(opts: GuardOptions): MiddlewareHandler {
       authed.add(c);
       return next();
     }
-    if (PUBLIC.has(c.req.path) && c.req.method === 'GET') return next();
+    const isPublic = PUBLIC.has(c.req.path) && c.req.method === 'GET';
     // The viewer's entry route: it checks the one-time code or token itself, then redirects.
     if (c.req.path === '/' && c.req.method === 'GET' && (c.req.query('code') !== undefined || c.req.query('token') !== undefined)) return next();
     // The session cookie, only from the viewer's own page (never a webview, never another site:
@@ -76,11 +76,13 @@ export function guard(opts: GuardOptions): MiddlewareHandler {
     if (session !== undefined && cookieValid(opts.token, port, session)) {
       const site = c.req.header('sec-fetch-site');
       if ((origin !== undefined && !isSelfOrigin(origin, port)) || (site !== undefined && site !== 'same-origin' && site !== 'none')) {
+        if (isPublic) return next();
         return c.json({ error: 'the viewer session cookie is only accepted from the viewer itself' }, 403);
       }
       authed.add(c);
       return next();
     }
+    if (isPublic) return next();
     if (c.req.query('token') !== undefined) {
       return c.json({ error: 'the token is not accepted in a URL; send it as Authorization: Bearer <token> (the browser viewer: open it with `claude-mem viewer`)' }, 401);
     }
