@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
+import { isLoopbackHost } from '../worker/config';
 import { checkHealthProof, newNonce } from '../worker/identity';
 import type { HealthResponse, StreamEvent } from '../worker/protocol';
 
@@ -13,8 +14,6 @@ import type { HealthResponse, StreamEvent } from '../worker/protocol';
 export class IdentityError extends Error {
   readonly code = 'EIDENTITY';
 }
-
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)$/i;
 
 function alive(pid: number): boolean {
   try {
@@ -77,7 +76,7 @@ export class WorkerClient {
    * elsewhere every request is preceded by a proof.
    */
   private async ensureProven(timeoutMs: number): Promise<void> {
-    if (this.provenPid !== undefined && LOOPBACK.test(this.target.host) && alive(this.provenPid)) return;
+    if (this.provenPid !== undefined && isLoopbackHost(this.target.host) && alive(this.provenPid)) return;
     this.provenPid = undefined;
     const p = await this.probe(timeoutMs);
     if (p.kind !== 'ours') throw new IdentityError(p.why);
@@ -86,6 +85,7 @@ export class WorkerClient {
   /** Asks what answers on the port to prove it is this data dir's worker; sends no token, no data. */
   async probe(timeoutMs = 1000): Promise<{ kind: 'ours'; health: HealthResponse } | { kind: 'other'; why: string }> {
     const nonce = newNonce();
+    this.identityProblem = undefined; // nothing answering (a network error) is not an impostor
     const r = await this.once<HealthResponse>('GET', `/api/health?nonce=${nonce}`, undefined, timeoutMs, true, false);
     const why =
       r.status !== 200

@@ -7,8 +7,9 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { WorkerSupervisor } from '../../extension/core/supervisor';
 import { IdentityError, WorkerClient } from '../../extension/workerClient';
-import { CLI_JS, startWorker, tempDir, WORKER_JS } from '../helpers/worker';
+import { CLI_JS, startWorker, tempDir, until, WORKER_JS } from '../helpers/worker';
 import { startSquatter, type Squatter } from '../helpers/squatter';
 
 /** Runs a bundle (async: the fake servers here live in this process and must keep answering). */
@@ -74,6 +75,22 @@ describe('a squatter on the port', () => {
     await assert.rejects(client.request('POST', '/api/sessions/init', { contentSessionId: 'x', prompt: 'my private prompt' }), (e: Error) => e instanceof IdentityError && /could not prove/.test(e.message));
     assert.equal(await client.health(), undefined);
     assert.match(client.identityProblem ?? '', /is not the claude-mem worker for/);
+    assertNothingSent(sq);
+  });
+
+  it('the extension supervisor says what holds the port and forks no worker', async () => {
+    const dataDir = dataDirWithToken();
+    sq.seen.length = 0;
+    const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const s = new WorkerSupervisor({ target: { host: '127.0.0.1', port: sq.port, dataDir }, workerScript: WORKER_JS, env: () => ({}), log: quiet, backoffMs: { initial: 50, max: 100 } });
+    try {
+      void s.start();
+      const st = await until(() => (s.state.kind === 'down' ? s.state : undefined), 10_000, 'down');
+      assert.match(st.error, /is not the claude-mem worker for .*set claudeMem\.worker\.port/);
+      assert.deepEqual(s.forked, []);
+    } finally {
+      s.dispose();
+    }
     assertNothingSent(sq);
   });
 

@@ -5,7 +5,7 @@
 // token (worker/identity.ts); a proof is cached in the data dir so most hooks skip that round trip.
 import { readFileSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
-import { defaultDataDir, defaultPort } from '../config';
+import { defaultDataDir, defaultPort, isLoopbackHost } from '../config';
 import { cachedProof, checkHealthProof, newNonce, saveProof } from '../identity';
 import { openConnection, type Conn } from './transport';
 
@@ -148,14 +148,31 @@ export async function request<T = unknown>(t: ClientTarget, method: string, urlP
   return send<T>(t, method, urlPath, body, timeoutMs, token);
 }
 
-/** The workers this process has seen prove themselves ("host:port dataDir"). */
-const proven = new Set<string>();
+/**
+ * The worker pid each target proved itself with ("host:port dataDir" -> pid). The proof holds while
+ * that process lives (a long-lived client, the MCP server, re-proves after the worker is gone).
+ */
+const proven = new Map<string, number>();
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 async function ensureProven(t: ClientTarget, token: string | undefined, timeoutMs: number): Promise<void> {
   const key = `${t.host}:${t.port} ${t.dataDir}`;
-  if (proven.has(key)) return;
-  if (token && cachedProof(t.dataDir, t.host, t.port)) {
-    proven.add(key);
+  // A pid says something only about a worker on this machine: a remote one proves itself each time.
+  const local = isLoopbackHost(t.host);
+  const pid = proven.get(key);
+  if (local && pid !== undefined && alive(pid)) return;
+  proven.delete(key);
+  const cached = local && token ? cachedProof(t.dataDir, t.host, t.port) : undefined;
+  if (cached) {
+    proven.set(key, cached.pid);
     return;
   }
   const p = await probe(t, timeoutMs, token);
@@ -177,7 +194,7 @@ export async function probe(t: ClientTarget, timeoutMs = 1000, token = readToken
   if (r.status !== 200) return { kind: 'other', why: `it answered GET /api/health with HTTP ${r.status}, not a claude-mem worker's health reply` };
   const why = checkHealthProof(b, token, { nonce, port: t.port, dataDir: t.dataDir });
   if (why !== undefined || !health) return { kind: 'other', why: `the process there is not the claude-mem worker for ${t.dataDir}: ${why ?? 'no health reply'}`, health };
-  proven.add(`${t.host}:${t.port} ${t.dataDir}`);
+  proven.set(`${t.host}:${t.port} ${t.dataDir}`, health.pid);
   saveProof(t.dataDir, { host: t.host, port: t.port, pid: health.pid });
   return { kind: 'ours', health };
 }
