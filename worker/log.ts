@@ -1,7 +1,7 @@
 // Append-only file logger in <dataDir>/logs. Never throws: logging must not take the worker down.
 // Named imports: the hook CLI bundles redact() from here, and a namespace import would make the
 // bundle copy every export of node:fs at start.
-import { closeSync, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type Level = 'debug' | 'info' | 'warn' | 'error';
@@ -22,6 +22,15 @@ export function redact(text: string): string {
 
 /** A log file past this size is renamed to <name>.log.1 (replacing the older one) and started anew. */
 export const LOG_MAX_BYTES = 10 * 1024 * 1024;
+
+/** Before a file is opened for appending (a forked worker's stdout): keep it under maxBytes too. */
+export function rotateIfLarge(file: string, maxBytes = LOG_MAX_BYTES): void {
+  try {
+    if (statSync(file).size > maxBytes) renameSync(file, `${file}.1`);
+  } catch {
+    /* none yet */
+  }
+}
 
 export function createLogger(dataDir: string | undefined, name: string, alsoStderr = false, maxBytes = LOG_MAX_BYTES): Logger {
   let fd: number | undefined;

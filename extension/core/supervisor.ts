@@ -6,6 +6,7 @@ import * as childProcess from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { HealthResponse } from '../../worker/protocol';
+import { rotateIfLarge } from '../../worker/log';
 import { WorkerClient, type WorkerTarget } from '../workerClient';
 
 export type WorkerState =
@@ -192,6 +193,7 @@ export class WorkerSupervisor {
     const script = this.o.workerScript;
     if (!fs.existsSync(script)) throw new Error(`${script} is missing`);
     fs.mkdirSync(path.join(this.o.target.dataDir, 'logs'), { recursive: true, mode: 0o700 });
+    rotateIfLarge(this.logFile());
     const out = fs.openSync(this.logFile(), 'a', 0o600);
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const [k, v] of Object.entries(this.o.env())) {

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { createLogger } from '../../worker/log';
+import { createLogger, rotateIfLarge } from '../../worker/log';
 import { VectorIndexes } from '../../worker/search/vectors/indexes';
 
 const tmp = (p: string) => fs.mkdtempSync(path.join(os.tmpdir(), p));
@@ -50,4 +50,15 @@ test('the log is rotated by size: the live file and one older file, each near th
   assert.match(fs.readFileSync(live, 'utf8'), /line 199 /);
   assert.equal(fs.statSync(live).mode & 0o777, 0o600);
   assert.deepEqual(fs.readdirSync(path.join(dir, 'logs')).sort(), ['worker.log', 'worker.log.1']);
+});
+
+test('a forked worker\'s stdout file (worker.out) is rotated by size before it is opened', () => {
+  const dir = tmp('out-rotate-');
+  const out = path.join(dir, 'worker.out');
+  fs.writeFileSync(out, 'x'.repeat(3000));
+  rotateIfLarge(out, 5000);
+  assert.ok(fs.existsSync(out) && !fs.existsSync(`${out}.1`), 'a small file stays');
+  rotateIfLarge(out, 2000);
+  assert.ok(!fs.existsSync(out) && fs.statSync(`${out}.1`).size === 3000, 'a large one moves aside');
+  rotateIfLarge(path.join(dir, 'none.out'), 10);
 });

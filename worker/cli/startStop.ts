@@ -2,6 +2,7 @@
 // node:child_process is loaded only when a worker must be started: hooks rarely need it.
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { rotateIfLarge } from '../log';
 import { health, probe, request, targetFromEnv, type ClientTarget } from './client';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -34,6 +35,7 @@ async function startDetached(t: ClientTarget): Promise<void> {
   const { spawn } = require('node:child_process') as typeof import('node:child_process');
   const script = join(__dirname, 'worker.js');
   mkdirSync(join(t.dataDir, 'logs'), { recursive: true, mode: 0o700 });
+  rotateIfLarge(join(t.dataDir, 'logs', 'worker.out'));
   const out = openSync(join(t.dataDir, 'logs', 'worker.out'), 'a', 0o600);
   const child = spawn(process.execPath, [script], {
     detached: true,
