@@ -3,7 +3,7 @@
 // `node -e 0` measured in the same run. Samples are interleaved round-robin so machine load hits
 // every command alike; before each hook the worker's queue and its embedding indexer are let drain
 // (hooks come seconds apart in a real session), so what is timed is the hook and its one request, not
-// the worker compressing or embedding the previous round. Bar (DESIGN.md): observation p50 within 1.25x of node -e 0.
+// the worker compressing or embedding the previous round. Bar (DESIGN.md, issue 16): observation p50 within 1.4x of node -e 0, public Node APIs only.
 //
 //   npm run build && node bench/hooks.mjs [--runs N] [--warmup N] [--dist DIR] [--keep-env] [--callgrind]
 import { spawn, spawnSync } from 'node:child_process';
@@ -182,7 +182,7 @@ for (const [name, xs] of rows) {
   console.log(`${name.padEnd(26)} ${p50.toFixed(1).padStart(8)} ${pct(xs, 0.95).toFixed(1).padStart(8)} ${(p50 / bare).toFixed(2).padStart(8)}x`);
 }
 const obs = pct(rows.get('observation'), 0.5) / bare;
-console.log(`bar: observation p50 within 1.25x of node -e 0: ${obs.toFixed(2)}x ${obs <= 1.25 ? 'PASS' : 'FAIL'}`);
+console.log(`bar: observation p50 within 1.4x of node -e 0: ${obs.toFixed(2)}x ${obs <= 1.4 ? 'PASS' : 'FAIL'}`);
 if (CALLGRIND) {
   const base = instructionRows[0][1];
   console.log(`\ninstructions per process (valgrind --tool=callgrind, node ${SEEDS.join(' ')}, median of 3)`);

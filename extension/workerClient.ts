@@ -1,10 +1,28 @@
 // The extension's connection to the worker: authenticated JSON requests, fire-and-forget posts
 // (2 s timeout, never blocking the UI), and the SSE event stream with reconnection.
+// Before the token or any data goes out, the worker proves it holds this data dir's token
+// (worker/identity.ts); the proof holds while that worker's process lives.
 // Plain node:http: no vscode import, so it is unit-testable against a real worker.
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
+import { isLoopbackHost } from '../worker/config';
+import { checkHealthProof, newNonce } from '../worker/identity';
 import type { HealthResponse, StreamEvent } from '../worker/protocol';
+
+/** What answers on the port is not this data dir's worker: nothing was sent to it. */
+export class IdentityError extends Error {
+  readonly code = 'EIDENTITY';
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export interface WorkerTarget {
   host: string;
@@ -24,6 +42,10 @@ export interface Reply<T> {
 
 export class WorkerClient {
   private token: string | undefined;
+  /** The worker that last proved itself (its pid: the proof holds while that process lives). */
+  private provenPid: number | undefined;
+  /** Why the last probe refused what answers on the port (for the status bar and the log). */
+  identityProblem: string | undefined;
 
   constructor(
     public target: WorkerTarget,
@@ -48,16 +70,48 @@ export class WorkerClient {
     return this.token ?? this.readToken();
   }
 
+  /**
+   * Makes sure the worker on the port is ours before anything is sent to it. On loopback a proof
+   * holds while the proven worker's process lives (no other process can take the port meanwhile);
+   * elsewhere every request is preceded by a proof.
+   */
+  private async ensureProven(timeoutMs: number): Promise<void> {
+    if (this.provenPid !== undefined && isLoopbackHost(this.target.host) && alive(this.provenPid)) return;
+    this.provenPid = undefined;
+    const p = await this.probe(timeoutMs);
+    if (p.kind !== 'ours') throw new IdentityError(p.why);
+  }
+
+  /** Asks what answers on the port to prove it is this data dir's worker; sends no token, no data. */
+  async probe(timeoutMs = 1000): Promise<{ kind: 'ours'; health: HealthResponse } | { kind: 'other'; why: string }> {
+    const nonce = newNonce();
+    this.identityProblem = undefined; // nothing answering (a network error) is not an impostor
+    const r = await this.once<HealthResponse>('GET', `/api/health?nonce=${nonce}`, undefined, timeoutMs, true, false);
+    const why =
+      r.status !== 200
+        ? `it answered GET /api/health with HTTP ${r.status}`
+        : checkHealthProof(r.body, this.authToken() ?? this.readToken(), { nonce, port: this.target.port, dataDir: this.target.dataDir });
+    if (why !== undefined) {
+      this.provenPid = undefined;
+      this.identityProblem = `${this.target.host}:${this.target.port} is not the claude-mem worker for ${this.target.dataDir}: ${why}; nothing was sent to it`;
+      return { kind: 'other', why: this.identityProblem };
+    }
+    this.provenPid = r.body.pid;
+    this.identityProblem = undefined;
+    return { kind: 'ours', health: r.body };
+  }
+
   async request<T = unknown>(method: string, urlPath: string, body?: unknown, timeoutMs = 2000): Promise<Reply<T>> {
+    await this.ensureProven(timeoutMs);
     let r = await this.once<T>(method, urlPath, body, timeoutMs);
     if (r.status === 401 && this.readToken()) r = await this.once<T>(method, urlPath, body, timeoutMs);
     return r;
   }
 
   /** One request; `fresh` skips the socket pool (the resend after a stale socket: others may be stale too). */
-  private once<T>(method: string, urlPath: string, body: unknown, timeoutMs: number, fresh = false): Promise<Reply<T>> {
+  private once<T>(method: string, urlPath: string, body: unknown, timeoutMs: number, fresh = false, withToken = true): Promise<Reply<T>> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const token = this.authToken();
+    const token = withToken ? this.authToken() : undefined;
     return new Promise((resolve, reject) => {
       const req = http.request(
         {
@@ -92,7 +146,7 @@ export class WorkerClient {
       req.on('error', (e: NodeJS.ErrnoException) => {
         // Node's documented keep-alive race: the worker closed an idle pooled socket just as this
         // request took it, so the worker never read the request. Sending it again loses nothing.
-        if (!fresh && req.reusedSocket && e.code === 'ECONNRESET') resolve(this.once<T>(method, urlPath, body, timeoutMs, true));
+        if (!fresh && req.reusedSocket && e.code === 'ECONNRESET') resolve(this.once<T>(method, urlPath, body, timeoutMs, true, withToken));
         else reject(e);
       });
       req.end(payload);
@@ -109,10 +163,11 @@ export class WorkerClient {
     );
   }
 
+  /** The worker's health, only when it proved it is this data dir's worker. */
   async health(timeoutMs = 1000): Promise<HealthResponse | undefined> {
     try {
-      const r = await this.once<HealthResponse>('GET', '/api/health', undefined, timeoutMs);
-      return r.status === 200 && r.body.service === 'claude-mem-vscode' ? r.body : undefined;
+      const p = await this.probe(timeoutMs);
+      return p.kind === 'ours' ? p.health : undefined;
     } catch {
       return undefined;
     }
@@ -123,10 +178,18 @@ export class WorkerClient {
     let disposed = false;
     let current: http.ClientRequest | undefined;
     let delay = 500;
-    const connect = () => {
+    const connect = async () => {
+      if (disposed) return;
+      try {
+        await this.ensureProven(2000);
+      } catch (e) {
+        this.log.debug?.(`event stream not opened: ${(e as Error).message}`);
+        return retry();
+      }
       if (disposed) return;
       const token = this.authToken() ?? '';
-      current = http.get({ host: this.target.host, port: this.target.port, path: `/stream?token=${encodeURIComponent(token)}` }, (res) => {
+      // A header, never the URL: the token stays out of logs and process listings.
+      current = http.get({ host: this.target.host, port: this.target.port, path: '/stream', headers: { authorization: `Bearer ${token}` } }, (res) => {
         if (res.statusCode !== 200) {
           res.resume();
           if (res.statusCode === 401) this.readToken();
@@ -165,11 +228,11 @@ export class WorkerClient {
       onState?.(false);
       setTimeout(() => {
         retrying = false;
-        connect();
+        void connect();
       }, delay);
       delay = Math.min(delay * 2, 10_000);
     };
-    connect();
+    void connect();
     return {
       dispose() {
         disposed = true;

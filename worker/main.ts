@@ -5,6 +5,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createCompressor } from './agent';
 import { ensureToken } from './auth';
+import { checkHealthProof, dropProof, newNonce } from './identity';
 import { isLoopbackHost, loadConfig } from './config';
 import { EventBus } from './events';
 import { Lifecycle } from './lifecycle';
@@ -19,24 +20,44 @@ import type { AppContext } from './server/context';
 import { migrate } from './store/schema';
 import { Store } from './store/store';
 
-async function healthAt(port: number, host = '127.0.0.1'): Promise<HealthResponse | undefined> {
+type Probe = { kind: 'ours'; health: HealthResponse } | { kind: 'other'; health?: HealthResponse; why: string } | { kind: 'none' };
+
+/**
+ * What answers on the port: our worker for this data dir (it proved it holds our token), something
+ * else (another data dir's worker, an older worker, any other program), or nothing.
+ */
+async function probeAt(port: number, host: string, dataDir: string, token: string): Promise<Probe> {
+  const nonce = newNonce();
+  let res: Response;
   try {
-    const r = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${port}/api/health`, { signal: AbortSignal.timeout(1000) });
-    const body = (await r.json()) as HealthResponse;
-    return body.service === 'claude-mem-vscode' ? body : undefined;
+    res = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${port}/api/health?nonce=${nonce}`, { signal: AbortSignal.timeout(1000) });
   } catch {
-    return undefined;
+    return { kind: 'none' };
   }
+  let body: unknown;
+  try {
+    body = await res.json();
+  } catch {
+    return { kind: 'other', why: `it answered HTTP ${res.status} with something that is not JSON` };
+  }
+  const why = checkHealthProof(body, token, { nonce, port, dataDir });
+  const health = body && typeof body === 'object' && (body as HealthResponse).service === 'claude-mem-vscode' ? (body as HealthResponse) : undefined;
+  return why === undefined && health ? { kind: 'ours', health } : { kind: 'other', health, why: why ?? 'no health reply' };
 }
 
-async function waitHealthy(port: number, ms: number): Promise<HealthResponse | undefined> {
+function describeHolder(p: Probe & { kind: 'other' }): string {
+  return p.health ? `a process answering as claude-mem-vscode (pid ${p.health.pid}, version ${p.health.version}), but ${p.why}` : `a program that is not a claude-mem worker (${p.why})`;
+}
+
+async function waitOurs(port: number, host: string, dataDir: string, token: string, ms: number): Promise<Probe> {
   const end = Date.now() + ms;
+  let last: Probe = { kind: 'none' };
   while (Date.now() < end) {
-    const h = await healthAt(port);
-    if (h) return h;
+    last = await probeAt(port, host, dataDir, token);
+    if (last.kind === 'ours') return last;
     await new Promise((r) => setTimeout(r, 200));
   }
-  return undefined;
+  return last;
 }
 
 async function main(): Promise<void> {
@@ -57,19 +78,20 @@ async function main(): Promise<void> {
   const log = createLogger(config.dataDir, 'worker', process.env.CLAUDE_MEM_LOG_STDERR === '1');
   if (config.problem) log.warn(config.problem);
 
+  const token = ensureToken(config.dataDir);
   const lock = acquireLock(config.dataDir, config.port);
   if (!lock.ok) {
-    const h = await waitHealthy(lock.holder.port, 10_000);
-    if (h) {
-      say(`claude-mem worker already running (pid ${h.pid}) at http://127.0.0.1:${h.port}; using it.`);
+    const p = await waitOurs(lock.holder.port, config.host, config.dataDir, token, 10_000);
+    if (p.kind === 'ours') {
+      say(`claude-mem worker already running (pid ${p.health.pid}) at http://127.0.0.1:${p.health.port}; using it.`);
       process.exit(0);
     }
-    process.stderr.write(`another process (pid ${lock.holder.pid}) holds ${path.join(config.dataDir, 'worker.pid')} but does not answer; stop it or remove the file\n`);
+    const what = p.kind === 'other' ? `port ${lock.holder.port} is held by ${describeHolder(p)}` : 'it does not answer';
+    process.stderr.write(`another process (pid ${lock.holder.pid}) holds ${path.join(config.dataDir, 'worker.pid')} but ${what}; stop it or remove the file\n`);
     process.exit(1);
   }
 
   const startedAt = Date.now();
-  const token = ensureToken(config.dataDir);
   const store = await Store.open({
     dir: path.join(config.dataDir, 'db'),
     log,
@@ -109,6 +131,7 @@ async function main(): Promise<void> {
     if (stopping) return stopping;
     stopping = (async () => {
       log.info(`shutting down: ${reason}`);
+      dropProof(config.dataDir); // clients prove the next worker again
       server.close();
       await processor.stop();
       await search.stop();
@@ -123,14 +146,17 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => {
     server.once('error', async (e: NodeJS.ErrnoException) => {
       if (e.code === 'EADDRINUSE') {
-        const h = await healthAt(config.port);
+        const p = await probeAt(config.port, config.host, config.dataDir, token);
         await store.close(false);
         releaseLock(config.dataDir);
-        if (h) {
-          say(`claude-mem worker already running (pid ${h.pid}) at http://127.0.0.1:${config.port}; using it.`);
+        if (p.kind === 'ours') {
+          say(`claude-mem worker already running (pid ${p.health.pid}) at http://127.0.0.1:${config.port}; using it.`);
           process.exit(0);
         }
-        process.stderr.write(`port ${config.port} is in use by another program; set CLAUDE_MEM_WORKER_PORT\n`);
+        // Not a worker for this data dir: never "already running", and say what holds the port.
+        const what = p.kind === 'other' ? describeHolder(p) : 'another program (it does not answer HTTP)';
+        process.stderr.write(`port ${config.port} is in use by ${what}; this worker (data dir ${config.dataDir}) cannot start there. Stop that program, or set CLAUDE_MEM_WORKER_PORT to a free port.\n`);
+        log.error(`port ${config.port} is in use by ${what}`);
         process.exit(1);
       }
       process.stderr.write(`cannot listen: ${e.message}\n`);

@@ -16,7 +16,10 @@ export interface HealthResponse {
   port: number;
   uptimeMs: number;
   queueDepth: number;
+  /** lastError only for a caller that sent the token. */
   provider: { name: string; state: string; lastError?: string };
+  /** With ?nonce=: HMAC-SHA256 under the token of nonce, port, data dir and pid (worker/identity.ts). */
+  proof?: string;
 }
 
 export interface InitRequest {

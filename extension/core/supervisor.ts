@@ -6,6 +6,7 @@ import * as childProcess from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { HealthResponse } from '../../worker/protocol';
+import { rotateIfLarge } from '../../worker/log';
 import { WorkerClient, type WorkerTarget } from '../workerClient';
 
 export type WorkerState =
@@ -132,7 +133,10 @@ export class WorkerSupervisor {
       this.set({ kind: 'starting', attempt: this.failures });
       let h = await this.client.health(1000);
       let error = '';
-      if (!h) {
+      // Something that is not this data dir's worker holds the port: send it nothing, and do not
+      // fork a worker that could not bind the port anyway. Say what to do.
+      if (!h && this.client.identityProblem) error = `${this.client.identityProblem}. Stop that program or set claudeMem.worker.port to a free port.`;
+      if (!h && !error) {
         if (!this.ownedAlive()) {
           try {
             this.spawn();
@@ -173,7 +177,7 @@ export class WorkerSupervisor {
       const c = this.child;
       if (c && (c.exitCode !== null || c.signalCode !== null)) {
         // Exit 0 means "another worker already serves this data dir": it should answer soon.
-        if (c.exitCode !== 0) return { error: `worker exited with ${c.exitCode ?? c.signalCode}; see ${this.logFile()}` };
+        if (c.exitCode !== 0) return { error: `worker exited with ${c.exitCode ?? c.signalCode}${this.client.identityProblem ? ` (${this.client.identityProblem})` : ''}; see ${this.logFile()}` };
       }
       await this.sleep(every);
       every = Math.min(every * 2, 250);
@@ -189,6 +193,7 @@ export class WorkerSupervisor {
     const script = this.o.workerScript;
     if (!fs.existsSync(script)) throw new Error(`${script} is missing`);
     fs.mkdirSync(path.join(this.o.target.dataDir, 'logs'), { recursive: true, mode: 0o700 });
+    rotateIfLarge(this.logFile());
     const out = fs.openSync(this.logFile(), 'a', 0o600);
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const [k, v] of Object.entries(this.o.env())) {

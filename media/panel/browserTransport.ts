@@ -1,7 +1,7 @@
-// The app's transport in the browser viewer: fetch with the bearer token for operations (the same
-// requests the extension host makes, from the same `httpFor`), EventSource for live events.
-// The token lives only in this object: never in a later URL but the event stream's (EventSource
-// cannot send headers), never in storage.
+// The app's transport in the browser viewer: fetch for operations (the same requests the extension
+// host makes, from the same `httpFor`), EventSource for live events. Both authenticate with the
+// viewer's HttpOnly session cookie, set by the worker's entry route: the page never holds the token,
+// and no URL carries it.
 import { errorText, httpFor, STREAM_EVENTS, type OpName, type OpParams, type OpResult, type StreamEventName } from '../../extension/panel/protocol';
 import { ApiError, type HostInfo, type Transport, type TransportListener } from './transport';
 
@@ -11,10 +11,7 @@ export class BrowserTransport implements Transport {
   private retryMs = 1000;
   private listener: TransportListener | undefined;
 
-  constructor(
-    private readonly base: string,
-    private readonly token: string,
-  ) {}
+  constructor(private readonly base: string) {}
 
   async start(listener: TransportListener): Promise<HostInfo> {
     this.listener = listener;
@@ -26,7 +23,7 @@ export class BrowserTransport implements Transport {
     const l = this.listener;
     if (!l) return;
     l.connection('connecting');
-    const es = new EventSource(`${this.base}/stream?token=${encodeURIComponent(this.token)}`);
+    const es = new EventSource(`${this.base}/stream`);
     this.source = es;
     es.addEventListener('connected', () => {
       this.retryMs = 1000;
@@ -64,7 +61,8 @@ export class BrowserTransport implements Transport {
     try {
       res = await fetch(this.base + call.path, {
         method: call.method,
-        headers: { authorization: `Bearer ${this.token}`, ...(call.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: call.body !== undefined ? { 'content-type': 'application/json' } : {},
+        credentials: 'same-origin',
         body: call.body === undefined ? undefined : JSON.stringify(call.body),
         cache: 'no-store',
       });
@@ -79,7 +77,7 @@ export class BrowserTransport implements Transport {
       /* not JSON */
     }
     if (!res.ok) {
-      const msg = res.status === 401 ? 'The worker refused the token (it may have been reset). Open the viewer again with: node dist/cli.js viewer' : errorText(res.status, body);
+      const msg = res.status === 401 ? 'The viewer session has expired or the worker token was reset. Open the viewer again with: claude-mem viewer' : errorText(res.status, body);
       throw new ApiError(res.status, msg);
     }
     return body as OpResult<K>;

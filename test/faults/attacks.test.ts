@@ -124,6 +124,48 @@ it('a cross-origin page in Chromium cannot read or write memory', async () => {
   });
 });
 
+it('a page on another local port cannot use the viewer session cookie', async () => {
+  await faultCase(F, 'attacks', 'viewer cookie from another local port (same site)', async () => {
+    // SameSite=Strict treats every port of 127.0.0.1 as the same site, so the browser attaches the
+    // cookie to these requests: the worker's Origin and Fetch-Metadata checks must refuse them.
+    const page = `<!doctype html><script>
+      window.results = {};
+      const base = 'http://127.0.0.1:${w.port}';
+      (async () => {
+        const tryIt = async (name, fn) => { try { const r = await fn(); window.results[name] = 'status ' + r.status + ' ' + r.type; } catch (e) { window.results[name] = 'blocked: ' + e.message; } };
+        await tryIt('read', () => fetch(base + '/api/observations?project=atk', { credentials: 'include' }));
+        await tryIt('post', () => fetch(base + '/api/memory/save', { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ text: 'cookie-planted', project: 'atk' }) }));
+        await tryIt('code', () => fetch(base + '/api/viewer/code', { method: 'POST', mode: 'no-cors', credentials: 'include' }));
+        window.done = true;
+      })();
+    </script>`;
+    const site = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(page);
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()));
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    try {
+      const ctx = await browser.newContext();
+      const viewer = await ctx.newPage();
+      await viewer.goto(`${w.url}/?token=${w.token}`);
+      assert.ok(!viewer.url().includes('token'), viewer.url());
+      assert.ok((await ctx.cookies()).some((c) => c.httpOnly && c.sameSite === 'Strict'), 'the viewer set its cookie');
+      const p = await ctx.newPage();
+      await p.goto(`http://127.0.0.1:${(site.address() as { port: number }).port}/`);
+      await p.waitForFunction(() => (window as unknown as { done?: boolean }).done === true, undefined, { timeout: 15_000 });
+      const results = (await p.evaluate(() => (window as unknown as { results: Record<string, string> }).results)) as Record<string, string>;
+      assert.match(results.read, /^blocked/, `read: ${results.read}`);
+      const text = JSON.stringify((await w.req('GET', '/api/export?project=atk')).body);
+      assert.ok(!text.includes('cookie-planted'), 'a page on another port wrote memory with the viewer cookie');
+      return `cookie set HttpOnly/SameSite=Strict; from another port: ${Object.entries(results).map(([k, v]) => `${k}=${v.slice(0, 40)}`).join('; ')}; nothing written`;
+    } finally {
+      await browser.close();
+      site.close();
+    }
+  });
+});
+
 it('the token file is 0600 and the data dir 0700', async () => {
   await faultCase(F, 'attacks', 'file modes', async () => {
     const tok = fs.statSync(path.join(w.dataDir, 'auth.token')).mode & 0o777;

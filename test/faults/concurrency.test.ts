@@ -198,7 +198,7 @@ it(`SSE clients that connect and vanish leak nothing over a ${SOAK_SECONDS} s so
     const churn = (async () => {
       while (Date.now() < end) {
         // A client connects, reads a little, and vanishes without closing cleanly.
-        const req = http.get({ host: '127.0.0.1', port: w.port, path: `/stream?token=${w.token}` }, (res) => {
+        const req = http.get({ host: '127.0.0.1', port: w.port, path: '/stream', headers: { authorization: `Bearer ${w.token}` } }, (res) => {
           connected += 1;
           res.once('data', () => setTimeout(() => req.destroy(), Math.random() * 300));
         });

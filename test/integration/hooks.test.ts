@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { ExportDocument } from '../../worker/transfer';
 import { CLI_JS, ROOT, startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
+import { proofReply } from '../helpers/squatter';
 
 const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'claude-code-hooks');
 
@@ -367,10 +368,14 @@ describe('hook CLI against a worker that fails', () => {
   let port: number;
   let mode: 'busy' | 'ratelimit' | 'hang' = 'busy';
   const dataDir = tempDir();
+  fs.writeFileSync(path.join(dataDir, 'auth.token'), 'fail-token');
 
   before(async () => {
     server = http.createServer((req, res) => {
       req.resume();
+      // It is this data dir's worker (it proves it holds the token), then fails the real requests.
+      const proof = proofReply(req.url ?? '', 'fail-token', dataDir, port);
+      if (proof !== undefined) return void res.writeHead(200, { 'content-type': 'application/json' }).end(proof);
       if (mode === 'hang') return; // never answers
       res.writeHead(mode === 'busy' ? 503 : 429, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: mode }));

@@ -33,13 +33,15 @@ describe('one writer per data dir', () => {
     }
   });
 
-  it('a second worker on the same port exits 0', async () => {
+  it('a second worker for another data dir on the same port exits 1 and says what holds the port', async () => {
     const port = await freePort();
     const w = await startWorker({ port });
     try {
       const r = runNode([WORKER_JS], { CLAUDE_MEM_DATA_DIR: tempDir(), CLAUDE_MEM_WORKER_PORT: String(port) });
-      assert.equal(r.status, 0, r.stderr);
-      assert.match(r.stdout, /already running/);
+      // Not "already running": that worker serves another data dir (it cannot prove our token).
+      assert.equal(r.status, 1, r.stderr);
+      assert.doesNotMatch(r.stdout, /already running/);
+      assert.match(r.stderr, new RegExp(`port ${port} is in use by a process answering as claude-mem-vscode \\(pid ${w.proc.pid}`));
     } finally {
       await w.stop();
     }

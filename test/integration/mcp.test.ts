@@ -159,9 +159,9 @@ describe('claude-mem search and viewer at a terminal', () => {
     assert.equal(run(['search']).status, 2);
   });
 
-  it('viewer --print gives the worker URL with the token', () => {
+  it('viewer --print gives the worker URL with a single-use code (never the token)', () => {
     const r = run(['viewer', '--print']);
     assert.equal(r.status, 0, r.stderr);
-    assert.equal(r.stdout.trim(), `http://127.0.0.1:${w.port}/?token=${w.token}`);
+    assert.match(r.stdout.trim(), new RegExp(`^http://127\\.0\\.0\\.1:${w.port}/\\?code=[A-Za-z0-9_-]+$`));
   });
 });

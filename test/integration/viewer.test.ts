@@ -95,7 +95,10 @@ describe('browser viewer', () => {
   });
 
   it('loads with the token under a strict CSP, drops the token from the URL, and shows stored observations', async () => {
-    const res = await fetch(`${w.url}/?token=${w.token}`);
+    // The entry swaps the token for a session cookie and redirects to the clean URL (issue 17 #12).
+    const entry = await fetch(`${w.url}/?token=${w.token}`, { redirect: 'manual' });
+    assert.equal(entry.status, 303);
+    const res = await fetch(`${w.url}/`, { headers: { cookie: (entry.headers.get('set-cookie') ?? '').split(';')[0] } });
     const csp = res.headers.get('content-security-policy') ?? '';
     assert.match(csp, /script-src 'nonce-[^']+'/);
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https?:/);

@@ -275,7 +275,7 @@ describe('curating, export and import', () => {
 describe('stream', () => {
   it('sends session, prompt, queued and observation events', async () => {
     const ac = new AbortController();
-    const r = await fetch(`${w.url}/stream?token=${w.token}`, { signal: ac.signal });
+    const r = await fetch(`${w.url}/stream`, { signal: ac.signal, headers: { authorization: `Bearer ${w.token}` } });
     assert.equal(r.status, 200);
     const reader = r.body!.getReader();
     let text = '';

@@ -7,7 +7,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { NetworkError, parseResponse, query, request, type ClientTarget } from '../../worker/cli/client';
-import { transportFor } from '../../worker/cli/transport';
+import { proofReply } from '../helpers/squatter';
+import { ROOT } from '../helpers/worker';
 
 describe('parseResponse', () => {
   const b = (s: string) => Buffer.from(s, 'latin1');
@@ -35,15 +36,23 @@ describe('parseResponse', () => {
 describe('request', () => {
   let server: http.Server;
   let target: ClientTarget;
+  let dataDir: string;
   const seen: { auth?: string; body?: string; host?: string }[] = [];
+  // A fake worker that knows the token, so it can prove itself (the client checks before sending).
+  const health = (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
+    const proof = proofReply(req.url ?? '', 'tok-123', dataDir, (req.socket.address() as net.AddressInfo).port);
+    if (proof !== undefined) res.writeHead(200, { 'content-type': 'application/json' }).end(proof);
+    return proof !== undefined;
+  };
 
   before(async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-client-'));
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-client-'));
     fs.writeFileSync(path.join(dataDir, 'auth.token'), 'tok-123\n');
     server = http.createServer((req, res) => {
       let body = '';
       req.setEncoding('utf8').on('data', (d: string) => (body += d));
       req.on('end', () => {
+        if (health(req, res)) return;
         seen.push({ auth: req.headers.authorization, body, host: req.headers.host });
         if (req.url === '/json') res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, echo: body ? JSON.parse(body) : null }));
         else if (req.url === '/chunked') {
@@ -90,13 +99,15 @@ describe('request', () => {
     });
     await assert.rejects(request({ ...target, port: closed }, 'GET', '/json'), (e: NetworkError) => e.code === 'ECONNREFUSED');
   });
-  it('drives the TCP binding for IP addresses on this Node, and leaves names to node:net', () => {
-    assert.equal(transportFor('127.0.0.1'), 'tcp_wrap');
-    assert.equal(transportFor('[::1]'), 'tcp_wrap');
-    assert.equal(transportFor('localhost'), 'net');
+  it('uses public Node APIs only (no process.binding, no tcp_wrap) in source and bundle', () => {
+    for (const f of ['worker/cli/transport.ts', 'worker/cli/client.ts', 'worker/identity.ts']) assert.doesNotMatch(fs.readFileSync(path.join(ROOT, f), 'utf8'), /process\.binding|tcp_wrap/, f);
+    for (const f of ['dist/cli-main.js', 'dist/cli-tools.js', 'dist/mcp.js']) {
+      const file = path.join(ROOT, f);
+      if (fs.existsSync(file)) assert.doesNotMatch(fs.readFileSync(file, 'utf8'), /tcp_wrap|stream_wrap/, f);
+    }
   });
   it('talks to an IPv6 loopback server, and by host name through node:net', async (t) => {
-    const v6 = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"v6":true}'));
+    const v6 = http.createServer((req, res) => health(req, res) || void res.writeHead(200, { 'content-type': 'application/json' }).end('{"v6":true}'));
     try {
       await new Promise<void>((resolve, reject) => v6.once('error', reject).listen(0, '::1', resolve));
     } catch {

@@ -6,6 +6,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { after, it } from 'node:test';
 import { WorkerClient } from '../../extension/workerClient';
+import { proofReply } from '../helpers/squatter';
 import { tempDir } from '../helpers/worker';
 
 /**
@@ -13,7 +14,7 @@ import { tempDir } from '../helpers/worker';
  * resets the connection when a second request arrives on it: what a client sees when it reuses a
  * socket the server's keep-alive timer closed.
  */
-function resettingServer(): Promise<{ port: number; requests: string[]; close(): void }> {
+function resettingServer(dataDir: string, token: string): Promise<{ port: number; requests: string[]; close(): void }> {
   const requests: string[] = [];
   const server = net.createServer((sock) => {
     let served = 0;
@@ -25,7 +26,11 @@ function resettingServer(): Promise<{ port: number; requests: string[]; close():
       const length = Number(/content-length: (\d+)/i.exec(buf.slice(0, end))?.[1] ?? 0);
       if (buf.length < end + 4 + length) return;
       const body = buf.slice(end + 4, end + 4 + length);
+      const head = buf.slice(0, end);
       buf = buf.slice(end + 4 + length);
+      // The identity probe the client sends first (on a connection of its own): prove we hold the token.
+      const proof = proofReply(head.split(' ')[1] ?? '', token, dataDir, (server.address() as net.AddressInfo).port);
+      if (proof !== undefined) return void sock.end(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(proof)}\r\nConnection: close\r\n\r\n${proof}`);
       if (served++ > 0) return void sock.resetAndDestroy();
       requests.push(body);
       const reply = JSON.stringify({ n: requests.length });
@@ -42,10 +47,10 @@ const servers: Array<{ close(): void }> = [];
 after(() => servers.forEach((s) => s.close()));
 
 it('a request reset on a reused keep-alive socket is sent again on a new connection', async () => {
-  const srv = await resettingServer();
-  servers.push(srv);
   const dataDir = tempDir();
   fs.writeFileSync(path.join(dataDir, 'auth.token'), 'tok');
+  const srv = await resettingServer(dataDir, 'tok');
+  servers.push(srv);
   const client = new WorkerClient({ host: '127.0.0.1', port: srv.port, dataDir });
   const first = await client.request('POST', '/api/x', { a: 1 });
   assert.deepEqual(first, { status: 200, body: { n: 1 } });

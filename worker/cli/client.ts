@@ -1,9 +1,12 @@
-// Minimal HTTP/1.1 client for the CLI, hooks and MCP server, written by hand over a bare TCP
+// Minimal HTTP/1.1 client for the CLI, hooks and MCP server, written by hand over a node:net
 // connection (./transport): `node:http` (and fetch/undici) cost a hook more to load than all its
 // other work. One request per connection, a hard total deadline, the bearer token from the data dir.
+// Before the token or any data goes out, the worker on the port proves it holds this data dir's
+// token (worker/identity.ts); a proof is cached in the data dir so most hooks skip that round trip.
 import { readFileSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
-import { defaultDataDir, defaultPort } from '../config';
+import { defaultDataDir, defaultPort, isLoopbackHost } from '../config';
+import { cachedProof, checkHealthProof, newNonce, saveProof } from '../identity';
 import { openConnection, type Conn } from './transport';
 
 export interface ClientTarget {
@@ -134,18 +137,83 @@ function decode<T>(p: Parsed): Reply<T> {
 }
 
 /**
- * One request, one connection (`Connection: close`). Rejects with NetworkError on connection
- * failure or when the whole exchange takes longer than timeoutMs; resolves with any status.
+ * One request, one connection (`Connection: close`), sent only to a worker that proved it is ours.
+ * Rejects with NetworkError on connection failure, when the whole exchange takes longer than
+ * timeoutMs, or (code EIDENTITY) when what answers on the port is not this data dir's worker;
+ * resolves with any status.
  */
-export function request<T = unknown>(t: ClientTarget, method: string, urlPath: string, body?: unknown, timeoutMs = 2000): Promise<Reply<T>> {
-  const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+export async function request<T = unknown>(t: ClientTarget, method: string, urlPath: string, body?: unknown, timeoutMs = 2000): Promise<Reply<T>> {
   const token = readToken(t.dataDir);
+  await ensureProven(t, token, timeoutMs);
+  return send<T>(t, method, urlPath, body, timeoutMs, token);
+}
+
+/**
+ * The worker pid each target proved itself with ("host:port dataDir" -> pid). The proof holds while
+ * that process lives (a long-lived client, the MCP server, re-proves after the worker is gone).
+ */
+const proven = new Map<string, number>();
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function ensureProven(t: ClientTarget, token: string | undefined, timeoutMs: number): Promise<void> {
+  const key = `${t.host}:${t.port} ${t.dataDir}`;
+  // A pid says something only about a worker on this machine: a remote one proves itself each time.
+  const local = isLoopbackHost(t.host);
+  const pid = proven.get(key);
+  if (local && pid !== undefined && alive(pid)) return;
+  proven.delete(key);
+  const cached = local && token ? cachedProof(t.dataDir, t.host, t.port) : undefined;
+  if (cached) {
+    proven.set(key, cached.pid);
+    return;
+  }
+  const p = await probe(t, timeoutMs, token);
+  if (p.kind !== 'ours') throw new NetworkError(`refusing to send to ${t.host}:${t.port}: ${p.why}`, 'EIDENTITY');
+}
+
+export type Probe<H = HealthInfo> = { kind: 'ours'; health: H } | { kind: 'other'; why: string; health?: H };
+
+/**
+ * Asks what answers on the port to prove it is this data dir's worker, sending no token and no data.
+ * Network errors reject (NetworkError), as for any request.
+ */
+export async function probe(t: ClientTarget, timeoutMs = 1000, token = readToken(t.dataDir)): Promise<Probe> {
+  // The nonce is made once connected: with no worker there, a hook loads no node:crypto.
+  let nonce = '';
+  const r = await send<HealthInfo & { service?: string }>(t, 'GET', () => `/api/health?nonce=${(nonce = newNonce())}`, undefined, timeoutMs, undefined);
+  const b = r.body;
+  const health = r.status === 200 && b && typeof b === 'object' && b.service === 'claude-mem-vscode' ? b : undefined;
+  if (r.status !== 200) return { kind: 'other', why: `it answered GET /api/health with HTTP ${r.status}, not a claude-mem worker's health reply` };
+  const why = checkHealthProof(b, token, { nonce, port: t.port, dataDir: t.dataDir });
+  if (why !== undefined || !health) return { kind: 'other', why: `the process there is not the claude-mem worker for ${t.dataDir}: ${why ?? 'no health reply'}`, health };
+  proven.set(`${t.host}:${t.port} ${t.dataDir}`, health.pid);
+  saveProof(t.dataDir, { host: t.host, port: t.port, pid: health.pid });
+  return { kind: 'ours', health };
+}
+
+/** One exchange; the token only when the caller has made sure of the peer. */
+function send<T>(t: ClientTarget, method: string, target: string | (() => string), body: unknown, timeoutMs: number, token: string | undefined): Promise<Reply<T>> {
+  const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  const lazy = typeof target === 'function';
+  let urlPath = lazy ? '/api/health' : target;
   const hostHeader = t.host.includes(':') && !t.host.startsWith('[') ? `[${t.host}]:${t.port}` : `${t.host}:${t.port}`;
   // The whole request is one string, written as UTF-8 by the connection in one write.
-  let msg = `${method} ${urlPath} HTTP/1.1\r\nHost: ${hostHeader}\r\nConnection: close\r\nAccept: application/json\r\n`;
-  if (token) msg += `Authorization: Bearer ${token}\r\n`;
-  if (payload !== undefined) msg += `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`;
-  else msg += '\r\n';
+  let head = `HTTP/1.1\r\nHost: ${hostHeader}\r\nConnection: close\r\nAccept: application/json\r\n`;
+  if (token) head += `Authorization: Bearer ${token}\r\n`;
+  if (payload !== undefined) head += `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`;
+  else head += '\r\n';
+  const message = () => {
+    if (lazy) urlPath = target();
+    return `${method} ${urlPath} ${head}`;
+  };
   return new Promise<Reply<T>>((resolve, reject) => {
     let data: Uint8Array | undefined;
     let done = false;
@@ -171,7 +239,7 @@ export function request<T = unknown>(t: ClientTarget, method: string, urlPath: s
     };
     try {
       conn = openConnection(t.host, t.port, {
-        onConnect: () => conn?.write(msg),
+        onConnect: () => conn?.write(message()),
         onData: (c) => {
           data = data ? concatBytes([data, c], data.length + c.length) : c;
           tryParse(false);
@@ -223,10 +291,11 @@ export interface HealthInfo {
   queueDepth: number;
 }
 
+/** The worker's health, only when it proved it is this data dir's worker. */
 export async function health(t: ClientTarget, timeoutMs = 1000): Promise<HealthInfo | undefined> {
   try {
-    const r = await request<{ service?: string } & HealthInfo>(t, 'GET', '/api/health', undefined, timeoutMs);
-    return r.status === 200 && r.body && typeof r.body === 'object' && r.body.service === 'claude-mem-vscode' ? r.body : undefined;
+    const p = await probe(t, timeoutMs);
+    return p.kind === 'ours' ? p.health : undefined;
   } catch {
     return undefined;
   }

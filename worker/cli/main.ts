@@ -46,7 +46,7 @@ const USAGE = `usage: claude-mem <command>
   start                     start the worker in the background and wait until it is healthy
   stop                      stop the worker gracefully (writes a final snapshot)
   status                    print the worker's health
-  viewer [--print]          open the browser viewer (prints its URL with the token)
+  viewer [--print]          open the browser viewer (a single-use link, never the token)
   search <query> [--project P | --all] [--limit N] [--type T] [--mode keyword|semantic|hybrid] [--json]
                             search memory from the terminal
   reindex [--project P] [--reembed] [--json]

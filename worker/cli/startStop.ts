@@ -2,13 +2,24 @@
 // node:child_process is loaded only when a worker must be started: hooks rarely need it.
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { health, request, targetFromEnv, type ClientTarget } from './client';
+import { rotateIfLarge } from '../log';
+import { health, probe, request, targetFromEnv, type ClientTarget } from './client';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Why the port cannot be used, when what answers there is not this data dir's worker. */
+export let portProblem: string | undefined;
+
 export async function ensureWorker(t: ClientTarget, waitMs: number): Promise<{ pid: number; port: number } | undefined> {
-  const h = await health(t, 500);
-  if (h) return h;
+  try {
+    const p = await probe(t, 500);
+    if (p.kind === 'ours') return p.health;
+    // Something else holds the port: a worker started now could not bind it. Send it nothing.
+    portProblem = p.why;
+    return undefined;
+  } catch {
+    /* nothing answers: start one */
+  }
   await startDetached(t);
   const end = Date.now() + waitMs;
   while (Date.now() < end) {
@@ -24,6 +35,7 @@ async function startDetached(t: ClientTarget): Promise<void> {
   const { spawn } = require('node:child_process') as typeof import('node:child_process');
   const script = join(__dirname, 'worker.js');
   mkdirSync(join(t.dataDir, 'logs'), { recursive: true, mode: 0o700 });
+  rotateIfLarge(join(t.dataDir, 'logs', 'worker.out'));
   const out = openSync(join(t.dataDir, 'logs', 'worker.out'), 'a', 0o600);
   const child = spawn(process.execPath, [script], {
     detached: true,
@@ -40,7 +52,7 @@ export async function runStartStop(cmd: 'start' | 'stop' | 'status', _args: stri
   if (cmd === 'status') {
     const h = await health(t);
     if (!h) {
-      process.stdout.write(`claude-mem worker is not running (${url})\n`);
+      process.stdout.write(`claude-mem worker is not running (${url})${await holder(t)}\n`);
       return 1;
     }
     process.stdout.write(`claude-mem worker running at ${url} (pid ${h.pid}, version ${h.version}, queue ${h.queueDepth})\n  data dir: ${t.dataDir}\n`);
@@ -50,7 +62,7 @@ export async function runStartStop(cmd: 'start' | 'stop' | 'status', _args: stri
     const before = await health(t, 500);
     const h = before ?? (await ensureWorker(t, 20_000));
     if (!h) {
-      process.stderr.write(`claude-mem worker did not become healthy at ${url}; see ${join(t.dataDir, 'logs')}\n`);
+      process.stderr.write(`claude-mem worker did not become healthy at ${url}${portProblem ? ` (${portProblem})` : ''}; see ${join(t.dataDir, 'logs')}\n`);
       return 1;
     }
     process.stdout.write(`claude-mem worker ${before ? 'already running' : 'started'} at ${url} (pid ${h.pid})\n  data dir: ${t.dataDir}\n  stop: claude-mem stop\n`);
@@ -76,6 +88,16 @@ export async function runStartStop(cmd: 'start' | 'stop' | 'status', _args: stri
   }
   process.stderr.write(`claude-mem worker (pid ${h.pid}) is still shutting down\n`);
   return 1;
+}
+
+/** What holds the port when it is not our worker ('' when nothing answers). */
+async function holder(t: ClientTarget): Promise<string> {
+  try {
+    const p = await probe(t, 1000);
+    return p.kind === 'other' ? `; port ${t.port} is held by something else: ${p.why}` : '';
+  } catch {
+    return '';
+  }
 }
 
 function processAlive(pid: number): boolean {

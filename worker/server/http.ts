@@ -26,16 +26,24 @@ export async function bodyText(c: Context): Promise<string> {
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of incoming as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > max) {
-      incoming.resume(); // drain the rest so the connection can answer
-      throw new BadRequest(`request body is larger than ${max} bytes`, 413);
+  try {
+    for await (const chunk of incoming as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > max) {
+        incoming.resume(); // drain the rest so the connection can answer
+        throw new BadRequest(`request body is larger than ${max} bytes`, 413);
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } catch (e) {
+    if (e instanceof BadRequest) throw e;
+    throw new AbortedUpload(`${c.req.method} ${c.req.path}: the client went away during the upload (${size} bytes read; ${(e as Error).message})`);
   }
   return (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8');
 }
+
+/** The client closed the connection mid-body: nothing to answer, one log line, no stack. */
+export class AbortedUpload extends BadRequest {}
 
 export async function jsonBody(c: Context): Promise<unknown> {
   const text = await bodyText(c);
@@ -48,6 +56,10 @@ export async function jsonBody(c: Context): Promise<unknown> {
 }
 
 export function errorResponse(c: Context, e: unknown, log: Logger): Response {
+  if (e instanceof AbortedUpload) {
+    log.warn(e.message);
+    return c.json({ error: e.message }, 400);
+  }
   if (e instanceof BadRequest) return c.json({ error: e.message }, e.status as 400);
   if (e instanceof StoreUnavailableError) return c.json({ error: e.message }, 503);
   const msg = e instanceof Error ? e.message : String(e);

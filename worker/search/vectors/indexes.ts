@@ -104,8 +104,8 @@ export class VectorIndexes {
           }),
         };
         const file = path.join(slot.folder, index.indexName);
-        await fs.mkdir(slot.folder, { recursive: true });
-        await fs.writeFile(`${file}.tmp`, (slot.codec as IndexCodec).serializeIndex(data));
+        await fs.mkdir(slot.folder, { recursive: true, mode: 0o700 });
+        await fs.writeFile(`${file}.tmp`, (slot.codec as IndexCodec).serializeIndex(data), { mode: 0o600 });
         await fs.rename(`${file}.tmp`, file);
         // A fresh LocalIndex reads the new file on next use; the old one holds stale data.
         slot.index = undefined;

@@ -67,11 +67,12 @@ export function loadVectra(): Vectra {
 
 class AtomicStorage implements FileStorage {
   constructor(private readonly base: FileStorage) {}
-  createFile(p: string, content: Buffer | string) {
-    return this.base.createFile(p, content);
+  // Vectors are derived from private text: files 0600 and folders 0700, like the rest of the data dir.
+  async createFile(p: string, content: Buffer | string) {
+    await fs.writeFile(p, content, { flag: 'wx', mode: 0o600 });
   }
-  createFolder(p: string) {
-    return this.base.createFolder(p);
+  async createFolder(p: string) {
+    await fs.mkdir(p, { recursive: true, mode: 0o700 });
   }
   deleteFile(p: string) {
     return this.base.deleteFile(p);
@@ -93,7 +94,7 @@ class AtomicStorage implements FileStorage {
   }
   async upsertFile(p: string, content: Buffer | string) {
     const tmp = `${p}.${process.pid}.tmp`;
-    await fs.writeFile(tmp, content);
+    await fs.writeFile(tmp, content, { mode: 0o600 });
     await fs.rename(tmp, p);
   }
 }

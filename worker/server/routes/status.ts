@@ -7,10 +7,18 @@ import { deadJobs, queueCounts, retryDead } from '../../store/repos/queue';
 import { VERSION } from '../../version';
 import type { AppContext } from '../context';
 import { jsonBody } from '../http';
+import { isAuthed } from '../guard';
+import { dataDirIdentity, identityProof, NONCE_RE } from '../../identity';
 
 export function statusRoutes(app: Hono, ctx: AppContext): void {
+  const dirId = dataDirIdentity(ctx.config.dataDir);
   app.get('/api/health', (c) => {
+    // ?nonce= asks the worker to prove, without the client sending the token, that it holds this
+    // data dir's token (worker/identity.ts): clients check it before they send anything else.
+    const nonce = c.req.query('nonce');
+    if (nonce !== undefined && !NONCE_RE.test(nonce)) return c.json({ error: 'nonce must be 16-128 characters of [A-Za-z0-9_-]' }, 400);
     const q = queueCounts(ctx.store);
+    const provider = ctx.compressor.state();
     const body: HealthResponse = {
       status: 'ok',
       service: 'claude-mem-vscode',
@@ -19,7 +27,9 @@ export function statusRoutes(app: Hono, ctx: AppContext): void {
       port: ctx.port(),
       uptimeMs: Date.now() - ctx.startedAt,
       queueDepth: q.pending,
-      provider: ctx.compressor.state(),
+      // Error text (paths, upstream messages) only for a caller with the token.
+      provider: isAuthed(c) ? provider : { name: provider.name, state: provider.state },
+      ...(nonce !== undefined ? { proof: identityProof(ctx.token, { nonce, port: ctx.port(), dataDir: dirId, pid: process.pid }) } : {}),
     };
     return c.json(body);
   });

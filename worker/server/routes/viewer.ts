@@ -1,13 +1,17 @@
 // The browser viewer: the Memory panel's app served at GET / for people outside VS Code.
-// The guard has already required the token (`?token=` on the first load); every asset is inlined
-// into the page (styles and the codicon font are in the script bundle), so no later URL needs it.
-// The app then keeps the token in memory and sends it as a bearer header (and on /stream?token=).
+// Entry: `GET /?code=<single-use code>` (what `claude-mem viewer` opens; the code comes from
+// POST /api/viewer/code with the bearer token) or `GET /?token=` once, by hand. Either is swapped for
+// an HttpOnly, SameSite=Strict session cookie and a redirect to the clean `/`; no other route takes
+// a credential in its URL. Every asset is inlined into the page (styles and the codicon font are in
+// the script bundle), and the page never sees the token: its requests and /stream carry the cookie.
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Hono } from 'hono';
 import { renderPage, viewerCsp, viewerCspHeader } from '../../../media/panel/page';
+import { tokenChecker } from '../../auth';
 import type { AppContext } from '../context';
+import { setCookieHeader, ViewerCodes } from '../viewerSession';
 
 /** dist/worker.js serves dist/media/panel.js, written by the same build. */
 export const VIEWER_BUNDLE = path.join(__dirname, 'media', 'panel.js');
@@ -24,7 +28,28 @@ export function viewerRoutes(app: Hono, ctx: AppContext): void {
     }
   };
 
+  const codes = new ViewerCodes();
+  const tokenMatches = tokenChecker(ctx.token);
+
+  app.post('/api/viewer/code', (c) => {
+    const { code, expiresInMs } = codes.issue();
+    return c.json({ code, expiresInMs, path: `/?code=${code}` });
+  });
+
   app.get('/', (c) => {
+    const code = c.req.query('code');
+    const token = c.req.query('token');
+    if (code !== undefined || token !== undefined) {
+      c.header('Cache-Control', 'no-store');
+      c.header('Referrer-Policy', 'no-referrer');
+      const ok = code !== undefined ? codes.consume(code) : tokenMatches(token ?? '');
+      if (!ok) {
+        const what = code !== undefined ? 'this viewer link has expired or was already used' : 'wrong token';
+        return c.json({ error: `${what}; open the viewer again with: claude-mem viewer` }, 401);
+      }
+      c.header('Set-Cookie', setCookieHeader(ctx.token, ctx.port()));
+      return c.redirect('/', 303);
+    }
     const js = bundle();
     if (js === undefined) {
       ctx.log.warn(`viewer bundle missing at ${VIEWER_BUNDLE}`);
