@@ -16,7 +16,7 @@ import { searchService } from './search/service';
 import { createApp } from './server/app';
 import { moduleRoutes } from './server/routes';
 import type { AppContext } from './server/context';
-import { migrate } from './store/schema';
+import { createSchema, migrate } from './store/schema';
 import { Store } from './store/store';
 
 async function healthAt(port: number, host = '127.0.0.1'): Promise<HealthResponse | undefined> {
@@ -75,6 +75,8 @@ async function main(): Promise<void> {
     log,
     snapshotJournalBytes: config.settings.snapshotJournalBytes,
     replicaScript: process.env.CLAUDE_MEM_NO_REPLICA === '1' ? null : path.join(__dirname, 'replica.js'),
+    emptySchema: createSchema,
+    compactAfterDeleteMs: config.settings.compactAfterDeleteMs,
   });
   await migrate(store);
   const events = new EventBus();
@@ -144,7 +146,7 @@ async function main(): Promise<void> {
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => void shutdown(sig));
   processor.kick();
   search.start();
-  if (store.recovery.recordsReplayed > 0 || store.recovery.problems.length > 0) {
+  if (!store.degraded && (store.recovery.recordsReplayed > 0 || store.recovery.problems.length > 0)) {
     store.snapshot().catch((e: Error) => log.error(`post-recovery snapshot failed: ${e.message}`));
   }
   if (config.settings.idleShutdownMs > 0) {
@@ -160,6 +162,7 @@ async function main(): Promise<void> {
   say(`  data dir: ${config.dataDir}`);
   say(`  token:    ${path.join(config.dataDir, 'auth.token')}`);
   if (r.problems.length > 0) say(`  recovered with problems:\n    ${r.problems.join('\n    ')}`);
+  if (store.degraded) say(`  NOT READY: ${store.degraded}`);
   say('  stop:     Ctrl+C, or `node dist/cli.js stop`');
 }
 

@@ -24,15 +24,19 @@ export function statusRoutes(app: Hono, ctx: AppContext): void {
     return c.json(body);
   });
 
-  app.get('/api/readiness', (c) =>
-    c.json({
-      ready: !ctx.store.broken,
+  // Not ready whenever acknowledged data is missing (degraded) or writes cannot be made durable
+  // (read-only); `message` is one sentence for people, saying what to do.
+  app.get('/api/readiness', (c) => {
+    const { degraded, broken } = ctx.store;
+    return c.json({
+      ready: !broken && !degraded,
       schemaVersion: SCHEMA_VERSION,
-      storage: ctx.store.broken ? `read-only: ${ctx.store.broken.message}` : 'ok',
+      storage: degraded ? 'degraded' : broken ? `read-only: ${broken.message}` : 'ok',
+      message: degraded ?? (broken ? `Memory storage is read-only after a write failed (${broken.message}); free disk space or fix the data dir, then restart the worker.` : null),
       recovery: ctx.store.recovery,
       snapshotReplica: ctx.store.replicaAlive,
-    }),
-  );
+    });
+  });
 
   app.get('/api/stats', (c) => {
     const count = (t: string) => Number(ctx.store.get<{ n: number }>(`SELECT count(*) AS n FROM ${t}`)?.n ?? 0);
