@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { startWorker, tempDir, WORKER_JS, type RunningWorker } from '../helpers/worker';
+import { CLI_JS, startWorker, tempDir, WORKER_JS, type RunningWorker } from '../helpers/worker';
 import { faultCase } from './record';
 
 const F = __filename;
@@ -80,8 +80,23 @@ it('recovers from a torn journal and from a corrupted record in the middle', asy
       assert.ok(problems.some((p) => /skipped \d+ damaged bytes/.test(p)), problems.join('; '));
       assert.ok(problems.some((p) => /torn or damaged tail/.test(p)), problems.join('; '));
       assert.equal(fs.readdirSync(path.join(dbDir(dataDir), 'damaged')).length, 1, 'a copy of the damaged journal is kept');
-      await addMemories(w2, 100, 1);
-      return `recovered ${got.length}/30 memories (the damaged record's only); reported: ${problems.join('; ')}`;
+      // An acknowledged record is gone: not ready, read-only, until a human accepts the loss (issue 17).
+      const ready = (await w2.req('GET', '/api/readiness')).body;
+      assert.equal(ready.ready, false);
+      assert.equal(ready.storage, 'degraded');
+      assert.equal((await w2.req('POST', '/api/memory/save', { text: 'memory 100', project: 'dmg' })).status, 503);
+      await w2.stop();
+      const accept = spawnSync(process.execPath, [CLI_JS, 'recover', '--accept-loss'], { env: { ...process.env, CLAUDE_MEM_DATA_DIR: dataDir }, encoding: 'utf8' });
+      assert.equal(accept.status, 0, accept.stdout + accept.stderr);
+      const w3 = await startWorker({ dataDir });
+      try {
+        assert.equal((await w3.req('GET', '/api/readiness')).body.ready, true);
+        assert.equal((await memories(w3)).length, got.length);
+        await addMemories(w3, 100, 1);
+      } finally {
+        await w3.stop();
+      }
+      return `recovered ${got.length}/30 memories (the damaged record's only); not ready ("degraded") until recover --accept-loss; reported: ${problems.join('; ')}`;
     } finally {
       await w2.stop();
     }
