@@ -8,6 +8,14 @@ import { VERSION } from '../../version';
 import type { AppContext } from '../context';
 import { jsonBody } from '../http';
 
+/** One sentence for people when storage is not ok: what is wrong and what to do; null when it is ok. */
+function readinessMessage(ctx: AppContext): string | null {
+  const { degraded, broken } = ctx.store;
+  if (degraded) return degraded;
+  if (broken) return `Memory storage is read-only after a write failed (${broken.message}); free disk space or fix the data dir, then restart the worker.`;
+  return null;
+}
+
 export function statusRoutes(app: Hono, ctx: AppContext): void {
   app.get('/api/health', (c) => {
     const q = queueCounts(ctx.store);
@@ -32,7 +40,7 @@ export function statusRoutes(app: Hono, ctx: AppContext): void {
       ready: !broken && !degraded,
       schemaVersion: SCHEMA_VERSION,
       storage: degraded ? 'degraded' : broken ? `read-only: ${broken.message}` : 'ok',
-      message: degraded ?? (broken ? `Memory storage is read-only after a write failed (${broken.message}); free disk space or fix the data dir, then restart the worker.` : null),
+      message: readinessMessage(ctx),
       recovery: ctx.store.recovery,
       snapshotReplica: ctx.store.replicaAlive,
     });
@@ -55,7 +63,7 @@ export function statusRoutes(app: Hono, ctx: AppContext): void {
         modelOutput: Number(tokens?.o ?? 0) + Number(sumTokens?.o ?? 0),
         discovery: Number(tokens?.d ?? 0),
       },
-      storage: { journalBytes: ctx.store.journalBytes, journalGen: ctx.store.journalGen, lastSnapshot: ctx.store.lastSnapshot ?? null, fdatasync: ctx.store.syncTimes },
+      storage: { state: ctx.store.degraded ? 'degraded' : ctx.store.broken ? 'read-only' : 'ok', message: readinessMessage(ctx), journalBytes: ctx.store.journalBytes, journalGen: ctx.store.journalGen, lastSnapshot: ctx.store.lastSnapshot ?? null, fdatasync: ctx.store.syncTimes },
       worker: { pid: process.pid, version: VERSION, uptimeMs: Date.now() - ctx.startedAt, rssBytes: process.memoryUsage().rss, heapUsedBytes: process.memoryUsage().heapUsed, streamClients: ctx.events.clientCount },
     });
   });
