@@ -67,10 +67,10 @@ describe('ids', () => {
   it('an id is never reused after a delete, also across a restart', async () => {
     await save('first');
     const last = await save('the newest one');
-    assert.equal((await w.req('DELETE', `/api/observations/${last}`)).status, 200);
+    assert.equal((await w.req('DELETE', `/api/observation/${last}`)).status, 200);
     const next = await save('after the delete');
     assert.ok(next > last, `id ${next} reused (deleted ${last})`);
-    assert.equal((await w.req('DELETE', `/api/observations/${next}`)).status, 200);
+    assert.equal((await w.req('DELETE', `/api/observation/${next}`)).status, 200);
     const dataDir = w.dataDir;
     await w.stop();
     w = await startWorker({ dataDir });
@@ -117,7 +117,7 @@ describe('import', () => {
     assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
     assert.equal(r.body.imported.observations, 50_000);
     console.log(`# 50 MB import: ${answered} requests answered meanwhile, worst ${Math.round(worst)} ms`);
-    // A generous bound: the whole import in one transaction held everything for several seconds.
-    assert.ok(worst < 1500, `a request waited ${Math.round(worst)} ms during the import`);
+    // A generous bound (parsing 50 MB of JSON is one step of about 0.4 s here); in one transaction the import held every request for over 20 s.
+    assert.ok(worst < 3000, `a request waited ${Math.round(worst)} ms during the import`);
   });
 });
