@@ -194,7 +194,13 @@ function quarantine(dir: string, file: string, move: boolean): void {
     fs.mkdirSync(dest, { recursive: true, mode: 0o700 });
     const target = path.join(dest, `${path.basename(file)}.${Date.now()}`);
     if (move) fs.renameSync(file, target);
-    else fs.copyFileSync(file, target);
+    else {
+      // A degraded worker started again finds the same damaged journal: one copy of each version is enough.
+      const size = fs.statSync(file).size;
+      const base = `${path.basename(file)}.`;
+      if (fs.readdirSync(dest).some((n) => n.startsWith(base) && fs.statSync(path.join(dest, n)).size === size)) return;
+      fs.copyFileSync(file, target);
+    }
   } catch {
     /* read-only data dir: leave it where it is */
   }
