@@ -101,7 +101,8 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
   tuneConnection(db);
 
   // Every gen from the base to the newest segment must be there (segments are numbered without gaps).
-  const last = all.length > 0 ? Math.min(all[all.length - 1], upTo - 1) : -1;
+  // A snapshot's own segment is created before it (rotation), so it must be there too.
+  const last = Math.min(Math.max(all.length > 0 ? all[all.length - 1] : -1, report.snapshotGen ?? -1), upTo - 1);
   const expectedFrom = report.snapshotGen !== null ? baseGen : (segments[0] ?? from);
   const have = new Set(all);
   const missing: number[] = [];
