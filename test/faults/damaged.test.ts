@@ -176,7 +176,8 @@ it('a full disk: writes fail cleanly, reads go on, nothing acknowledged is lost'
         const have = new Set((await w2.req('GET', '/api/observations?project=dmg&limit=1000')).body.items.map((o: { narrative: string }) => o.narrative.split(' ')[1]));
         const lost = acked.filter((i) => !have.has(String(i)));
         assert.deepEqual(lost, []);
-        return `${acked.length} writes acknowledged before ENOSPC, then 503 "${err.body.error.slice(0, 80)}"; the failed write not in reads; after restart all ${acked.length} present`;
+        assert.ok(!have.has(String(failedAt)), 'the refused write did not come back after restart');
+        return `${acked.length} writes acknowledged before ENOSPC, then 503 "${err.body.error.slice(0, 80)}"; the failed write not in reads; after restart all ${acked.length} present and the refused one absent`;
       } finally {
         await w2.stop();
       }

@@ -288,6 +288,13 @@ export class JournalWriter {
       while (off < data.length) off += fs.writeSync(this.fd, data, off, data.length - off);
     } catch (e) {
       this.failed = e as Error;
+      // Whole records of this batch may have reached the file before the error: cut them off, so a
+      // write that was refused is not replayed later (the store reloads from the files after this).
+      try {
+        fs.ftruncateSync(this.fd, this.segmentBytes);
+      } catch {
+        /* a torn end is dropped by recovery anyway */
+      }
       for (const p of batch) p.reject(e as Error);
       return;
     }
