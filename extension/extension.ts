@@ -196,6 +196,7 @@ export function activate(context: vscode.ExtensionContext): { services: Services
   supervisor.onState((st) => {
     refreshStatus();
     if (st.kind === 'connected') {
+      void status.checkStorage(supervisor.client).then(refreshStatus);
       poster.flush();
       countToday.poke();
       if (apiKey && !st.owned) void sendApiKey(apiKey);

@@ -2,8 +2,16 @@
 import * as vscode from 'vscode';
 import type { WorkerState } from './core/supervisor';
 
+/** The worker's storage as /api/readiness reports it: 'ok', 'degraded' (data missing) or 'read-only: …'. */
+export interface StorageState {
+  storage: string;
+  message: string | null;
+}
+
 export interface StatusInput {
   worker: WorkerState;
+  /** Unknown until asked (StatusBar.checkStorage); only a state other than 'ok' changes the item. */
+  storage?: StorageState;
   today: number | undefined;
   paused: boolean;
   trusted: boolean;
@@ -21,6 +29,14 @@ export function statusText(s: StatusInput): { text: string; tooltip: string; war
     case 'stopped':
       return { text: '$(circle-slash) Memory', tooltip: 'Claude Mem: stopped', warn: false };
     case 'connected': {
+      if (s.storage && s.storage.storage !== 'ok') {
+        const what = s.storage.storage === 'degraded' ? 'degraded' : 'read-only';
+        return {
+          text: `$(warning) Memory ${what}`,
+          tooltip: `Claude Mem: ${s.storage.message ?? `storage is ${s.storage.storage}`} Click to open the Memory panel.`,
+          warn: true,
+        };
+      }
       const icon = !s.trusted || !s.captureEnabled ? '$(shield)' : s.paused ? '$(debug-pause)' : '$(database)';
       const count = s.today === undefined ? '' : ` ${s.today}`;
       const provider = w.health.provider ? `, compression: ${w.health.provider.name} (${w.health.provider.state})` : '';
@@ -33,8 +49,14 @@ export function statusText(s: StatusInput): { text: string; tooltip: string; war
   }
 }
 
+/** What the user runs to recover degraded storage (shown in the notification). */
+export const RECOVER_COMMAND = 'claude-mem stop && claude-mem recover';
+
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('claudeMem.status', vscode.StatusBarAlignment.Right, 100);
+  private storage: StorageState | undefined;
+  /** Messages already shown as a notification: each is shown once per window. */
+  private readonly told = new Set<string>();
 
   constructor() {
     this.item.name = 'Claude Mem';
@@ -43,8 +65,31 @@ export class StatusBar implements vscode.Disposable {
     this.item.show();
   }
 
+  /**
+   * Asks the worker whether its storage is whole (on connect). A degraded or read-only store shows in
+   * the item from then on, and once as a notification that says what to do.
+   */
+  async checkStorage(client: { request<T>(method: string, urlPath: string): Promise<{ status: number; body: T }> }): Promise<void> {
+    try {
+      const r = await client.request<Partial<StorageState>>('GET', '/api/readiness');
+      if (r.status !== 200 || typeof r.body.storage !== 'string') return;
+      this.storage = { storage: r.body.storage, message: typeof r.body.message === 'string' ? r.body.message : null };
+    } catch {
+      return;
+    }
+    const msg = this.storage.message;
+    if (this.storage.storage === 'ok' || !msg || this.told.has(msg)) return;
+    this.told.add(msg);
+    const degraded = this.storage.storage === 'degraded';
+    const actions = degraded ? ['Copy recover command', 'Open Memory panel'] : ['Open Memory panel'];
+    void vscode.window.showWarningMessage(`Claude Mem: ${msg}`, ...actions).then((pick) => {
+      if (pick === 'Copy recover command') void vscode.env.clipboard.writeText(RECOVER_COMMAND);
+      if (pick === 'Open Memory panel') void vscode.commands.executeCommand('claudeMem.openPanel');
+    });
+  }
+
   update(s: StatusInput): void {
-    const t = statusText(s);
+    const t = statusText({ storage: this.storage, ...s });
     this.item.text = t.text;
     this.item.tooltip = t.tooltip;
     this.item.backgroundColor = t.warn ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;

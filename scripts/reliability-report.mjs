@@ -25,5 +25,9 @@ const lines = [
   ...rows.map((r) => `| ${esc(r.area)} | ${esc(r.name)} | ${r.result} | ${esc(r.figure)} |`),
   '',
 ];
-fs.writeFileSync(path.join(root, 'docs', 'reliability.md'), lines.join('\n'));
+// Sections written by hand after the table (## headings) are kept across regenerations.
+const docFile = path.join(root, 'docs', 'reliability.md');
+const previous = fs.existsSync(docFile) ? fs.readFileSync(docFile, 'utf8') : '';
+const handWritten = previous.indexOf('\n## ');
+fs.writeFileSync(docFile, lines.join('\n') + (handWritten >= 0 ? previous.slice(handWritten + 1) : ''));
 console.log(`docs/reliability.md: ${rows.length} cases (${rows.filter((r) => r.result === 'pass').length} pass)`);

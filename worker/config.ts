@@ -18,6 +18,8 @@ export interface Settings {
   maxFieldChars: number;
   /** Snapshot once the journal has grown past this many bytes. */
   snapshotJournalBytes: number;
+  /** Deleted text leaves the files on disk (snapshots, journals) within this many ms of the delete, plus the time to write two snapshots. */
+  compactAfterDeleteMs: number;
   /** Allow binding to a non-loopback host. */
   allowRemoteBind: boolean;
   /** Shut down after this many ms without any client request; 0 = never. */
@@ -58,6 +60,7 @@ export const DEFAULT_SETTINGS: Settings = {
   maxImportBytes: 256 * 1024 * 1024,
   maxFieldChars: 64 * 1024,
   snapshotJournalBytes: 32 * 1024 * 1024,
+  compactAfterDeleteMs: 60_000,
   allowRemoteBind: false,
   idleShutdownMs: 0,
   provider: '',
@@ -147,5 +150,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig &
   if (env.CLAUDE_MEM_ALLOW_REMOTE === '1') settings.allowRemoteBind = true;
   if (env.CLAUDE_MEM_IDLE_SHUTDOWN_MS) settings.idleShutdownMs = Number(env.CLAUDE_MEM_IDLE_SHUTDOWN_MS) || 0;
   if (env.CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES) settings.snapshotJournalBytes = Number(env.CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES) || settings.snapshotJournalBytes;
+  if (env.CLAUDE_MEM_COMPACT_AFTER_DELETE_MS) settings.compactAfterDeleteMs = Math.max(0, Number(env.CLAUDE_MEM_COMPACT_AFTER_DELETE_MS) || 0) || settings.compactAfterDeleteMs;
   return { dataDir, host: env.CLAUDE_MEM_WORKER_HOST || '127.0.0.1', port: defaultPort(env), settings, problem };
 }

@@ -17,7 +17,7 @@ import { searchService } from './search/service';
 import { createApp } from './server/app';
 import { moduleRoutes } from './server/routes';
 import type { AppContext } from './server/context';
-import { migrate } from './store/schema';
+import { createSchema, migrate } from './store/schema';
 import { Store } from './store/store';
 
 type Probe = { kind: 'ours'; health: HealthResponse } | { kind: 'other'; health?: HealthResponse; why: string } | { kind: 'none' };
@@ -97,6 +97,8 @@ async function main(): Promise<void> {
     log,
     snapshotJournalBytes: config.settings.snapshotJournalBytes,
     replicaScript: process.env.CLAUDE_MEM_NO_REPLICA === '1' ? null : path.join(__dirname, 'replica.js'),
+    emptySchema: createSchema,
+    compactAfterDeleteMs: config.settings.compactAfterDeleteMs,
   });
   await migrate(store);
   const events = new EventBus();
@@ -170,7 +172,7 @@ async function main(): Promise<void> {
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => void shutdown(sig));
   processor.kick();
   search.start();
-  if (store.recovery.recordsReplayed > 0 || store.recovery.problems.length > 0) {
+  if (!store.degraded && (store.recovery.recordsReplayed > 0 || store.recovery.problems.length > 0)) {
     store.snapshot().catch((e: Error) => log.error(`post-recovery snapshot failed: ${e.message}`));
   }
   if (config.settings.idleShutdownMs > 0) {
@@ -186,6 +188,7 @@ async function main(): Promise<void> {
   say(`  data dir: ${config.dataDir}`);
   say(`  token:    ${path.join(config.dataDir, 'auth.token')}`);
   if (r.problems.length > 0) say(`  recovered with problems:\n    ${r.problems.join('\n    ')}`);
+  if (store.degraded) say(`  NOT READY: ${store.degraded}`);
   say('  stop:     Ctrl+C, or `node dist/cli.js stop`');
 }
 

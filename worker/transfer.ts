@@ -1,5 +1,6 @@
-// Export and import: a self-describing JSON document. Import is one transaction: all or nothing,
-// and idempotent (sessions by platform + id, the rest by their natural keys), so importing twice adds nothing.
+// Export and import: a self-describing JSON document. Import is validated whole (a bad field stores
+// nothing), then written in chunks so other requests are answered meanwhile; it is idempotent
+// (sessions by platform + id, the rest by their natural keys), so importing twice adds nothing.
 import { BadRequest, asObject } from './protocol';
 import { cleanText } from '../common/privacy';
 import { insertObservation, parseList, type ObservationRow } from './store/repos/observations';
@@ -132,84 +133,137 @@ function field<T>(o: Obj, key: string, at: string, check: (v: unknown) => v is T
   return v;
 }
 const isStr = (v: unknown): v is string => typeof v === 'string';
-const isNonEmptyStr = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '' && v.length <= 256;
-const isStrOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
 const isInt = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 const isIntOrNull = (v: unknown): v is number | null => v === null || isInt(v);
-const isStrList = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 const isArr = (v: unknown): v is unknown[] => Array.isArray(v);
 // Every text of an import is cleaned like live ingest: private blocks stripped, secrets redacted.
 const clean = (s: string) => cleanText(s).text;
 const cleanOrNull = (s: string | null) => (s === null ? null : clean(s));
 
-export function parseImport(body: unknown): ExportedSession[] {
+// The limits the API applies to the same fields (lifecycle.ts, protocol.ts), so an import cannot
+// store what a hook or a save could not.
+const LIMITS = {
+  /** Session ids, project names, platforms, sources, hashes, tool names (protocol.ts reqId). */
+  id: 256,
+  cwd: 4096,
+  title: 1000,
+  /** A prompt as the API keeps it (lifecycle MAX_PROMPT, after stripping), with room for private blocks. */
+  prompt: 200_000,
+  /** A saved memory's text (lifecycle saveMemory: 10 x MAX_PROMPT). */
+  text: 1_000_000,
+  listItems: 1000,
+  listItem: 4096,
+};
+/** Observation types: the taxonomy's or a custom lower-case slug (as search accepts them). */
+const TYPE_RE = /^[a-z][a-z0-9_-]{0,39}$/;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f]/;
+
+const isId = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '' && v.length <= LIMITS.id && !CONTROL.test(v);
+const isIdOrNull = (v: unknown): v is string | null => v === null || isId(v);
+const isType = (v: unknown): v is string => typeof v === 'string' && TYPE_RE.test(v);
+const maxStr = (n: number) => (v: unknown): v is string => typeof v === 'string' && v.length <= n;
+const maxStrOrNull = (n: number) => (v: unknown): v is string | null => v === null || (typeof v === 'string' && v.length <= n);
+const isStrList = (v: unknown): v is string[] => Array.isArray(v) && v.length <= LIMITS.listItems && v.every((x) => typeof x === 'string' && x.length <= LIMITS.listItem);
+const ID = 'a non-empty string of at most 256 characters without control characters';
+const LIST = `an array of at most ${LIMITS.listItems} strings of at most ${LIMITS.listItem} characters`;
+
+function importDocSessions(body: unknown): unknown[] {
   const doc = asObject(body, 'import document');
   if (doc.format !== EXPORT_FORMAT) throw new BadRequest(`import: format must be "${EXPORT_FORMAT}"`);
   if (doc.version !== EXPORT_VERSION) throw new BadRequest(`import: version ${String(doc.version)} is not supported (expected ${EXPORT_VERSION})`);
-  const sessions = field(doc, 'sessions', '$', isArr, 'an array');
-  return sessions.map((raw, i) => {
-    const at = `sessions[${i}]`;
-    const s = asObject(raw, at);
-    const status = field(s, 'status', at, isStr, 'a string');
-    if (!['initialized', 'active', 'completed'].includes(status)) throw new BadRequest(`import: ${at}.status must be initialized, active or completed`);
-    return {
-      platform: field(s, 'platform', at, isNonEmptyStr, 'a non-empty string'),
-      contentSessionId: field(s, 'contentSessionId', at, isNonEmptyStr, 'a non-empty string'),
-      project: clean(field(s, 'project', at, isNonEmptyStr, 'a non-empty string')).trim() || 'imported',
-      cwd: cleanOrNull(field(s, 'cwd', at, isStrOrNull, 'a string or null')),
-      status,
-      promptCounter: field(s, 'promptCounter', at, isInt, 'a non-negative integer'),
-      startedAt: field(s, 'startedAt', at, isInt, 'an epoch in ms'),
-      updatedAt: field(s, 'updatedAt', at, isInt, 'an epoch in ms'),
-      completedAt: field(s, 'completedAt', at, isIntOrNull, 'an epoch in ms or null'),
-      completionReason: cleanOrNull(field(s, 'completionReason', at, isStrOrNull, 'a string or null')),
-      prompts: field(s, 'prompts', at, isArr, 'an array').map((r, j) => {
-        const pa = `${at}.prompts[${j}]`;
-        const p = asObject(r, pa);
-        return { promptNumber: field(p, 'promptNumber', pa, isInt, 'an integer'), text: clean(field(p, 'text', pa, isStr, 'a string')), createdAt: field(p, 'createdAt', pa, isInt, 'an epoch in ms') };
-      }),
-      observations: field(s, 'observations', at, isArr, 'an array').map((r, j) => {
-        const oa = `${at}.observations[${j}]`;
-        const o = asObject(r, oa);
-        return {
-          type: clean(field(o, 'type', oa, isNonEmptyStr, 'a non-empty string')),
-          title: clean(field(o, 'title', oa, isStr, 'a string')),
-          subtitle: cleanOrNull(field(o, 'subtitle', oa, isStrOrNull, 'a string or null')),
-          facts: field(o, 'facts', oa, isStrList, 'an array of strings').map(clean),
-          narrative: cleanOrNull(field(o, 'narrative', oa, isStrOrNull, 'a string or null')),
-          concepts: field(o, 'concepts', oa, isStrList, 'an array of strings').map(clean),
-          filesRead: field(o, 'filesRead', oa, isStrList, 'an array of strings').map(clean),
-          filesModified: field(o, 'filesModified', oa, isStrList, 'an array of strings').map(clean),
-          toolName: cleanOrNull(field(o, 'toolName', oa, isStrOrNull, 'a string or null')),
-          promptNumber: field(o, 'promptNumber', oa, isIntOrNull, 'an integer or null'),
-          contentHash: field(o, 'contentHash', oa, isNonEmptyStr, 'a non-empty string'),
-          source: clean(field(o, 'source', oa, isNonEmptyStr, 'a non-empty string')),
-          inputTokens: field(o, 'inputTokens', oa, isInt, 'an integer'),
-          outputTokens: field(o, 'outputTokens', oa, isInt, 'an integer'),
-          discoveryTokens: field(o, 'discoveryTokens', oa, isInt, 'an integer'),
-          createdAt: field(o, 'createdAt', oa, isInt, 'an epoch in ms'),
-        };
-      }),
-      summaries: field(s, 'summaries', at, isArr, 'an array').map((r, j) => {
-        const ma = `${at}.summaries[${j}]`;
-        const m = asObject(r, ma);
-        const text = (k: string) => cleanOrNull(field(m, k, ma, isStrOrNull, 'a string or null'));
-        return {
-          request: text('request'),
-          investigated: text('investigated'),
-          learned: text('learned'),
-          completed: text('completed'),
-          nextSteps: text('nextSteps'),
-          notes: text('notes'),
-          promptNumber: field(m, 'promptNumber', ma, isIntOrNull, 'an integer or null'),
-          contentHash: field(m, 'contentHash', ma, isNonEmptyStr, 'a non-empty string'),
-          inputTokens: field(m, 'inputTokens', ma, isInt, 'an integer'),
-          outputTokens: field(m, 'outputTokens', ma, isInt, 'an integer'),
-          createdAt: field(m, 'createdAt', ma, isInt, 'an epoch in ms'),
-        };
-      }),
-    };
-  });
+  return field(doc, 'sessions', '$', isArr, 'an array');
+}
+
+export function parseImport(body: unknown): ExportedSession[] {
+  return importDocSessions(body).map(parseSession);
+}
+
+/** Records validated between two yields to the event loop (a 50 MB document takes about 0.3 s to validate). */
+const VALIDATE_SLICE = 2000;
+
+/** parseImport, letting other requests in every few thousand records. */
+export async function parseImportYielding(body: unknown): Promise<ExportedSession[]> {
+  const out: ExportedSession[] = [];
+  let since = 0;
+  for (const [i, raw] of importDocSessions(body).entries()) {
+    const s = parseSession(raw, i);
+    out.push(s);
+    since += 1 + s.prompts.length + s.observations.length + s.summaries.length;
+    if (since >= VALIDATE_SLICE) {
+      since = 0;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+  return out;
+}
+
+function parseSession(raw: unknown, i: number): ExportedSession {
+  const at = `sessions[${i}]`;
+  const s = asObject(raw, at);
+  const status = field(s, 'status', at, isStr, 'a string');
+  if (!['initialized', 'active', 'completed'].includes(status)) throw new BadRequest(`import: ${at}.status must be initialized, active or completed`);
+  return {
+    platform: field(s, 'platform', at, isId, ID),
+    contentSessionId: field(s, 'contentSessionId', at, isId, ID),
+    project: clean(field(s, 'project', at, isId, ID)).trim() || 'imported',
+    cwd: cleanOrNull(field(s, 'cwd', at, maxStrOrNull(LIMITS.cwd), `a string of at most ${LIMITS.cwd} characters or null`)),
+    status,
+    promptCounter: field(s, 'promptCounter', at, isInt, 'a non-negative integer'),
+    startedAt: field(s, 'startedAt', at, isInt, 'an epoch in ms'),
+    updatedAt: field(s, 'updatedAt', at, isInt, 'an epoch in ms'),
+    completedAt: field(s, 'completedAt', at, isIntOrNull, 'an epoch in ms or null'),
+    completionReason: cleanOrNull(field(s, 'completionReason', at, isIdOrNull, `${ID}, or null`)),
+    prompts: field(s, 'prompts', at, isArr, 'an array').map((r, j) => {
+      const pa = `${at}.prompts[${j}]`;
+      const p = asObject(r, pa);
+      return {
+        promptNumber: field(p, 'promptNumber', pa, isInt, 'an integer'),
+        text: clean(field(p, 'text', pa, maxStr(LIMITS.prompt), `a string of at most ${LIMITS.prompt} characters`)),
+        createdAt: field(p, 'createdAt', pa, isInt, 'an epoch in ms'),
+      };
+    }),
+    observations: field(s, 'observations', at, isArr, 'an array').map((r, j) => {
+      const oa = `${at}.observations[${j}]`;
+      const o = asObject(r, oa);
+      return {
+        type: field(o, 'type', oa, isType, 'an observation type (lower-case letters, digits, _ or -, at most 40)'),
+        title: clean(field(o, 'title', oa, maxStr(LIMITS.title), `a string of at most ${LIMITS.title} characters`)),
+        subtitle: cleanOrNull(field(o, 'subtitle', oa, maxStrOrNull(LIMITS.title), `a string of at most ${LIMITS.title} characters or null`)),
+        facts: field(o, 'facts', oa, isStrList, LIST).map(clean),
+        narrative: cleanOrNull(field(o, 'narrative', oa, maxStrOrNull(LIMITS.text), `a string of at most ${LIMITS.text} characters or null`)),
+        concepts: field(o, 'concepts', oa, isStrList, LIST).map(clean),
+        filesRead: field(o, 'filesRead', oa, isStrList, LIST).map(clean),
+        filesModified: field(o, 'filesModified', oa, isStrList, LIST).map(clean),
+        toolName: cleanOrNull(field(o, 'toolName', oa, isIdOrNull, `${ID}, or null`)),
+        promptNumber: field(o, 'promptNumber', oa, isIntOrNull, 'an integer or null'),
+        contentHash: field(o, 'contentHash', oa, isId, ID),
+        source: clean(field(o, 'source', oa, isId, ID)),
+        inputTokens: field(o, 'inputTokens', oa, isInt, 'an integer'),
+        outputTokens: field(o, 'outputTokens', oa, isInt, 'an integer'),
+        discoveryTokens: field(o, 'discoveryTokens', oa, isInt, 'an integer'),
+        createdAt: field(o, 'createdAt', oa, isInt, 'an epoch in ms'),
+      };
+    }),
+    summaries: field(s, 'summaries', at, isArr, 'an array').map((r, j) => {
+      const ma = `${at}.summaries[${j}]`;
+      const m = asObject(r, ma);
+      const text = (k: string) => cleanOrNull(field(m, k, ma, maxStrOrNull(LIMITS.text), `a string of at most ${LIMITS.text} characters or null`));
+      return {
+        request: text('request'),
+        investigated: text('investigated'),
+        learned: text('learned'),
+        completed: text('completed'),
+        nextSteps: text('nextSteps'),
+        notes: text('notes'),
+        promptNumber: field(m, 'promptNumber', ma, isIntOrNull, 'an integer or null'),
+        contentHash: field(m, 'contentHash', ma, isId, ID),
+        inputTokens: field(m, 'inputTokens', ma, isInt, 'an integer'),
+        outputTokens: field(m, 'outputTokens', ma, isInt, 'an integer'),
+        createdAt: field(m, 'createdAt', ma, isInt, 'an epoch in ms'),
+      };
+    }),
+  };
 }
 
 export interface ImportCounts {
@@ -219,26 +273,84 @@ export interface ImportCounts {
   summaries: number;
 }
 
+function ensureImportedSession(tx: WriteTx, s: ExportedSession, n: ImportCounts): SessionRow {
+  let row = findSession(tx, s.platform, s.contentSessionId);
+  if (!row) {
+    tx.run(
+      `INSERT INTO sessions (platform, content_session_id, project, cwd, status, prompt_counter, started_at, updated_at, completed_at, completion_reason)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [s.platform, s.contentSessionId, s.project, s.cwd, s.status, s.promptCounter, s.startedAt, s.updatedAt, s.completedAt, s.completionReason],
+    );
+    row = findSession(tx, s.platform, s.contentSessionId) as SessionRow;
+    n.sessions += 1;
+  }
+  return row;
+}
+
+type ImportItem =
+  | { kind: 'prompt'; p: ExportedSession['prompts'][number] }
+  | { kind: 'observation'; o: ExportedSession['observations'][number] }
+  | { kind: 'summary'; m: ExportedSession['summaries'][number] };
+
+function importItem(tx: WriteTx, row: SessionRow, item: ImportItem, n: ImportCounts): void {
+  if (item.kind === 'prompt') {
+    const p = item.p;
+    if (insertPrompt(tx, { sessionId: row.id, project: row.project, promptNumber: p.promptNumber, text: p.text, createdAt: p.createdAt }) !== undefined) n.prompts += 1;
+  } else if (item.kind === 'observation') {
+    if (insertObservation(tx, { ...item.o, sessionId: row.id, project: row.project }) !== undefined) n.observations += 1;
+  } else if (insertSummary(tx, { ...item.m, sessionId: row.id, project: row.project }) !== undefined) n.summaries += 1;
+}
+
+const itemsOf = (s: ExportedSession): ImportItem[] => [
+  ...s.prompts.map((p) => ({ kind: 'prompt' as const, p })),
+  ...s.observations.map((o) => ({ kind: 'observation' as const, o })),
+  ...s.summaries.map((m) => ({ kind: 'summary' as const, m })),
+];
+
+/** Imports in one transaction (small imports, test fixtures). */
 export function importSessions(tx: WriteTx, sessions: ExportedSession[]): ImportCounts {
   const n: ImportCounts = { sessions: 0, prompts: 0, observations: 0, summaries: 0 };
   for (const s of sessions) {
-    let row = findSession(tx, s.platform, s.contentSessionId);
-    if (!row) {
-      tx.run(
-        `INSERT INTO sessions (platform, content_session_id, project, cwd, status, prompt_counter, started_at, updated_at, completed_at, completion_reason)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [s.platform, s.contentSessionId, s.project, s.cwd, s.status, s.promptCounter, s.startedAt, s.updatedAt, s.completedAt, s.completionReason],
-      );
-      row = findSession(tx, s.platform, s.contentSessionId) as SessionRow;
-      n.sessions += 1;
-    }
-    for (const p of s.prompts) if (insertPrompt(tx, { sessionId: row.id, project: row.project, promptNumber: p.promptNumber, text: p.text, createdAt: p.createdAt }) !== undefined) n.prompts += 1;
-    for (const o of s.observations) {
-      if (insertObservation(tx, { ...o, sessionId: row.id, project: row.project }) !== undefined) n.observations += 1;
-    }
-    for (const m of s.summaries) {
-      if (insertSummary(tx, { ...m, sessionId: row.id, project: row.project }) !== undefined) n.summaries += 1;
-    }
+    const row = ensureImportedSession(tx, s, n);
+    for (const item of itemsOf(s)) importItem(tx, row, item, n);
   }
+  return n;
+}
+
+/** Records per transaction of a chunked import: each holds the event loop for tens of ms, not the whole import. */
+export const IMPORT_CHUNK = 100;
+
+/**
+ * Imports in transactions of `chunk` records, letting other requests in between. The document is
+ * validated whole before the first write (a bad field stores nothing); a storage failure midway
+ * leaves the chunks before it, and importing the same document again completes it (import is
+ * idempotent: sessions by platform + id, records by content hash or prompt number).
+ */
+export async function importChunked(store: Store, sessions: ExportedSession[], chunk = IMPORT_CHUNK): Promise<ImportCounts> {
+  const n: ImportCounts = { sessions: 0, prompts: 0, observations: 0, summaries: 0 };
+  let pending: { s: ExportedSession; item: ImportItem | null }[] = [];
+  const flush = async () => {
+    const work = pending;
+    pending = [];
+    const rows = new Map<ExportedSession, SessionRow>();
+    await store.write((tx) => {
+      for (const { s, item } of work) {
+        let row = rows.get(s);
+        if (!row) rows.set(s, (row = ensureImportedSession(tx, s, n)));
+        if (item) importItem(tx, row, item, n);
+      }
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  for (const s of sessions) {
+    const items = itemsOf(s);
+    if (items.length === 0) pending.push({ s, item: null });
+    for (const item of items) {
+      pending.push({ s, item });
+      if (pending.length >= chunk) await flush();
+    }
+    if (pending.length >= chunk) await flush();
+  }
+  if (pending.length > 0) await flush();
   return n;
 }

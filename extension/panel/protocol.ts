@@ -65,6 +65,8 @@ export interface StatsResponse {
   queue: QueueCounts;
   tokens: { modelInput: number; modelOutput: number; discovery: number };
   worker: { pid: number; version: string; uptimeMs: number; rssBytes: number };
+  /** state: 'ok', 'degraded' (acknowledged data missing) or 'read-only'; message says what to do. */
+  storage?: { state?: string; message?: string | null };
 }
 
 export type SearchMode = 'keyword' | 'semantic' | 'hybrid';

@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { startWorker, tempDir, WORKER_JS, type RunningWorker } from '../helpers/worker';
+import { CLI_JS, startWorker, tempDir, WORKER_JS, type RunningWorker } from '../helpers/worker';
 import { faultCase } from './record';
 
 const F = __filename;
@@ -80,8 +80,23 @@ it('recovers from a torn journal and from a corrupted record in the middle', asy
       assert.ok(problems.some((p) => /skipped \d+ damaged bytes/.test(p)), problems.join('; '));
       assert.ok(problems.some((p) => /torn or damaged tail/.test(p)), problems.join('; '));
       assert.equal(fs.readdirSync(path.join(dbDir(dataDir), 'damaged')).length, 1, 'a copy of the damaged journal is kept');
-      await addMemories(w2, 100, 1);
-      return `recovered ${got.length}/30 memories (the damaged record's only); reported: ${problems.join('; ')}`;
+      // An acknowledged record is gone: not ready, read-only, until a human accepts the loss (issue 17).
+      const ready = (await w2.req('GET', '/api/readiness')).body;
+      assert.equal(ready.ready, false);
+      assert.equal(ready.storage, 'degraded');
+      assert.equal((await w2.req('POST', '/api/memory/save', { text: 'memory 100', project: 'dmg' })).status, 503);
+      await w2.stop();
+      const accept = spawnSync(process.execPath, [CLI_JS, 'recover', '--accept-loss'], { env: { ...process.env, CLAUDE_MEM_DATA_DIR: dataDir }, encoding: 'utf8' });
+      assert.equal(accept.status, 0, accept.stdout + accept.stderr);
+      const w3 = await startWorker({ dataDir });
+      try {
+        assert.equal((await w3.req('GET', '/api/readiness')).body.ready, true);
+        assert.equal((await memories(w3)).length, got.length);
+        await addMemories(w3, 100, 1);
+      } finally {
+        await w3.stop();
+      }
+      return `recovered ${got.length}/30 memories (the damaged record's only); not ready ("degraded") until recover --accept-loss; reported: ${problems.join('; ')}`;
     } finally {
       await w2.stop();
     }
@@ -139,16 +154,20 @@ it('a full disk: writes fail cleanly, reads go on, nothing acknowledged is lost'
       const w = await startWorker({ dataDir, env: { CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(1 << 30) } });
       const acked: number[] = [];
       let failedStatus = 0;
+      let failedAt = -1;
       for (let i = 0; i < 5000 && failedStatus === 0; i++) {
         const r = await w.req('POST', '/api/memory/save', { text: `memory ${i} ${'x'.repeat(2000)}`, project: 'dmg' });
         if (r.status === 201) acked.push(i);
-        else failedStatus = r.status;
+        else [failedStatus, failedAt] = [r.status, i];
       }
       assert.equal(failedStatus, 503, 'a write that cannot be made durable is refused');
       const err = await w.req('POST', '/api/memory/save', { text: 'after full', project: 'dmg' });
       assert.equal(err.status, 503);
       assert.match(err.body.error, /read-only|durable/);
-      assert.equal((await w.req('GET', '/api/observations?project=dmg&limit=1')).status, 200, 'reads still work');
+      const seen = (await w.req('GET', '/api/observations?project=dmg&limit=1000')).body.items.map((o: { narrative: string }) => o.narrative.split(' ')[1]);
+      assert.ok(seen.length >= acked.length, 'reads still work');
+      // The write that failed is not in reads (issue 17: the store reloads what is on disk).
+      assert.ok(!seen.includes(String(failedAt)), `the failed write (memory ${failedAt}) is visible in reads`);
       await w.kill('SIGKILL');
       // Free space, restart: every acknowledged write is there.
       execFileSync('mount', ['-o', 'remount,size=64m', mnt]);
@@ -157,7 +176,8 @@ it('a full disk: writes fail cleanly, reads go on, nothing acknowledged is lost'
         const have = new Set((await w2.req('GET', '/api/observations?project=dmg&limit=1000')).body.items.map((o: { narrative: string }) => o.narrative.split(' ')[1]));
         const lost = acked.filter((i) => !have.has(String(i)));
         assert.deepEqual(lost, []);
-        return `${acked.length} writes acknowledged before ENOSPC, then 503 "${err.body.error.slice(0, 80)}"; after restart all ${acked.length} present`;
+        assert.ok(!have.has(String(failedAt)), 'the refused write did not come back after restart');
+        return `${acked.length} writes acknowledged before ENOSPC, then 503 "${err.body.error.slice(0, 80)}"; the failed write not in reads; after restart all ${acked.length} present and the refused one absent`;
       } finally {
         await w2.stop();
       }

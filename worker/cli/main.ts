@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 declare const __VERSION__: string;
 
-const TOOLS = ['start', 'stop', 'status', 'install', 'uninstall', 'viewer', 'search', 'reindex'];
+const TOOLS = ['start', 'stop', 'status', 'install', 'uninstall', 'viewer', 'search', 'reindex', 'recover'];
 
 /** Loads a bundle that sits beside this one. A computed path, so esbuild leaves it out of cli.js. */
 function beside<T>(file: string): T | undefined {
@@ -52,6 +52,9 @@ const USAGE = `usage: claude-mem <command>
   reindex [--project P] [--reembed] [--json]
                             rebuild the semantic-search vector indexes from the database (every
                             project unless --project); --reembed embeds every record again
+  recover [--accept-loss] [--json]
+                            with the worker stopped: rebuild the database from db/ and report what is
+                            lost; --accept-loss makes the worker start (ready) with what was rebuilt
   install claude-code [--user | --project [dir]] [--no-mcp]
                             add claude-mem's hooks (and MCP server) to Claude Code's settings
   uninstall claude-code [--user | --project [dir]]

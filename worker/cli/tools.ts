@@ -1,6 +1,7 @@
 // The terminal commands (start, stop, status, install, uninstall, viewer, search, reindex) as their own
 // bundle, dist/cli-tools.js, so their code is never parsed on the hook path. dist/cli.js loads it.
 import { runInstallCommand } from './installCommand';
+import { runRecover } from './recover';
 import { runReindex } from './reindex';
 import { runSearch } from './search';
 import { runStartStop } from './startStop';
@@ -21,6 +22,8 @@ export async function runTool(cmd: string, args: string[]): Promise<number | und
       return runSearch(args);
     case 'reindex':
       return runReindex(args);
+    case 'recover':
+      return runRecover(args);
     default:
       return undefined;
   }

@@ -45,6 +45,10 @@ export interface SegmentRead {
   problems: string[];
   /** Bytes that were skipped as damaged. */
   skippedBytes: number;
+  /** Damaged stretches with intact records after them (never a crash's doing). */
+  damagedStretches: number;
+  /** The dropped end of the file, if any; torn: it looks like a write cut short by a crash. */
+  tail?: { offset: number; bytes: number; torn: boolean };
 }
 
 /** Reads every intact record; skips damaged stretches by searching for the next valid frame. */
@@ -53,6 +57,8 @@ export function readSegment(file: string): SegmentRead {
   const records: Buffer[] = [];
   const problems: string[] = [];
   let skippedBytes = 0;
+  let damagedStretches = 0;
+  let tail: SegmentRead['tail'];
   let pos = 0;
   while (pos < buf.length) {
     const valid = validAt(buf, pos);
@@ -74,6 +80,8 @@ export function readSegment(file: string): SegmentRead {
     }
     const lost = next - pos;
     skippedBytes += lost;
+    if (next >= buf.length) tail = { offset: pos, bytes: lost, torn: looksTorn(buf.subarray(pos)) };
+    else damagedStretches += 1;
     problems.push(
       next >= buf.length
         ? `${path.basename(file)}: dropped a torn or damaged tail of ${lost} bytes at offset ${pos}`
@@ -81,7 +89,21 @@ export function readSegment(file: string): SegmentRead {
     );
     pos = next;
   }
-  return { records, problems, skippedBytes };
+  return { records, problems, skippedBytes, damagedStretches, tail };
+}
+
+/**
+ * Whether a dropped tail is what a crash leaves: the start of a frame whose write was cut short
+ * (a prefix of the magic, or a header whose length runs past the end), or zeros (a file extended
+ * but not written). Anything else there was written whole and damaged afterwards.
+ */
+function looksTorn(t: Buffer): boolean {
+  if (t.every((b) => b === 0)) return true;
+  const m = Math.min(4, t.length);
+  if (!t.subarray(0, m).equals(MAGIC_BYTES.subarray(0, m))) return false;
+  if (t.length < 8) return true;
+  const len = t.readUInt32LE(4);
+  return len > 0 && len <= MAX_RECORD && HEADER + len > t.length;
 }
 
 const MAGIC_BYTES = (() => {
@@ -266,6 +288,13 @@ export class JournalWriter {
       while (off < data.length) off += fs.writeSync(this.fd, data, off, data.length - off);
     } catch (e) {
       this.failed = e as Error;
+      // Whole records of this batch may have reached the file before the error: cut them off, so a
+      // write that was refused is not replayed later (the store reloads from the files after this).
+      try {
+        fs.ftruncateSync(this.fd, this.segmentBytes);
+      } catch {
+        /* a torn end is dropped by recovery anyway */
+      }
       for (const p of batch) p.reject(e as Error);
       return;
     }

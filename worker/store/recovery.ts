@@ -1,5 +1,10 @@
-// Start-up recovery, shared by the worker and its snapshot replica so both reach the same state:
-// newest snapshot that checks out, then every journal record after it, in order.
+// Start-up recovery, shared by the worker, its snapshot replica and `claude-mem recover`, so all
+// reach the same state: newest snapshot that checks out, then every journal record after it, in order.
+//
+// Recovery never deletes: a damaged snapshot is moved to db/damaged/, a damaged journal is copied
+// there (the original stays: its intact records are still replayed). What could not be rebuilt is
+// listed in `lost`; any entry there means acknowledged data is missing, and the worker then starts
+// read-only (store.ts) until a human runs `claude-mem recover`.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
@@ -9,6 +14,13 @@ import { listSnapshots, openSnapshot, snapshotName } from './snapshot';
 import { applyTx, StatementCache } from './apply';
 import { tuneConnection } from './sqlite';
 
+/**
+ * A statement a transaction that deletes people's text carries (store.ts WriteTx.erased): harmless on
+ * replay, and it tells a start after a crash that a compaction was still due.
+ */
+export const ERASE_MARK = "SELECT 'claude-mem:erase'";
+const ERASE_MARK_JSON = Buffer.from(JSON.stringify(ERASE_MARK));
+
 /** When the background pass starts reading the rest of the snapshot (after the worker answers). */
 const BACKGROUND_LOAD_DELAY_MS = 2000;
 
@@ -17,8 +29,14 @@ export interface RecoveryReport {
   segmentsReplayed: number[];
   recordsReplayed: number;
   recordsFailed: number;
-  /** What could not be recovered, one line each. Empty on a clean start. */
+  /** What could not be read, one line each (including what was recovered another way). Empty on a clean start. */
   problems: string[];
+  /** Acknowledged data that could not be rebuilt, one line each. Non-empty: storage is degraded. */
+  lost: string[];
+  /** Set when no snapshot or journal start was usable and the survivors were replayed onto an empty schema. */
+  emptySchema: boolean;
+  /** Replayed transactions that deleted people's text (their compaction may still be due). */
+  erasures: number;
 }
 
 export interface RecoveryOptions {
@@ -26,18 +44,28 @@ export interface RecoveryOptions {
   upToGen?: number;
   /** Move damaged snapshots aside and copy damaged journals to damaged/ (the worker does; the replica must not). */
   quarantine: boolean;
+  /**
+   * Creates the current schema on an empty database. Used when the start of the data is lost (no
+   * usable snapshot and the journals that built the lost ones are gone), so the surviving records
+   * replay onto tables rather than fail one by one.
+   */
+  emptySchema?: (db: Database) => void;
+  /** Load the snapshot fully now instead of lazily (claude-mem recover exports the result at once). */
+  eager?: boolean;
 }
 
 export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): { db: Database; nextGen: number; report: RecoveryReport } {
-  const report: RecoveryReport = { snapshotGen: null, segmentsReplayed: [], recordsReplayed: 0, recordsFailed: 0, problems: [] };
+  const report: RecoveryReport = { snapshotGen: null, segmentsReplayed: [], recordsReplayed: 0, recordsFailed: 0, problems: [], lost: [], emptySchema: false, erasures: 0 };
   let db: Database | undefined;
   let baseGen = 0;
   const snaps = listSnapshots(dir).reverse();
   for (const gen of snaps) {
+    if (opts.upToGen !== undefined && gen > opts.upToGen) continue;
     const file = path.join(dir, snapshotName(gen));
     try {
       // Verified whole, then read again lazily as SQLite asks for pages (snapshot.ts, lazyFile.ts).
       const bytes = openSnapshot(file);
+      if (opts.eager) bytes.loadAll();
       const candidate = new SQL.Database(bytes);
       candidate.exec('SELECT count(*) FROM sqlite_master');
       // The rest is read in the background once start-up is done, then the file is closed.
@@ -51,24 +79,54 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
       if (opts.quarantine) quarantine(dir, file, true);
     }
   }
-  if (!db) db = new SQL.Database();
-  tuneConnection(db);
 
   const all = listSegments(dir);
-  const segments = all.filter((g) => g >= baseGen && (opts.upToGen === undefined || g < opts.upToGen));
-  if (snaps.length > 0 && report.snapshotGen === null && all.length > 0 && all[0] > 0) {
-    report.problems.push(`no usable snapshot; journal segments before ${segmentName(all[0])} were already compacted, so older data is lost`);
+  // Without a snapshot the journals must reach back to the first one ever written (gen 1).
+  const from = db ? baseGen : 1;
+  const upTo = opts.upToGen ?? Infinity;
+  const segments = all.filter((g) => g >= from && g < upTo);
+  if (!db) {
+    db = new SQL.Database();
+    if (all.length > 0 && all[0] > 1) {
+      const first = all[0];
+      report.lost.push(
+        `no usable snapshot, and the journals before ${segmentName(first)} were compacted into snapshots that are damaged or gone: what was saved before them cannot be rebuilt`,
+      );
+      if (opts.emptySchema) {
+        opts.emptySchema(db);
+        report.emptySchema = true;
+      }
+    }
   }
+  tuneConnection(db);
+
+  // Every gen from the base to the newest segment must be there (segments are numbered without gaps).
+  // A snapshot's own segment is created before it (rotation), so it must be there too.
+  const last = Math.min(Math.max(all.length > 0 ? all[all.length - 1] : -1, report.snapshotGen ?? -1), upTo - 1);
+  const expectedFrom = report.snapshotGen !== null ? baseGen : (segments[0] ?? from);
+  const have = new Set(all);
+  const missing: number[] = [];
+  for (let g = expectedFrom; g <= last; g++) if (!have.has(g)) missing.push(g);
+  if (missing.length > 0) report.lost.push(`journal ${missing.map(segmentName).join(', ')} missing: the writes it held cannot be rebuilt`);
+
   const cache = new StatementCache(db);
   for (const gen of segments) {
     const file = path.join(dir, segmentName(gen));
     const read = readSegment(file);
     report.problems.push(...read.problems);
     if (read.problems.length > 0 && opts.quarantine) quarantine(dir, file, false);
+    const isLast = gen === segments[segments.length - 1] && opts.upToGen === undefined;
+    if (read.damagedStretches > 0) report.lost.push(`${segmentName(gen)}: ${read.damagedStretches} damaged stretch(es) in the middle; the writes recorded there cannot be rebuilt`);
+    // A crash can cut short only the last write of the segment being written; a closed segment was whole.
+    if (read.tail && !(isLast && read.tail.torn)) report.lost.push(`${segmentName(gen)}: ${read.tail.bytes} damaged bytes at its end; the writes recorded there cannot be rebuilt`);
+    // A torn tail is cut off (its copy is in damaged/): new writes go to a later segment, and a
+    // torn tail in a segment that is no longer the last would look like damage on a later start.
+    if (read.tail && isLast && read.tail.torn && opts.quarantine) truncateQuiet(file, read.tail.offset);
     for (const payload of read.records) {
       try {
         applyTx(cache, decodeTx(payload));
         report.recordsReplayed += 1;
+        if (payload.includes(ERASE_MARK_JSON)) report.erasures += 1;
       } catch (e) {
         report.recordsFailed += 1;
         report.problems.push(`${segmentName(gen)}: a record could not be replayed (${(e as Error).message})`);
@@ -77,10 +135,57 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
     report.segmentsReplayed.push(gen);
   }
   cache.clear();
+  if (report.emptySchema) adoptOrphans(db, report);
+  if (report.recordsFailed > 0 && !report.emptySchema) report.lost.push(`${report.recordsFailed} journal record(s) could not be replayed`);
   const lastSeg = all.length > 0 ? all[all.length - 1] : -1;
   const lastSnap = listSnapshots(dir).pop() ?? 0;
   const nextGen = Math.max(baseGen, lastSnap, lastSeg + 1, 1);
   return { db, nextGen, report };
+}
+
+/**
+ * Records replayed onto an empty schema may belong to sessions whose creation was lost: give each
+ * such session id a placeholder row (platform "recovered"), so the records are listed and deletable.
+ */
+function adoptOrphans(db: Database, report: RecoveryReport): void {
+  const kids = ['observations', 'session_summaries', 'user_prompts'].filter((t) => db.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '${t}'`).length > 0);
+  if (kids.length === 0 || db.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sessions'`).length === 0) return;
+  const union = kids.map((t) => `SELECT session_id, project, created_at FROM ${t}`).join(' UNION ALL ');
+  try {
+    db.run(
+      `INSERT INTO sessions (id, platform, content_session_id, project, status, started_at, updated_at, completed_at, completion_reason)
+       SELECT session_id, 'recovered', 'recovered-' || session_id, min(project), 'completed', min(created_at), max(created_at), max(created_at), 'recovered'
+       FROM (${union}) WHERE session_id NOT IN (SELECT id FROM sessions) GROUP BY session_id`,
+    );
+    const n = db.getRowsModified();
+    if (n > 0) report.problems.push(`${n} session(s) whose start was lost were given placeholder rows (platform "recovered")`);
+  } catch (e) {
+    report.problems.push(`could not add placeholder sessions: ${(e as Error).message}`);
+  }
+}
+
+/** One sentence for people: what is wrong, and what to do. */
+export function degradedSentence(report: RecoveryReport): string {
+  const n = report.lost.length;
+  return (
+    `Memory storage is degraded: ${report.lost[0]}${n > 1 ? ` (and ${n - 1} more problem${n > 2 ? 's' : ''})` : ''}. ` +
+    `The worker is read-only so that nothing more is lost; every file it could not use is kept in db/damaged/. ` +
+    `Stop the worker and run \`claude-mem recover\` to see what can be rebuilt, then \`claude-mem recover --accept-loss\` to start with it.`
+  );
+}
+
+function truncateQuiet(file: string, length: number): void {
+  try {
+    const fd = fs.openSync(file, 'r+');
+    try {
+      fs.ftruncateSync(fd, length);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    /* read-only data dir: the next start reads the same tail and judges it the same way */
+  }
 }
 
 /** Damaged files are kept for a human: snapshots are moved aside, journals copied. */
@@ -90,7 +195,13 @@ function quarantine(dir: string, file: string, move: boolean): void {
     fs.mkdirSync(dest, { recursive: true, mode: 0o700 });
     const target = path.join(dest, `${path.basename(file)}.${Date.now()}`);
     if (move) fs.renameSync(file, target);
-    else fs.copyFileSync(file, target);
+    else {
+      // A degraded worker started again finds the same damaged journal: one copy of each version is enough.
+      const size = fs.statSync(file).size;
+      const base = `${path.basename(file)}.`;
+      if (fs.readdirSync(dest).some((n) => n.startsWith(base) && fs.statSync(path.join(dest, n)).size === size)) return;
+      fs.copyFileSync(file, target);
+    }
   } catch {
     /* read-only data dir: leave it where it is */
   }

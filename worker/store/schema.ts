@@ -1,7 +1,36 @@
 // Forward-only migrations. Each runs once, journaled like any other write, and bumps schema_version.
-import type { Store } from './store';
+// A migration is a list of statements, or a function that reads the schema and runs statements
+// (what it runs is journaled, so replay does not depend on reading the schema again).
+import type { Database } from 'sql.js';
+import type { Param } from './records';
+import type { Row, Store, WriteTx } from './store';
 
-const MIGRATIONS: string[][] = [
+type Migration = string[] | ((tx: WriteTx) => void);
+
+/**
+ * Ids are never reused after a delete: an id cited in a past context must never name another
+ * record. SQLite cannot add AUTOINCREMENT to a table, so each table is rebuilt with it, keeping
+ * every row, its id, its indexes and triggers (the FTS index keys on the same ids, so it stays valid).
+ */
+const AUTOINCREMENT_TABLES = ['sessions', 'user_prompts', 'observations', 'session_summaries'];
+function addAutoincrement(tx: WriteTx): void {
+  for (const table of AUTOINCREMENT_TABLES) {
+    const def = tx.get<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`, [table]);
+    if (!def || /AUTOINCREMENT/i.test(def.sql)) continue;
+    const rebuilt = def.sql.replace(/^CREATE TABLE\s+"?\w+"?\s*\(/i, `CREATE TABLE ${table}_autoinc (`).replace(/\bid INTEGER PRIMARY KEY\b/i, 'id INTEGER PRIMARY KEY AUTOINCREMENT');
+    if (!/AUTOINCREMENT/.test(rebuilt)) throw new Error(`migration: cannot add AUTOINCREMENT to ${table}`);
+    const extras = tx
+      .all<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND tbl_name = ? AND sql IS NOT NULL ORDER BY type, name`, [table])
+      .map((r) => r.sql);
+    tx.run(rebuilt);
+    tx.run(`INSERT INTO ${table}_autoinc SELECT * FROM ${table}`);
+    tx.run(`DROP TABLE ${table}`);
+    tx.run(`ALTER TABLE ${table}_autoinc RENAME TO ${table}`);
+    for (const sql of extras) tx.run(sql);
+  }
+}
+
+const MIGRATIONS: Migration[] = [
   // 1: the core tables
   [
     `CREATE TABLE sessions (
@@ -123,9 +152,56 @@ const MIGRATIONS: string[][] = [
     `CREATE TRIGGER vectors_summary_gone AFTER DELETE ON session_summaries BEGIN DELETE FROM vectors WHERE kind = 'summary' AND ref_id = old.id; END`,
     `CREATE TRIGGER vectors_summary_changed AFTER UPDATE OF request, investigated, learned, completed, next_steps, notes, project ON session_summaries BEGIN DELETE FROM vectors WHERE kind = 'summary' AND ref_id = old.id; END`,
   ],
+  // 4: ids never reused (issue 17).
+  addAutoincrement,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+function runMigration(tx: WriteTx, v: number): void {
+  if (v === 0) tx.run('CREATE TABLE schema_version (version INTEGER NOT NULL)');
+  const m = MIGRATIONS[v];
+  if (typeof m === 'function') m(tx);
+  else for (const sql of m) tx.run(sql);
+  tx.run('INSERT INTO schema_version (version) VALUES (?)', [v + 1]);
+}
+
+/** A WriteTx straight on a connection (nothing journaled): for an empty schema built during recovery. */
+function rawTx(db: Database): WriteTx {
+  const all = <T = Row>(sql: string, params: Param[] = []): T[] => {
+    const st = db.prepare(sql);
+    try {
+      st.bind(params as never);
+      const rows: T[] = [];
+      while (st.step()) rows.push(st.getAsObject() as T);
+      return rows;
+    } finally {
+      st.free();
+    }
+  };
+  return {
+    run: (sql, params = []) => {
+      db.run(sql, params as never);
+      return { changes: db.getRowsModified(), lastId: Number(db.exec('SELECT last_insert_rowid()')[0]?.values[0]?.[0] ?? 0) };
+    },
+    all,
+    get: <T = Row>(sql: string, params: Param[] = []) => all<T>(sql, params)[0],
+    erased: () => undefined,
+  };
+}
+
+/** Creates the current schema on an empty database (recovery replays surviving journals onto it). */
+export function createSchema(db: Database): void {
+  const tx = rawTx(db);
+  db.run('BEGIN');
+  try {
+    for (let v = 0; v < SCHEMA_VERSION; v++) runMigration(tx, v);
+    db.run('COMMIT');
+  } catch (e) {
+    db.run('ROLLBACK');
+    throw e;
+  }
+}
 
 export function currentVersion(store: Store): number {
   const hasTable = store.get(`SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'`);
@@ -133,15 +209,14 @@ export function currentVersion(store: Store): number {
   return Number(store.get<{ v: number }>('SELECT max(version) AS v FROM schema_version')?.v ?? 0);
 }
 
-export async function migrate(store: Store): Promise<number> {
+/** Brings the schema up to `target` (the current version unless a test asks for an older one). */
+export async function migrate(store: Store, target = SCHEMA_VERSION): Promise<number> {
   const from = currentVersion(store);
   if (from > SCHEMA_VERSION) throw new Error(`database schema ${from} is newer than this worker (${SCHEMA_VERSION}); upgrade the extension`);
-  for (let v = from; v < SCHEMA_VERSION; v++) {
-    await store.write((tx) => {
-      if (v === 0) tx.run('CREATE TABLE schema_version (version INTEGER NOT NULL)');
-      for (const sql of MIGRATIONS[v]) tx.run(sql);
-      tx.run('INSERT INTO schema_version (version) VALUES (?)', [v + 1]);
-    });
+  for (let v = from; v < Math.min(target, SCHEMA_VERSION); v++) {
+    // Degraded storage is read-only: the schema is brought up to date in memory only, so reads work.
+    if (store.degraded) store.applyInMemory((tx) => runMigration(tx, v));
+    else await store.write((tx) => runMigration(tx, v));
   }
-  return SCHEMA_VERSION;
+  return currentVersion(store);
 }

@@ -3,14 +3,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Database, SqlValue } from 'sql.js';
+import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
 import type { Logger } from '../log';
 import { inTransaction, runStatement, StatementCache } from './apply';
 import { JournalWriter, listSegments, segmentName, type SyncTimes } from './journal';
 import { encodeTx, type Param, type Statement } from './records';
-import { recover, type RecoveryReport } from './recovery';
+import { degradedSentence, ERASE_MARK, recover, type RecoveryReport } from './recovery';
 import type { ReplicaData, ReplicaReply } from './replica';
-import { listSnapshots, snapshotName, writeSnapshot } from './snapshot';
+import { listSnapshots, snapshotName, verifySnapshot, writeSnapshot } from './snapshot';
 import { loadSqlJs, tuneConnection } from './sqlite';
 
 export type Row = Record<string, SqlValue>;
@@ -19,6 +19,11 @@ export interface WriteTx {
   run(sql: string, params?: Param[]): { changes: number; lastId: number };
   all<T = Row>(sql: string, params?: Param[]): T[];
   get<T = Row>(sql: string, params?: Param[]): T | undefined;
+  /**
+   * Marks this transaction as removing people's text: within `compactAfterDeleteMs` the store writes
+   * snapshots without it and removes the older files that still hold it (compact()).
+   */
+  erased(): void;
 }
 
 export interface StoreOptions {
@@ -27,7 +32,13 @@ export interface StoreOptions {
   snapshotJournalBytes: number;
   /** Path of the bundled snapshot thread script (replica.js); null runs snapshots on the main thread. */
   replicaScript: string | null;
+  /** Creates the current schema on an empty database (recovery onto an empty schema, recovery.ts). */
+  emptySchema?: (db: Database) => void;
+  /** How long after a delete the deleted text is compacted out of the files on disk (default 60 s). */
+  compactAfterDeleteMs?: number;
 }
+
+export const DEFAULT_COMPACT_AFTER_DELETE_MS = 60_000;
 
 export interface SnapshotResult {
   gen: number;
@@ -42,6 +53,11 @@ export class StoreUnavailableError extends Error {}
 
 export class Store {
   private cache: StatementCache;
+  private current: Database;
+  private compactTimer: NodeJS.Timeout | undefined;
+  private compacting: Promise<void> | undefined;
+  /** Set when recovery could not rebuild every acknowledged write: one sentence saying what and what to do. */
+  degraded: string | undefined;
   /** The snapshot thread running now, if any (terminated on close). */
   private replica: Worker | undefined;
   private snapshotting: Promise<SnapshotResult> | undefined;
@@ -52,23 +68,40 @@ export class Store {
   writes = 0;
 
   private constructor(
-    public readonly db: Database,
+    db: Database,
     private journal: JournalWriter,
     private readonly opts: StoreOptions,
     public readonly recovery: RecoveryReport,
+    private readonly SQL: SqlJsStatic,
   ) {
+    this.current = db;
     this.cache = new StatementCache(db);
+  }
+
+  /** The live connection (replaced after a failed journal write: see reloadFromFiles). */
+  get db(): Database {
+    return this.current;
   }
 
   static async open(opts: StoreOptions): Promise<Store> {
     fs.mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
     removeTempFiles(opts.dir);
     const SQL = await loadSqlJs();
-    const { db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true });
+    const { db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true, emptySchema: opts.emptySchema });
     for (const p of report.problems) opts.log.warn(`recovery: ${p}`);
     let store: Store | undefined;
     const journal = await JournalWriter.open(opts.dir, nextGen, { durable: () => store?.onDurable() });
-    store = new Store(db, journal, opts, report);
+    store = new Store(db, journal, opts, report, SQL);
+    if (report.lost.length > 0) {
+      // Acknowledged data is missing: keep every file as it is (no writes, no snapshot, no pruning)
+      // until a human decides (claude-mem recover).
+      store.degraded = degradedSentence(report);
+      store.broken = new Error(store.degraded);
+      opts.log.error(store.degraded, { lost: report.lost });
+    } else if (report.erasures > 0) {
+      // A delete whose text may still be in older files was replayed: its compaction is still due.
+      store.scheduleCompaction();
+    }
     return store;
   }
 
@@ -105,9 +138,15 @@ export class Store {
    * its statements are journaled and replayed verbatim. Resolves once they are fsynced.
    */
   write<T>(fn: (tx: WriteTx) => T): Promise<T> {
+    if (this.degraded) return Promise.reject(new StoreUnavailableError(this.degraded));
     if (this.broken) return Promise.reject(new StoreUnavailableError(`storage is read-only after a write failure: ${this.broken.message}`));
     const stmts: Statement[] = [];
+    let erases = false;
     const tx: WriteTx = {
+      erased: () => {
+        if (!erases) stmts.push([ERASE_MARK, []]);
+        erases = true;
+      },
       run: (sql, params = []) => {
         runStatement(this.cache, sql, params);
         stmts.push([sql, params]);
@@ -130,18 +169,97 @@ export class Store {
     } catch (e) {
       return Promise.reject(e);
     }
-    if (stmts.length === 0) return Promise.resolve(result);
+    if (stmts.length === 0 || (erases && stmts.length === 1)) return Promise.resolve(result);
     this.writes += 1;
     return this.journal.append(encodeTx(stmts)).then(
-      () => result,
+      () => {
+        if (erases) this.scheduleCompaction();
+        return result;
+      },
       (e: Error) => {
         if (!this.broken) {
           this.broken = e;
           this.opts.log.error(`journal write failed; refusing further writes until restart: ${e.message}`);
+          // This write (and any queued with it) is in memory but not on disk: reads must not show it.
+          this.reloadFromFiles();
         }
         throw new StoreUnavailableError(`could not make the write durable: ${e.message}`);
       },
     );
+  }
+
+  /** Runs fn in a transaction that is not journaled. Only for degraded (read-only) storage: nothing in it survives a restart. */
+  applyInMemory(fn: (tx: WriteTx) => void): void {
+    if (!this.degraded) throw new Error('applyInMemory is only for degraded storage');
+    const tx: WriteTx = {
+      run: (sql, params = []) => {
+        runStatement(this.cache, sql, params);
+        return { changes: this.db.getRowsModified(), lastId: 0 };
+      },
+      all: (sql, params) => this.all(sql, params),
+      get: (sql, params) => this.get(sql, params),
+      erased: () => undefined,
+    };
+    inTransaction(this.cache, () => fn(tx));
+  }
+
+  /**
+   * Replaces the in-memory database with what the files hold, so a write whose journal record
+   * failed is no longer visible. Every write after the failure is refused, so this runs once.
+   */
+  private reloadFromFiles(): void {
+    try {
+      const { db } = recover(this.SQL, this.opts.dir, { quarantine: false });
+      const old = this.current;
+      this.cache.clear();
+      this.current = db;
+      this.cache = new StatementCache(db);
+      for (const hook of this.reopenHooks) hook(db);
+      old.close();
+    } catch (e) {
+      this.opts.log.error(`could not reload the database from its files after a write failure: ${(e as Error).message}`);
+    }
+  }
+
+  /** Compaction of deleted text is due: at most compactAfterDeleteMs from the first delete after the last one. */
+  private scheduleCompaction(): void {
+    if (this.compactTimer || this.degraded) return;
+    this.compactTimer = setTimeout(() => {
+      this.compact().catch((e: Error) => this.opts.log.error(`compaction failed: ${e.message}`));
+    }, this.opts.compactAfterDeleteMs ?? DEFAULT_COMPACT_AFTER_DELETE_MS);
+    this.compactTimer.unref();
+  }
+
+  /** Whether a delete is waiting for its compaction. */
+  get compactionDue(): boolean {
+    return this.compactTimer !== undefined;
+  }
+
+  /**
+   * Removes deleted text from the files: merges the full-text indexes (their old segments still
+   * hold deleted words), then writes two snapshots in a row. Both are built after the delete (with
+   * secure_delete, so freed pages are zeros) and verified by reading them back, so the prune after
+   * the second one removes every older snapshot and journal while still keeping two verified
+   * snapshots and every journal after the older: any one file can still be damaged without loss.
+   */
+  compact(onMainThread = false): Promise<void> {
+    if (!this.compacting) {
+      clearTimeout(this.compactTimer);
+      this.compactTimer = undefined;
+      this.compacting = (async () => {
+        const t0 = performance.now();
+        const fts = this.all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts%'`).map((r) => r.name);
+        if (fts.length > 0) await this.write((tx) => fts.forEach((t) => tx.run(`INSERT INTO "${t}"("${t}") VALUES ('optimize')`)));
+        // A snapshot under way may have been built before the delete: let it finish, then take two.
+        await this.snapshotting?.catch(() => undefined);
+        await this.snapshot(onMainThread);
+        await this.snapshot(onMainThread);
+        this.opts.log.info('compacted deleted text out of the files', { ms: Math.round(performance.now() - t0) });
+      })().finally(() => {
+        this.compacting = undefined;
+      });
+    }
+    return this.compacting;
   }
 
   get journalBytes(): number {
@@ -186,6 +304,7 @@ export class Store {
 
   /** Takes a snapshot now (or joins the one in progress). */
   snapshot(onMainThread = false): Promise<SnapshotResult> {
+    if (this.degraded) return Promise.reject(new StoreUnavailableError(this.degraded));
     if (!this.snapshotting) {
       this.snapshotting = this.takeSnapshot(onMainThread).finally(() => {
         this.snapshotting = undefined;
@@ -218,6 +337,14 @@ export class Store {
       await writeSnapshot(this.opts.dir, gen, bytes);
       result = { gen, bytes: bytes.length, blockedMs, totalMs: performance.now() - t0, via: 'main' };
     }
+    // Read it back before anything older is pruned: until then the older files are the only good copy.
+    const file = path.join(this.opts.dir, snapshotName(result.gen));
+    try {
+      await verifySnapshot(file);
+    } catch (e) {
+      moveToDamaged(this.opts.dir, file);
+      throw new Error(`snapshot ${snapshotName(result.gen)} did not read back (${(e as Error).message}); kept every older file`);
+    }
     this.prune();
     this.lastSnapshot = result;
     this.opts.log.info('snapshot written', { ...result });
@@ -230,12 +357,16 @@ export class Store {
     for (const hook of this.reopenHooks) hook(this.db);
   }
 
-  /** Keeps the newest two snapshots and every journal segment the older of them still needs. */
+  /**
+   * Keeps the newest two snapshots (each verified by reading it back when written) and every journal
+   * segment from the older of them on: any one of these files can be damaged and every write is still
+   * rebuilt from the others. With a single snapshot every segment is kept (the journals it was built
+   * from are its only backup).
+   */
   private prune(): void {
     const snaps = listSnapshots(this.opts.dir);
-    if (snaps.length === 0) return;
-    const keep = snaps.slice(-2);
-    const oldestKept = keep[0];
+    if (snaps.length < 2) return;
+    const oldestKept = snaps[snaps.length - 2];
     for (const g of snaps) if (g < oldestKept) unlinkQuiet(path.join(this.opts.dir, snapshotName(g)));
     for (const g of listSegments(this.opts.dir)) if (g < oldestKept) unlinkQuiet(path.join(this.opts.dir, segmentName(g)));
   }
@@ -246,11 +377,16 @@ export class Store {
       try {
         // A snapshot under way finishes first; the final one is exported here: nothing else needs the event loop now.
         await this.snapshotting?.catch(() => undefined);
-        await this.snapshot(true);
+        await this.compacting?.catch(() => undefined);
+        // A compaction still due runs now, so deleted text does not outlive the worker in its files.
+        if (this.compactTimer) await this.compact(true);
+        else await this.snapshot(true);
       } catch (e) {
         this.opts.log.error(`final snapshot failed: ${(e as Error).message}`);
       }
     }
+    clearTimeout(this.compactTimer);
+    this.compactTimer = undefined;
     await this.journal.close();
     const r = this.replica;
     this.replica = undefined;
@@ -265,6 +401,17 @@ function unlinkQuiet(file: string): void {
     fs.unlinkSync(file);
   } catch {
     /* already gone */
+  }
+}
+
+/** A file we wrote that does not read back is kept for a human, never deleted. */
+function moveToDamaged(dir: string, file: string): void {
+  try {
+    const dest = path.join(dir, 'damaged');
+    fs.mkdirSync(dest, { recursive: true, mode: 0o700 });
+    fs.renameSync(file, path.join(dest, `${path.basename(file)}.${Date.now()}`));
+  } catch {
+    /* leave it: start-up checks it again */
   }
 }
 

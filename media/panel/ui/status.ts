@@ -57,6 +57,7 @@ export function renderStatus(d: StatusData, cb: StatusCallbacks): HTMLElement {
       h('button', { type: 'button', class: 'icon-button refresh-status', 'aria-label': 'Refresh status', title: 'Refresh', onclick: cb.refresh }, icon('refresh')),
     ),
     d.error ? h('div', { class: 'notice error', role: 'alert' }, icon('error'), h('span', { class: 'grow' }, d.error)) : null,
+    storageNotice(stats),
     h(
       'div',
       { class: 'cards' },
@@ -168,6 +169,18 @@ export function renderStatus(d: StatusData, cb: StatusCallbacks): HTMLElement {
           : h('p', { class: 'muted' }, 'No observations yet, so nothing to count.'),
       ),
     ),
+  );
+}
+
+/** Degraded or read-only storage, with what to do: shown above everything while it lasts. */
+function storageNotice(stats: StatsResponse | undefined): HTMLElement | null {
+  const st = stats?.storage;
+  if (!st?.state || st.state === 'ok') return null;
+  return h(
+    'div',
+    { class: 'notice error storage-degraded', role: 'alert' },
+    icon('warning'),
+    h('span', { class: 'grow' }, st.message ?? `Memory storage is ${st.state}.`),
   );
 }
 

@@ -10,6 +10,14 @@ import { jsonBody } from '../http';
 import { isAuthed } from '../guard';
 import { dataDirIdentity, identityProof, NONCE_RE } from '../../identity';
 
+/** One sentence for people when storage is not ok: what is wrong and what to do; null when it is ok. */
+function readinessMessage(ctx: AppContext): string | null {
+  const { degraded, broken } = ctx.store;
+  if (degraded) return degraded;
+  if (broken) return `Memory storage is read-only after a write failed (${broken.message}); free disk space or fix the data dir, then restart the worker.`;
+  return null;
+}
+
 export function statusRoutes(app: Hono, ctx: AppContext): void {
   const dirId = dataDirIdentity(ctx.config.dataDir);
   app.get('/api/health', (c) => {
@@ -34,15 +42,19 @@ export function statusRoutes(app: Hono, ctx: AppContext): void {
     return c.json(body);
   });
 
-  app.get('/api/readiness', (c) =>
-    c.json({
-      ready: !ctx.store.broken,
+  // Not ready whenever acknowledged data is missing (degraded) or writes cannot be made durable
+  // (read-only); `message` is one sentence for people, saying what to do.
+  app.get('/api/readiness', (c) => {
+    const { degraded, broken } = ctx.store;
+    return c.json({
+      ready: !broken && !degraded,
       schemaVersion: SCHEMA_VERSION,
-      storage: ctx.store.broken ? `read-only: ${ctx.store.broken.message}` : 'ok',
+      storage: degraded ? 'degraded' : broken ? `read-only: ${broken.message}` : 'ok',
+      message: readinessMessage(ctx),
       recovery: ctx.store.recovery,
       snapshotReplica: ctx.store.replicaAlive,
-    }),
-  );
+    });
+  });
 
   app.get('/api/stats', (c) => {
     const count = (t: string) => Number(ctx.store.get<{ n: number }>(`SELECT count(*) AS n FROM ${t}`)?.n ?? 0);
@@ -61,7 +73,7 @@ export function statusRoutes(app: Hono, ctx: AppContext): void {
         modelOutput: Number(tokens?.o ?? 0) + Number(sumTokens?.o ?? 0),
         discovery: Number(tokens?.d ?? 0),
       },
-      storage: { journalBytes: ctx.store.journalBytes, journalGen: ctx.store.journalGen, lastSnapshot: ctx.store.lastSnapshot ?? null, fdatasync: ctx.store.syncTimes },
+      storage: { state: ctx.store.degraded ? 'degraded' : ctx.store.broken ? 'read-only' : 'ok', message: readinessMessage(ctx), journalBytes: ctx.store.journalBytes, journalGen: ctx.store.journalGen, lastSnapshot: ctx.store.lastSnapshot ?? null, fdatasync: ctx.store.syncTimes },
       worker: { pid: process.pid, version: VERSION, uptimeMs: Date.now() - ctx.startedAt, rssBytes: process.memoryUsage().rss, heapUsedBytes: process.memoryUsage().heapUsed, streamClients: ctx.events.clientCount },
     });
   });

@@ -1,6 +1,6 @@
 // GET /api/export and POST /api/import.
 import type { Hono } from 'hono';
-import { exportMemory, importSessions, parseImport } from '../../transfer';
+import { exportMemory, importChunked, parseImportYielding } from '../../transfer';
 import type { AppContext } from '../context';
 import { jsonBody } from '../http';
 
@@ -13,8 +13,8 @@ export function transferRoutes(app: Hono, ctx: AppContext): void {
   });
 
   app.post('/api/import', async (c) => {
-    const sessions = parseImport(await jsonBody(c));
-    const imported = await ctx.store.write((tx) => importSessions(tx, sessions));
+    const sessions = await parseImportYielding(await jsonBody(c));
+    const imported = await importChunked(ctx.store, sessions);
     if (imported.observations > 0) ctx.events.emit('new_observation', { imported: imported.observations });
     return c.json({ imported });
   });

@@ -93,6 +93,7 @@ export function hasObservationHash(db: Pick<Store, 'get'>, sessionId: number, ha
 }
 
 export function deleteObservation(tx: WriteTx, id: number): boolean {
+  tx.erased();
   return tx.run('DELETE FROM observations WHERE id = ?', [id]).changes > 0;
 }
 

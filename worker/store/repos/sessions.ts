@@ -67,6 +67,7 @@ export function listSessions(db: Pick<Store, 'all'>, project: string | undefined
 /** Deletes sessions and everything that belongs to them. Explicit, not FK cascades: replay must not depend on a pragma. */
 export function deleteSessionsWhere(tx: WriteTx, where: string, params: (string | number)[]): number {
   const sub = `SELECT id FROM sessions WHERE ${where}`;
+  tx.erased();
   for (const table of ['user_prompts', 'observations', 'session_summaries', 'pending_work']) {
     tx.run(`DELETE FROM ${table} WHERE session_id IN (${sub})`, params);
   }

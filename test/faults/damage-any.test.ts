@@ -1,0 +1,151 @@
+// "Damage any one file" (issue 17): for every file in db/ at several moments (after the first stop,
+// mid-run, after rotations), damage it and restart: every acknowledged write is there, or the worker
+// is not ready and says what it could not read. Never a silent loss, never a deleted file (a file
+// may only disappear once two newer snapshots, each verified by reading it back, cover it).
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { it } from 'node:test';
+import { startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
+import { faultCase } from './record';
+
+const F = __filename;
+const PROJECT = 'any';
+
+async function save(w: RunningWorker, from: number, n: number, acked: string[]): Promise<void> {
+  for (let i = from; i < from + n; i++) {
+    const text = `memory ${i} ${'x'.repeat(200)}`;
+    assert.equal((await w.req('POST', '/api/memory/save', { text, project: PROJECT })).status, 201);
+    acked.push(`memory ${i}`);
+  }
+}
+
+async function stored(w: RunningWorker): Promise<Set<string>> {
+  const r = await w.req('GET', `/api/observations?project=${PROJECT}&limit=1000`);
+  return new Set(r.body.items.map((o: { narrative: string }) => o.narrative.split(' ').slice(0, 2).join(' ')));
+}
+
+interface Moment {
+  name: string;
+  dataDir: string;
+  acked: string[];
+  /** The segment being written when the worker died (null after a graceful stop). */
+  live: string | null;
+}
+
+const dbFiles = (dataDir: string) => fs.readdirSync(path.join(dataDir, 'db')).filter((n) => /^(journal|snapshot)-\d+\.(log|db)$/.test(n)).sort();
+const newestSegment = (dataDir: string) => dbFiles(dataDir).filter((n) => n.startsWith('journal-')).pop() ?? null;
+
+async function afterFirstStop(): Promise<Moment> {
+  const dataDir = tempDir();
+  const acked: string[] = [];
+  const w = await startWorker({ dataDir });
+  await save(w, 0, 20, acked);
+  await w.stop();
+  return { name: 'after the first stop', dataDir, acked, live: null };
+}
+
+async function midRun(): Promise<Moment> {
+  const dataDir = tempDir();
+  const acked: string[] = [];
+  let w = await startWorker({ dataDir });
+  await save(w, 0, 20, acked);
+  await w.stop();
+  w = await startWorker({ dataDir });
+  await save(w, 20, 10, acked);
+  await w.kill('SIGKILL');
+  return { name: 'mid-run (killed)', dataDir, acked, live: newestSegment(dataDir) };
+}
+
+async function afterRotation(): Promise<Moment> {
+  const dataDir = tempDir();
+  const acked: string[] = [];
+  const env = { CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(24 * 1024) };
+  const w = await startWorker({ dataDir, env });
+  // Each batch passes the threshold: a rotation and a snapshot built by the thread after each.
+  for (let k = 0; k < 3; k++) {
+    await save(w, k * 40, 40, acked);
+    const gen = (await w.req('GET', '/api/stats')).body.storage.journalGen;
+    await until(async () => (await w.req('GET', '/api/stats')).body.storage.lastSnapshot?.gen === gen, 20_000, 'snapshot after rotation');
+  }
+  await save(w, 120, 5, acked);
+  await w.kill('SIGKILL');
+  assert.ok(dbFiles(dataDir).filter((n) => n.startsWith('snapshot-')).length >= 2, dbFiles(dataDir).join(' '));
+  return { name: 'after rotations (killed)', dataDir, acked, live: newestSegment(dataDir) };
+}
+
+const DAMAGES: [string, (f: string) => void][] = [
+  ['cut to half', (f) => fs.truncateSync(f, Math.floor(fs.statSync(f).size / 2))],
+  [
+    'bytes flipped in the middle',
+    (f) => {
+      const b = fs.readFileSync(f);
+      if (b.length === 0) return fs.writeFileSync(f, Buffer.from('garbage that is not a record'));
+      const mid = Math.floor(b.length / 2);
+      for (let i = mid; i < Math.min(b.length, mid + 16); i++) b[i] ^= 0x5a;
+      fs.writeFileSync(f, b);
+    },
+  ],
+  ['random bytes', (f) => fs.writeFileSync(f, Buffer.from(Array.from({ length: Math.max(64, fs.statSync(f).size) }, () => Math.floor(Math.random() * 256))))],
+];
+
+async function damageEach(m: Moment): Promise<string> {
+  let full = 0;
+  let notReady = 0;
+  let skipped = 0;
+  const reasons = new Set<string>();
+  for (const file of dbFiles(m.dataDir)) {
+    for (const [how, damage] of DAMAGES) {
+      // A cut in the segment being written when the worker died looks exactly like the write the
+      // crash tore; no file holds what was after it. The only case no check can see (docs/reliability.md).
+      if (file === m.live && how === 'cut to half') {
+        skipped++;
+        continue;
+      }
+      const dataDir = tempDir();
+      fs.cpSync(m.dataDir, dataDir, { recursive: true });
+      fs.rmSync(path.join(dataDir, 'worker.pid'), { force: true });
+      const before = dbFiles(dataDir);
+      damage(path.join(dataDir, 'db', file));
+      const what = `${m.name}: ${file} ${how}`;
+      const w = await startWorker({ dataDir });
+      try {
+        const ready = (await w.req('GET', '/api/readiness')).body;
+        const have = await stored(w);
+        const missing = m.acked.filter((a) => !have.has(a));
+        if (ready.ready) {
+          assert.deepEqual(missing, [], `${what}: ready but ${missing.length} acknowledged writes missing (silent loss); ${JSON.stringify(ready.recovery)}`);
+          full++;
+        } else {
+          assert.equal(ready.storage, 'degraded', `${what}: ${JSON.stringify(ready)}`);
+          assert.ok(ready.message && ready.recovery.lost.length > 0, `${what}: not ready without saying why`);
+          assert.equal((await w.req('POST', '/api/memory/save', { text: 'refused', project: PROJECT })).status, 503, `${what}: degraded storage takes writes`);
+          reasons.add(String(ready.recovery.lost[0]).replace(/\d+/g, 'N'));
+          notReady++;
+        }
+      } finally {
+        await w.stop();
+      }
+      // Never a deleted file: each is still in db/, or in db/damaged/, or covered by two newer verified snapshots.
+      const now = dbFiles(dataDir);
+      const damaged = fs.existsSync(path.join(dataDir, 'db', 'damaged')) ? fs.readdirSync(path.join(dataDir, 'db', 'damaged')) : [];
+      const snaps = now.filter((n) => n.startsWith('snapshot-')).map((n) => Number(/\d+/.exec(n)![0]));
+      const floor = snaps.length >= 2 ? snaps[snaps.length - 2] : 0;
+      for (const f of before) {
+        const gen = Number(/\d+/.exec(f)![0]);
+        assert.ok(now.includes(f) || damaged.some((d) => d.startsWith(f)) || gen < floor, `${what}: ${f} was deleted (left: ${now.join(' ')}; damaged/: ${damaged.join(' ')})`);
+      }
+    }
+  }
+  return `${full + notReady} damaged restarts over ${dbFiles(m.dataDir).length} files: ${full} with every acknowledged write (${m.acked.length}), ${notReady} not ready saying why${reasons.size ? ` (${[...reasons].slice(0, 2).join(' | ')})` : ''}; 0 silent losses, 0 deleted files${skipped ? `; the live segment cut short not tried (indistinguishable from a crash's torn write)` : ''}`;
+}
+
+for (const [name, make] of [
+  ['after the first stop', afterFirstStop],
+  ['mid-run (killed)', midRun],
+  ['after rotations (killed)', afterRotation],
+] as const) {
+  it(`damage any one file ${name}: every acknowledged write is back, or not ready saying why`, async () => {
+    await faultCase(F, 'damaged files', `damage any one file, ${name}`, async () => damageEach(await make()));
+  });
+}
