@@ -3,6 +3,7 @@
 import * as path from 'node:path';
 import type { ObservationDraft } from '../store/repos/observations';
 import type { SummaryDraft } from '../store/repos/summaries';
+import { canonicalUse } from './toolKinds';
 
 export interface ToolUse {
   toolName: string;
@@ -75,12 +76,17 @@ function pick(input: Input, ...keys: string[]): string | undefined {
   return undefined;
 }
 
+/** Names the switch below knows; any other platform's tool is read through the tool table first. */
+const OWN_NAMES = new Set(['Read', 'FileFocus', 'Edit', 'MultiEdit', 'NotebookEdit', 'Write', 'FileCreate', 'FileSave', 'FileDelete', 'FileRename', 'Bash', 'TerminalCommand', 'TaskEnd', 'Grep', 'Glob', 'WebFetch', 'WebSearch', 'DebugSessionEnd']);
+
 export function observeToolUse(use: ToolUse): ObservationDraft {
-  const input = parseInput(use.toolInput);
+  const raw = parseInput(use.toolInput);
+  const canon = OWN_NAMES.has(use.toolName) ? { name: use.toolName, input: raw } : canonicalUse(use.toolName, raw);
+  const input = canon.input;
   const out = use.toolResponse;
   const file = pick(input, 'file_path', 'path', 'notebook_path', 'file', 'uri');
   const shown = file ? rel(file, use.cwd) : undefined;
-  const name = use.toolName;
+  const name = canon.name;
 
   switch (name) {
     case 'Read':
