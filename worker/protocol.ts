@@ -2,7 +2,7 @@
 // One module, no runtime dependencies: imported by every bundle. Inputs are validated
 // here at the edge and never trusted past it.
 
-export const PLATFORMS = ['claude-code', 'vscode', 'manual', 'import'] as const;
+export const PLATFORMS = ['claude-code', 'vscode', 'manual', 'import', 'vscode-agent', 'copilot-cli', 'codex', 'gemini-cli'] as const;
 export type Platform = string;
 
 export const OBSERVATION_TYPES = ['bugfix', 'feature', 'refactor', 'change', 'discovery', 'decision', 'security_alert', 'security_note'] as const;
@@ -31,6 +31,8 @@ export interface InitResponse {
   promptNumber: number;
   project: string;
   skipped?: string;
+  /** The same prompt was already recorded for this session moments ago (ingest is idempotent). */
+  duplicate?: true;
 }
 
 export interface ObservationRequest {

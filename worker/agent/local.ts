@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import type { ObservationDraft } from '../store/repos/observations';
 import type { SummaryDraft } from '../store/repos/summaries';
-import { canonicalUse } from './toolKinds';
+import { canonicalUse, toolFiles, toolKind } from './toolKinds';
 
 export interface ToolUse {
   toolName: string;
@@ -81,12 +81,24 @@ const OWN_NAMES = new Set(['Read', 'FileFocus', 'Edit', 'MultiEdit', 'NotebookEd
 
 export function observeToolUse(use: ToolUse): ObservationDraft {
   const raw = parseInput(use.toolInput);
-  const canon = OWN_NAMES.has(use.toolName) ? { name: use.toolName, input: raw } : canonicalUse(use.toolName, raw);
-  const input = canon.input;
+  if (OWN_NAMES.has(use.toolName)) return observe(use, use.toolName, raw);
+  const canon = canonicalUse(use.toolName, raw);
+  const draft = observe(use, canon.name, canon.input);
+  // A tool that names several files (multi_replace_string_in_file, a patch, read_many_files): all of them.
+  const files = toolFiles(use.toolName, raw).map((f) => rel(f, use.cwd));
+  if (files.length > 1) {
+    const kind = toolKind(use.toolName);
+    if (kind === 'edit' || kind === 'create' || kind === 'delete') draft.filesModified = files;
+    else if (kind === 'read') draft.filesRead = files;
+  }
+  return draft;
+}
+
+function observe(use: ToolUse, toolName: string, input: Input): ObservationDraft {
   const out = use.toolResponse;
   const file = pick(input, 'file_path', 'path', 'notebook_path', 'file', 'uri');
   const shown = file ? rel(file, use.cwd) : undefined;
-  const name = canon.name;
+  const name = toolName;
 
   switch (name) {
     case 'Read':
