@@ -118,7 +118,7 @@ describe('VS Code agent hooks adapter', () => {
     const edit = obs('PostToolUse-edit');
     assert.equal(edit.title, 'Edited notes.txt');
     assert.deepEqual(edit.filesModified, ['notes.txt']);
-    assert.match(edit.facts.join('\n'), /zebra-marker-4712/);
+    assert.match((edit.facts ?? []).join('\n'), /zebra-marker-4712/);
     const read = obs('PostToolUse-read');
     assert.equal(read.title, 'Read notes.txt');
     assert.deepEqual(read.filesRead, ['notes.txt']);
