@@ -157,14 +157,19 @@ function instructions(args, input, e) {
   return Number(m[1]);
 }
 async function instructionCounts(env, deadEnv) {
-  const cases = [['node -e 0', ['-e', '0'], '', env], ...HOOKS.map(([h, ev]) => [h, [cli, 'hook', 'claude-code', h], ev, env]), ['observation (no worker)', [cli, 'hook', 'claude-code', 'observation'], 'PostToolUse', deadEnv]];
-  for (const [name, args, event, e] of cases) {
+  const cases = [
+    ['node -e 0', ['-e', '0'], '', env],
+    ...HOOKS.map(([h, ev]) => [h, [cli, 'hook', 'claude-code', h], ev, env]),
+    ['observation (no worker)', [cli, 'hook', 'claude-code', 'observation'], 'PostToolUse', deadEnv],
+    ...PLATFORM_HOOKS.map(([name, platform, handler, dir, ev]) => [name, [cli, 'hook', platform, handler], ev, env, dir]),
+  ];
+  for (const [name, args, event, e, dir] of cases) {
     await drained(port);
-    spawnSync(process.execPath, [...SEEDS, ...args], { input: event ? fixture(event, 20_000) : '', env: e }); // makes the code cache for these flags
+    spawnSync(process.execPath, [...SEEDS, ...args], { input: event ? fixture(event, 20_000, dir) : '', env: e }); // makes the code cache for these flags
     const xs = [];
     for (let i = 0; i < 3; i++) {
       await drained(port);
-      xs.push(instructions(args, event ? fixture(event, 10_000 + i) : '', e));
+      xs.push(instructions(args, event ? fixture(event, 10_000 + i, dir) : '', e));
     }
     instructionRows.push([name, pct(xs, 0.5)]);
   }
@@ -220,6 +225,6 @@ for (const [platform, names] of platformBar) {
 if (CALLGRIND) {
   const base = instructionRows[0][1];
   console.log(`\ninstructions per process (valgrind --tool=callgrind, node ${SEEDS.join(' ')}, median of 3)`);
-  for (const [name, n] of instructionRows) console.log(`${name.padEnd(26)} ${(n / 1e6).toFixed(1).padStart(8)} M ${(n / base).toFixed(2).padStart(8)}x`);
+  for (const [name, n] of instructionRows) console.log(`${name.padEnd(28)} ${(n / 1e6).toFixed(1).padStart(8)} M ${(n / base).toFixed(2).padStart(8)}x`);
 }
 fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });

@@ -360,6 +360,8 @@ export interface SearchRow {
   title: string;
   project: string;
   sessionId: number;
+  /** The platform of the record's session (claude-code, vscode, vscode-agent, copilot-cli, codex, gemini-cli, manual, import). */
+  platform?: string;
   time: string;
   epoch: number;
   /** Higher is better; the scale depends on the mode (BM25, cosine, or fused rank). Null when browsing without a query. */

@@ -123,6 +123,9 @@ const MIGRATIONS: string[][] = [
     `CREATE TRIGGER vectors_summary_gone AFTER DELETE ON session_summaries BEGIN DELETE FROM vectors WHERE kind = 'summary' AND ref_id = old.id; END`,
     `CREATE TRIGGER vectors_summary_changed AFTER UPDATE OF request, investigated, learned, completed, next_steps, notes, project ON session_summaries BEGIN DELETE FROM vectors WHERE kind = 'summary' AND ref_id = old.id; END`,
   ],
+  // (hooks) sessions by platform: search, the panel, the viewer and @memory filter by it
+  // (every record reaches its platform through its session).
+  [`CREATE INDEX sessions_by_platform ON sessions (platform, id)`],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
