@@ -188,6 +188,24 @@ describe('hook CLI with VS Code agent-hook payloads against a real worker', () =
     assert.equal(start.json.hookSpecificOutput.hookEventName, 'SessionStart');
   });
 
+  it('search filters by platform and shows it', async () => {
+    const all = await w.req<{ items: Array<{ platform?: string; title: string }> }>('GET', `/api/search?query=notes&mode=keyword&project=${projectName}&limit=50`);
+    assert.equal(all.status, 200);
+    const platforms = new Set(all.body.items.map((i) => i.platform));
+    assert.ok(platforms.has('vscode-agent') && platforms.has('claude-code'), [...platforms].join(', '));
+    for (const p of ['vscode-agent', 'claude-code']) {
+      const r = await w.req<{ items: Array<{ platform?: string }> }>('GET', `/api/search?query=notes&mode=keyword&project=${projectName}&platform=${p}&limit=50`);
+      assert.equal(r.status, 200);
+      assert.ok(r.body.items.length > 0, p);
+      assert.ok(r.body.items.every((i) => i.platform === p), p);
+    }
+    const browse = await w.req<{ items: Array<{ platform?: string }> }>('GET', `/api/search?project=${projectName}&platform=vscode-agent&limit=50`);
+    assert.ok(browse.body.items.length > 0 && browse.body.items.every((i) => i.platform === 'vscode-agent'));
+    const bad = await w.req<{ error: string }>('GET', `/api/search?query=x&platform=${encodeURIComponent('Not A Platform')}`);
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error, /platform/);
+  });
+
   it('both hook files installed at once: each event runs twice, concurrently, and is stored once', async () => {
     const S = 'vs-twice';
     const both = (handler: string, input: unknown) => Promise.all([runHook('claude-code', handler, input, env), runHook('vscode-agent', handler, input, env)]);
