@@ -23,8 +23,6 @@ export const HOOK_HANDLERS: Record<string, () => Promise<Handler>> = {
   summarize: async () => (await import('./handlers/summarize')).summarizeHook,
   'session-end': async () => (await import('./handlers/session-end')).sessionEndHook,
 };
-/** The old name, for callers that listed Claude Code's events. */
-export const CLAUDE_CODE_EVENTS = HOOK_HANDLERS;
 
 /** What to print when the handler fails or runs out of time. */
 function fallback(handler: string, adapter: Adapter, input: HookInput): Json {
