@@ -7,6 +7,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { observeToolUse } from '../../worker/agent/local';
+import { DEFAULT_SETTINGS } from '../../worker/config';
+import { isSkippedTool } from '../../worker/privacy/filters';
 import { canonicalUse, isReadTool, patchFiles, toolFiles, toolKind } from '../../worker/agent/toolKinds';
 import { ADAPTERS, pickAdapter, platformArg, platformOfPayload } from '../../worker/cli/hooks/adapters';
 import type { HookInput, PlatformId } from '../../worker/cli/hooks/input';
@@ -107,6 +109,8 @@ describe('VS Code agent hooks adapter', () => {
     assert.deepEqual(toolFiles('apply_patch', tool('PostToolUse-apply-patch').toolInput), [`${P}/src/app.ts`]);
     assert.deepEqual(toolFiles('run_in_terminal', tool('PostToolUse-terminal').toolInput), []);
     assert.deepEqual(toolFiles('editFiles', { files: ['src/main.ts'] }), ['src/main.ts']);
+    // The default skip list covers each platform's to-do and ask-the-user tools.
+    for (const t of ['TodoWrite', 'manage_todo_list', 'ask_user', 'write_todos']) assert.ok(isSkippedTool(t, DEFAULT_SETTINGS.skipTools), t);
     assert.ok(isReadTool('read_file') && isReadTool('Read') && isReadTool('view') && !isReadTool('run_in_terminal') && !isReadTool('replace_string_in_file') && !isReadTool('some_future_tool'));
   });
 
