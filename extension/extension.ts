@@ -7,6 +7,7 @@ import { defaultDataDir, defaultPort } from '../worker/config';
 import { projectFromCwd } from '../worker/project';
 import type { StreamEvent } from '../worker/protocol';
 import { registerCapture } from './capture';
+import { installAgentHooksCommand, registerAgentHooks } from './commands/agentHooks';
 import { registerChatParticipant } from './chat/participant';
 import { exportCommand, forgetProjectCommand, importCommand, saveSelectionCommand, showContextCommand, showObservationCommand } from './commands/memory';
 import { searchCommand } from './commands/search';
@@ -280,6 +281,8 @@ export function activate(context: vscode.ExtensionContext): { services: Services
   reg('claudeMem.toggleCapture', toggleCaptureCommand(services));
   reg('claudeMem.restartWorker', restartCommand(services));
   reg('claudeMem.installClaudeCodeHooks', installHooksCommand(services));
+  reg('claudeMem.installAgentHooks', installAgentHooksCommand(services));
+  context.subscriptions.push(registerAgentHooks(services));
   reg('claudeMem.setApiKey', setApiKeyCommand(services));
   reg('claudeMem.clearApiKey', clearApiKeyCommand(services));
   reg('claudeMem.showLog', () => log.show());

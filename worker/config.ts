@@ -54,7 +54,7 @@ export interface Settings {
 }
 
 export const DEFAULT_SETTINGS: Settings = {
-  skipTools: ['TodoWrite', 'AskUserQuestion', 'ListMcpResourcesTool', 'SlashCommand', 'Skill'],
+  skipTools: ['TodoWrite', 'AskUserQuestion', 'ListMcpResourcesTool', 'SlashCommand', 'Skill', 'manage_todo_list', 'ask_user', 'write_todos'],
   excludedProjects: [],
   maxBodyBytes: 8 * 1024 * 1024,
   maxImportBytes: 256 * 1024 * 1024,

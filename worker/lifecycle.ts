@@ -40,6 +40,12 @@ export interface SummaryJob {
 }
 
 const MAX_PROMPT = 100_000;
+/**
+ * The same prompt again in the same session within this window is the same prompt: VS Code runs
+ * every hook file that carries ours (~/.claude/settings.json and a Copilot hook file), so one
+ * UserPromptSubmit can arrive twice.
+ */
+export const PROMPT_REPEAT_MS = 30_000;
 const DEFAULT_PLATFORM = 'claude-code';
 
 export class Lifecycle {
@@ -77,14 +83,24 @@ export class Lifecycle {
     const now = Date.now();
     const r = await this.store.write((tx) => {
       const { row, created } = ensureSession(tx, { platform, contentSessionId, project, cwd, now });
+      if (text !== '') {
+        const last = tx.get<{ prompt_number: number; text: string; created_at: number }>(
+          'SELECT prompt_number, text, created_at FROM user_prompts WHERE session_id = ? ORDER BY prompt_number DESC LIMIT 1',
+          [row.id],
+        );
+        if (last && last.text === text && Number(last.prompt_number) === Number(row.prompt_counter) && now - Number(last.created_at) < PROMPT_REPEAT_MS) {
+          return { row, created, promptNumber: Number(last.prompt_number), promptId: undefined, duplicate: true };
+        }
+      }
       const promptNumber = nextPrompt(tx, row.id, isPrivate, now);
       const promptId = text !== '' ? insertPrompt(tx, { sessionId: row.id, project: row.project, promptNumber, text, createdAt: now }) : undefined;
-      return { row, created, promptNumber, promptId };
+      return { row, created, promptNumber, promptId, duplicate: false };
     });
     if (r.created) this.events.emit('session_started', { sessionDbId: r.row.id, contentSessionId, project: r.row.project, platform });
     if (r.promptId !== undefined) this.events.emit('new_prompt', { id: r.promptId, sessionDbId: r.row.id, project: r.row.project, promptNumber: r.promptNumber, text: text.slice(0, 500) });
     const res: InitResponse = { sessionDbId: r.row.id, promptNumber: r.promptNumber, project: r.row.project };
     if (isPrivate) res.skipped = 'private_prompt';
+    if (r.duplicate) res.duplicate = true;
     return res;
   }
 
@@ -104,7 +120,9 @@ export class Lifecycle {
     const toolInput = fieldText(use.input, this.settings.maxFieldChars);
     const toolResponse = fieldText(use.response, this.settings.maxFieldChars);
     if (use.removed > 0 && isBlank(toolInput) && isBlank(toolResponse)) return { skipped: 'private_content' };
-    const hash = contentHash(toolName, toolInput, toolResponse, toolUseId ?? '');
+    // A tool use id names one tool call: the same call reported twice (two hook files, a retry) is
+    // one observation whatever its payload looks like the second time.
+    const hash = toolUseId ? contentHash('tool_use', toolUseId) : contentHash(toolName, toolInput, toolResponse, '');
     const now = Date.now();
     const r = await this.store.write((tx): QueuedResponse | SkippedResponse | { session: number; jobId: number } => {
       const { row } = ensureSession(tx, { platform, contentSessionId, project, cwd, now });

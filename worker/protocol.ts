@@ -2,7 +2,7 @@
 // One module, no runtime dependencies: imported by every bundle. Inputs are validated
 // here at the edge and never trusted past it.
 
-export const PLATFORMS = ['claude-code', 'vscode', 'manual', 'import'] as const;
+export const PLATFORMS = ['claude-code', 'vscode', 'manual', 'import', 'vscode-agent', 'copilot-cli', 'codex', 'gemini-cli'] as const;
 export type Platform = string;
 
 export const OBSERVATION_TYPES = ['bugfix', 'feature', 'refactor', 'change', 'discovery', 'decision', 'security_alert', 'security_note'] as const;
@@ -34,6 +34,8 @@ export interface InitResponse {
   promptNumber: number;
   project: string;
   skipped?: string;
+  /** The same prompt was already recorded for this session moments ago (ingest is idempotent). */
+  duplicate?: true;
 }
 
 export interface ObservationRequest {
@@ -361,6 +363,8 @@ export interface SearchRow {
   title: string;
   project: string;
   sessionId: number;
+  /** The platform of the record's session (claude-code, vscode, vscode-agent, copilot-cli, codex, gemini-cli, manual, import). */
+  platform?: string;
   time: string;
   epoch: number;
   /** Higher is better; the scale depends on the mode (BM25, cosine, or fused rank). Null when browsing without a query. */

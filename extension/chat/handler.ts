@@ -58,7 +58,10 @@ export interface ChatOutcome {
 export async function handleChat(req: ChatTurnRequest, model: ChatModelPort | undefined, out: ChatOut, deps: ChatDeps, signal: CancelSignal): Promise<ChatOutcome> {
   const project = deps.project();
   const command = req.command && (CHAT_COMMANDS as readonly string[]).includes(req.command) ? (req.command as ChatCommand) : undefined;
-  const query = req.prompt.trim();
+  // `platform:vscode-agent` (any platform id) in the question narrows search to that platform's sessions.
+  const platformMatch = /(?:^|\s)platform:([a-z][a-z0-9_-]{0,39})(?=\s|$)/.exec(req.prompt);
+  const platform = platformMatch?.[1];
+  const query = (platformMatch ? req.prompt.replace(platformMatch[0], ' ') : req.prompt).trim();
   deps.session.prompt(project, `@memory ${command ? `/${command} ` : ''}${req.prompt}`.trim());
 
   let answer = '';
@@ -79,7 +82,7 @@ export async function handleChat(req: ChatTurnRequest, model: ChatModelPort | un
           return done([]);
         }
         out.progress(`Searching memory of ${project}…`);
-        const r = await deps.api.search(query, { project, limit: deps.maxResults });
+        const r = await deps.api.search(query, { project, platform, limit: deps.maxResults });
         if (r.fallback) say(`_${escapeMd(r.fallback)}_\n\n`);
         if (r.hits.length === 0) {
           say(`No memory matches **${escapeMd(query)}** in ${escapeMd(project)}.`);
@@ -136,7 +139,7 @@ export async function handleChat(req: ChatTurnRequest, model: ChatModelPort | un
         return done([r.id]);
       }
       default:
-        return await ask(req, query, model, out, deps, project, say, done, signal);
+        return await ask(req, query, model, out, deps, project, say, done, signal, platform);
     }
   } catch (e) {
     const message = `Memory is unavailable: ${(e as Error).message}`;
@@ -155,13 +158,14 @@ async function ask(
   say: (md: string) => void,
   done: (ids: number[], err?: { message: string }) => ChatOutcome,
   signal: CancelSignal,
+  platform?: string,
 ): Promise<ChatOutcome> {
   if (!query) {
     say('Ask about earlier work in this project, or use `/search`, `/timeline`, `/recent` or `/save`.');
     return done([]);
   }
   out.progress(`Searching memory of ${project}…`);
-  const [found, context] = await Promise.all([deps.api.search(query, { project, limit: deps.maxResults }), deps.context().catch(() => '')]);
+  const [found, context] = await Promise.all([deps.api.search(query, { project, platform, limit: deps.maxResults }), deps.context().catch(() => '')]);
   const fullIds = found.hits.filter((h) => h.kind === 'observation').slice(0, deps.maxFull ?? 6).map((h) => h.id);
   const full = await deps.api.get(fullIds);
   if (signal.isCancellationRequested) return done([]);

@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { InstallError, installClaudeCode } from '../../worker/cli/install';
+import { refreshLauncher } from './agentHooks';
 import { PANEL_VIEW_ID } from '../panel';
 import type { Services } from '../services';
 
@@ -85,6 +86,8 @@ export function installHooksCommand(s: Services): () => Promise<void> {
         nodePath: process.execPath,
         cliPath: s.context.asAbsolutePath(path.join('dist', 'cli.js')),
         runAsNode: typeof process.versions.electron === 'string',
+        // Through <data dir>/bin/claude-mem, so an extension update does not break the hooks.
+        launcher: refreshLauncher(s.context, target.dataDir, s.log),
         mcpEnv: { CLAUDE_MEM_DATA_DIR: target.dataDir, CLAUDE_MEM_WORKER_PORT: String(target.port) },
       });
       s.log.info(`Claude Code hooks installed (${r.scope}): ${r.settings.file}${r.settings.changed ? '' : ' (already up to date)'}${r.settings.backup ? `, backup ${r.settings.backup}` : ''}${r.mcp ? `; MCP: ${r.mcp.file}${r.mcp.skipped ? ` (${r.mcp.skipped})` : ''}` : ''}`);

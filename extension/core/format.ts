@@ -36,7 +36,7 @@ export function hitsText(hits: SearchHit[]): string {
 }
 
 export function hitsMarkdown(hits: SearchHit[]): string {
-  return hits.map((h) => `- ${TYPE_ICON[h.type] ?? '•'} **${ref(h)}** ${escapeMd(h.title)}${h.time ? ` _(${shortTime(h.time)}${h.project ? `, ${escapeMd(h.project)}` : ''})_` : ''}`).join('\n');
+  return hits.map((h) => `- ${TYPE_ICON[h.type] ?? '•'} **${ref(h)}** ${escapeMd(h.title)}${h.time ? ` _(${shortTime(h.time)}${h.project ? `, ${escapeMd(h.project)}` : ''}${h.platform ? `, ${escapeMd(h.platform)}` : ''})_` : ''}`).join('\n');
 }
 
 export function observationText(o: Observation): string {

@@ -16,6 +16,8 @@ export interface SearchHit {
   type: string;
   title: string;
   project?: string;
+  /** The platform of the record's session (claude-code, vscode-agent, …), when the route says. */
+  platform?: string;
   time?: string;
   score?: number;
   tokens?: number;
@@ -23,6 +25,8 @@ export interface SearchHit {
 
 export interface SearchOptions {
   project?: string;
+  /** Only sessions of this platform. */
+  platform?: string;
   type?: string;
   limit?: number;
   mode?: 'keyword' | 'semantic' | 'hybrid';
@@ -95,6 +99,7 @@ export function toHit(r: Record<string, unknown>): SearchHit | undefined {
     type: str(r.type) ?? kind,
     title: str(r.title) ?? str(r.request) ?? str(r.text)?.slice(0, 100) ?? `#${id}`,
     project: str(r.project),
+    platform: str(r.platform),
     time,
     score: num(r.score) ?? (typeof r.score === 'number' ? r.score : undefined),
     tokens: num(r.tokens) ?? num(r.readTokens) ?? num(r.read_tokens) ?? num(r.estimatedTokens) ?? num(r.estimated_tokens),
@@ -129,7 +134,7 @@ export class MemoryApi {
    * on a busy machine): past `timeoutMs` the same query is asked again in keyword mode, with a notice.
    */
   async search(query: string, o: SearchOptions = {}, timeoutMs = 6000): Promise<SearchResult> {
-    const url = (mode: string | undefined) => `/api/search${qs({ query, project: o.project, type: o.type, limit: o.limit ?? 10, mode })}`;
+    const url = (mode: string | undefined) => `/api/search${qs({ query, project: o.project, platform: o.platform, type: o.type, limit: o.limit ?? 10, mode })}`;
     let r: Reply<unknown>;
     try {
       r = await this.req<unknown>('GET', url(o.mode), undefined, timeoutMs);

@@ -77,6 +77,8 @@ export interface SearchParams {
   /** Record kinds, comma-separated: observation, summary, prompt. */
   kind?: string;
   project?: string;
+  /** Only sessions of this platform (claude-code, vscode, vscode-agent, copilot-cli, codex, gemini-cli). */
+  platform?: string;
   type?: string;
   concepts?: string;
   file?: string;
@@ -282,6 +284,7 @@ export function httpFor(op: OpName, rawParams: unknown): HttpCall {
             ['query', str(p, 'query', 2000)],
             ['kind', str(p, 'kind', 100)],
             ['project', str(p, 'project', 256)],
+            ['platform', str(p, 'platform', 40)],
             ['type', str(p, 'type', 200)],
             ['concepts', str(p, 'concepts', 500)],
             ['file', str(p, 'file', 4096)],

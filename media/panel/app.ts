@@ -2,7 +2,7 @@
 // the state, reacts to the live event stream, and renders; the transport does the talking.
 import { OBSERVATION_TYPES, SEARCH_MODES, type ConnectionState, type Observation, type ProjectInfo, type SearchMode, type StreamEvent } from '../../extension/panel/protocol';
 import { formatCount, h, icon, typeLabel } from './dom';
-import { asObservation, asObservations, asSearchResult, asSession, asTimeline, economics, FeedState, filtersActive, type Filters, type RowList, type SessionGroup, type SessionLite } from './model';
+import { asObservation, asObservations, asSearchResult, asSession, asTimeline, economics, FeedState, filtersActive, PLATFORM_LABELS, type Filters, type RowList, type SessionGroup, type SessionLite } from './model';
 import { ApiError, type HostInfo, type Transport } from './transport';
 import { confirmDialog } from './ui/confirm';
 import { renderDetail, type TimelineState } from './ui/detail';
@@ -70,6 +70,7 @@ export class App {
     filterToggle: HTMLButtonElement;
     filters: HTMLElement;
     type: Field;
+    platform: Field;
     concept: Field;
     dateStart: Field;
     dateEnd: Field;
@@ -145,6 +146,12 @@ export class App {
       OBSERVATION_TYPES.map((t) => h('vscode-option', { value: t }, typeLabel(t))),
     ) as Field;
     e.concept = h('vscode-textfield', { class: 'concept-filter', label: 'Concept', placeholder: 'e.g. gotcha' }) as Field;
+    e.platform = h(
+      'vscode-single-select',
+      { class: 'platform-filter', label: 'Platform', 'aria-label': 'Platform' },
+      h('vscode-option', { value: '' }, 'All platforms'),
+      Object.entries(PLATFORM_LABELS).map(([v, label]) => h('vscode-option', { value: v }, label)),
+    ) as Field;
     e.dateStart = h('vscode-textfield', { class: 'date-start', type: 'date', label: 'From date' }) as Field;
     e.dateEnd = h('vscode-textfield', { class: 'date-end', type: 'date', label: 'To date' }) as Field;
     e.mode = h(
@@ -153,6 +160,7 @@ export class App {
       SEARCH_MODES.map((m) => h('vscode-option', { value: m }, m[0].toUpperCase() + m.slice(1))),
     ) as Field;
     e.type.addEventListener('change', () => this.setFilters({ type: e.type.value || undefined }));
+    e.platform.addEventListener('change', () => this.setFilters({ platform: e.platform.value || undefined }));
     e.concept.addEventListener('input', () => this.debounce('concept', 300, () => this.setFilters({ concept: e.concept.value.trim() || undefined })));
     e.dateStart.addEventListener('change', () => this.setFilters({ dateStart: e.dateStart.value || undefined }));
     e.dateEnd.addEventListener('change', () => this.setFilters({ dateEnd: e.dateEnd.value || undefined }));
@@ -163,6 +171,7 @@ export class App {
     const field = (label: string, control: HTMLElement) => h('div', { class: 'field' }, h('span', { class: 'label', 'aria-hidden': 'true' }, label), control);
     e.filters.append(
       field('Type', e.type),
+      field('Platform', e.platform),
       field('Concept', e.concept),
       field('From', e.dateStart),
       field('To', e.dateEnd),
@@ -379,13 +388,14 @@ export class App {
   private clearFilters(): void {
     const e = this.el;
     e.type.value = '';
+    e.platform.value = '';
     e.concept.value = '';
     e.dateStart.value = '';
     e.dateEnd.value = '';
     e.query.value = '';
     this.query = '';
     this.search = undefined;
-    this.setFilters({ type: undefined, concept: undefined, dateStart: undefined, dateEnd: undefined });
+    this.setFilters({ type: undefined, platform: undefined, concept: undefined, dateStart: undefined, dateEnd: undefined });
     this.announce('Filters cleared');
   }
 
@@ -405,6 +415,7 @@ export class App {
       const r = await this.t.request('search', {
         query: this.query.trim(),
         project: this.project,
+        platform: this.filters.platform,
         type: this.filters.type,
         concepts: this.filters.concept,
         dateStart: this.filters.dateStart,

@@ -213,6 +213,8 @@ export interface SessionGroup {
 }
 
 export interface Filters {
+  /** Session platform (claude-code, vscode, vscode-agent, …). */
+  platform?: string;
   type?: string;
   concept?: string;
   text?: string;
@@ -220,6 +222,18 @@ export interface Filters {
   dateStart?: string;
   dateEnd?: string;
 }
+
+/** Sessions' platforms, as the filter offers them and the feed names them. */
+export const PLATFORM_LABELS: Record<string, string> = {
+  vscode: 'VS Code',
+  'vscode-agent': 'Copilot agent (VS Code)',
+  'claude-code': 'Claude Code',
+  'copilot-cli': 'Copilot CLI',
+  codex: 'Codex CLI',
+  'gemini-cli': 'Gemini CLI',
+  manual: 'Saved by hand',
+  import: 'Imported',
+};
 
 export function asSession(u: unknown): SessionLite | undefined {
   if (!isRec(u) || typeof u.id !== 'number') return undefined;
@@ -245,7 +259,7 @@ function dayStart(d: string): number | undefined {
 }
 
 export function filtersActive(f: Filters): boolean {
-  return Boolean(f.type || f.concept || f.text?.trim() || f.dateStart || f.dateEnd);
+  return Boolean(f.platform || f.type || f.concept || f.text?.trim() || f.dateStart || f.dateEnd);
 }
 
 function inDates(at: number, f: Filters): boolean {
@@ -395,9 +409,10 @@ export class FeedState {
       g.entries.push(entry);
       g.lastAt = Math.max(g.lastAt, entry.at);
     };
-    for (const o of this.observations.values()) if (matchesObservation(o, f)) add(o.sessionId, o.project, { kind: 'observation', at: o.createdAtEpoch, obs: o });
-    for (const p of this.prompts.values()) if (matchesText(p.text, p.at, f)) add(p.sessionId, p.project, { kind: 'prompt', at: p.at, prompt: p });
-    for (const s of this.summaries.values()) if (matchesText(s.request ?? '', s.at, f)) add(s.sessionId, s.project, { kind: 'summary', at: s.at, summary: s });
+    const platformOk = (sessionId: number) => !f.platform || this.sessions.get(sessionId)?.platform === f.platform;
+    for (const o of this.observations.values()) if (platformOk(o.sessionId) && matchesObservation(o, f)) add(o.sessionId, o.project, { kind: 'observation', at: o.createdAtEpoch, obs: o });
+    for (const p of this.prompts.values()) if (platformOk(p.sessionId) && matchesText(p.text, p.at, f)) add(p.sessionId, p.project, { kind: 'prompt', at: p.at, prompt: p });
+    for (const s of this.summaries.values()) if (platformOk(s.sessionId) && matchesText(s.request ?? '', s.at, f)) add(s.sessionId, s.project, { kind: 'summary', at: s.at, summary: s });
     const groups = [...bySession.values()];
     for (const g of groups) g.entries.sort((a, b) => b.at - a.at || rank(b) - rank(a));
     return groups.sort((a, b) => b.lastAt - a.lastAt);

@@ -38,7 +38,7 @@ describe('GET /api/search', () => {
     assert.equal(r.body.modeUsed, 'keyword');
     const top = r.body.items[0];
     assert.equal(top.id, obs('A5').id);
-    assert.deepEqual(Object.keys(top).sort(), ['epoch', 'id', 'kind', 'project', 'readTokens', 'ref', 'score', 'sessionId', 'snippet', 'time', 'title', 'type'].sort());
+    assert.deepEqual(Object.keys(top).sort(), ['epoch', 'id', 'kind', 'platform', 'project', 'readTokens', 'ref', 'score', 'sessionId', 'snippet', 'time', 'title', 'type'].sort());
     assert.equal(typeof r.body.tookMs, 'number');
   });
 

@@ -1,6 +1,7 @@
 // Which files a tool use read or modified, from the tool's own input (edit/write inputs, saved
 // paths), never from a model's word. Model-reported files are kept only when evidence confirms them.
 import * as path from 'node:path';
+import { toolFiles, toolKind } from './toolKinds';
 
 export interface ToolEvidence {
   read: string[];
@@ -38,11 +39,14 @@ export function evidenceOf(use: { toolName: string; toolInput: string; cwd?: str
     const v = str(input[k]);
     if (v && !files.includes(v)) files.push(v);
   }
+  // Other platforms' tools name their files in their own keys (filePath, replacements, patches).
+  for (const f of toolFiles(use.toolName, input)) if (!files.includes(f)) files.push(f);
   const rel = files.map((f) => relPath(f, use.cwd));
-  const modifies = MODIFYING.has(use.toolName) || (!READING.has(use.toolName) && MODIFY_WORDS.test(use.toolName));
+  const kind = toolKind(use.toolName);
+  const modifies = MODIFYING.has(use.toolName) || kind === 'edit' || kind === 'create' || kind === 'delete' || (!READING.has(use.toolName) && kind !== 'read' && MODIFY_WORDS.test(use.toolName));
   if (modifies) return { read: [], modified: rel };
-  // Grep/Glob "path" is a search root, not a file read.
-  if (use.toolName === 'Grep' || use.toolName === 'Glob') return { read: [], modified: [] };
+  // A search's "path" is a search root, and a command's files are not known: neither is a file read.
+  if (kind === 'search' || kind === 'run' || kind === 'fetch') return { read: [], modified: [] };
   return { read: rel, modified: [] };
 }
 

@@ -3,6 +3,7 @@
 import * as path from 'node:path';
 import type { ObservationDraft } from '../store/repos/observations';
 import type { SummaryDraft } from '../store/repos/summaries';
+import { canonicalUse, toolFiles, toolKind } from './toolKinds';
 
 export interface ToolUse {
   toolName: string;
@@ -75,12 +76,29 @@ function pick(input: Input, ...keys: string[]): string | undefined {
   return undefined;
 }
 
+/** Names the switch below knows; any other platform's tool is read through the tool table first. */
+const OWN_NAMES = new Set(['Read', 'FileFocus', 'Edit', 'MultiEdit', 'NotebookEdit', 'Write', 'FileCreate', 'FileSave', 'FileDelete', 'FileRename', 'Bash', 'TerminalCommand', 'TaskEnd', 'Grep', 'Glob', 'WebFetch', 'WebSearch', 'DebugSessionEnd']);
+
 export function observeToolUse(use: ToolUse): ObservationDraft {
-  const input = parseInput(use.toolInput);
+  const raw = parseInput(use.toolInput);
+  if (OWN_NAMES.has(use.toolName)) return observe(use, use.toolName, raw);
+  const canon = canonicalUse(use.toolName, raw);
+  const draft = observe(use, canon.name, canon.input);
+  // A tool that names several files (multi_replace_string_in_file, a patch, read_many_files): all of them.
+  const files = toolFiles(use.toolName, raw).map((f) => rel(f, use.cwd));
+  if (files.length > 1) {
+    const kind = toolKind(use.toolName);
+    if (kind === 'edit' || kind === 'create' || kind === 'delete') draft.filesModified = files;
+    else if (kind === 'read') draft.filesRead = files;
+  }
+  return draft;
+}
+
+function observe(use: ToolUse, toolName: string, input: Input): ObservationDraft {
   const out = use.toolResponse;
   const file = pick(input, 'file_path', 'path', 'notebook_path', 'file', 'uri');
   const shown = file ? rel(file, use.cwd) : undefined;
-  const name = use.toolName;
+  const name = toolName;
 
   switch (name) {
     case 'Read':

@@ -1,6 +1,9 @@
 // Installs claude-mem into Claude Code: hook commands merged into settings.json (user or project),
-// and the MCP server registered (~/.claude.json for the user, .mcp.json for a project).
-// Imported by the CLI and by the VS Code command "Install Claude Code Hooks": fs, path and os only.
+// and the MCP server registered (~/.claude.json for the user, .mcp.json for a project). And into
+// VS Code's agent hooks: ~/.copilot/hooks/claude-mem.json (user) or .github/hooks/claude-mem.json
+// (workspace), with the same guarantees.
+// Imported by the CLI and by the VS Code commands "Install Claude Code Hooks" and "Install Agent
+// Hooks": fs, path and os only.
 //
 // Rules: every other key, hook and server is kept; installing twice changes nothing; a changed file
 // gets a timestamped backup first and is replaced atomically; uninstall removes exactly our entries
@@ -10,6 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { defaultDataDir } from '../config';
+import { isLauncher } from './launcher';
 
 export type Scope = 'user' | 'project';
 
@@ -36,7 +40,23 @@ export const CLAUDE_CODE_HOOKS: readonly HookSpec[] = [
 
 export const MCP_SERVER_NAME = 'claude-mem';
 
-const OURS = /(?:^|\s)hook claude-code (?:context|session-init|observation|file-context|summarize|session-end)\s*$/;
+const HANDLERS = '(?:context|session-init|observation|file-context|summarize|session-end)';
+const OURS = new RegExp(`(?:^|\\s)hook claude-code ${HANDLERS}\\s*$`);
+/** Ours in a VS Code hook file: written for vscode-agent, or a Claude Code entry copied there. */
+const OURS_VSCODE = new RegExp(`(?:^|\\s)hook (?:vscode-agent|claude-code|auto) ${HANDLERS}\\s*$`);
+
+/** What `install vscode-agent` adds: VS Code's flat entries (it ignores matchers anyway). */
+export const VSCODE_AGENT_HOOKS: readonly HookSpec[] = [
+  { event: 'SessionStart', hook: 'context', timeout: 20 },
+  { event: 'SubagentStart', hook: 'context', timeout: 20 },
+  { event: 'UserPromptSubmit', hook: 'session-init', timeout: 10 },
+  { event: 'PreToolUse', hook: 'file-context', timeout: 10 },
+  { event: 'PostToolUse', hook: 'observation', timeout: 10 },
+  { event: 'PreCompact', hook: 'summarize', timeout: 10 },
+  { event: 'Stop', hook: 'summarize', timeout: 15 },
+];
+
+export const VSCODE_HOOK_FILE = 'claude-mem.json';
 
 export interface InstallOptions {
   scope: Scope;
@@ -50,6 +70,11 @@ export interface InstallOptions {
   cliPath?: string;
   /** Run the binary as Node with ELECTRON_RUN_AS_NODE=1 (default: when running inside Electron). */
   runAsNode?: boolean;
+  /**
+   * Absolute path of the stable launcher (launcher.ts) to run instead of node + cli.js: what the
+   * extension installs, so that an update (a new install folder) does not break the hooks.
+   */
+  launcher?: string;
   /** Register the MCP server too (default true). */
   mcp?: boolean;
   /** Extra environment for the MCP server entry (e.g. CLAUDE_MEM_DATA_DIR), since MCP clients may not pass theirs on. */
@@ -109,24 +134,30 @@ interface Runtime {
   node: string;
   cli: string;
   runAsNode: boolean;
+  launcher?: string;
 }
 
 function runtime(o: InstallOptions): Runtime {
   const node = o.nodePath ?? process.execPath;
   const cli = o.cliPath ?? path.join(__dirname, 'cli.js');
   const runAsNode = o.runAsNode ?? (typeof process.versions.electron === 'string');
+  if (o.launcher !== undefined) {
+    if (!path.isAbsolute(o.launcher) || !fs.existsSync(o.launcher)) throw new InstallError(`no claude-mem launcher at "${o.launcher}"`);
+    return { node, cli, runAsNode, launcher: o.launcher };
+  }
   if (!path.isAbsolute(node) || !fs.existsSync(node)) throw new InstallError(`no Node binary at "${node}"; pass an absolute path to one that exists`);
   if (!path.isAbsolute(cli) || !fs.existsSync(cli)) throw new InstallError(`no claude-mem CLI at "${cli}"; build it first (npm run build)`);
   return { node, cli, runAsNode };
 }
 
-/** The shell command Claude Code runs for one hook. */
-export function hookCommand(rt: Runtime, hook: HookName): string {
-  return `${rt.runAsNode ? 'ELECTRON_RUN_AS_NODE=1 ' : ''}${shellQuote(rt.node)} ${shellQuote(rt.cli)} hook claude-code ${hook}`;
+/** The shell command a host runs for one hook. */
+export function hookCommand(rt: Runtime, hook: HookName, platform = 'claude-code'): string {
+  if (rt.launcher) return `${shellQuote(rt.launcher)} hook ${platform} ${hook}`;
+  return `${rt.runAsNode ? 'ELECTRON_RUN_AS_NODE=1 ' : ''}${shellQuote(rt.node)} ${shellQuote(rt.cli)} hook ${platform} ${hook}`;
 }
 
-export function isOurHook(h: unknown): boolean {
-  return isObj(h) && typeof h.command === 'string' && OURS.test(h.command);
+export function isOurHook(h: unknown, re: RegExp = OURS): boolean {
+  return isObj(h) && typeof h.command === 'string' && re.test(h.command);
 }
 
 // ---- JSON files ---------------------------------------------------------------------------------
@@ -222,8 +253,11 @@ function hooksOf(settings: Obj, file: string): Obj | undefined {
   return hooks;
 }
 
-/** Removes our hook commands (any path, any version); drops groups, events and `hooks` left empty by that. */
-function stripOurs(settings: Obj, file: string): number {
+/**
+ * Removes our hook commands (any path, any version); drops groups, events and `hooks` left empty by
+ * that. Entries are Claude Code's groups ({matcher, hooks: [...]}) or VS Code's flat commands.
+ */
+function stripOurs(settings: Obj, file: string, re: RegExp = OURS): number {
   const hooks = hooksOf(settings, file);
   if (!hooks) return 0;
   let removed = 0;
@@ -231,8 +265,12 @@ function stripOurs(settings: Obj, file: string): number {
     const groups = hooks[event] as Obj[];
     const kept: Obj[] = [];
     for (const g of groups) {
+      if (isOurHook(g, re)) {
+        removed++;
+        continue;
+      }
       const list = (g.hooks as unknown[] | undefined) ?? [];
-      const rest = list.filter((h) => !isOurHook(h));
+      const rest = list.filter((h) => !isOurHook(h, re));
       removed += list.length - rest.length;
       if (rest.length === list.length) kept.push(g);
       else if (rest.length > 0) kept.push({ ...g, hooks: rest });
@@ -260,12 +298,15 @@ function addOurs(settings: Obj, rt: Runtime): string[] {
 // ---- MCP server ----------------------------------------------------------------------------------
 
 function mcpEntry(rt: Runtime, extraEnv: Record<string, string> | undefined): Obj {
+  if (rt.launcher) return { type: 'stdio', command: rt.launcher, args: ['mcp'], ...(extraEnv && Object.keys(extraEnv).length ? { env: extraEnv } : {}) };
   const env = { ...(rt.runAsNode ? { ELECTRON_RUN_AS_NODE: '1' } : {}), ...extraEnv };
   return { type: 'stdio', command: rt.node, args: [rt.cli, 'mcp'], ...(Object.keys(env).length ? { env } : {}) };
 }
 
 function isOurServer(v: unknown): boolean {
-  return isObj(v) && Array.isArray(v.args) && v.args.length >= 2 && v.args[v.args.length - 1] === 'mcp' && typeof v.args[v.args.length - 2] === 'string' && /cli\.js$/.test(v.args[v.args.length - 2] as string);
+  if (!isObj(v) || !Array.isArray(v.args)) return false;
+  if (typeof v.command === 'string' && isLauncher(v.command) && v.args.length === 1 && v.args[0] === 'mcp') return true;
+  return v.args.length >= 2 && v.args[v.args.length - 1] === 'mcp' && typeof v.args[v.args.length - 2] === 'string' && /cli\.js$/.test(v.args[v.args.length - 2] as string);
 }
 
 function serversOf(cfg: Obj, file: string): Obj | undefined {
@@ -354,10 +395,69 @@ export function claudeCodeInstallState(o: InstallOptions): { settingsFile: strin
     const s = load(file, 'Claude Code settings');
     const hooks = hooksOf(s.data, file) ?? {};
     let n = 0;
-    for (const groups of Object.values(hooks)) for (const g of groups as Obj[]) n += ((g.hooks as unknown[]) ?? []).filter(isOurHook).length;
+    for (const groups of Object.values(hooks)) for (const g of groups as Obj[]) n += ((g.hooks as unknown[]) ?? []).filter((h) => isOurHook(h)).length;
     const m = load(mcpConfigPath(o), 'MCP config');
     return { settingsFile: file, hooks: n, mcp: isOurServer(serversOf(m.data, m.file)?.[MCP_SERVER_NAME]) };
   } catch (e) {
     return { settingsFile: file, hooks: 0, mcp: false, problem: (e as Error).message };
+  }
+}
+
+// ---- VS Code agent hooks -------------------------------------------------------------------------
+
+export type VscodeScope = 'user' | 'workspace';
+
+export interface VscodeInstallOptions extends Omit<InstallOptions, 'scope' | 'mcp' | 'mcpEnv'> {
+  scope: VscodeScope;
+  /** Workspace root for scope "workspace" (default: the current directory). */
+  projectDir?: string;
+}
+
+/** ~/.copilot/hooks/claude-mem.json or <workspace>/.github/hooks/claude-mem.json. */
+export function vscodeHookFile(o: { scope: VscodeScope; projectDir?: string; homeDir?: string }): string {
+  if (o.scope === 'user') return path.join(o.homeDir ?? os.homedir(), '.copilot', 'hooks', VSCODE_HOOK_FILE);
+  return path.join(path.resolve(o.projectDir ?? process.cwd()), '.github', 'hooks', VSCODE_HOOK_FILE);
+}
+
+function vscodeBackups(o: VscodeInstallOptions): InstallOptions {
+  return { ...o, scope: 'user', backupDir: o.backupDir ?? path.join(path.resolve(defaultDataDir(o.env ?? process.env)), 'backups', 'vscode-agent') };
+}
+
+/** Adds (or refreshes) our entries in VS Code's hook file. Idempotent; refuses a malformed file and writes nothing. */
+export function installVscodeAgent(o: VscodeInstallOptions): { scope: VscodeScope; file: FileChange; commands: string[] } {
+  const rt = runtime({ ...o, scope: 'user' });
+  const file = load(vscodeHookFile(o), 'VS Code hook file');
+  const data = structuredClone(file.data);
+  stripOurs(data, file.file, OURS_VSCODE);
+  const hooks = (isObj(data.hooks) ? data.hooks : (data.hooks = {})) as Obj;
+  const commands: string[] = [];
+  for (const spec of VSCODE_AGENT_HOOKS) {
+    const command = hookCommand(rt, spec.hook, 'vscode-agent');
+    commands.push(command);
+    const list = Array.isArray(hooks[spec.event]) ? (hooks[spec.event] as Obj[]) : (hooks[spec.event] = []);
+    (list as Obj[]).push({ type: 'command', command, timeout: spec.timeout });
+  }
+  return { scope: o.scope, file: save(file, data, vscodeBackups(o)), commands };
+}
+
+/** Removes exactly our entries; a file left empty by that is removed. */
+export function uninstallVscodeAgent(o: VscodeInstallOptions): { scope: VscodeScope; file: FileChange & { removed: number } } {
+  const file = load(vscodeHookFile(o), 'VS Code hook file');
+  const data = structuredClone(file.data);
+  const removed = stripOurs(data, file.file, OURS_VSCODE);
+  return { scope: o.scope, file: { ...(removed > 0 ? save(file, data, vscodeBackups(o), true) : { file: file.file, changed: false }), removed } };
+}
+
+/** How many of our entries a VS Code hook file holds (0 when there is none). */
+export function vscodeAgentInstallState(o: { scope: VscodeScope; projectDir?: string; homeDir?: string }): { file: string; hooks: number; problem?: string } {
+  const file = vscodeHookFile(o);
+  try {
+    const l = load(file, 'VS Code hook file');
+    const hooks = hooksOf(l.data, file) ?? {};
+    let n = 0;
+    for (const groups of Object.values(hooks)) for (const g of groups as Obj[]) n += isOurHook(g, OURS_VSCODE) ? 1 : ((g.hooks as unknown[]) ?? []).filter((h) => isOurHook(h, OURS_VSCODE)).length;
+    return { file, hooks: n };
+  } catch (e) {
+    return { file, hooks: 0, problem: (e as Error).message };
   }
 }

@@ -59,9 +59,14 @@ const USAGE = `usage: claude-mem <command>
                             add claude-mem's hooks (and MCP server) to Claude Code's settings
   uninstall claude-code [--user | --project [dir]]
                             remove exactly what install added
+  install vscode-agent [--user | --workspace [dir]] [--launcher]
+                            add claude-mem's hooks to VS Code's agent hooks (~/.copilot/hooks/claude-mem.json,
+                            or .github/hooks/claude-mem.json); --launcher runs them through <data dir>/bin/claude-mem
+  uninstall vscode-agent [--user | --workspace [dir]]
   mcp                       run the MCP server on stdio (Claude Code starts it)
-  hook claude-code <context|session-init|observation|file-context|summarize|session-end>
-                            one Claude Code hook event; reads its JSON on stdin
+  hook <claude-code|vscode-agent|copilot-cli|codex|gemini-cli|auto> <context|session-init|observation|file-context|summarize|session-end>
+                            one hook event; reads the platform's JSON on stdin (a payload of another
+                            platform is recognised: VS Code runs Claude Code's hooks too)
 `;
 
 main(process.argv.slice(2)).then(

@@ -1,5 +1,6 @@
 // The terminal commands (start, stop, status, install, uninstall, viewer, search, reindex) as their own
 // bundle, dist/cli-tools.js, so their code is never parsed on the hook path. dist/cli.js loads it.
+import { hooksStatusText } from './hooksStatus';
 import { runInstallCommand } from './installCommand';
 import { runRecover } from './recover';
 import { runReindex } from './reindex';
@@ -11,8 +12,12 @@ export async function runTool(cmd: string, args: string[]): Promise<number | und
   switch (cmd) {
     case 'start':
     case 'stop':
-    case 'status':
       return runStartStop(cmd, args);
+    case 'status': {
+      const code = await runStartStop(cmd, args);
+      process.stdout.write(hooksStatusText());
+      return code;
+    }
     case 'install':
     case 'uninstall':
       return runInstallCommand(cmd, args);

@@ -4,6 +4,8 @@ import { BadRequest, intParam, OBSERVATION_TYPES, type SearchKind, type SearchMo
 
 export interface SearchFilters {
   project?: string;
+  /** Only records of sessions from this platform (claude-code, vscode, vscode-agent, copilot-cli, codex, gemini-cli, …). */
+  platform?: string;
   /** Record kinds to search; observation types or concepts or a file restrict this to observations. */
   kinds: SearchKind[];
   /** Observation types (any of). */
@@ -77,11 +79,14 @@ export function parseFilters(q: Query): SearchFilters {
   if (file !== undefined && (file.length > 4096 || /[\u0000-\u001f]/.test(file))) throw new BadRequest(`query 'file' must be a path of at most 4096 characters`);
   if (types.length > 0 || (concepts && concepts.length > 0) || file) kinds = kinds.filter((k) => k === 'observation');
   if (kinds.length === 0) throw new BadRequest(`filters 'type', 'concepts' and 'file' apply to observations only, but 'kind' excludes observations`);
+  const platform = q('platform') || undefined;
+  if (platform !== undefined && !/^[a-z][a-z0-9_-]{0,39}$/.test(platform)) throw new BadRequest(`query 'platform' must be a platform id such as claude-code, vscode or vscode-agent; got "${platform.slice(0, 60)}"`);
   const from = parseTime(q('dateStart'), 'dateStart', false);
   const to = parseTime(q('dateEnd'), 'dateEnd', true);
   if (from !== undefined && to !== undefined && from >= to) throw new BadRequest(`'dateStart' must be before 'dateEnd'`);
   return {
     project,
+    ...(platform !== undefined ? { platform } : {}),
     kinds,
     types: types.length > 0 ? types : undefined,
     concepts: concepts && concepts.length > 0 ? concepts : undefined,

@@ -19,6 +19,8 @@ export interface RecordInfo {
   concepts: string;
   filesRead: string;
   filesModified: string;
+  /** The session's platform (claude-code, vscode, vscode-agent, …). */
+  platform: string;
 }
 
 export interface KindTable {
@@ -31,23 +33,26 @@ export interface KindTable {
   select: string;
 }
 
+/** The record's session platform, for the platform filter and display. */
+const PLATFORM = `(SELECT s.platform FROM sessions s WHERE s.id = c.session_id) AS platform`;
+
 const OBS_SELECT = `'observation' AS kind, c.id AS id, c.type AS type, c.title AS title, c.project AS project, c.session_id AS sessionId,
   c.created_at AS epoch,
   (length(c.title) + ifnull(length(c.subtitle), 0) + ifnull(length(c.narrative), 0) + length(c.facts) + length(c.concepts)
     + length(c.files_read) + length(c.files_modified) + 3) / 4 AS readTokens,
   ifnull(c.subtitle, '') || char(10) || ifnull(c.narrative, '') || char(10) || c.facts AS body,
-  c.concepts AS concepts, c.files_read AS filesRead, c.files_modified AS filesModified`;
+  c.concepts AS concepts, c.files_read AS filesRead, c.files_modified AS filesModified, ${PLATFORM}`;
 
 const SUM_TEXT = `ifnull(c.request, '') || char(10) || ifnull(c.investigated, '') || char(10) || ifnull(c.learned, '') || char(10) || ifnull(c.completed, '')
   || char(10) || ifnull(c.next_steps, '') || char(10) || ifnull(c.notes, '')`;
 const SUM_SELECT = `'summary' AS kind, c.id AS id, 'summary' AS type,
   substr(coalesce(nullif(trim(c.request), ''), nullif(trim(c.completed), ''), nullif(trim(c.learned), ''), 'Session summary'), 1, 200) AS title,
   c.project AS project, c.session_id AS sessionId, c.created_at AS epoch,
-  (length(${SUM_TEXT}) + 3) / 4 AS readTokens, ${SUM_TEXT} AS body, '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified`;
+  (length(${SUM_TEXT}) + 3) / 4 AS readTokens, ${SUM_TEXT} AS body, '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified, ${PLATFORM}`;
 
 const PROMPT_SELECT = `'prompt' AS kind, c.id AS id, 'prompt' AS type, substr(c.text, 1, 200) AS title, c.project AS project,
   c.session_id AS sessionId, c.created_at AS epoch, (length(c.text) + 3) / 4 AS readTokens, c.text AS body,
-  '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified`;
+  '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified, ${PLATFORM}`;
 
 export const KINDS: Record<SearchKind, KindTable> = {
   observation: { kind: 'observation', table: 'observations', fts: 'observations_fts', weights: 'o', select: OBS_SELECT },
@@ -76,6 +81,10 @@ export function filterSql(kind: SearchKind, f: SearchFilters): { where: string[]
   if (f.project !== undefined) {
     where.push('c.project = ?');
     params.push(f.project);
+  }
+  if (f.platform !== undefined) {
+    where.push('c.session_id IN (SELECT id FROM sessions WHERE platform = ?)');
+    params.push(f.platform);
   }
   if (f.from !== undefined) {
     where.push('c.created_at >= ?');
@@ -112,6 +121,7 @@ function fileNeedle(file: string): string {
 export function matchesFilters(r: RecordInfo, f: SearchFilters): boolean {
   if (!f.kinds.includes(r.kind)) return false;
   if (f.project !== undefined && r.project !== f.project) return false;
+  if (f.platform !== undefined && r.platform !== f.platform) return false;
   if (f.from !== undefined && r.epoch < f.from) return false;
   if (f.to !== undefined && r.epoch >= f.to) return false;
   if (f.types && !f.types.includes(r.type)) return false;
@@ -148,6 +158,7 @@ export function toTimelineItem(r: RecordInfo): TimelineItem {
     title: oneLine(r.title),
     project: r.project,
     sessionId: r.sessionId,
+    ...(r.platform ? { platform: r.platform } : {}),
     time: new Date(r.epoch).toISOString(),
     epoch: r.epoch,
     readTokens: r.readTokens,

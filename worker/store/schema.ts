@@ -154,6 +154,9 @@ const MIGRATIONS: Migration[] = [
   ],
   // 4: ids never reused (issue 17).
   addAutoincrement,
+  // 5: sessions by platform: search, the panel, the viewer and @memory filter by it
+  // (every record reaches its platform through its session).
+  [`CREATE INDEX sessions_by_platform ON sessions (platform, id)`],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

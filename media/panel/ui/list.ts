@@ -2,7 +2,7 @@
 // with a roving tabindex: Tab enters the list once, arrows move, Enter opens, Delete deletes.
 import type { Observation } from '../../../extension/panel/protocol';
 import { h, icon, relativeTime, fullTime, typeIcon, typeLabel } from '../dom';
-import { snippetParts, type FeedEntry, type Row, type SessionGroup } from '../model';
+import { PLATFORM_LABELS, snippetParts, type FeedEntry, type Row, type SessionGroup } from '../model';
 
 export interface ListCallbacks {
   open(id: number): void;
@@ -67,7 +67,8 @@ function entryItem(e: FeedEntry, opts: ListOptions, cb: ListCallbacks): HTMLElem
 
 function groupLabel(g: SessionGroup): string {
   if (g.session?.platform === 'manual') return 'Saved by hand';
-  return g.session?.platform === 'vscode' ? 'VS Code session' : g.session?.platform === 'claude-code' ? 'Claude Code session' : `Session #${g.sessionId}`;
+  const label = g.session ? PLATFORM_LABELS[g.session.platform] : undefined;
+  return label ? `${label} session` : `Session #${g.sessionId}`;
 }
 
 export function renderFeed(groups: SessionGroup[], opts: ListOptions, cb: ListCallbacks): HTMLElement {

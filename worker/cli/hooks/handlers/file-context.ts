@@ -1,12 +1,16 @@
-// PreToolUse on Read: add what memory knows about the file as additionalContext. Never changes the
-// tool input and never decides the permission (a sync "allow" would skip the user's prompt). Silent
-// for small files, files with no history, and a file whose history this session has already seen.
+// PreToolUse on a read: add what memory knows about the file as additionalContext. Never changes
+// the tool input and never decides the permission (a sync "allow" would skip the user's prompt).
+// Silent for every other tool (VS Code ignores matchers, so this runs on every tool call: the check
+// costs a table lookup), small files, files with no history, and a file whose history this session
+// has already seen.
 import { statSync, type Stats } from 'node:fs';
 import { isAbsolute, relative, resolve as resolvePath } from 'node:path';
+import { isReadTool, toolFiles } from '../../../agent/toolKinds';
 import { projectFromCwd } from '../../../project';
 import { query } from '../../client';
-import { call, str, type HookEnv, type Json } from '../io';
-import { claim } from './fileContextState';
+import { claim } from '../fileContextState';
+import type { HookInput, HookReply } from '../input';
+import { call, type HookEnv } from '../io';
 
 /** Files smaller than this are cheaper to read than to be told about. */
 export const MIN_FILE_BYTES = 1500;
@@ -66,12 +70,12 @@ export function formatFileHistory(displayPath: string, rows: FileHistoryRow[], f
   return lines.join('\n');
 }
 
-export async function fileContextHook(input: Json, env: HookEnv): Promise<Json> {
-  const toolInput = input.tool_input && typeof input.tool_input === 'object' ? (input.tool_input as Json) : {};
-  const filePath = str(toolInput.file_path);
-  const sessionId = str(input.session_id);
+export async function fileContextHook(input: HookInput, env: HookEnv): Promise<HookReply> {
+  if (!input.toolName || !isReadTool(input.toolName)) return {};
+  const filePath = toolFiles(input.toolName, input.toolInput)[0];
+  const sessionId = input.sessionId;
   if (!filePath || !sessionId) return {};
-  const cwd = str(input.cwd) ?? process.cwd();
+  const cwd = input.cwd ?? process.cwd();
   const abs = resolvePath(cwd, filePath);
   let st: Stats;
   try {
@@ -88,5 +92,5 @@ export async function fileContextHook(input: Json, env: HookEnv): Promise<Json> 
   if (rows.length === 0) return {};
   const signature = `${Math.floor(st.mtimeMs)}:${st.size}:${Math.max(...rows.map((x) => x.id))}:${rows.length}`;
   if (!claim(env.target.dataDir, sessionId, abs, signature)) return {};
-  return { hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: formatFileHistory(inside ? rel : abs, rows, st.mtimeMs) } };
+  return { context: formatFileHistory(inside ? rel : abs, rows, st.mtimeMs), event: 'PreToolUse' };
 }
