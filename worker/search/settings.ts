@@ -35,6 +35,14 @@ export interface SearchSettings {
   /** Hybrid: a brand-new record gains this fraction of a first-rank RRF score, halving every recencyHalfLifeDays. */
   recencyWeight: number;
   recencyHalfLifeDays: number;
+  /** Priors (rerank.ts): weight of a record's substance; 0 = off. */
+  substancePrior: number;
+  /** Priors: factor 1 + this for a record that fits the question's intent (why / where / outcome). */
+  intentBoost: number;
+  /** Priors on the vector side: cosine + this * (prior - 1). */
+  vectorPriorWeight: number;
+  /** A hit whose title repeats one ranked above it moves behind the hits with new titles. */
+  demoteDuplicates: boolean;
   /** Unload the model threads after this long unused. */
   embedderIdleMs: number;
 }
@@ -73,6 +81,10 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   keywordLeadRatio: 1.5,
   recencyWeight: 0.15,
   recencyHalfLifeDays: 30,
+  substancePrior: 0.8,
+  intentBoost: 0.3,
+  vectorPriorWeight: 0.1,
+  demoteDuplicates: true,
   embedderIdleMs: 5 * 60_000,
 };
 
@@ -99,6 +111,9 @@ const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   keywordLeadRatio: [0, 100],
   recencyWeight: [0, 10],
   recencyHalfLifeDays: [0.1, 3650],
+  substancePrior: [0, 1],
+  intentBoost: [0, 10],
+  vectorPriorWeight: [0, 1],
   embedderIdleMs: [1000, 24 * 3600_000],
 };
 
@@ -130,6 +145,8 @@ function merge<T extends object>(defaults: T, raw: unknown, bounds: Partial<Reco
         const b = bounds[key];
         (out as Record<string, unknown>)[key] = b ? Math.min(b[1], Math.max(b[0], v)) : v;
       }
+    } else if (typeof d === 'boolean') {
+      if (typeof v === 'boolean') (out as Record<string, unknown>)[key] = v;
     } else if (typeof d === 'string') {
       const allowed = enums[key];
       if (typeof v === 'string' && (!allowed || allowed.includes(v))) (out as Record<string, unknown>)[key] = v;
