@@ -35,6 +35,12 @@ export interface SearchSettings {
   /** Hybrid: a brand-new record gains this fraction of a first-rank RRF score, halving every recencyHalfLifeDays. */
   recencyWeight: number;
   recencyHalfLifeDays: number;
+  /** Hybrid: weight of the vector list's votes in the fusion (the keyword list's is 1). */
+  vectorFusionWeight: number;
+  /** Hybrid: pseudo-relevance feedback, the query vector plus this times the mean vector of the best keyword hits. */
+  feedbackWeight: number;
+  /** Hybrid: how many of the best keyword hits feed back (0 = off). */
+  feedbackDocs: number;
   /** Priors (rerank.ts): weight of a record's substance; 0 = off. */
   substancePrior: number;
   /** Priors: factor 1 + this for a record that fits the question's intent (why / where / outcome). */
@@ -81,6 +87,9 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   keywordLeadRatio: 1.5,
   recencyWeight: 0.15,
   recencyHalfLifeDays: 30,
+  vectorFusionWeight: 1,
+  feedbackWeight: 0.5,
+  feedbackDocs: 0,
   substancePrior: 0.8,
   intentBoost: 0.3,
   vectorPriorWeight: 0.1,
@@ -111,6 +120,9 @@ const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   keywordLeadRatio: [0, 100],
   recencyWeight: [0, 10],
   recencyHalfLifeDays: [0.1, 3650],
+  vectorFusionWeight: [0, 10],
+  feedbackWeight: [0, 10],
+  feedbackDocs: [0, 20],
   substancePrior: [0, 1],
   intentBoost: [0, 10],
   vectorPriorWeight: [0, 1],
