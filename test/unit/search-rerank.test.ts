@@ -1,13 +1,11 @@
 // Priors of rerank.ts: substance, question intent, near-duplicate titles.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RecordInfo } from '../../worker/search/records';
+import { priorInfo, type RecordInfo } from '../../worker/search/records';
 import { demoteDuplicates, prior, questionIntents, substance, titleKey } from '../../worker/search/rerank';
 
-const rec = (over: Partial<RecordInfo>): RecordInfo => ({
-  kind: 'observation', id: 1, type: 'change', title: 't', project: 'p', sessionId: 1, epoch: 0, readTokens: 10,
-  body: '', concepts: '[]', filesRead: '[]', filesModified: '[]', ...over,
-});
+const rec = (over: Partial<RecordInfo>) =>
+  priorInfo({ kind: 'observation', id: 1, type: 'change', title: 't', project: 'p', sessionId: 1, epoch: 0, readTokens: 10, body: '', concepts: '[]', filesRead: '[]', filesModified: '[]', ...over });
 
 const routine = rec({ type: 'discovery', title: 'Read src/db/pool.ts', body: 'Opened src/db/pool.ts to check database sessions.\nsrc/db/pool.ts: 120 lines read', concepts: '["how-it-works"]', filesRead: '["src/db/pool.ts"]' });
 const decision = rec({

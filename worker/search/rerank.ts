@@ -8,8 +8,7 @@
 //     "what happened / what got done / still open" questions favour session summaries.
 // Keyword scores are multiplied by the prior; cosines get a small additive term (their useful
 // range is a few hundredths). Constants are chosen on test/fixtures/search only (docs/search.md).
-import type { RecordInfo } from './records';
-import { parseList } from './records';
+import { parseList, type PriorInfo } from './records';
 
 export type Intent = 'why' | 'where' | 'outcome';
 
@@ -39,8 +38,8 @@ const RICH_CONCEPTS = new Set(['trade-off', 'why-it-exists', 'gotcha', 'problem-
 const WEIGHTY_TYPES = new Set(['decision', 'bugfix', 'security_alert', 'security_note', 'feature', 'discovery']);
 
 /** 0..1: how much a record says beyond "this happened". */
-export function substance(r: RecordInfo): number {
-  const len = r.body.replace(/\s+/g, ' ').trim().length;
+export function substance(r: PriorInfo): number {
+  const len = r.bodyLength;
   // 0 at no body, ~0.5 at a one-line note (~100 chars), 1 from about 450 characters.
   const lenScore = Math.min(1, Math.log1p(len / 40) / Math.log1p(450 / 40));
   if (r.kind !== 'observation') return lenScore;
@@ -50,7 +49,7 @@ export function substance(r: RecordInfo): number {
   return 0.7 * lenScore + 0.2 * rich + 0.1 * weighty;
 }
 
-function fits(r: RecordInfo, intent: Intent): boolean {
+function fits(r: PriorInfo, intent: Intent): boolean {
   switch (intent) {
     case 'why':
       return r.type === 'decision' || parseList(r.concepts).some((c) => WHY_CONCEPTS.has(c.toLowerCase()));
@@ -62,7 +61,7 @@ function fits(r: RecordInfo, intent: Intent): boolean {
 }
 
 /** Multiplier for a record: (1 - s + s * substance) * (1 + intent) for each intent it fits. */
-export function prior(r: RecordInfo, intents: Set<Intent>, w: PriorWeights): number {
+export function prior(r: PriorInfo, intents: Set<Intent>, w: PriorWeights): number {
   let p = 1 - w.substance + w.substance * substance(r);
   for (const i of intents) if (fits(r, i)) p *= 1 + w.intent;
   return p;

@@ -7,7 +7,7 @@ import { parseFtsQuery, type FtsQuery } from './ftsQuery';
 import { fuseHybrid } from './hybrid';
 import { browse, keywordSearch, type RankedHit } from './keyword';
 import type { SearchFilters, SearchRequest } from './params';
-import { hydrate, matchesFilters, toSearchRow, type RecordInfo } from './records';
+import { hydrate, hydratePriors, matchesFilters, priorInfo, toSearchRow, type PriorInfo, type RecordInfo } from './records';
 import type { ScanHit } from './scan';
 import type { SemanticIndex } from './semantic';
 import type { SearchSettings } from './settings';
@@ -159,11 +159,11 @@ export class Searcher {
     return { hits: ranked.slice(0, depth), capped: r.capped };
   }
 
-  private info(hits: { kind: RecordInfo['kind']; id: number }[]): Map<string, RecordInfo> {
-    const out = new Map<string, RecordInfo>();
+  private info(hits: { kind: RecordInfo['kind']; id: number }[]): Map<string, PriorInfo> {
+    const out = new Map<string, PriorInfo>();
     for (const kind of ['observation', 'summary', 'prompt'] as const) {
       const ids = hits.filter((h) => h.kind === kind).map((h) => h.id);
-      if (ids.length > 0) for (const [id, r] of hydrate(this.store, kind, ids)) out.set(`${kind}:${id}`, r);
+      if (ids.length > 0) for (const [id, r] of hydratePriors(this.store, kind, ids)) out.set(`${kind}:${id}`, r);
     }
     return out;
   }
@@ -191,7 +191,7 @@ export class Searcher {
     for (const h of hits) {
       const r = (h.kind === 'observation' ? obs : sums).get(h.id);
       // Absent: deleted since it was indexed.
-      if (r && matchesFilters(r, f)) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, title: r.title, score: h.score + s.vectorPriorWeight * (prior(r, intents, w) - 1) });
+      if (r && matchesFilters(r, f)) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, title: r.title, score: h.score + s.vectorPriorWeight * (prior(priorInfo(r), intents, w) - 1) });
     }
     out.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
     return (s.demoteDuplicates ? demoteDuplicates(out, (h) => h.title) : out).map(({ title: _t, ...h }) => h);
