@@ -15,6 +15,8 @@ export interface SearchSettings {
   remoteApiKey: string;
   /** Expected remote vector length; 0 learns it from the first answer. */
   remoteDims: number;
+  /** A model folder (embed/folder.ts) used instead of the bundled encoder when embeddings is "local"; empty = bundled. */
+  localModelDir: string;
   /** auto: a project's vectra index while it holds at most vectraMaxItems vectors, else the int8 scan. */
   vectorBackend: VectorBackend;
   vectraMaxItems: number;
@@ -76,6 +78,7 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   remoteModel: '',
   remoteApiKey: '',
   remoteDims: 0,
+  localModelDir: '',
   vectorBackend: 'auto',
   vectraMaxItems: 2000,
   indexBatchSize: 16,
@@ -194,6 +197,7 @@ export function readSearchConfig(dataDir: string | undefined, env: NodeJS.Proces
   }
   if (env.CLAUDE_MEM_EMBEDDINGS_MODEL) search.remoteModel = env.CLAUDE_MEM_EMBEDDINGS_MODEL;
   if (env.CLAUDE_MEM_EMBEDDINGS_API_KEY) search.remoteApiKey = env.CLAUDE_MEM_EMBEDDINGS_API_KEY;
+  if (env.CLAUDE_MEM_EMBEDDINGS_MODEL_DIR) search.localModelDir = env.CLAUDE_MEM_EMBEDDINGS_MODEL_DIR;
   const problems: string[] = [];
   if (search.embeddings === 'remote' && !search.remoteUrl) {
     search.embeddings = 'off';
