@@ -3,8 +3,11 @@
 // out: they are mostly file paths and figures, which a sentence encoder reads as noise (on the
 // search fixture, title + subtitle + narrative ranks answers better than with facts: recall@5
 // 0.79 vs 0.72). t2 puts the type in words before the title (dev set semantic 0.846 -> 0.885;
-// splitting identifiers and paths into words was tried too and lowered it to 0.808).
+// splitting identifiers and paths into words was tried too and lowered it to 0.808), and appends
+// the search phrases a compression model wrote (doc expansion, expansion.ts) when there are any.
 // Changing the recipe changes EMBED_TEXT_VERSION, which re-embeds everything.
+
+import { phrasesFromFacts } from './expansion';
 
 /** Part of the model id stored with each vector (see vectorModelId). */
 export const EMBED_TEXT_VERSION = 't2';
@@ -16,6 +19,8 @@ export function vectorModelId(embedderName: string): string {
 
 export interface ObservationText {
   type?: string;
+  /** JSON text list; only its search phrases are embedded (expansion.ts). */
+  facts?: string | null;
   title: string;
   subtitle: string | null;
   narrative: string | null;
@@ -37,7 +42,8 @@ const LABEL: Record<string, string> = { decision: 'Decision', bugfix: 'Bug fix',
 
 export function observationEmbedText(o: ObservationText): string {
   const label = o.type && LABEL[o.type] ? `${LABEL[o.type]}: ` : '';
-  return join([label + o.title, o.subtitle ?? '', o.narrative ?? '']);
+  const phrases = phrasesFromFacts(o.facts);
+  return join([label + o.title, o.subtitle ?? '', o.narrative ?? '', phrases.length > 0 ? `Search: ${phrases.join('; ')}` : '']);
 }
 
 export function summaryEmbedText(s: SummaryText): string {
