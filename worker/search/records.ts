@@ -49,12 +49,14 @@ const PROMPT_SELECT = `'prompt' AS kind, c.id AS id, 'prompt' AS type, substr(c.
   c.session_id AS sessionId, c.created_at AS epoch, (length(c.text) + 3) / 4 AS readTokens, c.text AS body,
   '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified`;
 
-/** What the priors (rerank.ts) read of a record: no body text, only its length. */
+/** What the priors (rerank.ts) and the filters read of a record: no body text, only its length. */
 export interface PriorInfo {
   kind: SearchKind;
   id: number;
   type: string;
   title: string;
+  project: string;
+  epoch: number;
   /** Characters of the body a snippet is cut from (RecordInfo.body). */
   bodyLength: number;
   concepts: string;
@@ -63,13 +65,13 @@ export interface PriorInfo {
 }
 
 const PRIOR_SELECT: Record<SearchKind, string> = {
-  observation: `'observation' AS kind, c.id AS id, c.type AS type, c.title AS title,
+  observation: `'observation' AS kind, c.id AS id, c.type AS type, c.title AS title, c.project AS project, c.created_at AS epoch,
     ifnull(length(c.subtitle), 0) + ifnull(length(c.narrative), 0) + length(c.facts) + 2 AS bodyLength,
     c.concepts AS concepts, c.files_read AS filesRead, c.files_modified AS filesModified`,
   summary: `'summary' AS kind, c.id AS id, 'summary' AS type,
     substr(coalesce(nullif(trim(c.request), ''), nullif(trim(c.completed), ''), nullif(trim(c.learned), ''), 'Session summary'), 1, 200) AS title,
-    length(${SUM_TEXT}) AS bodyLength, '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified`,
-  prompt: `'prompt' AS kind, c.id AS id, 'prompt' AS type, substr(c.text, 1, 200) AS title, length(c.text) AS bodyLength,
+    c.project AS project, c.created_at AS epoch, length(${SUM_TEXT}) AS bodyLength, '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified`,
+  prompt: `'prompt' AS kind, c.id AS id, 'prompt' AS type, substr(c.text, 1, 200) AS title, c.project AS project, c.created_at AS epoch, length(c.text) AS bodyLength,
     '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified`,
 };
 
@@ -83,7 +85,7 @@ export function hydratePriors(store: Pick<Store, 'all'>, kind: SearchKind, ids: 
 }
 
 export function priorInfo(r: RecordInfo): PriorInfo {
-  return { kind: r.kind, id: r.id, type: r.type, title: r.title, bodyLength: r.body.length, concepts: r.concepts, filesRead: r.filesRead, filesModified: r.filesModified };
+  return { kind: r.kind, id: r.id, type: r.type, title: r.title, project: r.project, epoch: r.epoch, bodyLength: r.body.length, concepts: r.concepts, filesRead: r.filesRead, filesModified: r.filesModified };
 }
 
 export const KINDS: Record<SearchKind, KindTable> = {
@@ -146,7 +148,7 @@ function fileNeedle(file: string): string {
 }
 
 /** The same filters in JS, for vector hits (which come back without them applied). */
-export function matchesFilters(r: RecordInfo, f: SearchFilters): boolean {
+export function matchesFilters(r: Pick<RecordInfo, 'kind' | 'project' | 'epoch' | 'type' | 'concepts' | 'filesRead' | 'filesModified'>, f: SearchFilters): boolean {
   if (!f.kinds.includes(r.kind)) return false;
   if (f.project !== undefined && r.project !== f.project) return false;
   if (f.from !== undefined && r.epoch < f.from) return false;

@@ -7,7 +7,7 @@ import { parseFtsQuery, type FtsQuery } from './ftsQuery';
 import { fuseHybrid } from './hybrid';
 import { browse, keywordSearch, type RankedHit } from './keyword';
 import type { SearchFilters, SearchRequest } from './params';
-import { hydrate, hydratePriors, matchesFilters, priorInfo, toSearchRow, type PriorInfo, type RecordInfo } from './records';
+import { hydrate, hydratePriors, matchesFilters, toSearchRow, type PriorInfo, type RecordInfo } from './records';
 import type { ScanHit } from './scan';
 import type { SemanticIndex } from './semantic';
 import type { SearchSettings } from './settings';
@@ -183,15 +183,16 @@ export class Searcher {
   }
 
   private filterHits(hits: ScanHit[], f: SearchFilters, intents: Set<Intent>): Scored[] {
-    const obs = hydrate(this.store, 'observation', hits.filter((h) => h.kind === 'observation').map((h) => h.id));
-    const sums = hydrate(this.store, 'summary', hits.filter((h) => h.kind === 'summary').map((h) => h.id));
+    // The lean rows (no body text): a pool of 100 vector hits is read on every semantic query.
+    const obs = hydratePriors(this.store, 'observation', hits.filter((h) => h.kind === 'observation').map((h) => h.id));
+    const sums = hydratePriors(this.store, 'summary', hits.filter((h) => h.kind === 'summary').map((h) => h.id));
     const s = this.settings;
     const w = { substance: s.substancePrior, intent: s.intentBoost };
     const out: (Scored & { title: string })[] = [];
     for (const h of hits) {
       const r = (h.kind === 'observation' ? obs : sums).get(h.id);
       // Absent: deleted since it was indexed.
-      if (r && matchesFilters(r, f)) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, title: r.title, score: h.score + s.vectorPriorWeight * (prior(priorInfo(r), intents, w) - 1) });
+      if (r && matchesFilters(r, f)) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, title: r.title, score: h.score + s.vectorPriorWeight * (prior(r, intents, w) - 1) });
     }
     out.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
     return (s.demoteDuplicates ? demoteDuplicates(out, (h) => h.title) : out).map(({ title: _t, ...h }) => h);
