@@ -8,7 +8,7 @@ import { projectFromCwd } from '../worker/project';
 import type { StreamEvent } from '../worker/protocol';
 import { registerCapture } from './capture';
 import { installAgentHooksCommand, registerAgentHooks } from './commands/agentHooks';
-import { registerChatParticipant } from './chat/participant';
+import { lmRerank, registerChatParticipant } from './chat/participant';
 import { exportCommand, forgetProjectCommand, importCommand, saveSelectionCommand, showContextCommand, showObservationCommand } from './commands/memory';
 import { searchCommand } from './commands/search';
 import { clearApiKeyCommand, installHooksCommand, openPanelCommand, pauseCommand, restartCommand, setApiKeyCommand, toggleCaptureCommand } from './commands/worker';
@@ -212,8 +212,8 @@ export function activate(context: vscode.ExtensionContext): { services: Services
     }
   });
 
-  const chatDeps = { api, project: currentProject, session, context: () => contextCache.get(currentProject()).catch(() => ''), get maxResults() { return settings.maxResults; } };
-  const toolDeps = { api, project: currentProject, context: () => contextCache.get(currentProject()) };
+  const chatDeps = { api, project: currentProject, session, context: () => contextCache.get(currentProject()).catch(() => ''), get maxResults() { return settings.maxResults; }, get rerank() { return settings.rerank; } };
+  const toolDeps = { api, project: currentProject, context: () => contextCache.get(currentProject()), rerank: lmRerank(() => settings.rerank) };
   const reg = (id: string, fn: (...args: never[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
 
   context.subscriptions.push(

@@ -5,6 +5,7 @@
 import type { Observation } from '../../worker/protocol';
 import { citedIds, escapeMd, hitsMarkdown, observationText, ref } from '../core/format';
 import type { MemoryApi, SearchHit } from '../core/memoryApi';
+import { RERANK_TOP, rerankHits } from './rerank';
 
 export const CHAT_COMMANDS = ['search', 'timeline', 'recent', 'save'] as const;
 export type ChatCommand = (typeof CHAT_COMMANDS)[number];
@@ -41,6 +42,8 @@ export interface ChatDeps {
   maxResults: number;
   /** How many memories are given to the model in full. */
   maxFull?: number;
+  /** Let the chat model rerank the best 20 hits before answering (rerank.ts). */
+  rerank?: boolean;
 }
 
 export interface ChatTurnRequest {
@@ -165,7 +168,9 @@ async function ask(
     return done([]);
   }
   out.progress(`Searching memory of ${project}…`);
-  const [found, context] = await Promise.all([deps.api.search(query, { project, platform, limit: deps.maxResults }), deps.context().catch(() => '')]);
+  const reranking = !!(deps.rerank && model);
+  const [searched, context] = await Promise.all([deps.api.search(query, { project, platform, limit: reranking ? Math.max(RERANK_TOP, deps.maxResults) : deps.maxResults }), deps.context().catch(() => '')]);
+  const found = reranking && model ? { ...searched, hits: (await rerankHits(query, searched.hits, model, signal)).slice(0, deps.maxResults) } : searched;
   const fullIds = found.hits.filter((h) => h.kind === 'observation').slice(0, deps.maxFull ?? 6).map((h) => h.id);
   const full = await deps.api.get(fullIds);
   if (signal.isCancellationRequested) return done([]);

@@ -2,6 +2,8 @@
 import * as vscode from 'vscode';
 import { followupsFor, handleChat, type ChatDeps, type ChatModelPort, type ChatMsg, type ChatOutcome } from './handler';
 import { observationUri } from '../contentProvider';
+import type { ToolDeps } from '../tools/types';
+import { rerankHits } from './rerank';
 
 export const PARTICIPANT_ID = 'claude-mem-vscode.memory';
 
@@ -15,6 +17,29 @@ export function modelPort(model: vscode.LanguageModelChat | undefined, token: vs
       const res = await model.sendRequest(msgs, { justification: 'Answers your question from the stored memory of this project.' }, token);
       return res.text;
     },
+  };
+}
+
+/**
+ * memory_search's rerank: the first chat model VS Code offers (tools are not told which model
+ * called them), when the setting allows; undefined model or any failure keeps the search order.
+ */
+export function lmRerank(enabled: () => boolean): NonNullable<ToolDeps['rerank']> {
+  return async (query, hits, signal) => {
+    if (!enabled() || hits.length < 2) return hits;
+    try {
+      const [model] = await vscode.lm.selectChatModels();
+      const token = new vscode.CancellationTokenSource();
+      const port = modelPort(model, token.token);
+      if (!port) return hits;
+      try {
+        return await rerankHits(query, hits, port, signal ?? token.token);
+      } finally {
+        token.dispose();
+      }
+    } catch {
+      return hits;
+    }
   };
 }
 

@@ -100,6 +100,7 @@ export const SETTINGS: Record<string, SettingDecl> = {
   'context.fullObservations': { type: 'number', default: 5, minimum: 0, maximum: 50, scope: 'window', description: 'How many of the listed observations the injected context shows in full.' },
   'context.tokenBudget': { type: 'number', default: 4000, minimum: 200, maximum: 100000, scope: 'window', description: 'Hard token budget of the injected project context.' },
   'chat.maxResults': { type: 'number', default: 10, minimum: 1, maximum: 50, scope: 'window', description: 'How many memories @memory and the search command retrieve.' },
+  'chat.rerank': { type: 'boolean', default: true, scope: 'window', description: 'Let the chat model reorder the best 20 search results by relevance in @memory and memory_search (one short extra model request per search).' },
 };
 
 export interface ExtensionSettings {
@@ -116,6 +117,7 @@ export interface ExtensionSettings {
   idleSummaryMs: number;
   context: { observations: number; sessions: number; full: number; budget: number };
   maxResults: number;
+  rerank: boolean;
 }
 
 export type Getter = (key: string) => unknown;
@@ -161,6 +163,7 @@ export function readSettings(get: Getter): ExtensionSettings {
     idleSummaryMs: n('session.idleSummaryMinutes') * 60_000,
     context: { observations: n('context.observations'), sessions: n('context.sessions'), full: n('context.fullObservations'), budget: n('context.tokenBudget') },
     maxResults: n('chat.maxResults'),
+    rerank: bool('chat.rerank'),
   };
 }
 

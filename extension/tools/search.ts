@@ -1,4 +1,5 @@
 // memory_search: the first step of "search, then timeline, then fetch by id".
+import { RERANK_TOP } from '../chat/rerank';
 import { hitsText } from '../core/format';
 import { obj, optInt, optStr, ToolInputError, type MemoryTool } from './types';
 
@@ -42,8 +43,9 @@ export const searchTool: MemoryTool<SearchInput> = {
     return { query, type: optStr(o, 'type', 40), limit: optInt(o, 'limit', 1, 50) ?? 10, allProjects: o.allProjects === true };
   },
   invocationMessage: (i) => `Searching memory for "${i.query}"`,
-  async run(i, deps) {
-    const r = await deps.api.search(i.query, { project: i.allProjects ? undefined : deps.project(), type: i.type, limit: i.limit });
+  async run(i, deps, signal) {
+    const searched = await deps.api.search(i.query, { project: i.allProjects ? undefined : deps.project(), type: i.type, limit: deps.rerank ? Math.max(RERANK_TOP, i.limit) : i.limit });
+    const r = deps.rerank ? { ...searched, hits: (await deps.rerank(i.query, searched.hits, signal)).slice(0, i.limit) } : searched;
     const head = r.fallback ? `(${r.fallback})\n` : r.notice ? `(${r.notice})\n` : '';
     if (r.hits.length === 0) return `${head}No memory matches "${i.query}"${i.allProjects ? '' : ` in project ${deps.project()}`}. Try other keywords or allProjects: true.`;
     return `${head}${r.hits.length} result(s) for "${i.query}":\n${hitsText(r.hits)}\n\nNext: memory_get with the ids that look relevant, or memory_timeline with an id as anchor.`;

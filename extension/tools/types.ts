@@ -1,6 +1,6 @@
 // The shape of one language-model tool: its manifest (mirrored in package.json's
 // contributes.languageModelTools; a unit test keeps them equal) and its vscode-free logic.
-import type { MemoryApi } from '../core/memoryApi';
+import type { MemoryApi, SearchHit } from '../core/memoryApi';
 
 export interface ToolDeps {
   api: MemoryApi;
@@ -8,6 +8,8 @@ export interface ToolDeps {
   project(): string;
   /** The project's injected context, cached by the extension. */
   context(): Promise<string>;
+  /** Reorders the best search hits with a chat model when one is available and allowed (chat/rerank.ts). */
+  rerank?(query: string, hits: SearchHit[], signal?: { readonly isCancellationRequested: boolean }): Promise<SearchHit[]>;
 }
 
 export interface ToolManifest {

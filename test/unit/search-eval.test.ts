@@ -1,79 +1,142 @@
-// Retrieval quality on the synthetic history (test/fixtures/search): recall@5 and MRR for keyword,
-// semantic and hybrid search, with the real local sentence encoder. Hybrid must be at least as
-// good as the better of the other two on both figures. Embedding the ~400 records takes 10-60 s.
+// Retrieval quality with the real local sentence encoder, on two sets:
+//   - development: test/fixtures/search (the set the fusion constants were chosen on);
+//   - test (held out): test/fixtures/search-heldout, written before any tuning in another voice,
+//     1,600+ records, mostly near-duplicate maintenance notes. Constants are never chosen on it.
+// Prints recall@5 and MRR per mode with the misses and each bar of issue 20 as met / NOT MET.
+// Asserts every bar that is met, that the development set does not fall below its figures of
+// before that issue, and floors (the figures reached) for the two test-set bars not met yet.
+// Embeddings are cached on disk under .cache/search-eval-embeddings (keyed by a hash of the model
+// and text), so only the first run pays for the ~2,000 texts (35-45 ms each locally).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EventBus } from '../../worker/events';
 import { nullLogger } from '../../worker/log';
+import type { SearchKind, SearchMode } from '../../worker/protocol';
+import { createLocalEmbedder } from '../../worker/search/embed/embedder';
 import { SearchService } from '../../worker/search/service';
 import { DEFAULT_CONTEXT_SETTINGS, DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
-import { evaluate, type ModeScore } from '../fixtures/search/evaluate';
+import { importSessions, parseImport } from '../../worker/transfer';
+import { evaluateRefs, formatReport, type EvalQuestion, type ModeReport } from '../fixtures/search-heldout/evaluate';
 import { loadHistory, readQuestions, type FixtureHistory } from '../fixtures/search/load';
+import { diskCachedEmbedder } from '../helpers/diskCachedEmbedder';
 import { tempDir } from '../helpers/worker';
 
 const built = path.resolve(__dirname, '../../dist/embedder.js');
 const threadScript = fs.existsSync(built) ? built : path.resolve(__dirname, '../../worker/search/embedderThread.ts');
+const cacheDir = path.resolve(__dirname, '../../.cache/search-eval-embeddings');
+const heldoutDir = path.resolve(__dirname, '../fixtures/search-heldout');
 
-let store: Store;
-let service: SearchService;
-let history: FixtureHistory;
+interface HeldoutHistory {
+  fixtureNow: number;
+  sessions: { project: string; observations: { id: number; title: string }[]; summaries: { id: number }[] }[];
+}
 
-before(async () => {
-  const dir = tempDir('search-eval-');
-  store = await Store.open({ dir: path.join(dir, 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
+const local = createLocalEmbedder({ threadScript, batchSize: 32, log: nullLogger });
+const embedder = diskCachedEmbedder(local, cacheDir);
+const stores: Store[] = [];
+const services: SearchService[] = [];
+let dev: { service: SearchService; history: FixtureHistory; questions: EvalQuestion[] };
+let held: { service: SearchService; history: HeldoutHistory; questions: EvalQuestion[] };
+
+async function open(prefix: string, load: (s: Store) => Promise<void>): Promise<SearchService> {
+  const dir = tempDir(prefix);
+  const store = await Store.open({ dir: path.join(dir, 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
+  stores.push(store);
   await migrate(store);
-  history = await loadHistory(store);
-  service = new SearchService(
+  await load(store);
+  const service = new SearchService(
     { config: { dataDir: dir }, store, events: new EventBus(), log: nullLogger },
-    { threadScript, settings: { search: { ...DEFAULT_SEARCH_SETTINGS, indexBatchSize: 32 }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } },
+    { embedders: { query: embedder, index: embedder }, settings: { search: { ...DEFAULT_SEARCH_SETTINGS, indexBatchSize: 64 }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } },
   );
+  services.push(service);
   service.start();
   await service.indexer?.drain();
+  return service;
+}
+
+before(async () => {
+  let history!: FixtureHistory;
+  const devService = await open('search-eval-dev-', async (s) => {
+    history = await loadHistory(s);
+  });
+  dev = {
+    service: devService,
+    history,
+    questions: readQuestions().map((q) => ({ id: q.id, question: q.question, project: q.project, answers: q.answers.map(String) })),
+  };
+  const h = JSON.parse(fs.readFileSync(path.join(heldoutDir, 'history.json'), 'utf8')) as HeldoutHistory;
+  const heldService = await open('search-eval-heldout-', async (s) => {
+    await s.write((tx) => importSessions(tx, parseImport(h)));
+  });
+  held = { service: heldService, history: h, questions: JSON.parse(fs.readFileSync(path.join(heldoutDir, 'questions.json'), 'utf8')) as EvalQuestion[] };
+  console.log(`embeddings: ${embedder.stats.hits} from the disk cache, ${embedder.stats.misses} computed`);
 });
 
 after(async () => {
-  await service?.stop();
-  await store?.close(false);
+  for (const s of services) await s.stop();
+  await local.close();
+  for (const s of stores) await s.close(false);
 });
 
-test('fixture: at least 300 observations over several weeks and projects, 40+ questions naming their answers', () => {
-  const obs = history.sessions.flatMap((s) => s.observations);
-  const projects = new Set(history.sessions.map((s) => s.project));
-  const times = obs.map((o) => o.createdAt);
-  const weeks = (Math.max(...times) - Math.min(...times)) / (7 * 86_400_000);
-  const questions = readQuestions();
-  assert.ok(obs.length >= 300, `${obs.length} observations`);
-  assert.ok(projects.size >= 3, `${projects.size} projects`);
-  assert.ok(weeks >= 4, `${weeks.toFixed(1)} weeks`);
-  assert.ok(questions.length >= 40, `${questions.length} questions`);
-  const ids = new Set(obs.map((o) => o.id));
-  for (const q of questions) {
-    assert.ok(q.answers.length > 0 && q.answers.every((a) => ids.has(a)), `${q.id} names observations that exist`);
-  }
+async function report(service: SearchService, questions: EvalQuestion[], kinds: SearchKind[], now: number): Promise<ModeReport[]> {
+  const out: ModeReport[] = [];
+  for (const mode of ['keyword', 'semantic', 'hybrid'] as SearchMode[]) out.push(await evaluateRefs(service.searcher, questions, mode, kinds, now));
+  return out;
+}
+
+test('held-out set: 1,500+ records in 2+ projects, 80+ questions naming records that exist', () => {
+  const obs = held.history.sessions.flatMap((s) => s.observations);
+  const sums = held.history.sessions.flatMap((s) => s.summaries);
+  const projects = new Set(held.history.sessions.map((s) => s.project));
+  assert.ok(obs.length + sums.length >= 1500, `${obs.length + sums.length} records`);
+  assert.ok(projects.size >= 2, `${projects.size} projects`);
+  assert.ok(held.questions.length >= 80, `${held.questions.length} questions`);
+  const refs = new Set([...obs.map((o) => String(o.id)), ...sums.map((s) => `S${s.id}`)]);
+  for (const q of held.questions) assert.ok(q.answers.length > 0 && q.answers.every((a) => refs.has(a)), `${q.id} names records that exist`);
+  assert.ok(held.questions.some((q) => q.answers.some((a) => a.startsWith('S'))), 'some questions are answered by a session summary');
+  // Most of the bulk is near-duplicate notes: far fewer distinct titles than observations.
+  assert.ok(new Set(obs.map((o) => o.title)).size < obs.length / 2, 'the bulk repeats itself');
 });
 
-test('every record is embedded by the background indexer', () => {
-  const st = service.status();
-  assert.equal(st.pending, 0);
-  assert.equal(st.indexed.observations, history.sessions.reduce((n, s) => n + s.observations.length, 0));
-  assert.equal(st.indexed.summaries, history.sessions.length);
+test('every record of both sets is embedded by the background indexer', () => {
+  for (const s of [dev.service, held.service]) assert.equal(s.status().pending, 0);
+  assert.equal(held.service.status().indexed.observations, held.history.sessions.reduce((n, s) => n + s.observations.length, 0));
 });
 
-test('recall@5 and MRR: hybrid is at least as good as the better of keyword and semantic', async () => {
-  const questions = readQuestions();
-  const scores: ModeScore[] = [];
-  for (const mode of ['keyword', 'semantic', 'hybrid'] as const) scores.push(await evaluate(service.searcher, questions, mode, history.fixtureNow));
-  const table = [
-    `search quality on ${questions.length} questions (${history.sessions.length} sessions, fixture test/fixtures/search):`,
-    '  mode       recall@5   MRR',
-    ...scores.map((s) => `  ${s.mode.padEnd(9)}  ${s.recallAt5.toFixed(3)}      ${s.mrr.toFixed(3)}`),
-  ].join('\n');
-  console.log(table);
-  const [kw, sem, hy] = scores;
-  assert.ok(hy.recallAt5 >= Math.max(kw.recallAt5, sem.recallAt5), `hybrid recall@5 ${hy.recallAt5.toFixed(3)} < best of keyword ${kw.recallAt5.toFixed(3)} / semantic ${sem.recallAt5.toFixed(3)}`);
-  assert.ok(hy.mrr >= Math.max(kw.mrr, sem.mrr), `hybrid MRR ${hy.mrr.toFixed(3)} < best of keyword ${kw.mrr.toFixed(3)} / semantic ${sem.mrr.toFixed(3)}`);
+test('search quality on both sets: the bars of issue 20 that are met, floors for the rest', async () => {
+  const d = await report(dev.service, dev.questions, ['observation'], dev.history.fixtureNow);
+  const h = await report(held.service, held.questions, ['observation', 'summary'], held.history.fixtureNow);
+  console.log(formatReport(`DEVELOPMENT set test/fixtures/search (${dev.questions.length} questions, observations):`, d));
+  console.log(formatReport(`TEST set test/fixtures/search-heldout (${held.questions.length} questions, observations + summaries):`, h));
+  const problems: string[] = [];
+  const check = (ok: boolean, what: string) => {
+    if (!ok) problems.push(what);
+  };
+  const f = (x: number) => x.toFixed(3);
+  // Compared as printed (3 decimals): the figures of record were taken that way.
+  const r3 = (x: number) => Number(x.toFixed(3));
+  const [dk, ds, dh] = d;
+  const [tk, ts, th] = h;
+  // The bars of issue 20, each printed as met or not. Asserted: every bar met today, so none can
+  // silently regress. The two not met on the test set are printed, and asserted as floors at the
+  // figures this code reached (docs/search.md), so they cannot fall either.
+  const bars: [string, boolean][] = [
+    [`development hybrid >= keyword and semantic (${f(dh.recallAt5)}/${f(dh.mrr)} vs ${f(Math.max(dk.recallAt5, ds.recallAt5))}/${f(Math.max(dk.mrr, ds.mrr))})`, dh.recallAt5 >= Math.max(dk.recallAt5, ds.recallAt5) && dh.mrr >= Math.max(dk.mrr, ds.mrr)],
+    // Figures of main before issue 20 (docs/search.md): hybrid 0.952 / 0.843, keyword 0.885 / 0.827, semantic 0.769 / 0.638.
+    [`development does not fall (hybrid ${f(dh.recallAt5)}/${f(dh.mrr)} >= 0.952/0.843, keyword ${f(dk.recallAt5)}/${f(dk.mrr)} >= 0.885/0.827, semantic ${f(ds.recallAt5)}/${f(ds.mrr)} >= 0.769/0.638)`,
+      r3(dh.recallAt5) >= 0.952 && r3(dh.mrr) >= 0.843 && r3(dk.recallAt5) >= 0.885 && r3(dk.mrr) >= 0.827 && r3(ds.recallAt5) >= 0.769 && r3(ds.mrr) >= 0.638],
+    [`test hybrid MRR ${f(th.mrr)} >= 0.75`, th.mrr >= 0.75],
+    [`test keyword recall@5 ${f(tk.recallAt5)} >= 0.80`, tk.recallAt5 >= 0.8],
+    [`test hybrid recall@5 ${f(th.recallAt5)} >= 0.90`, th.recallAt5 >= 0.9],
+    [`test hybrid >= keyword and semantic (${f(th.recallAt5)}/${f(th.mrr)} vs ${f(Math.max(tk.recallAt5, ts.recallAt5))}/${f(Math.max(tk.mrr, ts.mrr))})`, th.recallAt5 >= Math.max(tk.recallAt5, ts.recallAt5) && th.mrr >= Math.max(tk.mrr, ts.mrr)],
+  ];
+  console.log(['issue 20 bars:', ...bars.map(([what, ok]) => `  ${ok ? 'met    ' : 'NOT MET'}  ${what}`)].join('\n'));
+  for (const [what, ok] of bars.slice(0, 4)) check(ok, what);
+  // Floors for the bars not met yet: the figures reached on this branch (a fall is a regression).
+  check(r3(th.recallAt5) >= 0.874 && r3(th.mrr) >= 0.791, `test hybrid fell below 0.874 / 0.791: ${f(th.recallAt5)} / ${f(th.mrr)}`);
+  assert.deepEqual(problems, []);
 });

@@ -79,7 +79,7 @@ describe('with a remote embedder', () => {
       await until(() => s.service.status().pending === 0 && s.service.indexer?.state === 'idle', 10_000, 'indexing');
       const st = s.service.status();
       assert.equal(st.embeddings.provider, 'remote');
-      assert.match(st.embeddings.model ?? '', /^remote:default@127\.0\.0\.1:\d+#t1$/);
+      assert.match(st.embeddings.model ?? '', /^remote:default@127\.0\.0\.1:\d+#t\d+$/);
       assert.equal(st.indexed.observations, 3);
 
       const sem = await s.service.searcher.search({ query: 'chocolate cake', mode: 'semantic', filters: { project: 'p', kinds: ['observation'] }, limit: 5, offset: 0 });

@@ -6,6 +6,7 @@
 import { estimateTokens } from '../hash';
 import type { Logger } from '../log';
 import type { ProviderStatus } from '../protocol';
+import { searchPhrasesFact } from '../search/expansion';
 import type { ObservationDraft } from '../store/repos/observations';
 import type { SummaryDraft } from '../store/repos/summaries';
 import { summarizeLocally } from './local';
@@ -177,7 +178,7 @@ export class ModelCompressor implements Compressor {
         type: p.type,
         title: clip(p.title, 300),
         subtitle: p.subtitle ? clip(p.subtitle, 300) : null,
-        facts: p.facts.slice(0, 20).map((f) => clip(f, 500)),
+        facts: [...p.facts.slice(0, 20).map((f) => clip(f, 500)), ...searchPhrasesFact(p.searchPhrases)],
         narrative: p.narrative ? clip(p.narrative, 4000) : null,
         concepts: p.concepts.slice(0, 10),
         filesRead: filesRead(citedEvidence, p.filesRead, cwd),

@@ -18,6 +18,8 @@ export interface ParsedObservation {
   filesModified: string[];
   /** 1-based numbers of the tool uses the observation says it covers (empty when not said). */
   toolUses: number[];
+  /** Phrases a later question might use (doc expansion); absent when the model gave none. */
+  searchPhrases?: string[];
 }
 
 export interface ObservationParse {
@@ -253,7 +255,13 @@ function parseOne(attrs: string, body: string, warnings: string[]): ParsedObserv
     filesRead: list(body, 'files_read', 'file', true),
     filesModified: list(body, 'files_modified', 'file', true),
     toolUses: numbers(field(body, 'tool_uses') ?? attr(attrs, 'tool_uses') ?? attr(attrs, 'uses')),
+    ...searchPhrases(body),
   };
+}
+
+function searchPhrases(body: string): { searchPhrases?: string[] } {
+  const phrases = [...new Set(list(body, 'search_phrases', 'phrase', false).map((p) => oneLine(p, 120)).filter((p) => p !== ''))].slice(0, 8);
+  return phrases.length > 0 ? { searchPhrases: phrases } : {};
 }
 
 /** Model replies are bounded by max output tokens; anything far past that is cut before any regex runs. */

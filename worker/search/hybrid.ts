@@ -36,6 +36,8 @@ export interface FusionOptions {
   keywordMinRelative: number;
   vectorWindow: number;
   keywordLeadRatio: number;
+  /** Weight of the vector list's RRF votes (the keyword list's is 1). */
+  vectorWeight?: number;
   now: number;
 }
 
@@ -48,7 +50,7 @@ export function recencyBoost(epoch: number, o: Pick<FusionOptions, 'k' | 'recenc
 }
 
 /** Plain RRF of already-cut lists, best first. */
-export function rrf(lists: FusionInput[][], o: Pick<FusionOptions, 'k' | 'recencyWeight' | 'recencyHalfLifeDays' | 'now'>): Fused[] {
+export function rrf(lists: FusionInput[][], o: Pick<FusionOptions, 'k' | 'recencyWeight' | 'recencyHalfLifeDays' | 'now'>, weights: number[] = []): Fused[] {
   const byKey = new Map<string, Fused & { seen: Set<number> }>();
   lists.forEach((list, li) => {
     list.forEach((item, i) => {
@@ -60,7 +62,7 @@ export function rrf(lists: FusionInput[][], o: Pick<FusionOptions, 'k' | 'recenc
       }
       if (!f.seen.has(li)) {
         f.seen.add(li);
-        f.score += 1 / (o.k + i + 1);
+        f.score += (weights[li] ?? 1) / (o.k + i + 1);
       }
     });
   });
@@ -73,7 +75,7 @@ export function fuseHybrid(keyword: FusionInput[], vector: FusionInput[], o: Fus
   const vecTop = vector[0]?.score ?? 0;
   const kw = keyword.filter((h) => h.score >= o.keywordMinRelative * kwTop);
   const vec = vector.filter((h) => h.score >= vecTop - o.vectorWindow);
-  const fused = rrf([kw, vec], o);
+  const fused = rrf([kw, vec], o, [1, o.vectorWeight ?? 1]);
   const lead = keyword[0];
   if (lead && o.keywordLeadRatio > 0 && (keyword.length === 1 || lead.score >= o.keywordLeadRatio * keyword[1].score)) {
     const i = fused.findIndex((f) => f.kind === lead.kind && f.id === lead.id);

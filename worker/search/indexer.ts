@@ -200,7 +200,7 @@ export class EmbeddingIndexer {
       const rows =
         kind === 'observation'
           ? store.all<ObservationText & { id: number; project: string; created_at: number }>(
-              `SELECT o.id, o.project, o.created_at, o.title, o.subtitle, o.narrative FROM observations o
+              `SELECT o.id, o.project, o.created_at, o.type, o.title, o.subtitle, o.narrative, o.facts FROM observations o
                WHERE o.id > ? AND o.id <= ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.kind = 'observation' AND v.ref_id = o.id AND v.model = ?)
                ORDER BY o.id DESC LIMIT ?`,
               [lo, hi, model, limit - out.length],

@@ -54,6 +54,45 @@ const PROMPT_SELECT = `'prompt' AS kind, c.id AS id, 'prompt' AS type, substr(c.
   c.session_id AS sessionId, c.created_at AS epoch, (length(c.text) + 3) / 4 AS readTokens, c.text AS body,
   '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified, ${PLATFORM}`;
 
+/** What the priors (rerank.ts) and the filters read of a record: no body text, only its length. */
+export interface PriorInfo {
+  kind: SearchKind;
+  id: number;
+  type: string;
+  title: string;
+  project: string;
+  epoch: number;
+  /** Characters of the body a snippet is cut from (RecordInfo.body). */
+  bodyLength: number;
+  concepts: string;
+  filesRead: string;
+  filesModified: string;
+}
+
+const PRIOR_SELECT: Record<SearchKind, string> = {
+  observation: `'observation' AS kind, c.id AS id, c.type AS type, c.title AS title, c.project AS project, c.created_at AS epoch,
+    ifnull(length(c.subtitle), 0) + ifnull(length(c.narrative), 0) + length(c.facts) + 2 AS bodyLength,
+    c.concepts AS concepts, c.files_read AS filesRead, c.files_modified AS filesModified`,
+  summary: `'summary' AS kind, c.id AS id, 'summary' AS type,
+    substr(coalesce(nullif(trim(c.request), ''), nullif(trim(c.completed), ''), nullif(trim(c.learned), ''), 'Session summary'), 1, 200) AS title,
+    c.project AS project, c.created_at AS epoch, length(${SUM_TEXT}) AS bodyLength, '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified`,
+  prompt: `'prompt' AS kind, c.id AS id, 'prompt' AS type, substr(c.text, 1, 200) AS title, c.project AS project, c.created_at AS epoch, length(c.text) AS bodyLength,
+    '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified`,
+};
+
+/** The lean rows the priors need, by id (a keyword pool of 100 costs well under a millisecond). */
+export function hydratePriors(store: Pick<Store, 'all'>, kind: SearchKind, ids: number[]): Map<number, PriorInfo> {
+  const out = new Map<number, PriorInfo>();
+  if (ids.length === 0) return out;
+  const rows = store.all<PriorInfo>(`SELECT ${PRIOR_SELECT[kind]} FROM ${KINDS[kind].table} c WHERE c.id IN (SELECT value FROM json_each(?))`, [JSON.stringify(ids)]);
+  for (const r of rows) out.set(r.id, r);
+  return out;
+}
+
+export function priorInfo(r: RecordInfo): PriorInfo {
+  return { kind: r.kind, id: r.id, type: r.type, title: r.title, project: r.project, epoch: r.epoch, bodyLength: r.body.length, concepts: r.concepts, filesRead: r.filesRead, filesModified: r.filesModified };
+}
+
 export const KINDS: Record<SearchKind, KindTable> = {
   observation: { kind: 'observation', table: 'observations', fts: 'observations_fts', weights: 'o', select: OBS_SELECT },
   summary: { kind: 'summary', table: 'session_summaries', fts: 'summaries_fts', weights: 's', select: SUM_SELECT },
@@ -118,7 +157,7 @@ function fileNeedle(file: string): string {
 }
 
 /** The same filters in JS, for vector hits (which come back without them applied). */
-export function matchesFilters(r: RecordInfo, f: SearchFilters): boolean {
+export function matchesFilters(r: Pick<RecordInfo, 'kind' | 'project' | 'epoch' | 'type' | 'concepts' | 'filesRead' | 'filesModified'>, f: SearchFilters): boolean {
   if (!f.kinds.includes(r.kind)) return false;
   if (f.project !== undefined && r.project !== f.project) return false;
   if (f.platform !== undefined && r.platform !== f.platform) return false;

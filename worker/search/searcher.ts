@@ -7,10 +7,11 @@ import { parseFtsQuery, type FtsQuery } from './ftsQuery';
 import { fuseHybrid } from './hybrid';
 import { browse, keywordSearch, type RankedHit } from './keyword';
 import type { SearchFilters, SearchRequest } from './params';
-import { hydrate, matchesFilters, toSearchRow, type RecordInfo } from './records';
+import { hydrate, hydratePriors, matchesFilters, toSearchRow, type PriorInfo, type RecordInfo } from './records';
 import type { ScanHit } from './scan';
 import type { SemanticIndex } from './semantic';
 import type { SearchSettings } from './settings';
+import { demoteDuplicates, prior, questionIntents, type Intent } from './rerank';
 import { makeSnippet } from './snippet';
 
 export interface VectorSide {
@@ -31,6 +32,8 @@ export interface Scored {
 
 /** Candidates asked from each side for fusion, at least. */
 const FUSION_DEPTH = 50;
+/** Keyword candidates re-scored with the priors (rerank.ts), at least. */
+const PRIOR_POOL = 100;
 
 export class Searcher {
   constructor(
@@ -83,7 +86,8 @@ export class Searcher {
       embedding = this.vectors.embedQuery(req.query.trim());
       embedding.catch(() => undefined);
     }
-    const kw = req.mode === 'semantic' && !reason ? undefined : keywordSearch(this.store, fq, req.filters, Math.max(depth, req.mode === 'hybrid' ? FUSION_DEPTH : 0), s.keywordRankCap);
+    const intents = questionIntents(req.query);
+    const kw = req.mode === 'semantic' && !reason ? undefined : this.keywordRanked(fq, req.filters, Math.max(depth, req.mode === 'hybrid' ? FUSION_DEPTH : 0), intents);
     if (kw?.capped) notices.push(`more than ${s.keywordRankCap} records matched the words; the newest ${s.keywordRankCap} were ranked`);
     if (req.mode === 'keyword') return { ranked: kw?.hits ?? [], modeUsed: 'keyword' };
 
@@ -91,7 +95,9 @@ export class Searcher {
     let failure = reason;
     if (embedding) {
       try {
-        vec = await this.vectorRanked(await embedding, req.filters, Math.max(depth, FUSION_DEPTH));
+        let query = await embedding;
+        if (req.mode === 'hybrid' && kw) query = this.feedback(query, kw.hits);
+        vec = await this.vectorRanked(query, req.filters, Math.max(depth, FUSION_DEPTH, PRIOR_POOL), intents);
         const lag = this.vectors?.catchingUp();
         if (lag) notices.push(lag);
       } catch (e) {
@@ -100,7 +106,7 @@ export class Searcher {
     }
     if (!vec) {
       notices.push(`semantic search unavailable (${failure ?? 'unknown reason'}); showing keyword results`);
-      const hits = kw ?? keywordSearch(this.store, fq, req.filters, depth, s.keywordRankCap);
+      const hits = kw ?? this.keywordRanked(fq, req.filters, depth, intents);
       return { ranked: hits.hits, modeUsed: 'keyword' };
     }
     if (req.mode === 'semantic') return { ranked: vec, modeUsed: 'semantic' };
@@ -111,35 +117,85 @@ export class Searcher {
       keywordMinRelative: s.keywordMinRelative,
       vectorWindow: s.vectorWindow,
       keywordLeadRatio: s.keywordLeadRatio,
+      vectorWeight: s.vectorFusionWeight,
       now,
     });
     return { ranked: fused, modeUsed: 'hybrid' };
   }
 
+  /**
+   * Pseudo-relevance feedback (Rocchio): the query vector moved towards the stored vectors of the
+   * best keyword hits, so a question worded unlike its answer still lands near records that share
+   * its rare words. Only hits within keywordMinRelative of the best count; none, no change.
+   */
+  private feedback(query: Float32Array, kw: Scored[]): Float32Array {
+    const s = this.settings;
+    if (s.feedbackWeight <= 0 || s.feedbackDocs <= 0 || kw.length === 0 || !this.vectors) return query;
+    const top = kw[0].score;
+    const docs = this.vectors.semantic.storedVectors(kw.filter((h) => h.score >= s.keywordMinRelative * top).slice(0, s.feedbackDocs));
+    if (docs.length === 0 || docs[0].length !== query.length) return query;
+    const out = Float32Array.from(query);
+    const w = s.feedbackWeight / docs.length;
+    for (const d of docs) for (let i = 0; i < out.length; i++) out[i] += w * d[i];
+    let n = 0;
+    for (let i = 0; i < out.length; i++) n += out[i] * out[i];
+    n = Math.sqrt(n) || 1;
+    for (let i = 0; i < out.length; i++) out[i] /= n;
+    return out;
+  }
+
+  /** BM25 hits of a pool of at least PRIOR_POOL, multiplied by their priors, best first. */
+  private keywordRanked(fq: FtsQuery, f: SearchFilters, depth: number, intents: Set<Intent>): { hits: Scored[]; capped: boolean } {
+    const s = this.settings;
+    const r = keywordSearch(this.store, fq, f, Math.max(depth, PRIOR_POOL), s.keywordRankCap);
+    const info = this.info(r.hits);
+    const w = { substance: s.substancePrior, intent: s.intentBoost };
+    const hits = r.hits.map((h) => {
+      const rec = info.get(`${h.kind}:${h.id}`);
+      return rec ? { ...h, score: h.score * prior(rec, intents, w) } : h;
+    });
+    hits.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
+    const ranked = s.demoteDuplicates ? demoteDuplicates(hits, (h) => info.get(`${h.kind}:${h.id}`)?.title) : hits;
+    return { hits: ranked.slice(0, depth), capped: r.capped };
+  }
+
+  private info(hits: { kind: RecordInfo['kind']; id: number }[]): Map<string, PriorInfo> {
+    const out = new Map<string, PriorInfo>();
+    for (const kind of ['observation', 'summary', 'prompt'] as const) {
+      const ids = hits.filter((h) => h.kind === kind).map((h) => h.id);
+      if (ids.length > 0) for (const [id, r] of hydratePriors(this.store, kind, ids)) out.set(`${kind}:${id}`, r);
+    }
+    return out;
+  }
+
   /** Vector hits with every filter applied (the index applies project, kind and time; the rest here). */
-  private async vectorRanked(vector: Float32Array, f: SearchFilters, depth: number): Promise<Scored[]> {
+  private async vectorRanked(vector: Float32Array, f: SearchFilters, depth: number, intents: Set<Intent>): Promise<Scored[]> {
     const semantic = (this.vectors as VectorSide).semantic;
     const extra = f.types !== undefined || f.concepts !== undefined || f.file !== undefined;
     let k = extra ? Math.max(depth * 4, 200) : depth;
     for (;;) {
       const hits = await semantic.query(vector, k, { project: f.project, kinds: f.kinds, from: f.from, to: f.to });
-      const kept = this.filterHits(hits, f);
+      const kept = this.filterHits(hits, f, intents);
       // Filters dropped too many: look deeper, unless the index had nothing more to give.
       if (kept.length >= depth || hits.length < k || k >= 20_000) return kept;
       k *= 4;
     }
   }
 
-  private filterHits(hits: ScanHit[], f: SearchFilters): Scored[] {
-    const obs = hydrate(this.store, 'observation', hits.filter((h) => h.kind === 'observation').map((h) => h.id));
-    const sums = hydrate(this.store, 'summary', hits.filter((h) => h.kind === 'summary').map((h) => h.id));
-    const out: Scored[] = [];
+  private filterHits(hits: ScanHit[], f: SearchFilters, intents: Set<Intent>): Scored[] {
+    // The lean rows (no body text): a pool of 100 vector hits is read on every semantic query.
+    const obs = hydratePriors(this.store, 'observation', hits.filter((h) => h.kind === 'observation').map((h) => h.id));
+    const sums = hydratePriors(this.store, 'summary', hits.filter((h) => h.kind === 'summary').map((h) => h.id));
+    const s = this.settings;
+    const w = { substance: s.substancePrior, intent: s.intentBoost };
+    const out: (Scored & { title: string })[] = [];
     for (const h of hits) {
       const r = (h.kind === 'observation' ? obs : sums).get(h.id);
       // Absent: deleted since it was indexed.
-      if (r && matchesFilters(r, f)) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, score: h.score });
+      if (r && matchesFilters(r, f)) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, title: r.title, score: h.score + s.vectorPriorWeight * (prior(r, intents, w) - 1) });
     }
-    return out;
+    out.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
+    return (s.demoteDuplicates ? demoteDuplicates(out, (h) => h.title) : out).map(({ title: _t, ...h }) => h);
   }
 
   private rows(page: Scored[], fq: FtsQuery | undefined, semanticOnly: boolean): SearchRow[] {

@@ -11,6 +11,7 @@ import type { Store } from '../store/store';
 import { registerSearchFunctions } from './bm25';
 import { cachedEmbedder } from './embed/cache';
 import { createLocalEmbedder } from './embed/embedder';
+import { createFolderEmbedders } from './embed/folder';
 import { createRemoteEmbedder } from './embed/remote';
 import type { Embedder } from './embed/types';
 import { vectorModelId } from './embedText';
@@ -197,6 +198,14 @@ function makeEmbedders(cfg: SearchConfig, log: Logger, threadScript?: string): {
     return { query: remote, index: remote };
   }
   const script = threadScript ?? defaultThreadScript();
+  if (s.localModelDir) {
+    try {
+      return createFolderEmbedders(s.localModelDir, { threadScript: script, idleMs: s.embedderIdleMs, batchSize: s.indexBatchSize, log });
+    } catch (e) {
+      cfg.problems.push(`search.localModelDir: ${(e as Error).message}; using the bundled model`);
+      log.warn('model folder unusable; using the bundled model', { error: (e as Error).message });
+    }
+  }
   if (!script) {
     cfg.problems.push('the embedder thread script (embedder.js) was not found beside the worker: semantic search is off');
     return undefined;

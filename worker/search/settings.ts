@@ -15,6 +15,8 @@ export interface SearchSettings {
   remoteApiKey: string;
   /** Expected remote vector length; 0 learns it from the first answer. */
   remoteDims: number;
+  /** A model folder (embed/folder.ts) used instead of the bundled encoder when embeddings is "local"; empty = bundled. */
+  localModelDir: string;
   /** auto: a project's vectra index while it holds at most vectraMaxItems vectors, else the int8 scan. */
   vectorBackend: VectorBackend;
   vectraMaxItems: number;
@@ -35,6 +37,20 @@ export interface SearchSettings {
   /** Hybrid: a brand-new record gains this fraction of a first-rank RRF score, halving every recencyHalfLifeDays. */
   recencyWeight: number;
   recencyHalfLifeDays: number;
+  /** Hybrid: weight of the vector list's votes in the fusion (the keyword list's is 1). */
+  vectorFusionWeight: number;
+  /** Hybrid: pseudo-relevance feedback, the query vector plus this times the mean vector of the best keyword hits. */
+  feedbackWeight: number;
+  /** Hybrid: how many of the best keyword hits feed back (0 = off). */
+  feedbackDocs: number;
+  /** Priors (rerank.ts): weight of a record's substance; 0 = off. */
+  substancePrior: number;
+  /** Priors: factor 1 + this for a record that fits the question's intent (why / where / outcome). */
+  intentBoost: number;
+  /** Priors on the vector side: cosine + this * (prior - 1). */
+  vectorPriorWeight: number;
+  /** A hit whose title repeats one ranked above it moves behind the hits with new titles. */
+  demoteDuplicates: boolean;
   /** Unload the model threads after this long unused. */
   embedderIdleMs: number;
 }
@@ -62,6 +78,7 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   remoteModel: '',
   remoteApiKey: '',
   remoteDims: 0,
+  localModelDir: '',
   vectorBackend: 'auto',
   vectraMaxItems: 2000,
   indexBatchSize: 16,
@@ -73,6 +90,13 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   keywordLeadRatio: 1.5,
   recencyWeight: 0.15,
   recencyHalfLifeDays: 30,
+  vectorFusionWeight: 1,
+  feedbackWeight: 0.5,
+  feedbackDocs: 0,
+  substancePrior: 0.8,
+  intentBoost: 0.3,
+  vectorPriorWeight: 0.1,
+  demoteDuplicates: true,
   embedderIdleMs: 5 * 60_000,
 };
 
@@ -99,6 +123,12 @@ const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   keywordLeadRatio: [0, 100],
   recencyWeight: [0, 10],
   recencyHalfLifeDays: [0.1, 3650],
+  vectorFusionWeight: [0, 10],
+  feedbackWeight: [0, 10],
+  feedbackDocs: [0, 20],
+  substancePrior: [0, 1],
+  intentBoost: [0, 10],
+  vectorPriorWeight: [0, 1],
   embedderIdleMs: [1000, 24 * 3600_000],
 };
 
@@ -130,6 +160,8 @@ function merge<T extends object>(defaults: T, raw: unknown, bounds: Partial<Reco
         const b = bounds[key];
         (out as Record<string, unknown>)[key] = b ? Math.min(b[1], Math.max(b[0], v)) : v;
       }
+    } else if (typeof d === 'boolean') {
+      if (typeof v === 'boolean') (out as Record<string, unknown>)[key] = v;
     } else if (typeof d === 'string') {
       const allowed = enums[key];
       if (typeof v === 'string' && (!allowed || allowed.includes(v))) (out as Record<string, unknown>)[key] = v;
@@ -165,6 +197,7 @@ export function readSearchConfig(dataDir: string | undefined, env: NodeJS.Proces
   }
   if (env.CLAUDE_MEM_EMBEDDINGS_MODEL) search.remoteModel = env.CLAUDE_MEM_EMBEDDINGS_MODEL;
   if (env.CLAUDE_MEM_EMBEDDINGS_API_KEY) search.remoteApiKey = env.CLAUDE_MEM_EMBEDDINGS_API_KEY;
+  if (env.CLAUDE_MEM_EMBEDDINGS_MODEL_DIR) search.localModelDir = env.CLAUDE_MEM_EMBEDDINGS_MODEL_DIR;
   const problems: string[] = [];
   if (search.embeddings === 'remote' && !search.remoteUrl) {
     search.embeddings = 'off';

@@ -1,0 +1,97 @@
+// Priors applied to each side's candidates before they are fused, from what the record is and
+// what the question asks, never from the words they share (BM25 and the encoder do that):
+//   - substance: a note that records a decision, a cause, a trade-off — with a narrative, facts and
+//     "why" concepts — outranks a one-line maintenance note (a read, a test run, a bump, a format
+//     pass) that happens to share the question's words. Histories are mostly the latter.
+//   - intent: "why / why not / instead of" questions favour decisions and trade-offs; "where is …
+//     done / which file" questions favour records that name files and explain how things work;
+//     "what happened / what got done / still open" questions favour session summaries.
+// Keyword scores are multiplied by the prior; cosines get a small additive term (their useful
+// range is a few hundredths). Constants are chosen on test/fixtures/search only (docs/search.md).
+import { parseList, type PriorInfo } from './records';
+
+export type Intent = 'why' | 'where' | 'outcome';
+
+export interface PriorWeights {
+  /** 0: no substance prior; 1: a record with no substance scores 0. */
+  substance: number;
+  /** Extra factor (1 + intent) for a record that fits the question's intent. */
+  intent: number;
+}
+
+const WHY = /\b(why|why not|reason|rationale|instead of|rather than|decid\w*|chose|choose|chosen|pick(ed)?|went with|go with|trade-?offs?)\b/;
+const WHERE = /\b(where|which (file|module|package|function|class)|located|lives?)\b/;
+const OUTCOME = /\b(what (happened|got done|did we (do|finish|get done)|was (done|left|still open))|outcome|still open|left to do|next steps|where did we land|did we ever|how did .* go)\b/;
+
+/** What the question asks for, if it says so in a recognisable way. */
+export function questionIntents(query: string): Set<Intent> {
+  const q = query.toLowerCase();
+  const out = new Set<Intent>();
+  if (OUTCOME.test(q)) out.add('outcome');
+  else if (WHERE.test(q)) out.add('where');
+  if (WHY.test(q)) out.add('why');
+  return out;
+}
+
+const WHY_CONCEPTS = new Set(['trade-off', 'why-it-exists', 'decision', 'rationale']);
+const RICH_CONCEPTS = new Set(['trade-off', 'why-it-exists', 'gotcha', 'problem-solution', 'pattern', 'security']);
+const WEIGHTY_TYPES = new Set(['decision', 'bugfix', 'security_alert', 'security_note', 'feature', 'discovery']);
+
+/** 0..1: how much a record says beyond "this happened". */
+export function substance(r: PriorInfo): number {
+  const len = r.bodyLength;
+  // 0 at no body, ~0.5 at a one-line note (~100 chars), 1 from about 450 characters.
+  const lenScore = Math.min(1, Math.log1p(len / 40) / Math.log1p(450 / 40));
+  if (r.kind !== 'observation') return lenScore;
+  const concepts = parseList(r.concepts).map((c) => c.toLowerCase());
+  const rich = concepts.some((c) => RICH_CONCEPTS.has(c)) ? 1 : 0;
+  const weighty = WEIGHTY_TYPES.has(r.type) ? 1 : 0;
+  return 0.7 * lenScore + 0.2 * rich + 0.1 * weighty;
+}
+
+function fits(r: PriorInfo, intent: Intent): boolean {
+  switch (intent) {
+    case 'why':
+      return r.type === 'decision' || parseList(r.concepts).some((c) => WHY_CONCEPTS.has(c.toLowerCase()));
+    case 'where':
+      return r.kind === 'observation' && (r.filesRead.length > 2 || r.filesModified.length > 2) && (r.type === 'discovery' || parseList(r.concepts).includes('how-it-works') || r.type === 'refactor' || r.type === 'decision');
+    case 'outcome':
+      return r.kind === 'summary';
+  }
+}
+
+/** Multiplier for a record: (1 - s + s * substance) * (1 + intent) for each intent it fits. */
+export function prior(r: PriorInfo, intents: Set<Intent>, w: PriorWeights): number {
+  let p = 1 - w.substance + w.substance * substance(r);
+  for (const i of intents) if (fits(r, i)) p *= 1 + w.intent;
+  return p;
+}
+
+/** A title with digits and spacing folded, so "Ran npm test: 212 passed" and "…213 passed" compare equal. */
+export function titleKey(title: string): string {
+  return title.toLowerCase().replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Near-duplicates step aside: a hit whose title repeats one already ranked above it moves behind
+ * every hit with a title not seen yet (order kept otherwise). Five copies of "Renamed cfg to
+ * config" answer nothing the first one does not, and they would fill the page.
+ */
+export function demoteDuplicates<T>(hits: T[], title: (h: T) => string | undefined): T[] {
+  const seen = new Set<string>();
+  const first: T[] = [];
+  const later: T[] = [];
+  for (const h of hits) {
+    const t = title(h);
+    if (t === undefined) first.push(h);
+    else {
+      const key = titleKey(t);
+      if (seen.has(key)) later.push(h);
+      else {
+        seen.add(key);
+        first.push(h);
+      }
+    }
+  }
+  return later.length === 0 ? hits : [...first, ...later];
+}
