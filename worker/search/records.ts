@@ -20,7 +20,7 @@ export interface RecordInfo {
   filesRead: string;
   filesModified: string;
   /** The session's platform (claude-code, vscode, vscode-agent, …). */
-  platform: string;
+  platform?: string;
 }
 
 export interface KindTable {
@@ -64,6 +64,8 @@ export interface PriorInfo {
   epoch: number;
   /** Characters of the body a snippet is cut from (RecordInfo.body). */
   bodyLength: number;
+  /** The session's platform, for the platform filter. */
+  platform?: string;
   concepts: string;
   filesRead: string;
   filesModified: string;
@@ -72,12 +74,12 @@ export interface PriorInfo {
 const PRIOR_SELECT: Record<SearchKind, string> = {
   observation: `'observation' AS kind, c.id AS id, c.type AS type, c.title AS title, c.project AS project, c.created_at AS epoch,
     ifnull(length(c.subtitle), 0) + ifnull(length(c.narrative), 0) + length(c.facts) + 2 AS bodyLength,
-    c.concepts AS concepts, c.files_read AS filesRead, c.files_modified AS filesModified`,
+    c.concepts AS concepts, c.files_read AS filesRead, c.files_modified AS filesModified, ${PLATFORM}`,
   summary: `'summary' AS kind, c.id AS id, 'summary' AS type,
     substr(coalesce(nullif(trim(c.request), ''), nullif(trim(c.completed), ''), nullif(trim(c.learned), ''), 'Session summary'), 1, 200) AS title,
-    c.project AS project, c.created_at AS epoch, length(${SUM_TEXT}) AS bodyLength, '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified`,
+    c.project AS project, c.created_at AS epoch, length(${SUM_TEXT}) AS bodyLength, '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified, ${PLATFORM}`,
   prompt: `'prompt' AS kind, c.id AS id, 'prompt' AS type, substr(c.text, 1, 200) AS title, c.project AS project, c.created_at AS epoch, length(c.text) AS bodyLength,
-    '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified`,
+    '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified, ${PLATFORM}`,
 };
 
 /** The lean rows the priors need, by id (a keyword pool of 100 costs well under a millisecond). */
@@ -90,7 +92,7 @@ export function hydratePriors(store: Pick<Store, 'all'>, kind: SearchKind, ids: 
 }
 
 export function priorInfo(r: RecordInfo): PriorInfo {
-  return { kind: r.kind, id: r.id, type: r.type, title: r.title, project: r.project, epoch: r.epoch, bodyLength: r.body.length, concepts: r.concepts, filesRead: r.filesRead, filesModified: r.filesModified };
+  return { kind: r.kind, id: r.id, type: r.type, title: r.title, project: r.project, epoch: r.epoch, bodyLength: r.body.length, concepts: r.concepts, filesRead: r.filesRead, filesModified: r.filesModified, platform: r.platform };
 }
 
 export const KINDS: Record<SearchKind, KindTable> = {
@@ -157,7 +159,7 @@ function fileNeedle(file: string): string {
 }
 
 /** The same filters in JS, for vector hits (which come back without them applied). */
-export function matchesFilters(r: Pick<RecordInfo, 'kind' | 'project' | 'epoch' | 'type' | 'concepts' | 'filesRead' | 'filesModified'>, f: SearchFilters): boolean {
+export function matchesFilters(r: Pick<RecordInfo, 'kind' | 'project' | 'epoch' | 'type' | 'concepts' | 'filesRead' | 'filesModified' | 'platform'>, f: SearchFilters): boolean {
   if (!f.kinds.includes(r.kind)) return false;
   if (f.project !== undefined && r.project !== f.project) return false;
   if (f.platform !== undefined && r.platform !== f.platform) return false;
