@@ -18,6 +18,7 @@ import { moduleRoutes } from './server/routes';
 import type { AppContext } from './server/context';
 import { migrate } from './store/schema';
 import { Store } from './store/store';
+import { teamService } from './team/service';
 
 async function healthAt(port: number, host = '127.0.0.1'): Promise<HealthResponse | undefined> {
   try {
@@ -102,6 +103,7 @@ async function main(): Promise<void> {
     shutdown: (reason) => void shutdown(reason),
   };
   const search = searchService(ctx);
+  const team = teamService({ store, events, log, dataDir: config.dataDir });
   const app = createApp(ctx, moduleRoutes);
   const server = createAdaptorServer({ fetch: app.fetch, hostname: config.host });
 
@@ -112,6 +114,7 @@ async function main(): Promise<void> {
       server.close();
       await processor.stop();
       await search.stop();
+      await team.stop();
       await store.close(true);
       releaseLock(config.dataDir);
       log.info('stopped');
@@ -144,6 +147,7 @@ async function main(): Promise<void> {
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => void shutdown(sig));
   processor.kick();
   search.start();
+  team.start();
   if (store.recovery.recordsReplayed > 0 || store.recovery.problems.length > 0) {
     store.snapshot().catch((e: Error) => log.error(`post-recovery snapshot failed: ${e.message}`));
   }
