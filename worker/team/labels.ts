@@ -1,11 +1,7 @@
 // Who wrote a pulled record and on which machine, for search rows, timelines and the panel.
 // Local records carry no label (they are the user's own, from this machine).
+import type { TeamLabel } from '../protocol';
 import type { Store } from '../store/store';
-
-export interface TeamLabel {
-  author: string | null;
-  machine: string | null;
-}
 
 interface Labelled {
   kind: string;
