@@ -70,7 +70,9 @@ export async function createCluster(): Promise<PgCluster> {
     [`local all all trust`, `host all ${superuser} 127.0.0.1/32 trust`, `host all all 127.0.0.1/32 scram-sha-256`, ''].join('\n'),
   );
   const port = await freePort();
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=50 -c shared_buffers=16MB`;
+  // fsync off is safe here: a test "crash" kills the server, never the OS, so the page cache survives.
+  // synchronous_commit stays on: with it off, an immediate stop loses commits the client was told about.
+  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=50 -c shared_buffers=16MB`;
   const cluster: PgCluster = {
     port,
     dir,
