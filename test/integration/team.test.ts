@@ -3,10 +3,13 @@
 // the hub going down, a worker killed mid-push and a day offline all end equal with no duplicates;
 // deletes propagate; row-level security keeps a non-member out.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from 'pg';
 import { addTeams, createCluster, createHub, type PgCluster } from '../helpers/postgres';
-import { startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
+import { CLI_JS, startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
 
 const DB = 'team_hub';
 let pg: PgCluster;
@@ -267,5 +270,44 @@ describe('team memory through PostgreSQL', () => {
     await bob.w.req('POST', '/api/team/sync');
     await converged(a, bob, 'offline-p', 12);
     await a.w.stop();
+  });
+
+  it('the CLI connects from stdin into a 0600 file, shares, reports and unshares', async () => {
+    const m = await teammate('alice', 'cli-box', { url: '', wait: false });
+    const cli = (args: string[], input?: string) =>
+      spawnSync(process.execPath, [CLI_JS, 'team', ...args], {
+        input,
+        encoding: 'utf8',
+        env: { ...process.env, CLAUDE_MEM_DATA_DIR: m.w.dataDir, CLAUDE_MEM_WORKER_PORT: String(m.w.port), CLAUDE_MEM_TEAM_URL: '' },
+      });
+    assert.match(cli(['status']).stdout, /team hub: off/);
+    const c = cli(['connect'], hub.member('alice'));
+    assert.equal(c.status, 0, c.stderr);
+    assert.doesNotMatch(c.stdout + c.stderr, /pw-alice/);
+    const file = path.join(m.w.dataDir, 'team.url');
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    await until(async () => (await m.w.req('GET', '/api/team/status')).body.state === 'connected', 15_000, 'connected from the file');
+    await save(m, 'cli-p', 'A record shared from the command line', 'cli record');
+    const sh = cli(['share', 'cli-p']);
+    assert.equal(sh.status, 0, sh.stderr);
+    assert.match(sh.stdout, /sharing "cli-p" with team core; 1 existing record/);
+    await until(async () => (await hubCount('cli-p')) === 1, 10_000, 'pushed');
+    const st = cli(['status']);
+    assert.match(st.stdout, /team hub: connected/);
+    assert.match(st.stdout, /cli-p -> team core, up to date/);
+    assert.doesNotMatch(st.stdout, /pw-alice/);
+    assert.equal(cli(['unshare', 'cli-p']).status, 0);
+    const again = cli(['unshare', 'cli-p']);
+    assert.equal(again.status, 1);
+    assert.match(again.stderr, /not shared/);
+    assert.equal(cli(['bogus']).status, 2);
+    // A file others can read is refused, with the reason.
+    fs.chmodSync(file, 0o644);
+    await m.w.req('POST', '/api/team/connection', { reload: true });
+    const bad = (await m.w.req('GET', '/api/team/status')).body;
+    assert.equal(bad.state, 'error');
+    assert.match(bad.lastError, /readable by others.*chmod 600/);
+    assert.doesNotMatch(fs.readFileSync(path.join(m.w.dataDir, 'logs', fs.readdirSync(path.join(m.w.dataDir, 'logs'))[0]), 'utf8'), /pw-alice/, 'the log never holds the password');
+    await m.w.stop();
   });
 });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 declare const __VERSION__: string;
 
-const TOOLS = ['start', 'stop', 'status', 'install', 'uninstall', 'viewer', 'search', 'reindex'];
+const TOOLS = ['start', 'stop', 'status', 'install', 'uninstall', 'viewer', 'search', 'reindex', 'team'];
 
 /** Loads a bundle that sits beside this one. A computed path, so esbuild leaves it out of cli.js. */
 function beside<T>(file: string): T | undefined {
@@ -56,6 +56,8 @@ const USAGE = `usage: claude-mem <command>
                             add claude-mem's hooks (and MCP server) to Claude Code's settings
   uninstall claude-code [--user | --project [dir]]
                             remove exactly what install added
+  team <status|share|unshare|sync|connect> [project] [--team T]
+                            share chosen projects' memory through a PostgreSQL hub (docs/team.md)
   mcp                       run the MCP server on stdio (Claude Code starts it)
   hook claude-code <context|session-init|observation|file-context|summarize|session-end>
                             one Claude Code hook event; reads its JSON on stdin

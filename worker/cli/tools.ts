@@ -4,6 +4,7 @@ import { runInstallCommand } from './installCommand';
 import { runReindex } from './reindex';
 import { runSearch } from './search';
 import { runStartStop } from './startStop';
+import { runTeam } from './team';
 import { runViewer } from './viewer';
 
 export async function runTool(cmd: string, args: string[]): Promise<number | undefined> {
@@ -21,6 +22,8 @@ export async function runTool(cmd: string, args: string[]): Promise<number | und
       return runSearch(args);
     case 'reindex':
       return runReindex(args);
+    case 'team':
+      return runTeam(args);
     default:
       return undefined;
   }
