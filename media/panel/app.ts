@@ -2,7 +2,7 @@
 // the state, reacts to the live event stream, and renders; the transport does the talking.
 import { OBSERVATION_TYPES, SEARCH_MODES, type ConnectionState, type Observation, type ProjectInfo, type SearchMode, type StreamEvent } from '../../extension/panel/protocol';
 import { formatCount, h, icon, typeLabel } from './dom';
-import { asObservation, asObservations, asSearchResult, asSession, asTimeline, economics, FeedState, filtersActive, type Filters, type RowList, type SessionGroup, type SessionLite } from './model';
+import { asObservation, asObservations, asSearchResult, asSession, asTimeline, economics, FeedState, filtersActive, matchesAuthor, type Filters, type RowList, type SessionGroup, type SessionLite } from './model';
 import { ApiError, type HostInfo, type Transport } from './transport';
 import { confirmDialog } from './ui/confirm';
 import { renderDetail, type TimelineState } from './ui/detail';
@@ -71,6 +71,7 @@ export class App {
     filters: HTMLElement;
     type: Field;
     concept: Field;
+    author: Field;
     dateStart: Field;
     dateEnd: Field;
     mode: Field;
@@ -145,6 +146,7 @@ export class App {
       OBSERVATION_TYPES.map((t) => h('vscode-option', { value: t }, typeLabel(t))),
     ) as Field;
     e.concept = h('vscode-textfield', { class: 'concept-filter', label: 'Concept', placeholder: 'e.g. gotcha' }) as Field;
+    e.author = h('vscode-textfield', { class: 'author-filter', label: 'Author', placeholder: 'me, or a teammate' }) as Field;
     e.dateStart = h('vscode-textfield', { class: 'date-start', type: 'date', label: 'From date' }) as Field;
     e.dateEnd = h('vscode-textfield', { class: 'date-end', type: 'date', label: 'To date' }) as Field;
     e.mode = h(
@@ -154,6 +156,7 @@ export class App {
     ) as Field;
     e.type.addEventListener('change', () => this.setFilters({ type: e.type.value || undefined }));
     e.concept.addEventListener('input', () => this.debounce('concept', 300, () => this.setFilters({ concept: e.concept.value.trim() || undefined })));
+    e.author.addEventListener('input', () => this.debounce('author', 300, () => this.setFilters({ author: e.author.value.trim() || undefined })));
     e.dateStart.addEventListener('change', () => this.setFilters({ dateStart: e.dateStart.value || undefined }));
     e.dateEnd.addEventListener('change', () => this.setFilters({ dateEnd: e.dateEnd.value || undefined }));
     e.mode.addEventListener('change', () => {
@@ -164,6 +167,7 @@ export class App {
     e.filters.append(
       field('Type', e.type),
       field('Concept', e.concept),
+      field('Author', e.author),
       field('From', e.dateStart),
       field('To', e.dateEnd),
       field('Search mode', e.mode),
@@ -380,12 +384,13 @@ export class App {
     const e = this.el;
     e.type.value = '';
     e.concept.value = '';
+    e.author.value = '';
     e.dateStart.value = '';
     e.dateEnd.value = '';
     e.query.value = '';
     this.query = '';
     this.search = undefined;
-    this.setFilters({ type: undefined, concept: undefined, dateStart: undefined, dateEnd: undefined });
+    this.setFilters({ type: undefined, concept: undefined, author: undefined, dateStart: undefined, dateEnd: undefined });
     this.announce('Filters cleared');
   }
 
@@ -415,6 +420,8 @@ export class App {
       });
       if (seq !== this.searchSeq) return;
       const list = asSearchResult(r);
+      // The worker does not filter by author: rows are kept or dropped here (team memory).
+      list.rows = list.rows.filter((x) => matchesAuthor(x.team, this.filters));
       if (more && previous) {
         const seen = new Set(previous.rows.map((x) => x.key));
         list.rows = [...previous.rows, ...list.rows.filter((x) => !seen.has(x.key))];

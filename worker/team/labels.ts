@@ -40,3 +40,9 @@ export function notTeammatesSql(kind: 'observation' | 'summary', alias: string):
   return `NOT EXISTS (SELECT 1 FROM team_records tr WHERE tr.kind = '${kind}' AND tr.local_id = ${alias}.id AND tr.author IS NOT NULL
     AND tr.author IS NOT (SELECT value FROM team_meta WHERE key = 'author'))`;
 }
+
+/** labelTeamItems for full observations (list, single, batch routes). */
+export function labelObservations<T extends { id: number }>(store: Pick<Store, 'all'>, items: T[]): (T & { team?: TeamLabel })[] {
+  const labelled = labelTeamItems(store, items.map((o) => ({ ...o, kind: 'observation' })));
+  return labelled.map(({ kind: _kind, ...o }) => o as unknown as T & { team?: TeamLabel });
+}

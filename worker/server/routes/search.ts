@@ -8,7 +8,7 @@ import { optProject, parseSearchRequest } from '../../search/params';
 import { searchService } from '../../search/service';
 import { NotFound, timeline } from '../../search/timeline';
 import { toObservation, type ObservationRow } from '../../store/repos/observations';
-import { labelTeamItems } from '../../team/labels';
+import { labelObservations, labelTeamItems } from '../../team/labels';
 import type { AppContext } from '../context';
 import { bodyText, jsonBody } from '../http';
 
@@ -64,7 +64,7 @@ export function searchRoutes(app: Hono, ctx: AppContext): void {
       if (r) items.push(toObservation(r));
       else missing.push(id);
     }
-    return c.json({ items, missing } satisfies ObservationsBatchResponse);
+    return c.json({ items: labelObservations(ctx.store, items), missing } satisfies ObservationsBatchResponse);
   });
 }
 
