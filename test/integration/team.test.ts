@@ -272,6 +272,27 @@ describe('team memory through PostgreSQL', () => {
     await a.w.stop();
   });
 
+  it("an admin removes a member's data as docs/team.md says, and every worker drops it", async () => {
+    await save(bob, 'shared-p', 'Bob wrote this about the release checklist', 'bob release checklist');
+    const n = (await records(alice, 'shared-p')).length + 1;
+    await converged(alice, bob, 'shared-p', n);
+    const bobs = (await records(alice, 'shared-p')).filter((r) => r.author === 'bob').length;
+    assert.ok(bobs >= 2);
+    const c = new Client({ connectionString: hub.admin });
+    await c.connect();
+    try {
+      await c.query(`INSERT INTO claude_mem.tombstones (gid, seq, team_id, project, kind, deleted_by)
+        SELECT gid, 0, team_id, project, kind, current_user FROM claude_mem.records WHERE author = 'bob'`);
+    } finally {
+      await c.end();
+    }
+    await alice.w.req('POST', '/api/team/sync');
+    await bob.w.req('POST', '/api/team/sync');
+    await converged(alice, bob, 'shared-p', n - bobs);
+    assert.equal((await records(alice, 'shared-p')).filter((r) => r.author === 'bob').length, 0);
+    assert.doesNotMatch(await hubDump(), /release checklist/);
+  });
+
   it('the CLI connects from stdin into a 0600 file, shares, reports and unshares', async () => {
     const m = await teammate('alice', 'cli-box', { url: '', wait: false });
     const cli = (args: string[], input?: string) =>
