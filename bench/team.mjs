@@ -77,6 +77,10 @@ try {
   }
 
   // ---- 2. the hook path, sync on vs off ----
+  // A and B go: their pulls on every notification are not what this part measures.
+  await a.stop();
+  await b.stop();
+  workers.splice(0, workers.length);
   const projectDir = path.join(tempDir('bench-team-'), 'bench-hook-p');
   fs.mkdirSync(projectDir);
   fs.writeFileSync(path.join(projectDir, 'notes.txt'), 'The mascot is a zebra.\n');

@@ -186,9 +186,22 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
-/** Applies pulled changes of one project and moves its cursor, in the caller's transaction. */
-export function applyChanges(tx: WriteTx, project: string, changes: HubChange[], out: Applied): void {
-  let cursor = Number(shareOf(tx, project)?.cursor ?? 0);
+/**
+ * Whether applying these changes would change anything here. Most pulls while connected bring back
+ * this worker's own pushes: those need no write at all (the cursor then moves in memory only).
+ */
+export function changesAnything(db: Pick<Store, 'get'>, changes: HubChange[]): boolean {
+  for (const c of changes) {
+    const known = db.get('SELECT 1 AS x FROM team_records WHERE gid = ?', [c.gid]) !== undefined;
+    const dead = db.get('SELECT 1 AS x FROM team_tombstones WHERE gid = ?', [c.gid]) !== undefined;
+    if (c.op === 'put' ? !known && !dead : known || !dead) return true;
+  }
+  return false;
+}
+
+/** Applies pulled changes of one project and moves its cursor (at least to `cursor`), in the caller's transaction. */
+export function applyChanges(tx: WriteTx, project: string, changes: HubChange[], out: Applied, atLeast = 0): void {
+  let cursor = Math.max(atLeast, Number(shareOf(tx, project)?.cursor ?? 0));
   for (const c of changes) {
     cursor = Math.max(cursor, Number(c.seq));
     if (c.op === 'delete') applyTombstone(tx, project, c.gid, out);

@@ -16,6 +16,7 @@ import {
   addShare,
   applyChanges,
   buildPush,
+  changesAnything,
   deferOutbox,
   getMeta,
   listShares,
@@ -39,6 +40,10 @@ export interface TeamDeps {
 }
 
 const PUSH_BATCH = 200;
+/** A new record waits this long for others to push with it (a burst becomes one hub transaction). */
+const PUSH_COALESCE_MS = 20;
+/** Notifications this close together cause one pull. */
+const PULL_COALESCE_MS = 10;
 const PULL_BATCH = 500;
 /** While connected, pull this often even without a NOTIFY (a notification lost to a reconnect). */
 const POLL_MS = 30_000;
@@ -67,6 +72,9 @@ export class TeamSync {
   private serial: Promise<unknown> = Promise.resolve();
   private pushQueued = false;
   private pullQueued = false;
+  private pullTimer: NodeJS.Timeout | undefined;
+  /** Cursors moved past changes that needed no write (own pushes); persisted with the next write. */
+  private readonly cursors = new Map<string, number>();
   private stopped = false;
   private unsubscribe: (() => void) | undefined;
   private readonly env: NodeJS.ProcessEnv;
@@ -87,7 +95,7 @@ export class TeamSync {
     this.stopped = false;
     // Anything that may have filled the outbox (the triggers do it in the record's own transaction).
     this.unsubscribe = this.deps.events.subscribe((e) => {
-      if (e.event === 'new_observation' || e.event === 'new_summary' || e.event === 'observation_deleted' || e.event === 'project_deleted') this.schedulePush(5);
+      if (e.event === 'new_observation' || e.event === 'new_summary' || e.event === 'observation_deleted' || e.event === 'project_deleted') this.schedulePush(PUSH_COALESCE_MS);
     });
     void this.connect();
   }
@@ -98,11 +106,22 @@ export class TeamSync {
     this.unsubscribe = undefined;
     clearTimeout(this.reconnectTimer);
     clearTimeout(this.pushTimer);
+    clearTimeout(this.pullTimer);
     clearInterval(this.pollTimer);
     const hub = this.hub;
     this.hub = undefined;
     await this.serial.catch(() => undefined);
     await hub?.close();
+    await this.saveCursors().catch(() => undefined);
+  }
+
+  /** Writes the in-memory cursors (a lost one only means pulling some changes again, which is harmless). */
+  private async saveCursors(): Promise<void> {
+    const moved = [...this.cursors].filter(([p, c]) => (shareOf(this.deps.store, p)?.cursor ?? Infinity) < c);
+    if (moved.length === 0 || this.deps.store.broken) return;
+    await this.deps.store.write((tx) => {
+      for (const [p, c] of moved) tx.run('UPDATE team_shares SET cursor = max(cursor, ?) WHERE project = ?', [c, p]);
+    });
   }
 
   /** The connection string from VS Code's SecretStorage (memory only), or undefined to forget it. */
@@ -333,19 +352,23 @@ export class TeamSync {
 
   // ---- pull ----
 
+  /** Coalesces notifications that come close together (a burst of pushes from several workers). */
   private schedulePull(): void {
     if (this.stopped || this.pullQueued) return;
     this.pullQueued = true;
-    void this.exclusive(async () => {
-      this.pullQueued = false;
-      await this.pullAll();
-    });
+    this.pullTimer = setTimeout(() => {
+      void this.exclusive(async () => {
+        this.pullQueued = false;
+        await this.pullAll();
+      });
+    }, PULL_COALESCE_MS);
+    this.pullTimer.unref();
   }
 
   private async pullAll(): Promise<void> {
     const store = this.deps.store;
     for (const share of listShares(store)) {
-      let cursor = share.cursor;
+      let cursor = Math.max(share.cursor, this.cursors.get(share.project) ?? 0);
       for (;;) {
         const hub = this.hub;
         if (this.stopped || !hub?.alive || store.broken) return;
@@ -359,16 +382,25 @@ export class TeamSync {
           return;
         }
         if (changes.length === 0) break;
+        const last = Math.max(cursor, ...changes.map((c) => Number(c.seq)));
+        if (!changesAnything(store, changes)) {
+          this.cursors.set(share.project, last);
+          cursor = last;
+          if (changes.length < PULL_BATCH) break;
+          continue;
+        }
         const out: Applied = { added: [], removed: [] };
+        const from = cursor;
         // The project may have been unshared while the pull was in flight.
         const applied = await store.write((tx) => {
           if (!shareOf(tx, share.project)) return false;
-          applyChanges(tx, share.project, changes, out);
+          applyChanges(tx, share.project, changes, out, from);
           return true;
         });
         if (!applied) break;
+        this.cursors.delete(share.project);
         this.emitApplied(share.project, out);
-        cursor = Math.max(cursor, ...changes.map((c) => Number(c.seq)));
+        cursor = last;
         if (changes.length < PULL_BATCH) break;
       }
     }
