@@ -98,16 +98,18 @@ export class Hub {
   }
 
   /** Changes of one shared project after `cursor`, in commit order. */
-  async pull(team: string, project: string, cursor: number, limit: number): Promise<HubChange[]> {
+  async pull(team: string, project: string, cursor: number, limit: number, ownOrigin: string): Promise<HubChange[]> {
+    // This worker's own records come back without their payload: only their change numbers matter.
     const r = await this.client.query<HubChange>(
       `SELECT * FROM (
-         SELECT 'put' AS op, gid, seq, kind, origin, machine, author::text AS author, origin_session, payload, created_at
+         SELECT 'put' AS op, gid, seq, kind, origin, machine, author::text AS author, origin_session,
+                CASE WHEN origin = $5 THEN NULL ELSE payload END AS payload, created_at
            FROM ${S}.records WHERE team_id = $1 AND project = $2 AND seq > $3
          UNION ALL
          SELECT 'delete' AS op, gid, seq, kind, NULL, NULL, deleted_by::text, NULL, NULL, NULL
            FROM ${S}.tombstones WHERE team_id = $1 AND project = $2 AND seq > $3
        ) c ORDER BY c.seq LIMIT $4`,
-      [team, project, cursor, limit],
+      [team, project, cursor, limit, ownOrigin],
     );
     return r.rows;
   }

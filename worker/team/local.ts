@@ -194,7 +194,7 @@ export function changesAnything(db: Pick<Store, 'get'>, changes: HubChange[]): b
   for (const c of changes) {
     const known = db.get('SELECT 1 AS x FROM team_records WHERE gid = ?', [c.gid]) !== undefined;
     const dead = db.get('SELECT 1 AS x FROM team_tombstones WHERE gid = ?', [c.gid]) !== undefined;
-    if (c.op === 'put' ? !known && !dead : known || !dead) return true;
+    if (c.op === 'put' ? !known && !dead && c.payload !== null : known || !dead) return true;
   }
   return false;
 }
@@ -224,7 +224,9 @@ function applyTombstone(tx: WriteTx, project: string, gid: string, out: Applied)
 function applyRecord(tx: WriteTx, project: string, c: HubChange, out: Applied): void {
   if (tx.get('SELECT 1 AS x FROM team_records WHERE gid = ?', [c.gid])) return; // ours, or pulled before
   if (tx.get('SELECT 1 AS x FROM team_tombstones WHERE gid = ?', [c.gid])) return; // deleted here first
-  const p = c.payload ?? {};
+  // Our own record (its payload is not sent back): deleted here while the project was not shared.
+  if (c.payload === null) return;
+  const p = c.payload;
   const createdAt = Number(c.created_at ?? 0) || 0;
   const { row } = ensureSession(tx, { platform: TEAM_PLATFORM, contentSessionId: c.origin_session ?? c.gid, project, now: createdAt });
   let id: number | undefined;

@@ -40,8 +40,11 @@ export interface TeamDeps {
 }
 
 const PUSH_BATCH = 200;
-/** A new record waits this long for others to push with it (a burst becomes one hub transaction). */
+/** A new record waits this long for others to push with it (a burst becomes one hub transaction)... */
 const PUSH_COALESCE_MS = 20;
+/** ...and longer while records keep coming (the last push carried several): fewer, bigger pushes during a burst. */
+const PUSH_BURST_MS = 250;
+const BURST_ROWS = 5;
 /** Notifications this close together cause one pull. */
 const PULL_COALESCE_MS = 10;
 const PULL_BATCH = 500;
@@ -71,6 +74,7 @@ export class TeamSync {
   private connecting: Promise<void> | undefined;
   private serial: Promise<unknown> = Promise.resolve();
   private pushQueued = false;
+  private lastPushRows = 0;
   private pullQueued = false;
   private pullTimer: NodeJS.Timeout | undefined;
   /** Cursors moved past changes that needed no write (own pushes); persisted with the next write. */
@@ -95,7 +99,7 @@ export class TeamSync {
     this.stopped = false;
     // Anything that may have filled the outbox (the triggers do it in the record's own transaction).
     this.unsubscribe = this.deps.events.subscribe((e) => {
-      if (e.event === 'new_observation' || e.event === 'new_summary' || e.event === 'observation_deleted' || e.event === 'project_deleted') this.schedulePush(PUSH_COALESCE_MS);
+      if (e.event === 'new_observation' || e.event === 'new_summary' || e.event === 'observation_deleted' || e.event === 'project_deleted') this.schedulePush(this.lastPushRows >= BURST_ROWS ? PUSH_BURST_MS : PUSH_COALESCE_MS);
     });
     void this.connect();
   }
@@ -315,11 +319,13 @@ export class TeamSync {
 
   private async pushAll(): Promise<void> {
     const store = this.deps.store;
+    let pushed = 0;
     for (;;) {
       const hub = this.hub;
       if (this.stopped || !hub?.alive || store.broken) return;
       const rows = outboxReady(store, this.clock.now(), this.pushBatch);
       if (rows.length === 0) break;
+      pushed += rows.length;
       const batch = buildPush(store, rows, this.settings.machine);
       try {
         await hub.push(batch.records, batch.tombstones);
@@ -341,6 +347,7 @@ export class TeamSync {
       await store.write((tx) => ackOutbox(tx, batch.ids));
       this.lastPushAt = this.clock.now();
     }
+    this.lastPushRows = pushed;
     // Rows backing off wake the pusher when they are due.
     const due = nextOutboxAttempt(store);
     if (due !== undefined && due > this.clock.now()) {
@@ -374,7 +381,7 @@ export class TeamSync {
         if (this.stopped || !hub?.alive || store.broken) return;
         let changes;
         try {
-          changes = await hub.pull(share.team, share.project, cursor, PULL_BATCH);
+          changes = await hub.pull(share.team, share.project, cursor, PULL_BATCH, getMeta(store, 'machine_id') ?? '');
         } catch (e) {
           const err = e as Error & { code?: string };
           if (isConnectionError(err)) this.lost(hub, err);
