@@ -154,6 +154,32 @@ describe('team memory through PostgreSQL', () => {
     assert.doesNotMatch(await hubDump(), /UNSHARED-MARKER|private-p/);
   });
 
+  it('hook-made observations and session summaries travel too', async () => {
+    await share(alice, 'sum-p');
+    await share(bob, 'sum-p');
+    const sid = 'team-sum-session';
+    await alice.w.req('POST', '/api/sessions/init', { contentSessionId: sid, project: 'sum-p', prompt: 'fix the rounding in the ledger export' });
+    await alice.w.req('POST', '/api/sessions/observations', { contentSessionId: sid, project: 'sum-p', tool_name: 'Edit', tool_input: { file_path: 'src/ledger.ts', old_string: 'round(x)', new_string: 'roundHalfEven(x)' }, tool_response: 'ok', tool_use_id: 'tu-1' });
+    await alice.w.req('POST', '/api/sessions/complete', { contentSessionId: sid, project: 'sum-p' });
+    const kinds = async (m: Mate) => (await m.w.req('GET', '/api/team/records?project=sum-p')).body.items.map((r: { kind: string }) => r.kind).sort();
+    await until(async () => (await kinds(bob)).join() === 'observation,summary' && (await kinds(alice)).join() === 'observation,summary', 30_000, 'observation and summary on both sides');
+    const bobs = (await bob.w.req('GET', '/api/team/records?project=sum-p')).body.items;
+    assert.ok(bobs.every((r: { author: string }) => r.author === 'alice'));
+    const ctx = await bob.w.req('GET', '/api/context/inject?project=sum-p&format=json');
+    assert.equal(ctx.body.summaries + ctx.body.observations >= 2, true, JSON.stringify(ctx.body));
+    assert.match(ctx.body.markdown, /\[alice@laptop\]/);
+    // With teammates' memory turned off, none of it is injected (search still has it).
+    const quiet = await teammate('bob', 'devbox-quiet', { env: { CLAUDE_MEM_TEAM_INJECT: '0' } });
+    await share(quiet, 'sum-p');
+    await until(async () => (await kinds(quiet)).join() === 'observation,summary', 20_000, 'pulled on the quiet worker');
+    const none = await quiet.w.req('GET', '/api/context/inject?project=sum-p&format=json');
+    assert.equal(none.body.observations + none.body.summaries, 0, none.body.markdown);
+    assert.doesNotMatch(none.body.markdown, /ledger|alice/);
+    const found = await quiet.w.req('GET', '/api/search?query=ledger&project=sum-p');
+    assert.ok(found.body.items.length > 0);
+    await quiet.w.stop();
+  });
+
   it('private-tagged text and a planted secret never reach the hub (SQL over every table)', async () => {
     await save(alice, 'shared-p', 'Deploy with <private>PRIV-TOKEN-8841 do not share</private> the staging key AKIAIOSFODNN7EXAMPLE and password=hunter2hunter2', 'deploy staging');
     // Reaches the store some other way (an import, a future path): the hub gate strips it too.
