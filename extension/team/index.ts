@@ -72,7 +72,13 @@ export function registerTeam(s: Services): Team {
       await refresh();
     })();
   });
-  timer = setInterval(() => void refresh(), POLL_MS);
+  // Slower while team memory is off (one cheap GET a minute notices a CLI connect).
+  let disposed = false;
+  const tick = () => {
+    if (disposed) return;
+    timer = setTimeout(() => void refresh().finally(tick), last && last.state !== 'off' ? POLL_MS : 4 * POLL_MS);
+  };
+  tick();
 
   async function share(): Promise<void> {
     let st = await refresh();
@@ -129,7 +135,8 @@ export function registerTeam(s: Services): Team {
     unshare: () => unshare().catch((e: Error) => void vscode.window.showErrorMessage(`Team memory: ${e.message}`)),
     forget: () => forget().catch((e: Error) => void vscode.window.showErrorMessage(`Team memory: ${e.message}`)),
     dispose: () => {
-      clearInterval(timer);
+      disposed = true;
+      clearTimeout(timer);
       timer = undefined;
       worker.dispose();
       item.dispose();

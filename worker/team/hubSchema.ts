@@ -83,9 +83,10 @@ const MIGRATIONS: string[][] = [
     `CREATE FUNCTION ${S}.refuse_update() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN RAISE EXCEPTION 'claude-mem records are immutable; delete with a tombstone'; END $$`,
     `CREATE TRIGGER records_immutable BEFORE UPDATE ON ${S}.records FOR EACH ROW EXECUTE FUNCTION ${S}.refuse_update()`,
-    // A tombstone erases the record's content from the hub (owner rights: members cannot delete).
+    // A tombstone erases the record's content from the hub (owner rights: members cannot delete),
+    // only within the tombstone's own team and project (which RLS let its author write to).
     `CREATE FUNCTION ${S}.erase_record() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, ${S} AS $$
-     BEGIN DELETE FROM ${S}.records WHERE gid = NEW.gid; RETURN NULL; END $$`,
+     BEGIN DELETE FROM ${S}.records WHERE gid = NEW.gid AND team_id = NEW.team_id AND project = NEW.project; RETURN NULL; END $$`,
     `CREATE TRIGGER tombstones_erase AFTER INSERT ON ${S}.tombstones FOR EACH ROW EXECUTE FUNCTION ${S}.erase_record()`,
     // One empty notification per statement (identical ones in a transaction fold into one): NOTIFY
     // is not filtered by RLS, so it carries nothing, and a push of 200 rows wakes each worker once.
