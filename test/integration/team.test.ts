@@ -240,6 +240,16 @@ describe('team memory through PostgreSQL', () => {
     assert.equal((await records(carol, 'shared-p')).length, 0);
     assert.deepEqual(await titles(carol, 'shared-p'), []);
     await carol.w.stop();
+    // Nor can she erase core's records through a tombstone in her own team's project of that name.
+    const victim = (await pg.sql<{ gid: string }>(`SELECT gid FROM claude_mem.records WHERE team_id = 'core' LIMIT 1`, [], DB))[0].gid;
+    const c2 = new Client({ connectionString: hub.member('carol') });
+    await c2.connect();
+    try {
+      await c2.query(`INSERT INTO claude_mem.tombstones (gid, seq, team_id, project, kind, deleted_by) VALUES ($1, 0, 'other', 'shared-p', 'observation', 'carol')`, [victim]);
+    } finally {
+      await c2.end();
+    }
+    assert.equal((await pg.sql(`SELECT 1 FROM claude_mem.records WHERE gid = $1`, [victim], DB)).length, 1);
   });
 
   it('the hub stopped mid-sync and restarted ends equal, with no duplicates', async () => {

@@ -86,7 +86,7 @@ export class Hub {
           `INSERT INTO ${S}.tombstones (gid, seq, team_id, project, kind, deleted_by)
            SELECT x.gid, 0, x.team_id, x.project, x.kind, current_user
              FROM jsonb_to_recordset($1::jsonb) AS x(gid text, team_id text, project text, kind text)
-           ON CONFLICT (gid) DO NOTHING`,
+           ON CONFLICT DO NOTHING`,
           [JSON.stringify(tombstones)],
         );
       }

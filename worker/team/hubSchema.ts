@@ -53,22 +53,25 @@ const MIGRATIONS: string[][] = [
     `CREATE INDEX records_pull ON ${S}.records (team_id, project, seq)`,
     `CREATE INDEX records_author ON ${S}.records (author)`,
     `CREATE TABLE ${S}.tombstones (
-      gid text PRIMARY KEY,
+      gid text NOT NULL,
       seq bigint NOT NULL UNIQUE,
       team_id text NOT NULL,
       project text NOT NULL,
       kind text NOT NULL,
       deleted_by name NOT NULL,
       deleted_at timestamptz NOT NULL DEFAULT now(),
+      -- Per team and project: another team's tombstone can never stand in for (or block) this one.
+      PRIMARY KEY (team_id, project, gid),
       FOREIGN KEY (team_id, project) REFERENCES ${S}.projects(team_id, project) ON DELETE CASCADE
     )`,
     `CREATE INDEX tombstones_pull ON ${S}.tombstones (team_id, project, seq)`,
+    `CREATE INDEX tombstones_gid ON ${S}.tombstones (gid)`,
     // Numbering, authorship and immutability are the hub's, not the client's.
     `CREATE FUNCTION ${S}.number_change() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN
        PERFORM pg_advisory_xact_lock(${SEQ_LOCK});
        IF TG_TABLE_NAME = 'records' THEN
-         IF EXISTS (SELECT 1 FROM ${S}.tombstones t WHERE t.gid = NEW.gid) THEN RETURN NULL; END IF;
+         IF EXISTS (SELECT 1 FROM ${S}.tombstones t WHERE t.gid = NEW.gid AND t.team_id = NEW.team_id AND t.project = NEW.project) THEN RETURN NULL; END IF;
          NEW.author := current_user;
          NEW.pushed_at := now();
        ELSE
