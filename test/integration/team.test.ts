@@ -338,6 +338,9 @@ describe('team memory through PostgreSQL', () => {
         env: { ...process.env, CLAUDE_MEM_DATA_DIR: m.w.dataDir, CLAUDE_MEM_WORKER_PORT: String(m.w.port), CLAUDE_MEM_TEAM_URL: '' },
       });
     assert.match(cli(['status']).stdout, /team hub: off/);
+    const early = cli(['share', 'cli-p']);
+    assert.equal(early.status, 1);
+    assert.match(early.stderr, /\(409\): not connected to the team hub \(off\)/);
     const c = cli(['connect'], hub.member('alice'));
     assert.equal(c.status, 0, c.stderr);
     assert.doesNotMatch(c.stdout + c.stderr, /pw-alice/);
