@@ -180,6 +180,27 @@ describe('team memory through PostgreSQL', () => {
     await quiet.w.stop();
   });
 
+  it('prompts travel only from a project shared with its prompts (a separate opt-in)', async () => {
+    await share(alice, 'noprompt-p');
+    await share(bob, 'noprompt-p');
+    await alice.w.req('POST', '/api/sessions/init', { contentSessionId: 'np-1', project: 'noprompt-p', prompt: 'PROMPT-STAYS-HOME-5521 please refactor the parser' });
+    await save(alice, 'noprompt-p', 'A shared note beside an unshared prompt', 'np note');
+    await converged(alice, bob, 'noprompt-p', 1);
+    assert.doesNotMatch(await hubDump(), /PROMPT-STAYS-HOME-5521/);
+    const withPrompts = await alice.w.req('POST', '/api/team/share', { project: 'prompt-p', prompts: true });
+    assert.equal(withPrompts.status, 200, JSON.stringify(withPrompts.body));
+    assert.equal(withPrompts.body.prompts, true);
+    await share(bob, 'prompt-p');
+    await alice.w.req('POST', '/api/sessions/init', { contentSessionId: 'p-1', project: 'prompt-p', prompt: 'PROMPT-SHARED-7731 why is the cache cold with key AKIAIOSFODNN7EXAMPLE' });
+    await until(async () => (await records(bob, 'prompt-p')).some((r) => /PROMPT-SHARED-7731/.test(r.title ?? '')), 20_000, 'the prompt on bob');
+    const pr = (await records(bob, 'prompt-p')).find((r) => /PROMPT-SHARED-7731/.test(r.title ?? ''));
+    assert.match(pr?.title ?? '', /\[REDACTED\]/);
+    assert.equal(pr?.author, 'alice');
+    const found = await bob.w.req('GET', '/api/search?query=PROMPT-SHARED-7731&project=prompt-p&type=prompt');
+    assert.equal(found.status, 200);
+    assert.equal((await alice.w.req('POST', '/api/team/share', { project: 'x', prompts: 'yes' })).status, 400);
+  });
+
   it('private-tagged text and a planted secret never reach the hub (SQL over every table)', async () => {
     await save(alice, 'shared-p', 'Deploy with <private>PRIV-TOKEN-8841 do not share</private> the staging key AKIAIOSFODNN7EXAMPLE and password=hunter2hunter2', 'deploy staging');
     // Reaches the store some other way (an import, a future path): the hub gate strips it too.

@@ -11,7 +11,7 @@ const base: TeamStatus = {
   machine: 'laptop',
   machineId: 'm1',
   waiting: 0,
-  shares: [{ project: 'shop', team: 'core', cursor: 3, waiting: 0 }],
+  shares: [{ project: 'shop', team: 'core', cursor: 3, prompts: 0, waiting: 0 }],
   lastError: null,
   lastPushAt: null,
   lastPullAt: null,

@@ -10,7 +10,9 @@ import { ensureWorker } from './startStop';
 
 export const TEAM_USAGE = `usage: claude-mem team <command>
   status [--json]                 the hub connection, shared projects and records waiting to be pushed
-  share [project] [--team T]      share a project's memory with your team (default: this folder's project)
+  share [project] [--team T] [--prompts]
+                                  share a project's memory with your team (default: this folder's
+                                  project); --prompts shares its prompts too (off by default)
   unshare [project]               stop sharing it (records already on the hub stay; see docs/team.md)
   sync                            push and pull now (reconnects when offline)
   connect                         read the hub's connection string from stdin into the 0600 file
@@ -23,9 +25,11 @@ export async function runTeam(args: string[], stdin: NodeJS.ReadableStream = pro
   const json = rest.includes('--json');
   const positional: string[] = [];
   let team: string | undefined;
+  let prompts = false;
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
-    if (a === '--team') {
+    if (a === '--prompts') prompts = true;
+    else if (a === '--team') {
       team = rest[++i];
       if (!team) return usage('--team needs a team name');
     } else if (a === '--json') continue;
@@ -57,9 +61,9 @@ export async function runTeam(args: string[], stdin: NodeJS.ReadableStream = pro
     return r.state === 'connected' ? 0 : 1;
   }
   if (sub === 'share') {
-    const r = await call<{ project: string; team: string; queued: number }>(t, 'POST', '/api/team/share', { project, ...(team ? { team } : {}) });
+    const r = await call<{ project: string; team: string; queued: number }>(t, 'POST', '/api/team/share', { project, ...(team ? { team } : {}), ...(prompts ? { prompts } : {}) });
     if (!r) return 1;
-    process.stdout.write(json ? JSON.stringify(r, null, 2) + '\n' : `sharing "${r.project}" with team ${r.team}; ${r.queued} existing record(s) queued for the hub\n`);
+    process.stdout.write(json ? JSON.stringify(r, null, 2) + '\n' : `sharing "${r.project}"${prompts ? ' (with its prompts)' : ''} with team ${r.team}; ${r.queued} existing record(s) queued for the hub\n`);
     return 0;
   }
   const r = await call<{ project: string }>(t, 'POST', '/api/team/unshare', { project });
@@ -117,6 +121,6 @@ export function describeStatus(s: TeamStatus): string {
   if (s.author) lines.push(`you: ${s.author} on ${s.machine}`);
   if (s.lastError) lines.push(`${s.state === 'connected' ? 'last problem' : 'error'}: ${s.lastError}`);
   if (s.shares.length === 0) lines.push('no shared projects (claude-mem team share <project>)');
-  for (const sh of s.shares) lines.push(`  ${sh.project} -> team ${sh.team}${sh.waiting > 0 ? `, ${sh.waiting} waiting` : ', up to date'}`);
+  for (const sh of s.shares) lines.push(`  ${sh.project} -> team ${sh.team}${sh.prompts ? ' (with prompts)' : ''}${sh.waiting > 0 ? `, ${sh.waiting} waiting` : ', up to date'}`);
   return lines.join('\n') + '\n';
 }

@@ -130,9 +130,9 @@ const MIGRATIONS: string[][] = [
   // value, so a journal replay rebuilds exactly the same rows.
   [
     `CREATE TABLE team_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-    `CREATE TABLE team_shares (project TEXT PRIMARY KEY, team TEXT NOT NULL, cursor INTEGER NOT NULL DEFAULT 0, shared_at INTEGER NOT NULL)`,
+    `CREATE TABLE team_shares (project TEXT PRIMARY KEY, team TEXT NOT NULL, cursor INTEGER NOT NULL DEFAULT 0, shared_at INTEGER NOT NULL, prompts INTEGER NOT NULL DEFAULT 0)`,
     `CREATE TABLE team_records (
-      kind TEXT NOT NULL CHECK (kind IN ('observation','summary')),
+      kind TEXT NOT NULL CHECK (kind IN ('observation','summary','prompt')),
       local_id INTEGER NOT NULL,
       gid TEXT NOT NULL UNIQUE,
       project TEXT NOT NULL,
@@ -156,12 +156,14 @@ const MIGRATIONS: string[][] = [
     )`,
     `CREATE INDEX team_outbox_ready ON team_outbox (next_attempt_at, id)`,
     `CREATE INDEX team_outbox_gid ON team_outbox (gid)`,
-    ...(['observation', 'summary'] as const).flatMap((kind) => {
-      const table = kind === 'observation' ? 'observations' : 'session_summaries';
-      const letter = kind === 'observation' ? 'o' : 's';
+    ...(['observation', 'summary', 'prompt'] as const).flatMap((kind) => {
+      const table = kind === 'observation' ? 'observations' : kind === 'summary' ? 'session_summaries' : 'user_prompts';
+      const letter = kind[0];
+      // Prompts travel only from projects shared with prompts (a separate opt-in).
+      const shared = kind === 'prompt' ? 'project = new.project AND prompts = 1' : 'project = new.project';
       return [
         `CREATE TRIGGER team_${letter}_shared AFTER INSERT ON ${table}
-          WHEN EXISTS (SELECT 1 FROM team_shares WHERE project = new.project)
+          WHEN EXISTS (SELECT 1 FROM team_shares WHERE ${shared})
            AND (SELECT platform FROM sessions WHERE id = new.session_id) IS NOT 'team'
          BEGIN
           INSERT OR IGNORE INTO team_records (kind, local_id, gid, project, origin)

@@ -40,7 +40,7 @@ const MIGRATIONS: string[][] = [
       seq bigint NOT NULL UNIQUE,
       team_id text NOT NULL,
       project text NOT NULL,
-      kind text NOT NULL CHECK (kind IN ('observation','summary')),
+      kind text NOT NULL CHECK (kind IN ('observation','summary','prompt')),
       origin text NOT NULL,
       machine text NOT NULL,
       author name NOT NULL,

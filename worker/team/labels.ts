@@ -10,7 +10,7 @@ interface Labelled {
 
 /** Adds `team: {author, machine}` to the items that were pulled from the hub. */
 export function labelTeamItems<T extends Labelled>(store: Pick<Store, 'all'>, items: T[]): (T & { team?: TeamLabel })[] {
-  const ids = items.filter((i) => i.kind === 'observation' || i.kind === 'summary').map((i) => [i.kind, i.id]);
+  const ids = items.filter((i) => i.kind === 'observation' || i.kind === 'summary' || i.kind === 'prompt').map((i) => [i.kind, i.id]);
   if (ids.length === 0 || !hasTeamTables(store)) return items;
   const rows = store.all<{ kind: string; local_id: number; author: string | null; machine: string | null }>(
     `SELECT r.kind, r.local_id, r.author, r.machine FROM team_records r JOIN json_each(?) j ON r.kind = json_extract(j.value, '$[0]') AND r.local_id = json_extract(j.value, '$[1]')

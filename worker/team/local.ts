@@ -2,6 +2,7 @@
 // and applying what the hub sends. Every apply is idempotent: a gid already here, or tombstoned,
 // changes nothing, so duplicates, reordering and replays after a crash are harmless.
 import { insertObservation, parseList, type ObservationRow } from '../store/repos/observations';
+import { insertPrompt, type PromptRow } from '../store/repos/prompts';
 import { ensureSession } from '../store/repos/sessions';
 import { insertSummary, type SummaryRow } from '../store/repos/summaries';
 import type { Store, WriteTx } from '../store/store';
@@ -15,12 +16,18 @@ export interface ShareRow {
   project: string;
   team: string;
   cursor: number;
+  /** 1 when the user also opted in to sharing this project's prompts. */
+  prompts: number;
 }
+
+export type SharedKind = 'observation' | 'summary' | 'prompt';
+
+const TABLES: Record<SharedKind, string> = { observation: 'observations', summary: 'session_summaries', prompt: 'user_prompts' };
 
 export interface OutboxRow {
   id: number;
   op: 'put' | 'delete';
-  kind: 'observation' | 'summary';
+  kind: SharedKind;
   local_id: number | null;
   gid: string;
   project: string;
@@ -36,11 +43,11 @@ export function setMeta(tx: WriteTx, key: string, value: string): void {
 }
 
 export function listShares(db: Pick<Store, 'all'>): ShareRow[] {
-  return db.all<ShareRow>('SELECT project, team, cursor FROM team_shares ORDER BY project');
+  return db.all<ShareRow>('SELECT project, team, cursor, prompts FROM team_shares ORDER BY project');
 }
 
 export function shareOf(db: Pick<Store, 'get'>, project: string): ShareRow | undefined {
-  return db.get<ShareRow>('SELECT project, team, cursor FROM team_shares WHERE project = ?', [project]);
+  return db.get<ShareRow>('SELECT project, team, cursor, prompts FROM team_shares WHERE project = ?', [project]);
 }
 
 /**
@@ -48,13 +55,18 @@ export function shareOf(db: Pick<Store, 'get'>, project: string): ShareRow | und
  * given their global ids and queued here. Ids of records shared before keep their gid (a re-share
  * pushes the same gids again, which the hub ignores).
  */
-export function addShare(tx: WriteTx, project: string, team: string, now: number): number {
-  tx.run('INSERT INTO team_shares (project, team, cursor, shared_at) VALUES (?, ?, 0, ?) ON CONFLICT (project) DO UPDATE SET team = excluded.team', [project, team, now]);
+export function addShare(tx: WriteTx, project: string, team: string, now: number, prompts = false): number {
+  tx.run('INSERT INTO team_shares (project, team, cursor, shared_at, prompts) VALUES (?, ?, 0, ?, ?) ON CONFLICT (project) DO UPDATE SET team = excluded.team, prompts = excluded.prompts', [
+    project,
+    team,
+    now,
+    prompts ? 1 : 0,
+  ]);
   let queued = 0;
-  for (const [kind, table, letter] of [
-    ['observation', 'observations', 'o'],
-    ['summary', 'session_summaries', 's'],
-  ] as const) {
+  const kinds: SharedKind[] = prompts ? ['observation', 'summary', 'prompt'] : ['observation', 'summary'];
+  for (const kind of kinds) {
+    const table = TABLES[kind];
+    const letter = kind[0];
     tx.run(
       `INSERT OR IGNORE INTO team_records (kind, local_id, gid, project, origin)
        SELECT '${kind}', c.id, m.value || ':${letter}:' || c.id || ':' || c.created_at, c.project, m.value
@@ -108,12 +120,13 @@ export function buildPush(store: Pick<Store, 'get'>, rows: OutboxRow[], machine:
   for (const r of rows) {
     const share = shareOf(store, r.project);
     batch.ids.push(r.id);
-    if (!share) continue;
+    if (!share || (r.kind === 'prompt' && r.op === 'put' && share.prompts !== 1)) continue;
     if (r.op === 'delete') {
       batch.tombstones.push({ gid: r.gid, team_id: share.team, project: r.project, kind: r.kind });
       continue;
     }
-    const rec = r.kind === 'observation' ? observationPayload(store, r.local_id ?? 0) : summaryPayload(store, r.local_id ?? 0);
+    const id = r.local_id ?? 0;
+    const rec = r.kind === 'observation' ? observationPayload(store, id) : r.kind === 'summary' ? summaryPayload(store, id) : promptPayload(store, id);
     if (!rec) continue; // deleted before it was pushed
     batch.records.push({
       gid: r.gid,
@@ -157,6 +170,12 @@ function observationPayload(db: Pick<Store, 'get'>, id: number): Payload | undef
   };
 }
 
+function promptPayload(db: Pick<Store, 'get'>, id: number): Payload | undefined {
+  const p = db.get<PromptRow>('SELECT * FROM user_prompts WHERE id = ?', [id]);
+  if (!p) return undefined;
+  return { createdAt: p.created_at, sessionKey: String(p.session_id), payload: { text: p.text, promptNumber: p.prompt_number } };
+}
+
 function summaryPayload(db: Pick<Store, 'get'>, id: number): Payload | undefined {
   const s = db.get<SummaryRow>('SELECT * FROM session_summaries WHERE id = ?', [id]);
   if (!s) return undefined;
@@ -178,7 +197,7 @@ export function deferOutbox(tx: WriteTx, ids: number[], nextAt: number, error: s
 }
 
 export interface Applied {
-  added: { kind: 'observation' | 'summary'; id: number; type: string; title: string }[];
+  added: { kind: SharedKind; id: number; type: string; title: string }[];
   removed: { kind: string; id: number }[];
 }
 
@@ -216,7 +235,7 @@ function applyTombstone(tx: WriteTx, project: string, gid: string, out: Applied)
   tx.run(`DELETE FROM team_outbox WHERE gid = ? AND op = 'put'`, [gid]);
   const m = tx.get<{ kind: string; local_id: number }>('SELECT kind, local_id FROM team_records WHERE gid = ?', [gid]);
   if (!m) return;
-  tx.run(`DELETE FROM ${m.kind === 'observation' ? 'observations' : 'session_summaries'} WHERE id = ?`, [m.local_id]);
+  tx.run(`DELETE FROM ${TABLES[m.kind as SharedKind] ?? 'observations'} WHERE id = ?`, [m.local_id]);
   tx.run('DELETE FROM team_records WHERE gid = ?', [gid]);
   out.removed.push({ kind: m.kind, id: m.local_id });
 }
@@ -252,6 +271,11 @@ function applyRecord(tx: WriteTx, project: string, c: HubChange, out: Applied): 
       source: TEAM_PLATFORM,
       createdAt,
     });
+  } else if (c.kind === 'prompt') {
+    type = 'prompt';
+    title = str(p.text) ?? '';
+    if (title === '') return;
+    id = insertPrompt(tx, { sessionId: row.id, project, promptNumber: num(p.promptNumber) ?? 0, text: title, createdAt });
   } else if (c.kind === 'summary') {
     title = str(p.request) ?? 'Session summary';
     id = insertSummary(tx, {
@@ -269,7 +293,7 @@ function applyRecord(tx: WriteTx, project: string, c: HubChange, out: Applied): 
     });
   }
   if (id === undefined) return;
-  const kind = c.kind === 'observation' ? 'observation' : 'summary';
+  const kind: SharedKind = c.kind === 'observation' ? 'observation' : c.kind === 'prompt' ? 'prompt' : 'summary';
   tx.run('INSERT INTO team_records (kind, local_id, gid, project, origin, author, machine) VALUES (?, ?, ?, ?, ?, ?, ?)', [kind, id, c.gid, project, c.origin ?? '', c.author, c.machine]);
   out.added.push({ kind, id, type, title });
 }

@@ -99,7 +99,7 @@ export class TeamSync {
     this.stopped = false;
     // Anything that may have filled the outbox (the triggers do it in the record's own transaction).
     this.unsubscribe = this.deps.events.subscribe((e) => {
-      if (e.event === 'new_observation' || e.event === 'new_summary' || e.event === 'observation_deleted' || e.event === 'project_deleted') this.schedulePush(this.lastPushRows >= BURST_ROWS ? PUSH_BURST_MS : PUSH_COALESCE_MS);
+      if (e.event === 'new_observation' || e.event === 'new_summary' || e.event === 'new_prompt' || e.event === 'observation_deleted' || e.event === 'project_deleted') this.schedulePush(this.lastPushRows >= BURST_ROWS ? PUSH_BURST_MS : PUSH_COALESCE_MS);
     });
     void this.connect();
   }
@@ -174,7 +174,7 @@ export class TeamSync {
     };
   }
 
-  async share(project: string, team?: string): Promise<{ project: string; team: string; queued: number }> {
+  async share(project: string, team?: string, prompts = false): Promise<{ project: string; team: string; queued: number; prompts: boolean }> {
     const hub = this.hub;
     if (!hub?.alive) throw new BadRequest(`not connected to the team hub (${this.state}${this.lastError ? `: ${this.lastError}` : ''}); set up the connection first (docs/team.md)`, 409);
     const chosen = await this.exclusive(async () => {
@@ -188,11 +188,11 @@ export class TeamSync {
       return t;
     });
     await this.ensureMachineId();
-    const queued = await this.deps.store.write((tx) => addShare(tx, project, chosen, this.clock.now()));
-    this.deps.log.info('team: project shared', { project, team: chosen, queued });
+    const queued = await this.deps.store.write((tx) => addShare(tx, project, chosen, this.clock.now(), prompts));
+    this.deps.log.info('team: project shared', { project, team: chosen, queued, prompts });
     this.schedulePush(0);
     this.schedulePull();
-    return { project, team: chosen, queued };
+    return { project, team: chosen, queued, prompts };
   }
 
   async unshare(project: string): Promise<{ project: string; unshared: boolean }> {
@@ -255,7 +255,11 @@ export class TeamSync {
     await this.ensureMachineId();
     if (getMeta(this.deps.store, 'author') !== hub.author) await this.deps.store.write((tx) => setMeta(tx, 'author', hub.author));
     clearInterval(this.pollTimer);
-    this.pollTimer = setInterval(() => this.schedulePull(), POLL_MS);
+    // The safety net: a pull, and a push of anything queued without an event (a session deleted, an import).
+    this.pollTimer = setInterval(() => {
+      this.schedulePull();
+      this.schedulePush(0);
+    }, POLL_MS);
     this.pollTimer.unref();
     await this.exclusive(() => this.pullAll());
     await this.exclusive(() => this.pushAll());
@@ -417,7 +421,7 @@ export class TeamSync {
   private emitApplied(project: string, out: Applied): void {
     for (const a of out.added) {
       if (a.kind === 'observation') this.deps.events.emit('new_observation', { id: a.id, project, type: a.type, title: a.title, source: 'team' });
-      else this.deps.events.emit('new_summary', { id: a.id, project, source: 'team' });
+      else if (a.kind === 'summary') this.deps.events.emit('new_summary', { id: a.id, project, source: 'team' });
     }
     for (const r of out.removed) if (r.kind === 'observation') this.deps.events.emit('observation_deleted', { id: r.id, project });
   }

@@ -5,7 +5,7 @@ export interface HubRecord {
   gid: string;
   team_id: string;
   project: string;
-  kind: 'observation' | 'summary';
+  kind: 'observation' | 'summary' | 'prompt';
   origin: string;
   machine: string;
   origin_session: string;
@@ -40,6 +40,8 @@ export interface TeamShareInfo {
   project: string;
   team: string;
   cursor: number;
+  /** 1 when prompts are shared too (a separate opt-in). */
+  prompts: number;
   waiting: number;
 }
 

@@ -25,7 +25,8 @@ export function teamRoutes(app: Hono, ctx: AppContext): void {
   app.post('/api/team/share', async (c) => {
     const o = asObject(await jsonBody(c));
     const project = reqId(o, 'project');
-    const r = await hubCall(() => team().share(project, optId(o, 'team')));
+    if (o.prompts !== undefined && typeof o.prompts !== 'boolean') throw new BadRequest(`field 'prompts' must be true or false`);
+    const r = await hubCall(() => team().share(project, optId(o, 'team'), o.prompts === true));
     return c.json({ ...r, status: team().status() });
   });
 
@@ -57,6 +58,7 @@ export function teamRoutes(app: Hono, ctx: AppContext): void {
     const rows = ctx.store.all<{ kind: string; localId: number; gid: string; origin: string; author: string | null; machine: string | null; title: string | null }>(
       `SELECT r.kind, r.local_id AS localId, r.gid, r.origin, r.author, r.machine,
               CASE r.kind WHEN 'observation' THEN (SELECT title FROM observations WHERE id = r.local_id)
+                          WHEN 'prompt' THEN (SELECT substr(text, 1, 200) FROM user_prompts WHERE id = r.local_id)
                           ELSE (SELECT request FROM session_summaries WHERE id = r.local_id) END AS title
          FROM team_records r WHERE r.project = ? ORDER BY r.gid`,
       [project],
