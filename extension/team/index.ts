@@ -107,7 +107,15 @@ export function registerTeam(s: Services): Team {
       { placeHolder: 'Share which project\'s memory with your team? (observations and summaries, secrets redacted)' },
     );
     if (!pick) return;
-    const r = await request<{ project: string; team: string; queued: number; error?: string }>('POST', '/api/team/share', { project: pick.label }, 30_000);
+    const what = await vscode.window.showQuickPick(
+      [
+        { label: 'Observations and summaries', prompts: false },
+        { label: 'Observations, summaries and my prompts', description: 'prompts are shared only when you choose this', prompts: true },
+      ],
+      { placeHolder: `What of "${pick.label}" should teammates get?` },
+    );
+    if (!what) return;
+    const r = await request<{ project: string; team: string; queued: number; error?: string }>('POST', '/api/team/share', { project: pick.label, prompts: what.prompts }, 30_000);
     if (r.status !== 200) return void vscode.window.showErrorMessage(`Sharing ${pick.label} failed: ${r.body.error ?? `HTTP ${r.status}`}`);
     void vscode.window.showInformationMessage(`Sharing "${r.body.project}" with team ${r.body.team}; ${r.body.queued} record(s) on their way.`);
     await refresh();

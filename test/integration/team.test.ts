@@ -125,6 +125,14 @@ describe('team memory through PostgreSQL', () => {
     await addTeams(pg, DB, { core: ['alice', 'bob'], other: ['carol'] });
   });
 
+  it('two admin workers connecting to a fresh hub at once migrate it once', async () => {
+    const race = await createHub(pg, { db: 'race_hub', teams: {}, extraMembers: [] });
+    const [x, y] = await Promise.all([teammate('admin', 'race-1', { url: race.admin }), teammate('admin', 'race-2', { url: race.admin })]);
+    const v = await pg.sql<{ version: number }>(`SELECT version FROM claude_mem.schema_migrations`, [], 'race_hub');
+    assert.deepEqual(v.map((r) => r.version), [1]);
+    await Promise.all([x.w.stop(), y.w.stop()]);
+  });
+
   it('two teammates share a project and converge; pulled memory is searchable and labelled', async () => {
     alice = await teammate('alice', 'laptop');
     bob = await teammate('bob', 'devbox');
