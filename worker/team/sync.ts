@@ -356,6 +356,7 @@ export class TeamSync {
     const due = nextOutboxAttempt(store);
     if (due !== undefined && due > this.clock.now()) {
       clearTimeout(this.pushTimer);
+      this.pushQueued = false;
       this.pushTimer = setTimeout(() => void this.exclusive(() => this.pushAll()), Math.min(2 ** 31 - 1, due - this.clock.now()));
       this.pushTimer.unref();
     }
