@@ -354,9 +354,9 @@ export class TeamSync {
     this.lastPushRows = pushed;
     // Rows backing off wake the pusher when they are due.
     const due = nextOutboxAttempt(store);
-    if (due !== undefined && due > this.clock.now()) {
+    // (A push already queued runs sooner and sets this again.)
+    if (due !== undefined && due > this.clock.now() && !this.pushQueued) {
       clearTimeout(this.pushTimer);
-      this.pushQueued = false;
       this.pushTimer = setTimeout(() => void this.exclusive(() => this.pushAll()), Math.min(2 ** 31 - 1, due - this.clock.now()));
       this.pushTimer.unref();
     }
