@@ -188,6 +188,7 @@ export class TeamSync {
       return t;
     });
     await this.ensureMachineId();
+    this.cursors.delete(project); // a new share pulls from its own cursor (0 after an unshare)
     const queued = await this.deps.store.write((tx) => addShare(tx, project, chosen, this.clock.now(), prompts));
     this.deps.log.info('team: project shared', { project, team: chosen, queued, prompts });
     this.schedulePush(0);
@@ -197,6 +198,7 @@ export class TeamSync {
 
   async unshare(project: string): Promise<{ project: string; unshared: boolean }> {
     const unshared = await this.deps.store.write((tx) => removeShare(tx, project));
+    this.cursors.delete(project);
     if (unshared) this.deps.log.info('team: project no longer shared', { project });
     return { project, unshared };
   }
