@@ -168,8 +168,10 @@ describe('team memory through PostgreSQL', () => {
     const sid = 'team-sum-session';
     await alice.w.req('POST', '/api/sessions/init', { contentSessionId: sid, project: 'sum-p', prompt: 'fix the rounding in the ledger export' });
     await alice.w.req('POST', '/api/sessions/observations', { contentSessionId: sid, project: 'sum-p', tool_name: 'Edit', tool_input: { file_path: 'src/ledger.ts', old_string: 'round(x)', new_string: 'roundHalfEven(x)' }, tool_response: 'ok', tool_use_id: 'tu-1' });
-    await alice.w.req('POST', '/api/sessions/complete', { contentSessionId: sid, project: 'sum-p' });
     const kinds = async (m: Mate) => (await m.w.req('GET', '/api/team/records?project=sum-p')).body.items.map((r: { kind: string }) => r.kind).sort();
+    // The session end asks for a summary only once the tool use is compressed into an observation.
+    await until(async () => (await kinds(alice)).includes('observation'), 20_000, 'the observation compressed');
+    await alice.w.req('POST', '/api/sessions/complete', { contentSessionId: sid, project: 'sum-p' });
     await until(async () => (await kinds(bob)).join() === 'observation,summary' && (await kinds(alice)).join() === 'observation,summary', 30_000, 'observation and summary on both sides').catch(async (e: Error) => {
       const q = (await alice.w.req('GET', '/api/queue')).body;
       throw new Error(`${e.message}: alice ${await kinds(alice)}, bob ${await kinds(bob)}; alice queue ${JSON.stringify(q)}; status ${JSON.stringify((await alice.w.req('GET', '/api/team/status')).body)}`);
