@@ -27,6 +27,7 @@ import { vscodeLmPort } from './lmProvider';
 import { registerMemoryPanel } from './panel';
 import type { Services } from './services';
 import { StatusBar } from './status';
+import { registerTeam } from './team';
 import { registerTools } from './tools/register';
 
 const API_KEY_SECRET = 'claudeMem.anthropicApiKey';
@@ -286,6 +287,11 @@ export function activate(context: vscode.ExtensionContext): { services: Services
   reg('claudeMem.setApiKey', setApiKeyCommand(services));
   reg('claudeMem.clearApiKey', clearApiKeyCommand(services));
   reg('claudeMem.showLog', () => log.show());
+  const team = registerTeam(services);
+  context.subscriptions.push(team);
+  reg('claudeMem.shareProject', () => team.share());
+  reg('claudeMem.unshareProject', () => team.unshare());
+  reg('claudeMem.forgetTeamHub', () => team.forget());
   void vscode.commands.executeCommand('setContext', PAUSED_KEY, paused());
 
   active = {

@@ -32,6 +32,13 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   step "Debian packages" "apt-get install ${need_apt[*]} (about 1 minute)" apt_packages "${need_apt[@]}"
 fi
 
+# PostgreSQL (team memory tests: test/helpers/postgres.ts makes a throwaway cluster with its initdb).
+if compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
+  echo "test-setup: PostgreSQL: $(ls -d /usr/lib/postgresql/*/bin | head -1) already there"
+else
+  step "PostgreSQL" "apt-get install postgresql (server binaries for the team-sync tests; about 30 s)" apt_packages postgresql
+fi
+
 cache=${CLAUDE_MEM_E2E_CACHE:-.cache}
 if [ -f "$cache/code-server/.installed-${CODE_SERVER_VERSION:-4.139.1}" ]; then
   step "code-server" "reusing $cache" bash scripts/code-server/install.sh

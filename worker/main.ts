@@ -19,6 +19,7 @@ import { moduleRoutes } from './server/routes';
 import type { AppContext } from './server/context';
 import { createSchema, migrate } from './store/schema';
 import { Store } from './store/store';
+import { teamService } from './team/service';
 
 type Probe = { kind: 'ours'; health: HealthResponse } | { kind: 'other'; health?: HealthResponse; why: string } | { kind: 'none' };
 
@@ -126,6 +127,7 @@ async function main(): Promise<void> {
     shutdown: (reason) => void shutdown(reason),
   };
   const search = searchService(ctx);
+  const team = teamService({ store, events, log, dataDir: config.dataDir });
   const app = createApp(ctx, moduleRoutes);
   const server = createAdaptorServer({ fetch: app.fetch, hostname: config.host });
 
@@ -137,6 +139,7 @@ async function main(): Promise<void> {
       server.close();
       await processor.stop();
       await search.stop();
+      await team.stop();
       await store.close(true);
       releaseLock(config.dataDir);
       log.info('stopped');
@@ -172,6 +175,7 @@ async function main(): Promise<void> {
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => void shutdown(sig));
   processor.kick();
   search.start();
+  if (!store.degraded) team.start(); // a read-only (degraded) store cannot apply pulls
   if (!store.degraded && (store.recovery.recordsReplayed > 0 || store.recovery.problems.length > 0)) {
     store.snapshot().catch((e: Error) => log.error(`post-recovery snapshot failed: ${e.message}`));
   }

@@ -95,6 +95,8 @@ export interface Observation {
   discoveryTokens: number;
   createdAt: string;
   createdAtEpoch: number;
+  /** Set on records pulled from the team hub. */
+  team?: TeamLabel;
 }
 
 export interface Summary {
@@ -373,6 +375,13 @@ export interface SearchRow {
   readTokens: number;
   /** A short excerpt around the matched words (matches in **bold**). */
   snippet?: string;
+  /** Set on records pulled from the team hub: who wrote it and on which machine (docs/team.md). */
+  team?: TeamLabel;
+}
+
+export interface TeamLabel {
+  author: string | null;
+  machine: string | null;
 }
 
 export interface SearchResponse {

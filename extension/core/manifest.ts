@@ -27,6 +27,9 @@ export const COMMANDS: Array<{ command: string; title: string; icon?: string; en
   { command: 'claudeMem.clearApiKey', title: 'Remove Anthropic API Key' },
   { command: 'claudeMem.showObservation', title: 'Show Observation…' },
   { command: 'claudeMem.showLog', title: 'Show Log', icon: '$(output)' },
+  { command: 'claudeMem.shareProject', title: 'Share Project Memory…', icon: '$(cloud-upload)' },
+  { command: 'claudeMem.unshareProject', title: 'Stop Sharing Project Memory…' },
+  { command: 'claudeMem.forgetTeamHub', title: 'Forget Team Hub Connection' },
 ];
 
 export const CHAT_PARTICIPANT = {

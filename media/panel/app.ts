@@ -2,7 +2,7 @@
 // the state, reacts to the live event stream, and renders; the transport does the talking.
 import { OBSERVATION_TYPES, SEARCH_MODES, type ConnectionState, type Observation, type ProjectInfo, type SearchMode, type StreamEvent } from '../../extension/panel/protocol';
 import { formatCount, h, icon, typeLabel } from './dom';
-import { asObservation, asObservations, asSearchResult, asSession, asTimeline, economics, FeedState, filtersActive, PLATFORM_LABELS, type Filters, type RowList, type SessionGroup, type SessionLite } from './model';
+import { asObservation, asObservations, asSearchResult, asSession, asTimeline, economics, FeedState, filtersActive, matchesAuthor, PLATFORM_LABELS, type Filters, type RowList, type SessionGroup, type SessionLite } from './model';
 import { ApiError, type HostInfo, type Transport } from './transport';
 import { confirmDialog } from './ui/confirm';
 import { renderDetail, type TimelineState } from './ui/detail';
@@ -72,6 +72,7 @@ export class App {
     type: Field;
     platform: Field;
     concept: Field;
+    author: Field;
     dateStart: Field;
     dateEnd: Field;
     mode: Field;
@@ -152,6 +153,7 @@ export class App {
       h('vscode-option', { value: '' }, 'All platforms'),
       Object.entries(PLATFORM_LABELS).map(([v, label]) => h('vscode-option', { value: v }, label)),
     ) as Field;
+    e.author = h('vscode-textfield', { class: 'author-filter', label: 'Author', placeholder: 'me, or a teammate' }) as Field;
     e.dateStart = h('vscode-textfield', { class: 'date-start', type: 'date', label: 'From date' }) as Field;
     e.dateEnd = h('vscode-textfield', { class: 'date-end', type: 'date', label: 'To date' }) as Field;
     e.mode = h(
@@ -162,6 +164,7 @@ export class App {
     e.type.addEventListener('change', () => this.setFilters({ type: e.type.value || undefined }));
     e.platform.addEventListener('change', () => this.setFilters({ platform: e.platform.value || undefined }));
     e.concept.addEventListener('input', () => this.debounce('concept', 300, () => this.setFilters({ concept: e.concept.value.trim() || undefined })));
+    e.author.addEventListener('input', () => this.debounce('author', 300, () => this.setFilters({ author: e.author.value.trim() || undefined })));
     e.dateStart.addEventListener('change', () => this.setFilters({ dateStart: e.dateStart.value || undefined }));
     e.dateEnd.addEventListener('change', () => this.setFilters({ dateEnd: e.dateEnd.value || undefined }));
     e.mode.addEventListener('change', () => {
@@ -173,6 +176,7 @@ export class App {
       field('Type', e.type),
       field('Platform', e.platform),
       field('Concept', e.concept),
+      field('Author', e.author),
       field('From', e.dateStart),
       field('To', e.dateEnd),
       field('Search mode', e.mode),
@@ -390,12 +394,13 @@ export class App {
     e.type.value = '';
     e.platform.value = '';
     e.concept.value = '';
+    e.author.value = '';
     e.dateStart.value = '';
     e.dateEnd.value = '';
     e.query.value = '';
     this.query = '';
     this.search = undefined;
-    this.setFilters({ type: undefined, platform: undefined, concept: undefined, dateStart: undefined, dateEnd: undefined });
+    this.setFilters({ type: undefined, platform: undefined, concept: undefined, author: undefined, dateStart: undefined, dateEnd: undefined });
     this.announce('Filters cleared');
   }
 
@@ -426,6 +431,8 @@ export class App {
       });
       if (seq !== this.searchSeq) return;
       const list = asSearchResult(r);
+      // The worker does not filter by author: rows are kept or dropped here (team memory).
+      list.rows = list.rows.filter((x) => matchesAuthor(x.team, this.filters));
       if (more && previous) {
         const seen = new Set(previous.rows.map((x) => x.key));
         list.rows = [...previous.rows, ...list.rows.filter((x) => !seen.has(x.key))];

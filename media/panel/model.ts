@@ -21,6 +21,18 @@ function epochOf(r: Rec): number {
   return 0;
 }
 
+/** who/which machine of a record pulled from the team hub ({team:{author,machine}}), else undefined. */
+export function teamOf(u: Rec): { author: string | null; machine: string | null } | undefined {
+  const t = u.team;
+  if (!isRec(t) || (typeof t.author !== 'string' && typeof t.machine !== 'string')) return undefined;
+  return { author: typeof t.author === 'string' ? t.author : null, machine: typeof t.machine === 'string' ? t.machine : null };
+}
+
+/** "alice@laptop" for a pulled record. */
+export function teamLabel(t: { author: string | null; machine: string | null } | undefined): string {
+  return t ? `${t.author ?? '?'}@${t.machine ?? '?'}` : '';
+}
+
 /** A stored observation, or undefined when the value is not one. */
 export function asObservation(u: unknown): Observation | undefined {
   if (!isRec(u) || typeof u.id !== 'number' || !Number.isSafeInteger(u.id)) return undefined;
@@ -45,6 +57,7 @@ export function asObservation(u: unknown): Observation | undefined {
     discoveryTokens: numOr(u.discoveryTokens),
     createdAt: strOr(u.createdAt, at ? new Date(at).toISOString() : ''),
     createdAtEpoch: at,
+    ...(teamOf(u) ? { team: teamOf(u) } : {}),
   };
 }
 
@@ -79,6 +92,8 @@ export interface Row {
   /** An excerpt around the matched words, matches in **bold**. */
   snippet?: string;
   sessionId?: number;
+  /** Set on records pulled from the team hub. */
+  team?: { author: string | null; machine: string | null };
 }
 
 function kindOf(r: Rec): RowKind {
@@ -112,6 +127,7 @@ export function asRow(u: unknown): Row | undefined {
     ...(u.anchor === true || u.isAnchor === true ? { anchor: true } : {}),
     ...(typeof u.snippet === 'string' && u.snippet.trim() ? { snippet: u.snippet.slice(0, 500) } : {}),
     ...(typeof u.sessionId === 'number' ? { sessionId: u.sessionId } : {}),
+    ...(teamOf(u) ? { team: teamOf(u) } : {}),
   };
 }
 
@@ -221,6 +237,8 @@ export interface Filters {
   /** YYYY-MM-DD, inclusive, local time. */
   dateStart?: string;
   dateEnd?: string;
+  /** Team memory: "me" for records of this user's own store, or a teammate's name (docs/team.md). */
+  author?: string;
 }
 
 /** Sessions' platforms, as the filter offers them and the feed names them. */
@@ -259,7 +277,7 @@ function dayStart(d: string): number | undefined {
 }
 
 export function filtersActive(f: Filters): boolean {
-  return Boolean(f.platform || f.type || f.concept || f.text?.trim() || f.dateStart || f.dateEnd);
+  return Boolean(f.platform || f.type || f.concept || f.text?.trim() || f.dateStart || f.dateEnd || f.author?.trim());
 }
 
 function inDates(at: number, f: Filters): boolean {
@@ -270,8 +288,17 @@ function inDates(at: number, f: Filters): boolean {
   return true;
 }
 
+/** The author filter: "me" keeps what was not pulled from the hub, a name keeps that teammate's records. */
+export function matchesAuthor(team: { author: string | null } | undefined, f: Filters): boolean {
+  const a = f.author?.trim().toLowerCase();
+  if (!a) return true;
+  if (a === 'me') return team === undefined;
+  return team?.author?.toLowerCase() === a;
+}
+
 export function matchesObservation(o: Observation, f: Filters): boolean {
   if (f.type && o.type !== f.type) return false;
+  if (!matchesAuthor(o.team, f)) return false;
   if (f.concept) {
     const c = f.concept.trim().toLowerCase();
     if (c && !o.concepts.some((x) => x.toLowerCase() === c || x.toLowerCase().includes(c))) return false;
@@ -287,6 +314,7 @@ export function matchesObservation(o: Observation, f: Filters): boolean {
 
 function matchesText(text: string, at: number, f: Filters): boolean {
   if (f.type || f.concept) return false; // prompts and summaries have neither
+  if (!matchesAuthor(undefined, f)) return false; // the feed's prompts and summaries are this user's
   if (!inDates(at, f)) return false;
   const t = f.text?.trim().toLowerCase();
   return !t || t.split(/\s+/).every((w) => text.toLowerCase().includes(w));

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 declare const __VERSION__: string;
 
-const TOOLS = ['start', 'stop', 'status', 'install', 'uninstall', 'viewer', 'search', 'reindex', 'recover'];
+const TOOLS = ['start', 'stop', 'status', 'install', 'uninstall', 'viewer', 'search', 'reindex', 'recover', 'team'];
 
 /** Loads a bundle that sits beside this one. A computed path, so esbuild leaves it out of cli.js. */
 function beside<T>(file: string): T | undefined {
@@ -63,6 +63,8 @@ const USAGE = `usage: claude-mem <command>
                             add claude-mem's hooks to VS Code's agent hooks (~/.copilot/hooks/claude-mem.json,
                             or .github/hooks/claude-mem.json); --launcher runs them through <data dir>/bin/claude-mem
   uninstall vscode-agent [--user | --workspace [dir]]
+  team <status|share|unshare|sync|connect> [project] [--team T]
+                            share chosen projects' memory through a PostgreSQL hub (docs/team.md)
   mcp                       run the MCP server on stdio (Claude Code starts it)
   hook <claude-code|vscode-agent|copilot-cli|codex|gemini-cli|auto> <context|session-init|observation|file-context|summarize|session-end>
                             one hook event; reads the platform's JSON on stdin (a payload of another

@@ -6,6 +6,7 @@ import { runRecover } from './recover';
 import { runReindex } from './reindex';
 import { runSearch } from './search';
 import { runStartStop } from './startStop';
+import { runTeam } from './team';
 import { runViewer } from './viewer';
 
 export async function runTool(cmd: string, args: string[]): Promise<number | undefined> {
@@ -29,6 +30,8 @@ export async function runTool(cmd: string, args: string[]): Promise<number | und
       return runReindex(args);
     case 'recover':
       return runRecover(args);
+    case 'team':
+      return runTeam(args);
     default:
       return undefined;
   }

@@ -8,6 +8,7 @@
 import { estimateTokens } from '../hash';
 import { parseList } from '../store/repos/observations';
 import type { Store } from '../store/store';
+import { notTeammatesSql } from '../team/labels';
 import { clean, dayOf, ICONS, iconOf, LEGEND, timeOf } from './format';
 import type { ContextOptions } from './options';
 
@@ -32,6 +33,8 @@ interface ObsRow {
   created_at: number;
   read_tokens: number;
   work_tokens: number;
+  /** author@machine of a record pulled from the team hub. */
+  team_by?: string | null;
 }
 
 interface SumRow {
@@ -69,7 +72,8 @@ const CHROME_SHARE = 0.4;
 
 const OBS_COLS = `o.id, o.type, o.title, o.subtitle, o.narrative, o.facts, o.created_at,
   (length(o.title) + ifnull(length(o.subtitle), 0) + ifnull(length(o.narrative), 0) + length(o.facts) + length(o.concepts) + length(o.files_read) + length(o.files_modified) + 3) / 4 AS read_tokens,
-  CASE WHEN o.discovery_tokens > 0 THEN o.discovery_tokens ELSE o.input_tokens + o.output_tokens END AS work_tokens`;
+  CASE WHEN o.discovery_tokens > 0 THEN o.discovery_tokens ELSE o.input_tokens + o.output_tokens END AS work_tokens,
+  (SELECT tr.author || '@' || ifnull(tr.machine, '?') FROM team_records tr WHERE tr.kind = 'observation' AND tr.local_id = o.id AND tr.author IS NOT NULL) AS team_by`;
 const SUM_COLS = `s.id, s.request, s.investigated, s.learned, s.completed, s.next_steps, s.created_at,
   (ifnull(length(s.request), 0) + ifnull(length(s.investigated), 0) + ifnull(length(s.learned), 0) + ifnull(length(s.completed), 0)
    + ifnull(length(s.next_steps), 0) + ifnull(length(s.notes), 0) + 3) / 4 AS read_tokens,
@@ -91,12 +95,13 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
     where.push('EXISTS (SELECT 1 FROM json_each(o.concepts) j WHERE lower(j.value) IN (SELECT value FROM json_each(?)))');
     params.push(JSON.stringify(opts.concepts));
   }
+  if (opts.excludeTeammates) where.push(notTeammatesSql('observation', 'o'));
   const observations =
     opts.observations > 0
       ? store.all<ObsRow>(`SELECT ${OBS_COLS} FROM observations o WHERE ${where.join(' AND ')} ORDER BY o.created_at DESC, o.id DESC LIMIT ?`, [...params, opts.observations])
       : [];
   const summaries = store.all<SumRow>(
-    `SELECT ${SUM_COLS} FROM session_summaries s WHERE s.project = ? AND s.session_id IN (SELECT value FROM json_each(?)) ORDER BY s.created_at DESC, s.id DESC LIMIT ?`,
+    `SELECT ${SUM_COLS} FROM session_summaries s WHERE s.project = ? AND s.session_id IN (SELECT value FROM json_each(?))${opts.excludeTeammates ? ` AND ${notTeammatesSql('summary', 's')}` : ''} ORDER BY s.created_at DESC, s.id DESC LIMIT ?`,
     [project, sessionList, opts.sessions],
   );
   const total = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations WHERE project = ?', [project])?.n ?? 0);
@@ -232,7 +237,7 @@ function dayHeading(day: string): string {
 function rowLine(e: Entry, ctx: RenderContext): string {
   if (e.kind === 'o') {
     const r = e.row;
-    return `#${r.id} ${timeOf(r.created_at)} ${iconOf(r.type)} ${clean(r.title, 140)} (~${r.read_tokens}t)`;
+    return `#${r.id} ${timeOf(r.created_at)} ${iconOf(r.type)} ${clean(r.title, 140)}${r.team_by ? ` [${clean(r.team_by, 60)}]` : ''} (~${r.read_tokens}t)`;
   }
   const s = e.row;
   void ctx;

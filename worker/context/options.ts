@@ -4,7 +4,8 @@
 import { BadRequest, intParam } from '../protocol';
 import { CONTEXT_BOUNDS, type ContextSettings } from '../search/settings';
 
-export type ContextOptions = ContextSettings;
+/** excludeTeammates: leave out records pulled from teammates (team.injectTeammates false, docs/team.md). */
+export type ContextOptions = ContextSettings & { excludeTeammates?: boolean };
 
 type Query = (name: string) => string | undefined;
 

@@ -157,6 +157,70 @@ const MIGRATIONS: Migration[] = [
   // 5: sessions by platform: search, the panel, the viewer and @memory filter by it
   // (every record reaches its platform through its session).
   [`CREATE INDEX sessions_by_platform ON sessions (platform, id)`],
+  // 6: team memory (worker/team/). Shared projects, the global id and origin of every shared
+  // record, tombstones, and the durable outbox. Triggers fill the outbox in the same transaction as
+  // the record, so nothing shared can be stored without being queued; records pulled from the hub
+  // live in sessions of platform 'team' and are never queued again. Triggers use no clock or random
+  // value, so a journal replay rebuilds exactly the same rows.
+  [
+    `CREATE TABLE team_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+    `CREATE TABLE team_shares (project TEXT PRIMARY KEY, team TEXT NOT NULL, cursor INTEGER NOT NULL DEFAULT 0, shared_at INTEGER NOT NULL, prompts INTEGER NOT NULL DEFAULT 0)`,
+    `CREATE TABLE team_records (
+      kind TEXT NOT NULL CHECK (kind IN ('observation','summary','prompt')),
+      local_id INTEGER NOT NULL,
+      gid TEXT NOT NULL UNIQUE,
+      project TEXT NOT NULL,
+      origin TEXT NOT NULL,
+      author TEXT,
+      machine TEXT,
+      PRIMARY KEY (kind, local_id)
+    )`,
+    `CREATE TABLE team_tombstones (gid TEXT PRIMARY KEY, project TEXT NOT NULL)`,
+    `CREATE TABLE team_outbox (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      op TEXT NOT NULL CHECK (op IN ('put','delete')),
+      kind TEXT NOT NULL,
+      local_id INTEGER,
+      gid TEXT NOT NULL,
+      project TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at INTEGER NOT NULL DEFAULT 0,
+      last_error TEXT
+    )`,
+    `CREATE INDEX team_outbox_ready ON team_outbox (next_attempt_at, id)`,
+    `CREATE INDEX team_outbox_gid ON team_outbox (gid)`,
+    ...(['observation', 'summary', 'prompt'] as const).flatMap((kind) => {
+      const table = kind === 'observation' ? 'observations' : kind === 'summary' ? 'session_summaries' : 'user_prompts';
+      const letter = kind[0];
+      // Prompts travel only from projects shared with prompts (a separate opt-in).
+      const shared = kind === 'prompt' ? 'project = new.project AND prompts = 1' : 'project = new.project';
+      return [
+        `CREATE TRIGGER team_${letter}_shared AFTER INSERT ON ${table}
+          WHEN EXISTS (SELECT 1 FROM team_shares WHERE ${shared})
+           AND (SELECT platform FROM sessions WHERE id = new.session_id) IS NOT 'team'
+         BEGIN
+          INSERT OR IGNORE INTO team_records (kind, local_id, gid, project, origin)
+            VALUES ('${kind}', new.id, ifnull((SELECT value FROM team_meta WHERE key = 'machine_id'), 'unknown') || ':${letter}:' || new.id || ':' || new.created_at,
+                    new.project, ifnull((SELECT value FROM team_meta WHERE key = 'machine_id'), 'unknown'));
+          INSERT INTO team_outbox (op, kind, local_id, gid, project, created_at)
+            SELECT 'put', '${kind}', new.id, gid, project, new.created_at FROM team_records WHERE kind = '${kind}' AND local_id = new.id;
+         END`,
+        `CREATE TRIGGER team_${letter}_gone AFTER DELETE ON ${table}
+          WHEN EXISTS (SELECT 1 FROM team_records WHERE kind = '${kind}' AND local_id = old.id)
+         BEGIN
+          INSERT INTO team_outbox (op, kind, local_id, gid, project, created_at)
+            SELECT 'delete', '${kind}', NULL, r.gid, r.project, old.created_at FROM team_records r
+             WHERE r.kind = '${kind}' AND r.local_id = old.id AND EXISTS (SELECT 1 FROM team_shares s WHERE s.project = r.project)
+               AND NOT EXISTS (SELECT 1 FROM team_tombstones t WHERE t.gid = r.gid);
+          INSERT OR IGNORE INTO team_tombstones (gid, project)
+            SELECT r.gid, r.project FROM team_records r
+             WHERE r.kind = '${kind}' AND r.local_id = old.id AND EXISTS (SELECT 1 FROM team_shares s WHERE s.project = r.project);
+          DELETE FROM team_records WHERE kind = '${kind}' AND local_id = old.id;
+         END`,
+      ];
+    }),
+  ],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

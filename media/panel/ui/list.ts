@@ -2,7 +2,7 @@
 // with a roving tabindex: Tab enters the list once, arrows move, Enter opens, Delete deletes.
 import type { Observation } from '../../../extension/panel/protocol';
 import { h, icon, relativeTime, fullTime, typeIcon, typeLabel } from '../dom';
-import { PLATFORM_LABELS, snippetParts, type FeedEntry, type Row, type SessionGroup } from '../model';
+import { PLATFORM_LABELS, snippetParts, teamLabel, type FeedEntry, type Row, type SessionGroup } from '../model';
 
 export interface ListCallbacks {
   open(id: number): void;
@@ -18,7 +18,8 @@ export interface ListOptions {
 
 function obsButton(o: Observation, opts: ListOptions, cb: ListCallbacks): HTMLElement {
   const key = `observation:${o.id}`;
-  const sub = o.subtitle || o.facts[0] || o.narrative?.split('\n')[0] || '';
+  const by = o.team ? `by ${teamLabel(o.team)}` : '';
+  const sub = [by, o.subtitle || o.facts[0] || o.narrative?.split('\n')[0] || ''].filter(Boolean).join(' · ');
   return h(
     'button',
     {
@@ -108,7 +109,7 @@ export function renderRows(rows: Row[], opts: ListOptions, cb: ListCallbacks, la
     'ul',
     { class: 'items', 'aria-label': label },
     rows.map((r) => {
-      const sub = [opts.showProject ? r.project : '', typeLabel(r.type), r.score !== undefined ? `score ${r.score.toFixed(2)}` : '', r.readTokens !== undefined ? `~${r.readTokens} tokens` : ''].filter(Boolean).join(' · ');
+      const sub = [opts.showProject ? r.project : '', r.team ? `by ${teamLabel(r.team)}` : '', typeLabel(r.type), r.score !== undefined ? `score ${r.score.toFixed(2)}` : '', r.readTokens !== undefined ? `~${r.readTokens} tokens` : ''].filter(Boolean).join(' · ');
       const body = [
         icon(typeIcon(r.kind === 'observation' ? r.type : r.kind), `t-${r.type}`),
         h(

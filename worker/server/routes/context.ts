@@ -6,6 +6,7 @@ import { contextOptions } from '../../context/options';
 import { BadRequest, type ContextInjectResponse } from '../../protocol';
 import { optProject } from '../../search/params';
 import { searchService } from '../../search/service';
+import { teamService } from '../../team/service';
 import type { AppContext } from '../context';
 
 export function contextRoutes(app: Hono, ctx: AppContext): void {
@@ -15,6 +16,7 @@ export function contextRoutes(app: Hono, ctx: AppContext): void {
     const format = c.req.query('format') ?? 'markdown';
     if (format !== 'markdown' && format !== 'json') throw new BadRequest(`query 'format' must be markdown or json`);
     const opts = contextOptions(searchService(ctx).settings.context, (name) => c.req.query(name));
+    if (!teamService({ store: ctx.store, events: ctx.events, log: ctx.log, dataDir: ctx.config.dataDir }).settings.injectTeammates) opts.excludeTeammates = true;
     const r = buildContext(ctx.store, project, opts);
     if (format === 'json') {
       const body: ContextInjectResponse = { project, markdown: r.markdown, tokens: r.tokens, budget: opts.tokenBudget, observations: r.observations, summaries: r.summaries, truncated: r.truncated };

@@ -3,6 +3,7 @@ import type { RouteGroup } from '../app';
 import { agentRoutes } from './agent';
 import { contextRoutes } from './context';
 import { searchRoutes } from './search';
+import { teamRoutes } from './team';
 import { viewerRoutes } from './viewer';
 
-export const moduleRoutes: RouteGroup[] = [searchRoutes, contextRoutes, agentRoutes, viewerRoutes];
+export const moduleRoutes: RouteGroup[] = [searchRoutes, contextRoutes, agentRoutes, viewerRoutes, teamRoutes];

@@ -8,6 +8,7 @@ import { optProject, parseSearchRequest } from '../../search/params';
 import { searchService } from '../../search/service';
 import { NotFound, timeline } from '../../search/timeline';
 import { toObservation, type ObservationRow } from '../../store/repos/observations';
+import { labelObservations, labelTeamItems } from '../../team/labels';
 import type { AppContext } from '../context';
 import { bodyText, jsonBody } from '../http';
 
@@ -16,7 +17,8 @@ export function searchRoutes(app: Hono, ctx: AppContext): void {
 
   app.get('/api/search', async (c) => {
     const req = parseSearchRequest((name) => c.req.query(name));
-    return c.json(await service().searcher.search(req));
+    const res = await service().searcher.search(req);
+    return c.json({ ...res, items: labelTeamItems(ctx.store, res.items) });
   });
 
   app.get('/api/search/by-file', (c) => {
@@ -38,7 +40,8 @@ export function searchRoutes(app: Hono, ctx: AppContext): void {
     const before = intParam(q('depth_before', 'depthBefore'), 'depth_before', 10, 0, 100);
     const after = intParam(q('depth_after', 'depthAfter'), 'depth_after', 10, 0, 100);
     try {
-      return c.json(timeline(ctx.store, c.req.query('anchor'), { before, after, project: optProject(c.req.query('project')) }));
+      const t = timeline(ctx.store, c.req.query('anchor'), { before, after, project: optProject(c.req.query('project')) });
+      return c.json({ ...t, items: labelTeamItems(ctx.store, t.items) });
     } catch (e) {
       if (e instanceof NotFound) return c.json({ error: e.message }, 404);
       throw e;
@@ -61,7 +64,7 @@ export function searchRoutes(app: Hono, ctx: AppContext): void {
       if (r) items.push(toObservation(r));
       else missing.push(id);
     }
-    return c.json({ items, missing } satisfies ObservationsBatchResponse);
+    return c.json({ items: labelObservations(ctx.store, items), missing } satisfies ObservationsBatchResponse);
   });
 }
 

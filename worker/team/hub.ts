@@ -1,0 +1,116 @@
+// The PostgreSQL hub, through node-postgres: one connection per worker, used for pushes, pulls and
+// LISTEN. No ORM; every statement is here.
+import { Client } from 'pg';
+import { ensureHubSchema, HUB_SCHEMA as S, NOTIFY_CHANNEL } from './hubSchema';
+import type { HubChange, HubRecord, HubTombstone } from './types';
+
+export interface HubOptions {
+  url: string;
+  onNotify: () => void;
+  onLost: (e: Error) => void;
+}
+
+export class Hub {
+  private lost = false;
+  author = '';
+
+  private constructor(private readonly client: Client) {}
+
+  /** Connects, migrates (or refuses, see ensureHubSchema) and starts listening. */
+  static async connect(opts: HubOptions): Promise<Hub> {
+    const client = new Client({ connectionString: opts.url, connectionTimeoutMillis: 5000, application_name: 'claude-mem', keepAlive: true });
+    const hub = new Hub(client);
+    client.on('error', (e) => hub.fail(e, opts.onLost));
+    client.on('end', () => hub.fail(new Error('connection to the team hub closed'), opts.onLost));
+    client.on('notification', (n) => {
+      if (n.channel === NOTIFY_CHANNEL) opts.onNotify();
+    });
+    try {
+      await client.connect();
+      await ensureHubSchema(client);
+      hub.author = (await client.query<{ u: string }>('SELECT current_user AS u')).rows[0]?.u ?? '';
+      await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    } catch (e) {
+      hub.lost = true;
+      await client.end().catch(() => undefined);
+      throw e;
+    }
+    return hub;
+  }
+
+  private fail(e: Error, onLost: (e: Error) => void): void {
+    if (this.lost) return;
+    this.lost = true;
+    onLost(e);
+  }
+
+  get alive(): boolean {
+    return !this.lost;
+  }
+
+  async close(): Promise<void> {
+    this.lost = true;
+    await this.client.end().catch(() => undefined);
+  }
+
+  /** Teams this role belongs to (RLS shows only its own memberships). */
+  async teams(): Promise<string[]> {
+    const r = await this.client.query<{ team_id: string }>(`SELECT team_id FROM ${S}.members WHERE role_name = current_user ORDER BY team_id`);
+    return r.rows.map((x) => x.team_id);
+  }
+
+  async shareProject(team: string, project: string): Promise<void> {
+    await this.client.query(`INSERT INTO ${S}.projects (team_id, project) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [team, project]);
+    const seen = await this.client.query(`SELECT 1 FROM ${S}.projects WHERE team_id = $1 AND project = $2`, [team, project]);
+    if (seen.rowCount !== 1) throw new Error(`role "${this.author}" cannot share into team "${team}" (not a member)`);
+  }
+
+  /**
+   * Pushes records and tombstones in one transaction. A gid already there (a retry, another worker's
+   * copy) or already tombstoned is skipped by the hub, so a push can be repeated any number of times.
+   */
+  async push(records: HubRecord[], tombstones: HubTombstone[]): Promise<void> {
+    await this.client.query('BEGIN');
+    try {
+      if (records.length > 0) {
+        await this.client.query(
+          `INSERT INTO ${S}.records (gid, seq, team_id, project, kind, origin, machine, author, origin_session, payload, created_at)
+           SELECT x.gid, 0, x.team_id, x.project, x.kind, x.origin, x.machine, current_user, x.origin_session, x.payload, x.created_at
+             FROM jsonb_to_recordset($1::jsonb) AS x(gid text, team_id text, project text, kind text, origin text, machine text, origin_session text, payload jsonb, created_at bigint)
+           ON CONFLICT (gid) DO NOTHING`,
+          [JSON.stringify(records)],
+        );
+      }
+      if (tombstones.length > 0) {
+        await this.client.query(
+          `INSERT INTO ${S}.tombstones (gid, seq, team_id, project, kind, deleted_by)
+           SELECT x.gid, 0, x.team_id, x.project, x.kind, current_user
+             FROM jsonb_to_recordset($1::jsonb) AS x(gid text, team_id text, project text, kind text)
+           ON CONFLICT DO NOTHING`,
+          [JSON.stringify(tombstones)],
+        );
+      }
+      await this.client.query('COMMIT');
+    } catch (e) {
+      await this.client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** Changes of one shared project after `cursor`, in commit order. */
+  async pull(team: string, project: string, cursor: number, limit: number, ownOrigin: string): Promise<HubChange[]> {
+    // This worker's own records come back without their payload: only their change numbers matter.
+    const r = await this.client.query<HubChange>(
+      `SELECT * FROM (
+         SELECT 'put' AS op, gid, seq, kind, origin, machine, author::text AS author, origin_session,
+                CASE WHEN origin = $5 THEN NULL ELSE payload END AS payload, created_at
+           FROM ${S}.records WHERE team_id = $1 AND project = $2 AND seq > $3
+         UNION ALL
+         SELECT 'delete' AS op, gid, seq, kind, NULL, NULL, deleted_by::text, NULL, NULL, NULL
+           FROM ${S}.tombstones WHERE team_id = $1 AND project = $2 AND seq > $3
+       ) c ORDER BY c.seq LIMIT $4`,
+      [team, project, cursor, limit, ownOrigin],
+    );
+    return r.rows;
+  }
+}
