@@ -1,8 +1,9 @@
 // The one gate between the local store and the hub: every string of a shared record passes
-// through sanitizeForHub before it is pushed. Privacy stripping is the worker's (worker/privacy);
-// the secret redaction below stands in until the shared strip+redact module (common/privacy)
-// lands, and switching to it means changing only sanitizeForHub.
-import { stripPrivate } from '../privacy/strip';
+// through sanitizeForHub before it is pushed. Records were already cleaned at ingest by
+// common/privacy; this gate runs it again (nested private tags, every secret format it knows) and
+// adds a stricter list for what leaves the machine (short `password=` values, any bearer header),
+// where a false positive costs a teammate a word and a miss costs a leaked credential.
+import { redactSecrets as redactCommon, stripPrivate } from '../../common/privacy';
 
 /** Secrets that must never leave the machine. Each pattern is linear (no nested quantifiers). */
 const SECRET_PATTERNS: RegExp[] = [
@@ -27,9 +28,9 @@ export function redactSecrets(text: string): string {
   return out;
 }
 
-/** Strips private blocks, then redacts secrets. */
+/** Strips private blocks (nesting counted), then redacts secrets: this stricter list, then common/privacy's. */
 export function sanitizeForHub(text: string): string {
-  return redactSecrets(stripPrivate(text).text);
+  return redactCommon(redactSecrets(stripPrivate(text).text));
 }
 
 /** sanitizeForHub over every string of a JSON-like value. */
