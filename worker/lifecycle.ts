@@ -1,6 +1,8 @@
 // The session lifecycle: what each hook event does to the store. Route handlers stay thin and call this.
 import type { Settings } from './config';
 import type { EventBus } from './events';
+import { parseCitations } from './freshness/parse';
+import { recordSeen } from './freshness/record';
 import { contentHash } from './hash';
 import { projectFromCwd } from './project';
 import {
@@ -43,6 +45,9 @@ const MAX_PROMPT = 100_000;
 const DEFAULT_PLATFORM = 'claude-code';
 
 export class Lifecycle {
+  /** Store the file fingerprints clients attach to tool uses (settings.json freshness.enabled; set by the freshness routes). */
+  recordCitations = true;
+
   constructor(
     private readonly store: Store,
     private readonly settings: Settings,
@@ -99,6 +104,7 @@ export class Lifecycle {
     const toolResponse = fieldText(output.value, this.settings.maxFieldChars);
     if (input.removed + output.removed > 0 && isBlank(toolInput) && isBlank(toolResponse)) return { skipped: 'private_content' };
     const hash = contentHash(toolName, toolInput, toolResponse, toolUseId ?? '');
+    const citations = this.recordCitations ? parseCitations(o.citations) : undefined;
     const now = Date.now();
     const r = await this.store.write((tx): QueuedResponse | SkippedResponse | { session: number; jobId: number } => {
       const { row } = ensureSession(tx, { platform, contentSessionId, project, cwd, now });
@@ -107,6 +113,8 @@ export class Lifecycle {
       const job: ObservationJob = { toolName, toolInput, toolResponse, cwd, toolUseId, promptNumber: row.prompt_counter, platform };
       const jobId = enqueue(tx, { sessionId: row.id, kind: 'observation', payload: job, contentHash: hash, now });
       if (jobId === undefined) return { skipped: 'duplicate' }; // already queued
+      // Fingerprints at the job's time: the trigger of schema step 4 cites them from its observations.
+      if (citations) recordSeen(tx, { sessionId: row.id, project: row.project, now, citations });
       // A burst of tool uses need not rewrite the session row for each one.
       if (row.status !== 'active' || now - row.updated_at >= 1000) touchSession(tx, row.id, now);
       return { session: row.id, jobId };

@@ -2,7 +2,8 @@
 import type { RouteGroup } from '../app';
 import { agentRoutes } from './agent';
 import { contextRoutes } from './context';
+import { freshnessRoutes } from './freshness';
 import { searchRoutes } from './search';
 import { viewerRoutes } from './viewer';
 
-export const moduleRoutes: RouteGroup[] = [searchRoutes, contextRoutes, agentRoutes, viewerRoutes];
+export const moduleRoutes: RouteGroup[] = [searchRoutes, contextRoutes, agentRoutes, viewerRoutes, freshnessRoutes];

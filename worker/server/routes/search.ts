@@ -3,6 +3,8 @@
 // Plus the vector index's status and a reindex. Registered in worker/server/routes/index.ts.
 import type { Hono } from 'hono';
 import { BadRequest, intParam, parseBatchRequest, parseReindexRequest, type ObservationsBatchResponse } from '../../protocol';
+import { annotateRows } from '../../freshness/search';
+import { branchView, freshnessSettings } from '../../freshness/view';
 import { fileHistory } from '../../search/byFile';
 import { optProject, parseSearchRequest } from '../../search/params';
 import { searchService } from '../../search/service';
@@ -16,7 +18,11 @@ export function searchRoutes(app: Hono, ctx: AppContext): void {
 
   app.get('/api/search', async (c) => {
     const req = parseSearchRequest((name) => c.req.query(name));
-    return c.json(await service().searcher.search(req));
+    const res = await service().searcher.search(req);
+    // Freshness: the stale mark and the branch on observation rows (docs/freshness.md).
+    const fs = freshnessSettings(ctx);
+    if (fs.enabled) res.items = annotateRows(ctx.store, res.items, branchView(ctx.store, req.filters.project, (n) => c.req.query(n)), fs);
+    return c.json(res);
   });
 
   app.get('/api/search/by-file', (c) => {
