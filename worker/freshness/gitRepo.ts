@@ -43,6 +43,48 @@ const readText = (file: string): string | undefined => {
   }
 };
 
+/** Where HEAD was when `branch` was first checked out ("checkout: moving from X to branch"). */
+function checkedOutFrom(repo: GitRepo, branch: string): string | undefined {
+  const needle = ` to ${branch}\n`;
+  for (const dir of new Set([repo.gitDir, repo.commonDir])) {
+    let text: string;
+    try {
+      const fd = fs.openSync(path.join(dir, 'logs', 'HEAD'), 'r');
+      try {
+        const buf = Buffer.alloc(Math.min(fs.fstatSync(fd).size, 1 << 20));
+        text = buf.toString('utf8', 0, fs.readSync(fd, buf, 0, buf.length, 0));
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch {
+      continue; // no reflog here
+    }
+    for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+      const start = text.lastIndexOf('\n', at) + 1;
+      const m = /\tcheckout: moving from (\S+)$/.exec(text.slice(start, at));
+      if (m) return m[1];
+    }
+  }
+  return undefined;
+}
+
+/** The first line of a file (a reflog can be long: read its head only). */
+function firstLine(file: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    const buf = Buffer.alloc(1024);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    const text = buf.toString('utf8', 0, n);
+    const nl = text.indexOf('\n');
+    return nl >= 0 ? text.slice(0, nl) : text;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
 /** The repository holding dir (walking up), or undefined outside one. */
 export function findRepo(dir: string): GitRepo | undefined {
   let cur = path.resolve(dir);
@@ -102,11 +144,13 @@ export function baseBranches(repo: GitRepo, branch: string | null, hops = 3): st
   const out: string[] = [];
   let cur = branch;
   while (cur && out.length < hops) {
-    const log = readText(path.join(repo.commonDir, 'logs', 'refs', 'heads', cur));
-    const first = log?.slice(0, log.indexOf('\n') >>> 0);
+    const first = firstLine(path.join(repo.commonDir, 'logs', 'refs', 'heads', cur));
     const m = first ? /\tbranch: Created from (\S+)/.exec(first) : null;
     if (!m) break;
-    let base = m[1].replace(/^refs\/heads\//, '').replace(/^refs\/remotes\/[^/]+\//, '').replace(/^(origin|upstream)\//, '');
+    // `git checkout -b x` records "Created from HEAD": HEAD's own reflog says which branch that was.
+    const from = m[1] === 'HEAD' ? checkedOutFrom(repo, cur) : m[1];
+    if (!from) break;
+    const base = from.replace(/^refs\/heads\//, '').replace(/^refs\/remotes\/[^/]+\//, '').replace(/^(origin|upstream)\//, '');
     if (base === 'HEAD' || /^[0-9a-f]{7,64}$/.test(base) || base === cur || out.includes(base)) break;
     out.push(base);
     cur = base;
