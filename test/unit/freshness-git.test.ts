@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { fingerprintToolUse, toolFiles } from '../../worker/cli/fingerprint';
-import { baseBranches, blobId, findRepo, fingerprint, pathsByBlob, readHead, readIndex } from '../../worker/freshness/gitRepo';
+import { baseBranches, blobId, findRepo, fingerprint, indexLookup, pathsByBlob, readHead, readIndex } from '../../worker/freshness/gitRepo';
 import { makeRepo } from '../helpers/gitRepo';
 
 describe('gitRepo', () => {
@@ -38,6 +38,23 @@ describe('gitRepo', () => {
     assert.deepEqual(readHead(repo), { branch: 'main', commit });
     r.git('checkout', '-q', '--detach');
     assert.deepEqual(readHead(repo), { branch: null, commit });
+  });
+
+  it('one path is found in the index without parsing it (versions 2 and 3; 4 declines)', () => {
+    const r = makeRepo();
+    for (const p of ['lib/alpha/one.ts', 'lib/alpha/two.ts', 'one.ts', 'lib/beta.ts', 'z.md']) r.write(p, p);
+    r.commit('files');
+    r.write('added.ts', 'new');
+    r.git('add', '--intent-to-add', 'added.ts'); // an extended-flags entry: version 3
+    const repo = findRepo(r.root)!;
+    const buf = fs.readFileSync(path.join(repo.gitDir, 'index'));
+    assert.equal(buf.readUInt32BE(4), 3);
+    const all = readIndex(repo)!;
+    for (const [p, e] of all) assert.deepEqual(indexLookup(buf, p), e, p);
+    assert.equal(indexLookup(buf, 'alpha/one.ts'), undefined);
+    assert.equal(indexLookup(buf, 'missing.ts'), undefined);
+    r.git('update-index', '--index-version', '4');
+    assert.equal(indexLookup(fs.readFileSync(path.join(repo.gitDir, 'index')), 'one.ts'), undefined);
   });
 
   it('index version 4 (prefix-compressed paths) reads the same', () => {
@@ -74,9 +91,13 @@ describe('fingerprintToolUse (hook side)', () => {
     const r = makeRepo();
     r.write('src/a.ts', 'a\n');
     const commit = r.commit('a');
-    r.git('checkout', '-q', '-b', 'fix');
-    const c = fingerprintToolUse({ cwd: r.root, tool_name: 'Edit', tool_input: { file_path: 'src/a.ts', old_string: 'x', new_string: 'y' } });
-    assert.deepEqual(c, { commit, branch: 'fix', bases: ['main'], files: [{ path: 'src/a.ts', blob: r.git('hash-object', 'src/a.ts') }] });
+    r.git('checkout', '-q', '-b', 'fix', 'main');
+    // Unchanged since the index: the index's blob id (tracked); changed: hashed.
+    const c = fingerprintToolUse({ cwd: r.root, tool_name: 'Read', tool_input: { file_path: 'src/a.ts' } });
+    assert.deepEqual(c, { commit, branch: 'fix', bases: ['main'], files: [{ path: 'src/a.ts', blob: r.git('hash-object', 'src/a.ts'), tracked: true }] });
+    r.write('src/a.ts', 'a changed\n');
+    const e = fingerprintToolUse({ cwd: r.root, tool_name: 'Edit', tool_input: { file_path: 'src/a.ts', old_string: 'x', new_string: 'y' } });
+    assert.deepEqual(e?.files, [{ path: 'src/a.ts', blob: r.git('hash-object', 'src/a.ts'), tracked: true }]);
     // Absolute paths, a deleted file, nothing for a directory or a glob, nothing when turned off.
     fs.rmSync(path.join(r.root, 'src/a.ts'));
     assert.deepEqual(fingerprintToolUse({ cwd: '/', tool_input: { file_path: path.join(r.root, 'src/a.ts') } })?.files, [{ path: 'src/a.ts', blob: null, gone: true }]);
@@ -91,5 +112,17 @@ describe('fingerprintToolUse (hook side)', () => {
     fs.writeFileSync(path.join(dir, 'f.txt'), 'hello');
     const c = fingerprintToolUse({ cwd: dir, tool_input: { filePath: 'f.txt' } });
     assert.deepEqual(c, { commit: null, branch: null, bases: [], files: [{ path: path.join(dir, 'f.txt'), blob: blobId(Buffer.from('hello')) }] });
+  });
+});
+
+describe('sha1 in JS', () => {
+  it('matches node:crypto at every padding boundary and for big inputs', () => {
+    const { createHash } = require('node:crypto') as typeof import('node:crypto');
+    for (const n of [0, 1, 55, 56, 63, 64, 65, 119, 120, 1000, 70_000, 600_000]) {
+      const buf = Buffer.alloc(n, 0);
+      for (let i = 0; i < n; i++) buf[i] = (i * 31 + 7) & 0xff;
+      const want = createHash('sha1').update(`blob ${n}\0`).update(buf).digest('hex');
+      assert.equal(blobId(buf), want, `length ${n}`);
+    }
   });
 });

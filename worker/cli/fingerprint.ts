@@ -2,14 +2,18 @@
 // git commit and branch and each file's blob id, taken here because the hook has the files (the
 // worker never reads them). Self-contained: call fingerprintToolUse(hookInput) in the observation
 // handler and send the result as `citations` in the POST /api/sessions/observations body.
-// Cost: a few stats and small reads for the repository (no index read, no git process) plus one
-// read and sha1 of each touched file; files over MAX_BYTES are left out.
+// Cost (bench/freshness.mjs): a few stats and small reads for HEAD; a tracked file that git's index
+// says is unchanged (size and mtime match) takes the index's blob id, found by a native search in
+// the index file, without being read; any other file is read and hashed (SHA-1 in JS up to 96 KB:
+// node:crypto's start-up costs more). Files over MAX_BYTES are left out; no git process ever.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { baseBranches, blobId, findRepo, readHead, relativeTo } from '../freshness/gitRepo';
+import { baseBranches, blobId, findRepo, indexLookup, readHead, relativeTo, statMatches, type GitRepo } from '../freshness/gitRepo';
 import type { CitationFile, CitationsPayload } from '../protocol';
 
 const MAX_BYTES = 8 * 1024 * 1024;
+/** A bigger index is not read on the hook path (files are hashed instead). */
+const MAX_INDEX_BYTES = 16 * 1024 * 1024;
 const MAX_FILES = 20;
 /** Keys of tool inputs that name one file (Claude Code, VS Code agent tools, Copilot CLI, Codex, Gemini). */
 const FILE_KEYS = ['file_path', 'filePath', 'notebook_path', 'path', 'absolute_path', 'target_file'];
@@ -26,30 +30,40 @@ export function toolFiles(toolInput: unknown, cwd: string): string[] {
     if (typeof v === 'string' && v !== '' && v.length < 4096 && !v.includes('\0') && !/[*?]/.test(v)) out.push(path.resolve(cwd, v));
   };
   for (const k of FILE_KEYS) add(o[k]);
-  for (const k of LIST_KEYS) if (Array.isArray(o[k])) for (const v of (o[k] as unknown[]).slice(0, MAX_FILES)) add(typeof v === 'object' && v ? (v as Record<string, unknown>).path ?? (v as Record<string, unknown>).filePath : v);
-  // MultiEdit-style edits lists name the file once at the top; apply_patch-style inputs are not parsed.
+  for (const k of LIST_KEYS) {
+    const list = o[k];
+    if (!Array.isArray(list)) continue;
+    for (const v of list.slice(0, MAX_FILES)) add(typeof v === 'object' && v ? ((v as Record<string, unknown>).path ?? (v as Record<string, unknown>).filePath) : v);
+  }
   return [...new Set(out)].slice(0, MAX_FILES);
 }
 
-function fileFingerprint(abs: string, rel: string): CitationFile | undefined {
-  let fd: number | undefined;
+function readIndexFile(repo: GitRepo): Buffer | undefined {
   try {
-    fd = fs.openSync(abs, 'r');
-    const st = fs.fstatSync(fd);
-    if (!st.isFile() || st.size > MAX_BYTES) return undefined;
-    const buf = Buffer.allocUnsafe(st.size);
-    let off = 0;
-    while (off < st.size) {
-      const n = fs.readSync(fd, buf, off, st.size - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    return { path: rel, blob: blobId(off === st.size ? buf : buf.subarray(0, off)) };
+    const file = path.join(repo.gitDir, 'index');
+    if (fs.statSync(file).size > MAX_INDEX_BYTES) return undefined;
+    return fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function fileFingerprint(abs: string, rel: string, index: (() => Buffer | undefined) | undefined): CitationFile | undefined {
+  let st: fs.BigIntStats;
+  try {
+    st = fs.statSync(abs, { bigint: true });
   } catch (e) {
-    // A deleted file is news too (a memory citing it is stale); anything else (a directory, no permission) is skipped.
+    // A deleted file is news too (a memory citing it is stale); anything else (no permission) is skipped.
     return (e as NodeJS.ErrnoException).code === 'ENOENT' ? { path: rel, blob: null, gone: true } : undefined;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
+  }
+  if (!st.isFile() || st.size > BigInt(MAX_BYTES)) return undefined;
+  const buf = index?.();
+  const entry = buf ? indexLookup(buf, rel) : undefined;
+  if (entry && statMatches(entry, st)) return { path: rel, blob: entry.blob, tracked: true };
+  try {
+    return { path: rel, blob: blobId(fs.readFileSync(abs)), ...(entry ? { tracked: true } : {}) };
+  } catch {
+    return undefined;
   }
 }
 
@@ -65,14 +79,17 @@ export function fingerprintToolUse(input: HookInput, env: NodeJS.ProcessEnv = pr
     if (files.length === 0) return undefined;
     const repo = findRepo(path.dirname(files[0]));
     const head = repo ? readHead(repo) : undefined;
+    let indexBuf: Buffer | undefined | null = null;
+    const index = repo ? () => (indexBuf === null ? (indexBuf = readIndexFile(repo)) : indexBuf) : undefined;
     const cited: CitationFile[] = [];
     for (const abs of files) {
       const rel = repo ? relativeTo(repo, abs) : undefined;
-      const f = fileFingerprint(abs, rel ?? abs.split(path.sep).join('/'));
+      const f = fileFingerprint(abs, rel ?? abs.split(path.sep).join('/'), rel ? index : undefined);
       if (f) cited.push(f);
     }
     if (cited.length === 0) return undefined;
-    return { commit: head?.commit ?? null, branch: head?.branch ?? null, bases: repo && head ? baseBranches(repo, head.branch) : [], files: cited };
+    // One hop of "Created from" and no HEAD reflog scan here: the extension reads the whole chain.
+    return { commit: head?.commit ?? null, branch: head?.branch ?? null, bases: repo && head ? baseBranches(repo, head.branch, 1, false) : [], files: cited };
   } catch {
     return undefined;
   }

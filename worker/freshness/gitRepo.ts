@@ -3,9 +3,9 @@
 // from (its reflog's first line), the index's blob ids with their stat data, and blob ids of file
 // contents (`git hash-object`: sha1 of "blob <len>\0" + content). Node builtins only: the hook CLI,
 // the extension and the bench import it. Nothing here writes to the repository.
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { sha1Hex, SMALL } from './sha1';
 
 export interface GitRepo {
   /** The work tree's root (absolute). */
@@ -31,8 +31,12 @@ export interface IndexEntry {
 }
 
 /** The blob id git gives this content. */
-export function blobId(content: Buffer): string {
-  return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
+export function blobId(content: Uint8Array): string {
+  const header = Buffer.from(`blob ${content.length}\0`, 'latin1');
+  if (content.length <= SMALL) return sha1Hex([header, content]);
+  // Loaded only for big files: node:crypto's start-up costs a hook more than hashing a small file in JS.
+  const { createHash } = require('node:crypto') as typeof import('node:crypto');
+  return createHash('sha1').update(header).update(content).digest('hex');
 }
 
 const readText = (file: string): string | undefined => {
@@ -42,6 +46,22 @@ const readText = (file: string): string | undefined => {
     return undefined;
   }
 };
+
+function shortBranch(ref: string): string {
+  if (ref.startsWith('refs/heads/')) return ref.slice('refs/heads/'.length);
+  if (ref.startsWith('refs/remotes/')) return ref.slice(ref.indexOf('/', 'refs/remotes/'.length) + 1);
+  for (const remote of ['origin/', 'upstream/']) if (ref.startsWith(remote)) return ref.slice(remote.length);
+  return ref;
+}
+
+function isHex(s: string): boolean {
+  if (s.length < 7) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
+}
 
 /** Where HEAD was when `branch` was first checked out ("checkout: moving from X to branch"). */
 function checkedOutFrom(repo: GitRepo, branch: string): string | undefined {
@@ -68,21 +88,12 @@ function checkedOutFrom(repo: GitRepo, branch: string): string | undefined {
   return undefined;
 }
 
-/** The first line of a file (a reflog can be long: read its head only). */
+/** The first line of a file. A branch's own reflog is small; readFileSync is the call a hook already uses. */
 function firstLine(file: string): string | undefined {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(file, 'r');
-    const buf = Buffer.alloc(1024);
-    const n = fs.readSync(fd, buf, 0, buf.length, 0);
-    const text = buf.toString('utf8', 0, n);
-    const nl = text.indexOf('\n');
-    return nl >= 0 ? text.slice(0, nl) : text;
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
+  const text = readText(file);
+  if (text === undefined) return undefined;
+  const nl = text.indexOf('\n');
+  return nl >= 0 ? text.slice(0, nl) : text;
 }
 
 /** The repository holding dir (walking up), or undefined outside one. */
@@ -90,12 +101,7 @@ export function findRepo(dir: string): GitRepo | undefined {
   let cur = path.resolve(dir);
   for (;;) {
     const dotGit = path.join(cur, '.git');
-    let st: fs.Stats | undefined;
-    try {
-      st = fs.statSync(dotGit);
-    } catch {
-      st = undefined;
-    }
+    const st = fs.statSync(dotGit, { throwIfNoEntry: false });
     if (st?.isDirectory()) return { root: cur, gitDir: dotGit, commonDir: dotGit };
     if (st?.isFile()) {
       // A linked worktree or submodule: ".git" is a file "gitdir: <path>".
@@ -138,20 +144,24 @@ export function readHead(repo: GitRepo): GitHead {
 
 /**
  * The branches this one came from, nearest first, as far as the reflogs say ("branch: Created from
- * main"): up to three hops. Empty when the reflog is gone or says nothing.
+ * main", or "Created from HEAD" and HEAD's reflog saying which branch that was, unless scanHead is
+ * false): up to `hops` hops. Empty when the reflogs are gone or say nothing.
  */
-export function baseBranches(repo: GitRepo, branch: string | null, hops = 3): string[] {
+export function baseBranches(repo: GitRepo, branch: string | null, hops = 3, scanHead = true): string[] {
   const out: string[] = [];
   let cur = branch;
   while (cur && out.length < hops) {
+    // String search, no regular expressions: a hook compiles every one it uses.
     const first = firstLine(path.join(repo.commonDir, 'logs', 'refs', 'heads', cur));
-    const m = first ? /\tbranch: Created from (\S+)/.exec(first) : null;
-    if (!m) break;
+    const marker = '\tbranch: Created from ';
+    const at = first ? first.indexOf(marker) : -1;
+    if (!first || at < 0) break;
+    const said = first.slice(at + marker.length).trim();
     // `git checkout -b x` records "Created from HEAD": HEAD's own reflog says which branch that was.
-    const from = m[1] === 'HEAD' ? checkedOutFrom(repo, cur) : m[1];
+    const from = said === 'HEAD' ? (scanHead ? checkedOutFrom(repo, cur) : undefined) : said;
     if (!from) break;
-    const base = from.replace(/^refs\/heads\//, '').replace(/^refs\/remotes\/[^/]+\//, '').replace(/^(origin|upstream)\//, '');
-    if (base === 'HEAD' || /^[0-9a-f]{7,64}$/.test(base) || base === cur || out.includes(base)) break;
+    const base = shortBranch(from);
+    if (base === '' || base === 'HEAD' || isHex(base) || base === cur || out.includes(base)) break;
     out.push(base);
     cur = base;
   }
@@ -218,6 +228,33 @@ export function parseIndex(buf: Buffer): Map<string, IndexEntry> {
   return out;
 }
 
+/**
+ * One path's index entry without parsing the index: a native search for "<path>\0" where an entry's
+ * name starts, checked against the entry's flags (name length, stage 0). Versions 2 and 3 only
+ * (version 4 stores paths prefix-compressed: undefined, and the caller hashes the file).
+ */
+export function indexLookup(buf: Buffer, rel: string): IndexEntry | undefined {
+  // "DIRC", then the version (big-endian): 2 or 3.
+  if (buf.length < 12 || buf[0] !== 0x44 || buf[1] !== 0x49 || buf[2] !== 0x52 || buf[3] !== 0x43 || buf[4] | buf[5] | buf[6] || (buf[7] !== 2 && buf[7] !== 3)) return undefined;
+  const needle = Buffer.from(`${rel}\0`, 'utf8');
+  const nameLen = Math.min(needle.length - 1, 0xfff);
+  for (let pos = buf.indexOf(needle, 12); pos >= 0; pos = buf.indexOf(needle, pos + 1)) {
+    for (const ext of [0, 2]) {
+      const start = pos - 62 - ext;
+      if (start < 12) continue;
+      const flags = buf.readUInt16BE(start + 60);
+      if ((flags & 0xfff) !== nameLen || ((flags >> 12) & 3) !== 0 || Boolean(flags & 0x4000) !== (ext === 2)) continue;
+      return { blob: buf.toString('hex', start + 40, start + 60), size: buf.readUInt32BE(start + 36), mtimeSec: buf.readUInt32BE(start + 8), mtimeNsec: buf.readUInt32BE(start + 12) };
+    }
+  }
+  return undefined;
+}
+
+/** Whether a file's stat matches its index entry (then the entry's blob id is the content's). */
+export function statMatches(entry: IndexEntry, st: fs.BigIntStats): boolean {
+  return entry.size === Number(st.size % 4294967296n) && entry.mtimeSec === Number(st.mtimeNs / 1_000_000_000n) && entry.mtimeNsec === Number(st.mtimeNs % 1_000_000_000n);
+}
+
 export interface FileFingerprint {
   /** Repository-relative, '/'-separated (or absolute outside a repository). */
   path: string;
@@ -243,7 +280,7 @@ export function fingerprint(root: string | undefined, rel: string, index?: Map<s
     return { path: rel, blob: null, tracked: entry !== undefined, gone: true };
   }
   if (!st.isFile()) return { path: rel, blob: null, tracked: false, gone: true };
-  if (entry && entry.size === Number(st.size % 4294967296n) && entry.mtimeSec === Number(st.mtimeNs / 1_000_000_000n) && entry.mtimeNsec === Number(st.mtimeNs % 1_000_000_000n)) {
+  if (entry && statMatches(entry, st)) {
     return { path: rel, blob: entry.blob, tracked: true };
   }
   try {
