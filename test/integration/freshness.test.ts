@@ -277,3 +277,40 @@ describe('re-verify with the fake model', () => {
     assert.equal(st.body.memory.citations[0].blob, blob);
   });
 });
+
+describe('freshness settings', () => {
+  let w: RunningWorker;
+  let r: TestRepo;
+
+  before(async () => {
+    const dataDir = tempDir();
+    // Stale memories dropped from injection; a memory unconfirmed for ~1 s ages out.
+    fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ freshness: { staleInContext: 'drop', ageOutDays: 1.5 / 86400 } }));
+    w = await startWorker({ dataDir, env: { CLAUDE_MEM_EMBEDDINGS: 'off', CLAUDE_MEM_PROVIDER: 'local' } });
+    r = makeRepo();
+    r.write('a.ts', 'a\n');
+    r.write('b.ts', 'b\n');
+    r.commit('one');
+  });
+  after(async () => {
+    await w?.stop();
+  });
+
+  it('drops stale memories from injection, ages out unconfirmed ones, never deletes them', async () => {
+    const a = await observe(w, r, 'a.ts');
+    const b = await observe(w, r, 'b.ts');
+    r.write('a.ts', 'a2\n');
+    await check(w, r);
+    const md = (await w.req('GET', `/api/context/inject?project=${PROJECT}`)).body as string;
+    assert.doesNotMatch(md, /May be stale/);
+    assert.doesNotMatch(md, new RegExp(`#${a} `));
+    assert.match(md, new RegExp(`^#${b} `, 'm'));
+    await new Promise((res) => setTimeout(res, 1800));
+    assert.equal((await memory(w, b)).status, 'aged');
+    assert.doesNotMatch((await w.req('GET', `/api/context/inject?project=${PROJECT}`)).body as string, new RegExp(`#${b} `));
+    // Confirming brings it back; both are still stored.
+    await w.req('POST', '/api/freshness/confirm', { id: b });
+    assert.match((await w.req('GET', `/api/context/inject?project=${PROJECT}`)).body as string, new RegExp(`^#${b} `, 'm'));
+    assert.equal((await w.req('GET', `/api/observation/${a}`)).status, 200);
+  });
+});
