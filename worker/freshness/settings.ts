@@ -7,13 +7,13 @@ export interface FreshnessSettings {
   enabled: boolean;
   /** How context injection treats a stale memory: listed apart (title and what changed only), or dropped. */
   staleInContext: 'apart' | 'drop';
-  /** A memory nobody confirmed for this many days (since it was recorded or last confirmed) leaves injection; 0 = never. Never deleted. */
+  /** A memory nobody confirmed for this many days (since it was recorded or last confirmed) leaves injection; 0 (the default) = never. Never deleted: an imported history would otherwise vanish from injection at once. */
   ageOutDays: number;
   /** Injection and search prefer memories of the current branch and the branches it came from. */
   preferBranch: boolean;
 }
 
-export const DEFAULT_FRESHNESS: FreshnessSettings = { enabled: true, staleInContext: 'apart', ageOutDays: 180, preferBranch: true };
+export const DEFAULT_FRESHNESS: FreshnessSettings = { enabled: true, staleInContext: 'apart', ageOutDays: 0, preferBranch: true };
 
 export function readFreshnessSettings(dataDir: string | undefined): FreshnessSettings {
   const out = { ...DEFAULT_FRESHNESS };
