@@ -24,6 +24,7 @@ import { WorkerSupervisor } from './core/supervisor';
 import { Debouncer } from './core/timers';
 import { vscodeLmPort } from './lmProvider';
 import { registerFreshness, type Freshness } from './freshness';
+import { withCitations } from './freshness/cite';
 import { registerMemoryPanel } from './panel';
 import type { Services } from './services';
 import { StatusBar } from './status';
@@ -122,7 +123,7 @@ export function activate(context: vscode.ExtensionContext): { services: Services
     folderOf,
     primaryFolder: () => folders()[0],
     projectOf,
-    send: (project, req) => void session.observe(project, req),
+    send: (project, req) => void session.observe(project, withCitations(req, vscode.workspace.getConfiguration(SECTION).get<boolean>('freshness.enabled', true))),
     log,
   });
 

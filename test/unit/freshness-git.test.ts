@@ -126,3 +126,17 @@ describe('sha1 in JS', () => {
     }
   });
 });
+
+describe('extension captures cite their files', () => {
+  it('a save names its file; terminal commands cite nothing; off sends none', () => {
+    const { withCitations } = require('../../extension/freshness/cite') as typeof import('../../extension/freshness/cite');
+    const r = makeRepo();
+    r.write('s.ts', 'saved\n');
+    r.commit('s');
+    const save = withCitations({ tool_name: 'FileSave', tool_input: { file: path.join(r.root, 's.ts'), added: 1 }, tool_response: '', cwd: r.root }, true);
+    assert.deepEqual(save.citations?.files, [{ path: 's.ts', blob: r.git('hash-object', 's.ts'), tracked: true }]);
+    assert.equal(save.citations?.branch, 'main');
+    assert.equal(withCitations({ tool_name: 'TerminalCommand', tool_input: { commandLine: 'ls' }, tool_response: '' }, true).citations, undefined);
+    assert.equal(withCitations({ tool_name: 'FileSave', tool_input: { file: path.join(r.root, 's.ts') }, tool_response: '' }, false).citations, undefined);
+  });
+});
