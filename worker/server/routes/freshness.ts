@@ -17,6 +17,8 @@ import { jsonBody, positiveId } from '../http';
 export function freshnessRoutes(app: Hono, ctx: AppContext): void {
   const settings = () => freshnessSettings(ctx);
   ctx.lifecycle.recordCitations = settings().enabled;
+  /** Panels and editors showing this memory refresh on it. */
+  const decided = (id: number, status: 'confirmed' | 'retired') => ctx.events.emit('memory_freshness', { project: observationById(ctx.store, id)?.project ?? null, id, status });
   const one = (id: number, q: (n: string) => string | undefined = () => undefined) => {
     const row = observationById(ctx.store, id);
     if (!row) return undefined;
@@ -59,6 +61,7 @@ export function freshnessRoutes(app: Hono, ctx: AppContext): void {
     if (!observationById(ctx.store, id)) return c.json({ error: 'no such observation' }, 404);
     const now = Date.now();
     await ctx.store.write((tx) => confirm(tx, id, files, now));
+    decided(id, 'confirmed');
     return c.json(one(id));
   });
 
@@ -68,6 +71,7 @@ export function freshnessRoutes(app: Hono, ctx: AppContext): void {
     if (replacedBy !== undefined && (replacedBy === id || !observationById(ctx.store, replacedBy))) throw new BadRequest('replacedBy must be another existing observation');
     const now = Date.now();
     await ctx.store.write((tx) => retire(tx, id, replacedBy ?? null, note ?? null, now));
+    decided(id, 'retired');
     return c.json(one(id));
   });
 
@@ -116,6 +120,7 @@ export function freshnessRoutes(app: Hono, ctx: AppContext): void {
       retire(tx, id, newId, `model: ${v.reason}`, now);
       return newId;
     });
+    decided(id, v.verdict === 'still-true' ? 'confirmed' : 'retired');
     if (replacedBy !== undefined) ctx.events.emit('new_observation', { id: replacedBy, project: row.project, type: row.type, title: v.title, source: 'verify', replaces: id });
     const body: VerifyResponse = { id, verdict: v.verdict, ...(replacedBy !== undefined ? { replacedBy } : {}), memory: one(id) as VerifyResponse['memory'] };
     return c.json(body);
