@@ -1,8 +1,9 @@
 // SHA-1 in plain JS for small inputs. Loading node:crypto costs a hook process about 50 M
 // instructions (OpenSSL's start-up, measured with callgrind: half of a whole observation hook);
-// a hook's code runs in V8's interpreter, where this costs about 30 k instructions per 64-byte
-// block, so blobId() uses it below SMALL bytes and node:crypto above (see bench/freshness.mjs).
-export const SMALL = 96 * 1024;
+// a hook's code runs in V8's interpreter, where this costs about 160 k instructions per 64-byte
+// block (callgrind), so blobId() uses it up to SMALL bytes (about where the two cost the same)
+// and node:crypto above (see docs/freshness.md).
+export const SMALL = 16 * 1024;
 
 const W = new Int32Array(80);
 
