@@ -92,6 +92,8 @@ export interface Observation {
   discoveryTokens: number;
   createdAt: string;
   createdAtEpoch: number;
+  /** In POST /api/observations/batch when the memory is not simply fresh (docs/freshness.md). */
+  freshness?: { status: FreshnessStatus; reason?: string; branch: string | null; otherBranch?: true; replacedBy?: number };
 }
 
 export interface Summary {

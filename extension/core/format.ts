@@ -51,6 +51,10 @@ export function hitsMarkdown(hits: SearchHit[]): string {
 
 export function observationText(o: Observation): string {
   const lines = [`#${o.id} [${o.type}] ${o.title}`, `project: ${o.project} · ${shortTime(o.createdAt)}${o.toolName ? ` · from ${o.toolName}` : ''}`];
+  const f = o.freshness;
+  if (f?.status === 'stale') lines.push(`MAY BE STALE: ${f.reason ?? 'a cited file changed since'}; verify against the code before relying on it.`);
+  else if (f?.status === 'retired') lines.push(`RETIRED: no longer true${f.replacedBy ? `; see #${f.replacedBy}` : ''}.`);
+  if (f?.otherBranch && f.branch) lines.push(`Recorded on branch ${f.branch}, not the current one.`);
   if (o.subtitle) lines.push(o.subtitle);
   if (o.narrative) lines.push(o.narrative);
   if (o.facts.length) lines.push('facts:', ...o.facts.map((f) => `- ${f}`));

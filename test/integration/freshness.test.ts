@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fingerprintToolUse } from '../../worker/cli/fingerprint';
 import { checkRequest } from '../../worker/freshness/clientCheck';
-import type { CitedFilesResponse, FreshnessCheckResponse, MemoryFreshness, SearchResponse } from '../../worker/protocol';
+import { hitLine, observationText } from '../../extension/core/format';
+import type { CitedFilesResponse, FreshnessCheckResponse, MemoryFreshness, Observation, SearchResponse } from '../../worker/protocol';
 import { allText, startFakeAnthropic, text, type FakeAnthropic } from '../helpers/fakeAnthropic';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 import { startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
@@ -157,6 +158,15 @@ describe('freshness with real git repositories', () => {
     assert.doesNotMatch(main, new RegExp(`^#${ids.a} `, 'm'));
     assert.match(main, new RegExp(`^#${ids.f} .*\\[from branch feature\\]$`, 'm'));
     assert.match(main, new RegExp(`^#${ids.c2} `, 'm'));
+    // Full records (what the tools and @memory ground on) carry it, and their text says it.
+    const batch = (await w.req('POST', `/api/observations/batch?branch=main`, { ids: [ids.a, ids.f, ids.c2] })).body;
+    const [oa, of, oc2] = batch.items as Observation[];
+    assert.equal(oa.freshness?.status, 'stale');
+    assert.match(observationText(oa), /MAY BE STALE: src\/http\/client\.ts changed on main/);
+    assert.equal(of.freshness?.otherBranch, true);
+    assert.match(observationText(of), /Recorded on branch feature/);
+    assert.equal(oc2.freshness, undefined);
+    assert.match(hitLine({ id: ids.a, kind: 'observation', type: 'change', title: 't', freshness: a?.freshness, staleReason: a?.staleReason }), /MAY BE STALE/);
     const json = (await w.req('GET', `/api/context/inject?project=${PROJECT}&branch=main&format=json`)).body;
     assert.equal(json.stale, 3);
     // The branch comes from the last session when the client does not say (feature, here).

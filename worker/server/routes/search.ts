@@ -4,6 +4,7 @@
 import type { Hono } from 'hono';
 import { BadRequest, intParam, parseBatchRequest, parseReindexRequest, type ObservationsBatchResponse } from '../../protocol';
 import { annotateRows } from '../../freshness/search';
+import { freshnessOf } from '../../freshness/state';
 import { branchView, freshnessSettings } from '../../freshness/view';
 import { fileHistory } from '../../search/byFile';
 import { optProject, parseSearchRequest } from '../../search/params';
@@ -66,6 +67,15 @@ export function searchRoutes(app: Hono, ctx: AppContext): void {
       const r = byId.get(id);
       if (r) items.push(toObservation(r));
       else missing.push(id);
+    }
+    // Freshness: whoever reads the full record (tools, chat grounding) learns it may be stale.
+    const fs = freshnessSettings(ctx);
+    if (fs.enabled && items.length) {
+      const info = freshnessOf(ctx.store, items.map((o) => o.id), branchView(ctx.store, project ?? items[0].project, (n) => c.req.query(n)), fs);
+      for (const o of items) {
+        const f = info.get(o.id);
+        if (f && (f.status !== 'fresh' || f.otherBranch)) o.freshness = { status: f.status, branch: f.branch, ...(f.reason ? { reason: f.reason } : {}), ...(f.otherBranch ? { otherBranch: true as const } : {}), ...(f.replacedBy ? { replacedBy: f.replacedBy } : {}) };
+      }
     }
     return c.json({ items, missing } satisfies ObservationsBatchResponse);
   });
