@@ -24,6 +24,8 @@ import { enabledGlobs, readSettings, SECTION, workerEnv, type ExtensionSettings 
 import { WorkerSupervisor } from './core/supervisor';
 import { Debouncer } from './core/timers';
 import { vscodeLmPort } from './lmProvider';
+import { registerFreshness, type Freshness } from './freshness';
+import { withCitations } from './freshness/cite';
 import { registerMemoryPanel } from './panel';
 import type { Services } from './services';
 import { StatusBar } from './status';
@@ -125,7 +127,7 @@ export function activate(context: vscode.ExtensionContext): { services: Services
     folderOf,
     primaryFolder: () => folders()[0],
     projectOf,
-    send: (project, req) => void session.observe(project, req),
+    send: (project, req) => void session.observe(project, withCitations(req, vscode.workspace.getConfiguration(SECTION).get<boolean>('freshness.enabled', true))),
     log,
   });
 
@@ -190,8 +192,10 @@ export function activate(context: vscode.ExtensionContext): { services: Services
   );
 
   let stream: { dispose(): void } | undefined;
+  let freshness: Freshness | undefined;
   const onEvent = (e: StreamEvent) => {
     const project = typeof e.data.project === 'string' ? e.data.project : undefined;
+    if (e.event === 'new_observation' || e.event === 'memory_freshness' || e.event === 'observation_deleted') freshness?.refresh(project);
     if (e.event === 'new_observation' || e.event === 'observation_deleted' || e.event === 'project_deleted') countToday.poke();
     if (e.event === 'new_summary' || e.event === 'project_deleted' || (e.event === 'new_observation' && e.data.imported)) contextCache.invalidate(project);
   };
@@ -201,6 +205,7 @@ export function activate(context: vscode.ExtensionContext): { services: Services
       void status.checkStorage(supervisor.client).then(refreshStatus);
       poster.flush();
       countToday.poke();
+      freshness?.refresh(undefined, true);
       if (apiKey && !st.owned) void sendApiKey(apiKey);
       compression.kick();
       stream ??= supervisor.client.subscribe(onEvent, (up) => {
@@ -267,6 +272,14 @@ export function activate(context: vscode.ExtensionContext): { services: Services
     );
   } catch (e) {
     log.warn(`memory panel unavailable: ${(e as Error).message}`);
+  }
+
+  // Freshness: the memories of the file in the editor (CodeLens, view) and stale checks (docs/freshness.md).
+  try {
+    freshness = registerFreshness({ client: () => (supervisor.state.kind === 'connected' ? supervisor.client : undefined), projectOf: (p) => projectOf(folderOf(p) || folders()[0]), log });
+    context.subscriptions.push(freshness);
+  } catch (e) {
+    log.warn(`file memories unavailable: ${(e as Error).message}`);
   }
 
   reg('claudeMem.search', searchCommand(services));

@@ -1,6 +1,8 @@
 // The session lifecycle: what each hook event does to the store. Route handlers stay thin and call this.
 import type { Settings } from './config';
 import type { EventBus } from './events';
+import { parseCitations } from './freshness/parse';
+import { recordSeen } from './freshness/record';
 import { contentHash } from './hash';
 import { projectFromCwd } from './project';
 import {
@@ -49,6 +51,9 @@ export const PROMPT_REPEAT_MS = 30_000;
 const DEFAULT_PLATFORM = 'claude-code';
 
 export class Lifecycle {
+  /** Store the file fingerprints clients attach to tool uses (settings.json freshness.enabled; set by the freshness routes). */
+  recordCitations = true;
+
   constructor(
     private readonly store: Store,
     private readonly settings: Settings,
@@ -123,6 +128,7 @@ export class Lifecycle {
     // A tool use id names one tool call: the same call reported twice (two hook files, a retry) is
     // one observation whatever its payload looks like the second time.
     const hash = toolUseId ? contentHash('tool_use', toolUseId) : contentHash(toolName, toolInput, toolResponse, '');
+    const citations = this.recordCitations ? parseCitations(o.citations) : undefined;
     const now = Date.now();
     const r = await this.store.write((tx): QueuedResponse | SkippedResponse | { session: number; jobId: number } => {
       const { row } = ensureSession(tx, { platform, contentSessionId, project, cwd, now });
@@ -131,6 +137,8 @@ export class Lifecycle {
       const job: ObservationJob = { toolName, toolInput, toolResponse, cwd, toolUseId, promptNumber: row.prompt_counter, platform };
       const jobId = enqueue(tx, { sessionId: row.id, kind: 'observation', payload: job, contentHash: hash, now });
       if (jobId === undefined) return { skipped: 'duplicate' }; // already queued
+      // Fingerprints at the job's time: the trigger of schema step 4 cites them from its observations.
+      if (citations) recordSeen(tx, { sessionId: row.id, project: row.project, now, citations });
       // A burst of tool uses need not rewrite the session row for each one.
       if (row.status !== 'active' || now - row.updated_at >= 1000) touchSession(tx, row.id, now);
       return { session: row.id, jobId };

@@ -47,6 +47,8 @@ export interface ObservationRequest {
   project?: string;
   platform?: Platform;
   tool_use_id?: string;
+  /** Fingerprints of the files the tool use read or changed, taken by the client (see docs/freshness.md). */
+  citations?: CitationsPayload;
 }
 export interface QueuedResponse {
   queued: true;
@@ -97,6 +99,8 @@ export interface Observation {
   createdAtEpoch: number;
   /** Set on records pulled from the team hub. */
   team?: TeamLabel;
+  /** In POST /api/observations/batch when the memory is not simply fresh (docs/freshness.md). */
+  freshness?: { status: FreshnessStatus; reason?: string; branch: string | null; otherBranch?: true; replacedBy?: number };
 }
 
 export interface Summary {
@@ -126,7 +130,7 @@ export interface SessionInfo {
   completedAt: string | null;
 }
 
-export type StreamEventName = 'session_started' | 'new_prompt' | 'observation_queued' | 'new_observation' | 'new_summary' | 'session_completed' | 'observation_deleted' | 'project_deleted' | 'queue_changed';
+export type StreamEventName = 'session_started' | 'new_prompt' | 'observation_queued' | 'new_observation' | 'new_summary' | 'session_completed' | 'observation_deleted' | 'project_deleted' | 'queue_changed' | 'memory_freshness';
 
 export interface StreamEvent {
   event: StreamEventName;
@@ -250,7 +254,7 @@ export interface ProviderStatus {
 export interface AgentJob {
   /** Opaque; echo it in the result. */
   id: string;
-  purpose: 'observe' | 'summarize';
+  purpose: 'observe' | 'summarize' | 'verify';
   /** Instructions; vscode.lm has no system role, so send it as the first user message. */
   system: string;
   prompt: string;
@@ -377,6 +381,14 @@ export interface SearchRow {
   snippet?: string;
   /** Set on records pulled from the team hub: who wrote it and on which machine (docs/team.md). */
   team?: TeamLabel;
+  /** Freshness (observations only): 'stale' when a cited file changed since; 'retired' when retired. */
+  freshness?: 'stale' | 'retired';
+  /** What changed, e.g. "src/a.ts changed on main 2026-12-03". */
+  staleReason?: string;
+  /** The branch the memory was recorded on, when known. */
+  branch?: string;
+  /** Set when that branch is neither the asked-for branch nor one it came from. */
+  otherBranch?: true;
 }
 
 export interface TeamLabel {
@@ -473,6 +485,8 @@ export interface ContextInjectResponse {
   summaries: number;
   /** True when the budget forced rows out. */
   truncated: boolean;
+  /** Memories listed apart (or dropped, by setting) because a cited file changed since. */
+  stale?: number;
 }
 
 export function parseReindexRequest(body: unknown): ReindexRequest {
@@ -487,4 +501,111 @@ export function parseBatchRequest(body: unknown): { ids: number[]; project?: str
   const o = asObject(body);
   if (!('ids' in o)) throw new BadRequest("field 'ids' is required: an array of integers, \"1,2\" or \"[1,2]\"");
   return { ids: parseIdList(o.ids), project: optId(o, 'project') };
+}
+
+// ---- freshness: citations with fingerprints, stale detection, re-verify (docs/freshness.md) ----
+//   POST /api/freshness/check {project, branch?, bases?, commit?, files}                        -> FreshnessCheckResponse
+//   GET  /api/freshness/cited?project&limit                                                     -> CitedFilesResponse
+//   GET  /api/freshness/file?project&path&branch&bases                                          -> FileMemoriesResponse
+//   GET  /api/freshness/observation/:id                                                         -> MemoryFreshness
+//   POST /api/freshness/confirm {id, files?}, POST /api/freshness/retire {id, replacedBy?, note?} -> MemoryFreshness
+//   POST /api/freshness/verify {id, files}                                                      -> VerifyResponse
+
+/** One file as a client saw it. blob: git's blob id of the content (a content hash of the same formula outside git). */
+export interface CitationFile {
+  /** Repository-relative '/'-path (absolute outside a repository). */
+  path: string;
+  blob: string | null;
+  tracked?: boolean;
+  gone?: boolean;
+}
+
+/** What a client attaches to an observation: the workspace's git state and the files' fingerprints. */
+export interface CitationsPayload {
+  commit?: string | null;
+  branch?: string | null;
+  /** Branches the current one came from, nearest first. */
+  bases?: string[];
+  files: CitationFile[];
+}
+
+export interface CheckFile extends CitationFile {
+  /** The file is gone from path but the same content is at movedTo (a rename). */
+  movedTo?: string;
+}
+
+export interface FreshnessCheckRequest {
+  project: string;
+  branch?: string | null;
+  bases?: string[];
+  commit?: string | null;
+  files: CheckFile[];
+}
+
+export interface FreshnessCheckResponse {
+  /** Citations compared. */
+  checked: number;
+  /** Observations that became stale by this check. */
+  stale: { id: number; path: string; change: 'changed' | 'deleted' }[];
+  /** Observations fresh again (a file back to its cited content). */
+  fresh: number[];
+  moved: { id: number; from: string; to: string }[];
+}
+
+export interface CitedFilesResponse {
+  project: string;
+  /** Each cited path with the blob ids memories cite it at. */
+  files: { path: string; blobs: string[] }[];
+}
+
+export type FreshnessStatus = 'fresh' | 'stale' | 'confirmed' | 'retired' | 'aged';
+
+export interface CitationInfo {
+  path: string;
+  blob: string | null;
+  commit: string | null;
+  branch: string | null;
+  state: 'fresh' | 'changed' | 'deleted';
+  changedAt: string | null;
+  changedOnBranch: string | null;
+  movedFrom: string | null;
+}
+
+export interface MemoryFreshness {
+  id: number;
+  title: string;
+  type: string;
+  project: string;
+  createdAt: string;
+  status: FreshnessStatus;
+  /** One line on what changed, when stale. */
+  reason?: string;
+  branch: string | null;
+  otherBranch?: true;
+  replacedBy?: number;
+  citations: CitationInfo[];
+}
+
+export interface FileMemoriesResponse {
+  project: string | null;
+  path: string;
+  items: MemoryFreshness[];
+}
+
+export interface VerifyFile {
+  path: string;
+  /** The file's blob id now (the memory is re-anchored to it when still true). */
+  blob?: string | null;
+  /** The changed lines (a unified diff), preferred. */
+  diff?: string;
+  /** Or the current content (capped by the worker). */
+  content?: string;
+}
+
+export interface VerifyResponse {
+  id: number;
+  verdict: 'still-true' | 'changed' | 'wrong';
+  /** The updated memory that replaces a changed one. */
+  replacedBy?: number;
+  memory: MemoryFreshness;
 }

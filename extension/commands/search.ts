@@ -1,12 +1,42 @@
-// Search Memory: a quick pick whose results follow the typed query.
+// Search Memory: a quick pick whose results follow the typed query. Each row shows a preview (the
+// matched excerpt, and the memory opens beside as the selection moves) and the freshness mark;
+// per-row buttons open, copy or forget the memory.
 import * as vscode from 'vscode';
-import { shortTime, TYPE_ICON, ref } from '../core/format';
+import { observationText, shortTime, TYPE_ICON, ref } from '../core/format';
 import type { SearchHit } from '../core/memoryApi';
 import { observationUri } from '../contentProvider';
 import type { Services } from '../services';
 
 interface HitItem extends vscode.QuickPickItem {
   hit?: SearchHit;
+}
+
+const OPEN: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('go-to-file'), tooltip: 'Open' };
+const COPY: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('copy'), tooltip: 'Copy the memory as text' };
+const FORGET: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: 'Forget (delete) this memory' };
+
+/** One result row: title with the stale or retired mark, where it is from, and a one-line preview. */
+export function hitItem(h: SearchHit): HitItem {
+  const mark = h.freshness === 'stale' ? '$(warning) ' : h.freshness === 'retired' ? '$(archive) ' : '';
+  const preview = h.snippet?.replace(/\*\*/g, '').replace(/\s+/g, ' ').trim();
+  const where = [shortTime(h.time), h.project, h.otherBranch && h.branch ? `branch ${h.branch}` : '', h.tokens !== undefined ? `~${h.tokens} tokens` : ''].filter(Boolean).join(' · ');
+  return {
+    label: `${mark}${TYPE_ICON[h.type] ?? '•'} ${h.title}`,
+    description: `${ref(h)} · ${h.type}${h.freshness === 'stale' ? ` · may be stale: ${h.staleReason ?? 'a cited file changed'}` : h.freshness === 'retired' ? ' · retired' : ''}`,
+    detail: preview ? `${preview.slice(0, 200)}  —  ${where}` : where,
+    alwaysShow: true,
+    buttons: h.kind === 'observation' ? [OPEN, COPY, FORGET] : [],
+    hit: h,
+  };
+}
+
+async function openHit(h: SearchHit, beside = false): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument(observationUri(h.id));
+  if (beside) {
+    await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
+    return;
+  }
+  await vscode.commands.executeCommand('markdown.showPreview', doc.uri).then(undefined, () => vscode.window.showTextDocument(doc, { preview: true }));
 }
 
 export function searchCommand(s: Services): () => Promise<void> {
@@ -17,6 +47,7 @@ export function searchCommand(s: Services): () => Promise<void> {
     qp.matchOnDetail = true;
     let seq = 0;
     let timer: NodeJS.Timeout | undefined;
+    let previewTimer: NodeJS.Timeout | undefined;
     const run = async (query: string) => {
       const mine = ++seq;
       if (!query.trim()) {
@@ -28,15 +59,7 @@ export function searchCommand(s: Services): () => Promise<void> {
       try {
         const r = await s.api.search(query, { project: s.project(), limit: s.settings().maxResults * 3 });
         if (mine !== seq) return;
-        qp.items = r.hits.length
-          ? r.hits.map((h) => ({
-              label: `${TYPE_ICON[h.type] ?? '•'} ${h.title}`,
-              description: `${ref(h)} · ${h.type}`,
-              detail: [shortTime(h.time), h.project, h.tokens !== undefined ? `~${h.tokens} tokens` : ''].filter(Boolean).join(' · '),
-              alwaysShow: true,
-              hit: h,
-            }))
-          : [{ label: `No memory matches "${query}"`, alwaysShow: true }];
+        qp.items = r.hits.length ? r.hits.map(hitItem) : [{ label: `No memory matches "${query}"`, alwaysShow: true }];
         if (r.fallback) qp.title = r.fallback;
       } catch (e) {
         if (mine === seq) qp.items = [{ label: `$(error) ${(e as Error).message}`, alwaysShow: true }];
@@ -48,16 +71,41 @@ export function searchCommand(s: Services): () => Promise<void> {
       if (timer) clearTimeout(timer);
       timer = setTimeout(() => void run(v), 200);
     });
+    // Preview: the highlighted memory opens beside, without taking the focus from the picker.
+    qp.onDidChangeActive((items) => {
+      if (previewTimer) clearTimeout(previewTimer);
+      const h = items[0]?.hit;
+      if (!h || h.kind !== 'observation') return;
+      previewTimer = setTimeout(() => void openHit(h, true).catch(() => undefined), 250);
+    });
+    qp.onDidTriggerItemButton(async (e) => {
+      const h = e.item.hit;
+      if (!h) return;
+      if (e.button === OPEN) {
+        qp.hide();
+        await openHit(h);
+      } else if (e.button === COPY) {
+        const [o] = await s.api.get([h.id]).catch(() => []);
+        await vscode.env.clipboard.writeText(o ? observationText(o) : `${ref(h)} ${h.title}`);
+        void vscode.window.setStatusBarMessage(`$(copy) memory ${ref(h)} copied`, 3000);
+      } else if (e.button === FORGET) {
+        const ok = await vscode.window.showWarningMessage(`Forget memory ${ref(h)} "${h.title}"? It is deleted from the memory database.`, { modal: true }, 'Forget');
+        if (ok !== 'Forget') return;
+        const r = await s.supervisor.client.request('DELETE', `/api/observation/${h.id}`).catch((err: Error) => ({ status: 0, body: { error: err.message } }));
+        if (r.status !== 200) void vscode.window.showErrorMessage(`Claude Mem: could not forget ${ref(h)}: ${JSON.stringify(r.body)}`);
+        else qp.items = qp.items.filter((i) => i.hit?.id !== h.id || i.hit.kind !== h.kind);
+      }
+    });
     qp.onDidAccept(async () => {
       const h = qp.selectedItems[0]?.hit;
       if (!h || h.kind !== 'observation') return;
       qp.hide();
       s.session.prompt(s.project(), `Search Memory: ${qp.value}`);
-      const doc = await vscode.workspace.openTextDocument(observationUri(h.id));
-      await vscode.commands.executeCommand('markdown.showPreview', doc.uri).then(undefined, () => vscode.window.showTextDocument(doc, { preview: true }));
+      await openHit(h);
     });
     qp.onDidHide(() => {
       if (timer) clearTimeout(timer);
+      if (previewTimer) clearTimeout(previewTimer);
       qp.dispose();
     });
     qp.show();

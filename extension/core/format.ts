@@ -28,7 +28,17 @@ export function ref(h: Pick<SearchHit, 'id' | 'kind'>): string {
 export function hitLine(h: SearchHit): string {
   const bits = [ref(h), shortTime(h.time), `[${h.type}]`, h.title];
   if (h.tokens !== undefined) bits.push(`(~${h.tokens} tokens)`);
+  bits.push(freshnessNote(h));
   return bits.filter(Boolean).join(' ');
+}
+
+/** Freshness said wherever a hit is shown (chat, tools): a stale memory is never passed off as fact. */
+export function freshnessNote(h: Pick<SearchHit, 'freshness' | 'staleReason' | 'branch' | 'otherBranch'>): string {
+  const parts: string[] = [];
+  if (h.freshness === 'stale') parts.push(`MAY BE STALE: ${h.staleReason ?? 'a cited file changed since'}; verify before relying on it`);
+  else if (h.freshness === 'retired') parts.push('RETIRED: no longer true');
+  if (h.otherBranch && h.branch) parts.push(`from branch ${h.branch}`);
+  return parts.length ? `[${parts.join('; ')}]` : '';
 }
 
 export function hitsText(hits: SearchHit[]): string {
@@ -36,11 +46,15 @@ export function hitsText(hits: SearchHit[]): string {
 }
 
 export function hitsMarkdown(hits: SearchHit[]): string {
-  return hits.map((h) => `- ${TYPE_ICON[h.type] ?? '•'} **${ref(h)}** ${escapeMd(h.title)}${h.time ? ` _(${shortTime(h.time)}${h.project ? `, ${escapeMd(h.project)}` : ''}${h.platform ? `, ${escapeMd(h.platform)}` : ''})_` : ''}`).join('\n');
+  return hits.map((h) => `- ${TYPE_ICON[h.type] ?? '•'} **${ref(h)}** ${escapeMd(h.title)}${h.time ? ` _(${shortTime(h.time)}${h.project ? `, ${escapeMd(h.project)}` : ''}${h.platform ? `, ${escapeMd(h.platform)}` : ''})_` : ''}${freshnessNote(h) ? ` ⚠️ ${escapeMd(freshnessNote(h))}` : ''}`).join('\n');
 }
 
 export function observationText(o: Observation): string {
   const lines = [`#${o.id} [${o.type}] ${o.title}`, `project: ${o.project} · ${shortTime(o.createdAt)}${o.toolName ? ` · from ${o.toolName}` : ''}`];
+  const f = o.freshness;
+  if (f?.status === 'stale') lines.push(`MAY BE STALE: ${f.reason ?? 'a cited file changed since'}; verify against the code before relying on it.`);
+  else if (f?.status === 'retired') lines.push(`RETIRED: no longer true${f.replacedBy ? `; see #${f.replacedBy}` : ''}.`);
+  if (f?.otherBranch && f.branch) lines.push(`Recorded on branch ${f.branch}, not the current one.`);
   if (o.subtitle) lines.push(o.subtitle);
   if (o.narrative) lines.push(o.narrative);
   if (o.facts.length) lines.push('facts:', ...o.facts.map((f) => `- ${f}`));

@@ -30,6 +30,13 @@ export const COMMANDS: Array<{ command: string; title: string; icon?: string; en
   { command: 'claudeMem.shareProject', title: 'Share Project Memory…', icon: '$(cloud-upload)' },
   { command: 'claudeMem.unshareProject', title: 'Stop Sharing Project Memory…' },
   { command: 'claudeMem.forgetTeamHub', title: 'Forget Team Hub Connection' },
+  // Freshness (extension/freshness).
+  { command: 'claudeMem.fileMemories.pick', title: 'Memories for This File', icon: '$(history)' },
+  { command: 'claudeMem.freshness.checkNow', title: 'Check Memories Against the Files Now', icon: '$(refresh)' },
+  { command: 'claudeMem.freshness.open', title: 'Open Memory', icon: '$(go-to-file)' },
+  { command: 'claudeMem.freshness.confirm', title: 'Confirm Memory (Still True)', icon: '$(check)' },
+  { command: 'claudeMem.freshness.retire', title: 'Retire Memory', icon: '$(archive)' },
+  { command: 'claudeMem.freshness.verify', title: 'Re-verify Memory with the Model', icon: '$(sync)' },
 ];
 
 export const CHAT_PARTICIPANT = {
@@ -95,6 +102,7 @@ export function contributions(existing: Record<string, unknown> = {}): Record<st
       commandPalette: [
         { command: 'claudeMem.pauseCapture', when: '!claudeMem.capturePaused' },
         { command: 'claudeMem.resumeCapture', when: 'claudeMem.capturePaused' },
+        ...['open', 'confirm', 'retire', 'verify'].map((c) => ({ command: `claudeMem.freshness.${c}`, when: 'false' })),
       ],
       'editor/context': [{ command: 'claudeMem.saveSelection', when: 'editorHasSelection', group: 'claudeMem@1' }],
       'view/title': [
@@ -106,6 +114,12 @@ export function contributions(existing: Record<string, unknown> = {}): Record<st
         { command: 'claudeMem.import', when: 'view == claudeMem.panel', group: 'more@3' },
         { command: 'claudeMem.forgetProject', when: 'view == claudeMem.panel', group: 'more@4' },
         { command: 'claudeMem.restartWorker', when: 'view == claudeMem.panel', group: 'more@5' },
+        { command: 'claudeMem.freshness.checkNow', when: 'view == claudeMem.fileMemories', group: 'navigation@1' },
+      ],
+      'view/item/context': [
+        { command: 'claudeMem.freshness.verify', when: 'view == claudeMem.fileMemories && viewItem == claudeMem.memory.stale', group: 'inline@1' },
+        { command: 'claudeMem.freshness.confirm', when: 'view == claudeMem.fileMemories && viewItem != claudeMem.memory.retired', group: 'inline@2' },
+        { command: 'claudeMem.freshness.retire', when: 'view == claudeMem.fileMemories && viewItem != claudeMem.memory.retired', group: 'inline@3' },
       ],
     },
     chatParticipants: [CHAT_PARTICIPANT],

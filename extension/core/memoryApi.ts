@@ -21,6 +21,12 @@ export interface SearchHit {
   time?: string;
   score?: number;
   tokens?: number;
+  /** Search rows: the matched excerpt, and freshness (docs/freshness.md). */
+  snippet?: string;
+  freshness?: string;
+  staleReason?: string;
+  branch?: string;
+  otherBranch?: boolean;
 }
 
 export interface SearchOptions {
@@ -103,6 +109,11 @@ export function toHit(r: Record<string, unknown>): SearchHit | undefined {
     time,
     score: num(r.score) ?? (typeof r.score === 'number' ? r.score : undefined),
     tokens: num(r.tokens) ?? num(r.readTokens) ?? num(r.read_tokens) ?? num(r.estimatedTokens) ?? num(r.estimated_tokens),
+    ...(str(r.snippet) ? { snippet: str(r.snippet) } : {}),
+    ...(str(r.freshness) ? { freshness: str(r.freshness) } : {}),
+    ...(str(r.staleReason) ? { staleReason: str(r.staleReason) } : {}),
+    ...(str(r.branch) ? { branch: str(r.branch) } : {}),
+    ...(r.otherBranch === true ? { otherBranch: true } : {}),
   };
 }
 

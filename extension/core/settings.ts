@@ -101,6 +101,14 @@ export const SETTINGS: Record<string, SettingDecl> = {
   'context.tokenBudget': { type: 'number', default: 4000, minimum: 200, maximum: 100000, scope: 'window', description: 'Hard token budget of the injected project context.' },
   'chat.maxResults': { type: 'number', default: 10, minimum: 1, maximum: 50, scope: 'window', description: 'How many memories @memory and the search command retrieve.' },
   'chat.rerank': { type: 'boolean', default: true, scope: 'window', description: 'Let the chat model reorder the best 20 search results by relevance in @memory and memory_search (one short extra model request per search).' },
+  // Read by extension/freshness (docs/freshness.md).
+  'freshness.enabled': {
+    type: 'boolean',
+    default: true,
+    scope: 'window',
+    markdownDescription: 'Check memories against the files they cite (git blob ids of the files open in this window, and of every cited file when the worker connects) and report changes to the worker, which then marks those memories *may be stale*. See docs/freshness.md.',
+  },
+  'freshness.codeLens': { type: 'boolean', default: true, scope: 'window', markdownDescription: "Show a file's memories (and how many may be stale) in a CodeLens on its first line." },
 };
 
 export interface ExtensionSettings {

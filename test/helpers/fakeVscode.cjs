@@ -129,6 +129,22 @@ class ChatResponseTurn {
     Object.assign(this, { response, result, participant });
   }
 }
+// Editor UI classes (freshness: CodeLens, tree view): plain records of what they were given.
+class Range {
+  constructor(sl, sc, el, ec) {
+    Object.assign(this, { start: { line: sl, character: sc }, end: { line: el, character: ec } });
+  }
+}
+class CodeLens {
+  constructor(range, command) {
+    Object.assign(this, { range, command });
+  }
+}
+class TreeItem {
+  constructor(label, collapsibleState) {
+    Object.assign(this, { label, collapsibleState });
+  }
+}
 class CancellationTokenSource {
   constructor() {
     const em = new EventEmitter();
@@ -172,6 +188,8 @@ function createFake(opts = {}) {
     textDocuments: [],
     contentProviders: new Map(),
     quickPicks: [],
+    codeLensProviders: [],
+    treeProviders: new Map(),
   };
   const ev = (name) => {
     if (!state.emitters.has(name)) state.emitters.set(name, new EventEmitter());
@@ -207,6 +225,9 @@ function createFake(opts = {}) {
     ThemeColor,
     ThemeIcon,
     CancellationTokenSource,
+    Range,
+    CodeLens,
+    TreeItem,
     LanguageModelTextPart,
     LanguageModelToolResult,
     LanguageModelChatMessage,
@@ -252,6 +273,10 @@ function createFake(opts = {}) {
         };
         state.quickPicks.push(qp);
         return qp;
+      },
+      registerTreeDataProvider: (id, provider) => {
+        state.treeProviders.set(id, provider);
+        return new Disposable(() => state.treeProviders.delete(id));
       },
       get activeTextEditor() {
         return state.activeTextEditor;
@@ -314,6 +339,12 @@ function createFake(opts = {}) {
       onDidChangeChatModels: ev('lm.onDidChangeChatModels'),
       get tools() {
         return [...state.tools.keys()].map((name) => ({ name, description: '', inputSchema: {}, tags: [] }));
+      },
+    }),
+    languages: tolerant({
+      registerCodeLensProvider: (selector, provider) => {
+        state.codeLensProviders.push(provider);
+        return new Disposable(() => state.codeLensProviders.splice(state.codeLensProviders.indexOf(provider), 1));
       },
     }),
     tasks: tolerant({ onDidEndTaskProcess: ev('tasks.onDidEndTaskProcess'), onDidStartTaskProcess: ev('tasks.onDidStartTaskProcess') }),

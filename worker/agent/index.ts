@@ -16,6 +16,7 @@ import { AnthropicBackend, DEFAULT_MODEL } from './anthropic';
 import { TokenBudget } from './budget';
 import { LOCAL_POLICY, LocalCompressor, type Compressor, type ObserveBatch, type ObserveResult, type QueuePolicy, type SummaryInput, type SummaryResult } from './compressor';
 import { ProviderGate } from './gate';
+import type { ModelReply, ModelRequest } from './model';
 import { ModelCompressor } from './modelCompressor';
 import { VscodeBridge } from './vscode';
 
@@ -173,6 +174,12 @@ export class Agent implements Compressor {
 
   cooldown(ms: number, message: string): void {
     this.current.cooldown?.(ms, message);
+  }
+
+  /** A one-off model call (re-verify); undefined with the local provider or when the model cannot take work now. */
+  ask(req: ModelRequest): Promise<ModelReply | undefined> {
+    const c = this.current;
+    return c instanceof ModelCompressor ? c.ask(req) : Promise.resolve(undefined);
   }
 
   onAvailable(fn: () => void): void {

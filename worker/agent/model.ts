@@ -2,7 +2,8 @@
 // errors that steer the queue: ProviderError (retry, pause or fail) and NotNow (wait, uncounted).
 
 export interface ModelRequest {
-  purpose: 'observe' | 'summarize';
+  /** verify: re-checking a stale memory against its changed file (worker/freshness/verify.ts). */
+  purpose: 'observe' | 'summarize' | 'verify';
   system: string;
   prompt: string;
   maxOutputTokens: number;

@@ -188,6 +188,16 @@ export class ModelCompressor implements Compressor {
     });
   }
 
+  /**
+   * One call outside the queue (re-verifying a stale memory): the reply, or undefined when the model
+   * cannot take work right now (paused, no key or window, budget spent, cooling down).
+   */
+  async ask(req: ModelRequest): Promise<ModelReply | undefined> {
+    const { gate, backend, budget } = this.o;
+    if (gate.paused() || backend.unavailable() || gate.coolingUntil() || budget.exhausted(estimateTokens(req.system) + estimateTokens(req.prompt))) return undefined;
+    return this.call(req);
+  }
+
   async summarize(input: SummaryInput): Promise<SummaryResult> {
     const local = (): SummaryResult => ({ summary: summarizeLocally(input), inputTokens: 0, outputTokens: 0 });
     if (this.route(input.createdAt ?? this.now()) === 'local') return local();

@@ -5,6 +5,8 @@
 // economics, and a footer on fetching more. The output never exceeds opts.tokenBudget estimated
 // tokens (characters / 4): rows are chosen newest first while they fit, and a final check drops
 // more (and at the very last cuts the text) if anything still overflows.
+import { branchNote, branchRank, splitForContext, type ContextFreshness } from '../freshness/context';
+import type { Freshness } from '../freshness/state';
 import { estimateTokens } from '../hash';
 import { parseList } from '../store/repos/observations';
 import type { Store } from '../store/store';
@@ -21,6 +23,8 @@ export interface ContextResult {
   observations: number;
   summaries: number;
   truncated: boolean;
+  /** Stale memories listed apart or dropped (freshness). */
+  stale?: number;
 }
 
 interface ObsRow {
@@ -59,6 +63,8 @@ interface Selection {
   legend: boolean;
   economics: boolean;
   footer: 'full' | 'short' | false;
+  /** Stale memories, listed apart with what changed (never in full). */
+  stale?: { row: ObsRow; reason: string }[];
 }
 
 /** Header chrome, richest first; the richest that takes at most CHROME_SHARE of the budget is used. */
@@ -79,7 +85,7 @@ const SUM_COLS = `s.id, s.request, s.investigated, s.learned, s.completed, s.nex
    + ifnull(length(s.next_steps), 0) + ifnull(length(s.notes), 0) + 3) / 4 AS read_tokens,
   s.input_tokens + s.output_tokens AS work_tokens`;
 
-export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string, opts: ContextOptions, now = Date.now()): ContextResult {
+export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string, opts: ContextOptions, now = Date.now(), fresh?: ContextFreshness): ContextResult {
   const cap = opts.tokenBudget * 4;
   const sessions = store
     .all<{ id: number }>('SELECT id FROM sessions WHERE project = ? ORDER BY started_at DESC, id DESC LIMIT ?', [project, opts.sessions])
@@ -96,7 +102,7 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
     params.push(JSON.stringify(opts.concepts));
   }
   if (opts.excludeTeammates) where.push(notTeammatesSql('observation', 'o'));
-  const observations =
+  let observations =
     opts.observations > 0
       ? store.all<ObsRow>(`SELECT ${OBS_COLS} FROM observations o WHERE ${where.join(' AND ')} ORDER BY o.created_at DESC, o.id DESC LIMIT ?`, [...params, opts.observations])
       : [];
@@ -105,8 +111,12 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
     [project, sessionList, opts.sessions],
   );
   const total = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations WHERE project = ?', [project])?.n ?? 0);
+  // Freshness: stale memories apart (or dropped), retired and aged-out ones out, other branches last.
+  const split = fresh ? splitForContext(store, observations, fresh, now) : undefined;
+  if (split) observations = split.keep;
+  const staleRows = (split?.stale ?? []).slice(0, MAX_STALE);
 
-  if (observations.length === 0 && summaries.length === 0) {
+  if (observations.length === 0 && summaries.length === 0 && staleRows.length === 0) {
     const markdown = fit(welcome(project, total, now), cap);
     return { markdown, tokens: estimateTokens(markdown), observations: 0, summaries: 0, truncated: false };
   }
@@ -118,11 +128,11 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
   const candidates: Entry[] = [
     ...observations.map((row): Entry => ({ kind: 'o', row })),
     ...summaries.filter((s) => s !== latest && s.created_at >= oldestObs).map((row): Entry => ({ kind: 's', row })),
-  ].sort((a, b) => b.row.created_at - a.row.created_at || b.row.id - a.row.id);
+  ].sort((a, b) => rank(a) - rank(b) || b.row.created_at - a.row.created_at || b.row.id - a.row.id);
 
-  const ctx: RenderContext = { project, now, total, opts, budget: opts.tokenBudget };
+  const ctx: RenderContext = { project, now, total, opts, budget: opts.tokenBudget, info: split?.info };
   const chrome = CHROME.find((c) => render(ctx, { entries: [], full: new Set(), ...c }).length <= cap * CHROME_SHARE) ?? CHROME[CHROME.length - 1];
-  const sel: Selection = { entries: [], full: new Set(), latest, ...chrome };
+  const sel: Selection = { entries: [], full: new Set(), latest, ...chrome, stale: staleRows };
   // Greedy, newest first: rows while they fit, then the newest few in full.
   const reserve = render(ctx, { ...sel, latest: undefined }).length;
   let used = reserve;
@@ -156,6 +166,7 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
   while (text.length > cap) {
     truncated = true;
     if (sel.full.size > 0) sel.full.delete([...sel.full].pop() as number);
+    else if (sel.stale && sel.stale.length > 0) sel.stale.pop();
     else if (sel.entries.length > 0) sel.entries.pop();
     else if (sel.latest) sel.latest = undefined;
     else if (sel.legend) sel.legend = false;
@@ -170,8 +181,16 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
   }
   const shownObs = sel.entries.filter((e) => e.kind === 'o').length;
   const shownSums = sel.entries.filter((e) => e.kind === 's').length + (sel.latest ? 1 : 0);
-  return { markdown: text, tokens: estimateTokens(text), observations: shownObs, summaries: shownSums, truncated };
+  const stale = split ? [...split.info.values()].filter((f) => f.status === 'stale').length : undefined;
+  return { markdown: text, tokens: estimateTokens(text), observations: shownObs, summaries: shownSums, truncated, ...(stale !== undefined ? { stale } : {}) };
+
+  function rank(e: Entry): number {
+    return e.kind === 'o' && split && fresh ? branchRank(split.info, e.row.id, fresh) : 0;
+  }
 }
+
+/** Stale memories listed apart at most. */
+const MAX_STALE = 10;
 
 interface RenderContext {
   project: string;
@@ -179,6 +198,8 @@ interface RenderContext {
   total: number;
   opts: ContextOptions;
   budget: number;
+  /** Freshness of the listed observations (branch notes). */
+  info?: Map<number, Freshness>;
 }
 
 function render(ctx: RenderContext, sel: Selection): string {
@@ -209,6 +230,10 @@ function renderOnce(ctx: RenderContext, sel: Selection, readTokens: number): str
     if (e.kind === 'o' && sel.full.has(e.row.id)) out.push(details(e.row, ctx).trimEnd());
   }
   if (sel.latest) out.push(summaryBlock(sel.latest, ctx).trimEnd());
+  if (sel.stale && sel.stale.length > 0) {
+    out.push('', '## May be stale: a file these cite changed since; check before relying on them');
+    for (const s of sel.stale) out.push(`#${s.row.id} ${iconOf(s.row.type)} ${clean(s.row.title, 120)} (${clean(s.reason, 160)})`);
+  }
   if (sel.economics) {
     const work = shown.reduce((n, e) => n + e.row.work_tokens, 0) + (sel.latest?.work_tokens ?? 0);
     out.push(
@@ -237,7 +262,7 @@ function dayHeading(day: string): string {
 function rowLine(e: Entry, ctx: RenderContext): string {
   if (e.kind === 'o') {
     const r = e.row;
-    return `#${r.id} ${timeOf(r.created_at)} ${iconOf(r.type)} ${clean(r.title, 140)}${r.team_by ? ` [${clean(r.team_by, 60)}]` : ''} (~${r.read_tokens}t)`;
+    return `#${r.id} ${timeOf(r.created_at)} ${iconOf(r.type)} ${clean(r.title, 140)}${r.team_by ? ` [${clean(r.team_by, 60)}]` : ''} (~${r.read_tokens}t)${branchNote(ctx.info, r.id)}`;
   }
   const s = e.row;
   void ctx;

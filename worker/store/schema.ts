@@ -221,6 +221,71 @@ const MIGRATIONS: Migration[] = [
       ];
     }),
   ],
+  // 7: freshness (docs/freshness.md): fingerprints clients took of the files a tool use touched
+  // (file_seen), copied to citations when the tool use's observations are stored (same session and
+  // time: the queue files an observation at its job's time); the branch each session was on; what
+  // a person or the model decided about a memory. Additive: no existing table changes.
+  [
+    `CREATE TABLE file_seen (
+      id INTEGER PRIMARY KEY,
+      session_id INTEGER NOT NULL,
+      project TEXT NOT NULL,
+      path TEXT NOT NULL,
+      blob TEXT,
+      tracked INTEGER NOT NULL DEFAULT 0,
+      commit_id TEXT,
+      branch TEXT,
+      seen_at INTEGER NOT NULL
+    )`,
+    `CREATE INDEX file_seen_by_session ON file_seen (session_id, seen_at)`,
+    `CREATE TABLE citations (
+      id INTEGER PRIMARY KEY,
+      observation_id INTEGER NOT NULL,
+      project TEXT NOT NULL,
+      path TEXT NOT NULL,
+      blob TEXT,
+      tracked INTEGER NOT NULL DEFAULT 0,
+      commit_id TEXT,
+      branch TEXT,
+      cited_at INTEGER NOT NULL,
+      state TEXT NOT NULL DEFAULT 'fresh' CHECK (state IN ('fresh','changed','deleted')),
+      current_blob TEXT,
+      changed_at INTEGER,
+      changed_branch TEXT,
+      moved_from TEXT,
+      checked_at INTEGER,
+      UNIQUE (observation_id, path)
+    )`,
+    `CREATE INDEX citations_by_path ON citations (project, path)`,
+    `CREATE INDEX citations_by_observation ON citations (observation_id)`,
+    `CREATE TABLE memory_state (
+      observation_id INTEGER PRIMARY KEY,
+      status TEXT NOT NULL CHECK (status IN ('confirmed','retired')),
+      replaced_by INTEGER,
+      note TEXT,
+      at INTEGER NOT NULL
+    )`,
+    `CREATE TABLE session_git (
+      session_id INTEGER PRIMARY KEY,
+      branch TEXT,
+      commit_id TEXT,
+      bases TEXT NOT NULL DEFAULT '[]',
+      updated_at INTEGER NOT NULL
+    )`,
+    `CREATE TRIGGER citations_from_seen AFTER INSERT ON observations BEGIN
+      INSERT OR IGNORE INTO citations (observation_id, project, path, blob, tracked, commit_id, branch, cited_at)
+        SELECT new.id, new.project, f.path, f.blob, f.tracked, f.commit_id, f.branch, new.created_at
+          FROM file_seen f WHERE f.session_id = new.session_id AND f.seen_at = new.created_at AND f.blob IS NOT NULL ORDER BY f.id;
+    END`,
+    `CREATE TRIGGER citations_gone AFTER DELETE ON observations BEGIN
+      DELETE FROM citations WHERE observation_id = old.id;
+      DELETE FROM memory_state WHERE observation_id = old.id;
+    END`,
+    `CREATE TRIGGER file_seen_gone AFTER DELETE ON sessions BEGIN
+      DELETE FROM file_seen WHERE session_id = old.id;
+      DELETE FROM session_git WHERE session_id = old.id;
+    END`,
+  ],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -2,6 +2,7 @@
 // Registered in worker/server/routes/index.ts.
 import type { Hono } from 'hono';
 import { buildContext } from '../../context/builder';
+import { branchView, freshnessSettings } from '../../freshness/view';
 import { contextOptions } from '../../context/options';
 import { BadRequest, type ContextInjectResponse } from '../../protocol';
 import { optProject } from '../../search/params';
@@ -17,9 +18,11 @@ export function contextRoutes(app: Hono, ctx: AppContext): void {
     if (format !== 'markdown' && format !== 'json') throw new BadRequest(`query 'format' must be markdown or json`);
     const opts = contextOptions(searchService(ctx).settings.context, (name) => c.req.query(name));
     if (!teamService({ store: ctx.store, events: ctx.events, log: ctx.log, dataDir: ctx.config.dataDir }).settings.injectTeammates) opts.excludeTeammates = true;
-    const r = buildContext(ctx.store, project, opts);
+    const fs = freshnessSettings(ctx);
+    const fresh = fs.enabled ? { view: branchView(ctx.store, project, (n) => c.req.query(n)), settings: fs } : undefined;
+    const r = buildContext(ctx.store, project, opts, Date.now(), fresh);
     if (format === 'json') {
-      const body: ContextInjectResponse = { project, markdown: r.markdown, tokens: r.tokens, budget: opts.tokenBudget, observations: r.observations, summaries: r.summaries, truncated: r.truncated };
+      const body: ContextInjectResponse = { project, markdown: r.markdown, tokens: r.tokens, budget: opts.tokenBudget, observations: r.observations, summaries: r.summaries, truncated: r.truncated, ...(r.stale !== undefined ? { stale: r.stale } : {}) };
       return c.json(body);
     }
     return c.body(r.markdown, 200, { 'content-type': 'text/markdown; charset=utf-8' });

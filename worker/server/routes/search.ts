@@ -3,6 +3,9 @@
 // Plus the vector index's status and a reindex. Registered in worker/server/routes/index.ts.
 import type { Hono } from 'hono';
 import { BadRequest, intParam, parseBatchRequest, parseReindexRequest, type ObservationsBatchResponse } from '../../protocol';
+import { annotateRows } from '../../freshness/search';
+import { freshnessOf } from '../../freshness/state';
+import { branchView, freshnessSettings } from '../../freshness/view';
 import { fileHistory } from '../../search/byFile';
 import { optProject, parseSearchRequest } from '../../search/params';
 import { searchService } from '../../search/service';
@@ -18,6 +21,9 @@ export function searchRoutes(app: Hono, ctx: AppContext): void {
   app.get('/api/search', async (c) => {
     const req = parseSearchRequest((name) => c.req.query(name));
     const res = await service().searcher.search(req);
+    // Freshness: the stale mark and the branch on observation rows (docs/freshness.md).
+    const fs = freshnessSettings(ctx);
+    if (fs.enabled) res.items = annotateRows(ctx.store, res.items, branchView(ctx.store, req.filters.project, (n) => c.req.query(n)), fs);
     return c.json({ ...res, items: labelTeamItems(ctx.store, res.items) });
   });
 
@@ -63,6 +69,15 @@ export function searchRoutes(app: Hono, ctx: AppContext): void {
       const r = byId.get(id);
       if (r) items.push(toObservation(r));
       else missing.push(id);
+    }
+    // Freshness: whoever reads the full record (tools, chat grounding) learns it may be stale.
+    const fs = freshnessSettings(ctx);
+    if (fs.enabled && items.length) {
+      const info = freshnessOf(ctx.store, items.map((o) => o.id), branchView(ctx.store, project ?? items[0].project, (n) => c.req.query(n)), fs);
+      for (const o of items) {
+        const f = info.get(o.id);
+        if (f && (f.status !== 'fresh' || f.otherBranch)) o.freshness = { status: f.status, branch: f.branch, ...(f.reason ? { reason: f.reason } : {}), ...(f.otherBranch ? { otherBranch: true as const } : {}), ...(f.replacedBy ? { replacedBy: f.replacedBy } : {}) };
+      }
     }
     return c.json({ items: labelObservations(ctx.store, items), missing } satisfies ObservationsBatchResponse);
   });

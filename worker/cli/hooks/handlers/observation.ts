@@ -1,6 +1,7 @@
 // PostToolUse and PostToolUseFailure: queue the tool use for compression.
 import { scrubToolUse } from '../../../../common/privacy/toolUse';
 import { readSettings } from '../../../config';
+import { fingerprintToolUse } from '../../fingerprint';
 import type { HookInput, HookReply } from '../input';
 import { call, type HookEnv } from '../io';
 import { boundField } from '../shrink';
@@ -28,6 +29,8 @@ export async function observationHook(input: HookInput, env: HookEnv): Promise<H
     cwd: input.cwd ?? process.cwd(),
     tool_use_id: input.toolUseId,
     platform: input.platform,
+    // Fingerprints of the files the tool touched, taken here where the files are (docs/freshness.md).
+    citations: fingerprintToolUse({ cwd: input.cwd, tool_input: input.toolInput }),
   });
   return {};
 }

@@ -1,0 +1,154 @@
+// Writing freshness: fingerprints a client attached to a tool use (file_seen, copied to citations
+// by a trigger when the tool use's observations are stored), stale checks against reported
+// fingerprints, and a person's or the model's decision (confirm, retire). All inside Store.write:
+// deterministic statements, `now` passed in.
+import type { CheckFile, CitationFile, CitationsPayload, FreshnessCheckRequest, FreshnessCheckResponse } from '../protocol';
+import type { Store, WriteTx } from '../store/store';
+
+type Reader = Pick<Store, 'all' | 'get'>;
+
+/** Called in the observation request's transaction, with the job's own time (see schema step 4). */
+export function recordSeen(tx: WriteTx, a: { sessionId: number; project: string; now: number; citations: CitationsPayload }): FreshnessCheckResponse {
+  const c = a.citations;
+  for (const f of c.files) {
+    tx.run('INSERT INTO file_seen (session_id, project, path, blob, tracked, commit_id, branch, seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+      a.sessionId,
+      a.project,
+      f.path,
+      f.blob,
+      f.tracked ? 1 : 0,
+      c.commit ?? null,
+      c.branch ?? null,
+      a.now,
+    ]);
+  }
+  if (c.branch || c.commit) {
+    const bases = JSON.stringify(c.bases ?? []);
+    const cur = tx.get<{ branch: string | null; commit_id: string | null; bases: string }>('SELECT branch, commit_id, bases FROM session_git WHERE session_id = ?', [a.sessionId]);
+    if (!cur) tx.run('INSERT INTO session_git (session_id, branch, commit_id, bases, updated_at) VALUES (?, ?, ?, ?, ?)', [a.sessionId, c.branch ?? null, c.commit ?? null, bases, a.now]);
+    else if (cur.branch !== (c.branch ?? null) || cur.commit_id !== (c.commit ?? null) || cur.bases !== bases) {
+      tx.run('UPDATE session_git SET branch = ?, commit_id = ?, bases = ?, updated_at = ? WHERE session_id = ?', [c.branch ?? null, c.commit ?? null, bases, a.now, a.sessionId]);
+    }
+  }
+  // The files a hook touched are a free check of every other memory that cites them.
+  return applyCheck(tx, { project: a.project, branch: c.branch ?? null, bases: c.bases ?? [], files: c.files }, a.now);
+}
+
+interface CitationRow {
+  id: number;
+  observation_id: number;
+  path: string;
+  blob: string | null;
+  branch: string | null;
+  state: 'fresh' | 'changed' | 'deleted';
+  current_blob: string | null;
+  moved_from: string | null;
+}
+
+/** Branches whose memories a check from `branch` may judge: it and the ones it came from (and unknown). */
+export function branchScope(branch: string | null | undefined, bases: string[] = []): ((b: string | null) => boolean) | undefined {
+  if (!branch) return undefined;
+  const ok = new Set([branch, ...bases]);
+  return (b) => b === null || ok.has(b);
+}
+
+/**
+ * Compares reported fingerprints with the citations of the same paths. A different blob marks the
+ * citation changed, a missing file deleted, a file found elsewhere with the same content (movedTo)
+ * moves the citation; the cited content back again makes it fresh. Memories of other branches are
+ * left alone (their files differ for a reason).
+ */
+export function applyCheck(tx: WriteTx, req: FreshnessCheckRequest, now: number): FreshnessCheckResponse {
+  const inScope = branchScope(req.branch, req.bases);
+  const out: FreshnessCheckResponse = { checked: 0, stale: [], fresh: [], moved: [] };
+  const staleSeen = new Set<number>();
+  for (const f of req.files) {
+    const rows = tx.all<CitationRow>('SELECT id, observation_id, path, blob, branch, state, current_blob, moved_from FROM citations WHERE project = ? AND path = ?', [req.project, f.path]);
+    for (const r of rows) {
+      if (inScope && !inScope(r.branch)) continue;
+      out.checked += 1;
+      const change = judge(r, f);
+      if (change === 'moved') {
+        const to = (f as CheckFile).movedTo as string;
+        const clash = tx.get('SELECT 1 AS x FROM citations WHERE observation_id = ? AND path = ?', [r.observation_id, to]);
+        if (clash) tx.run('DELETE FROM citations WHERE id = ?', [r.id]);
+        else tx.run('UPDATE citations SET path = ?, moved_from = ?, checked_at = ? WHERE id = ?', [to, r.moved_from ?? r.path, now, r.id]);
+        out.moved.push({ id: r.observation_id, from: r.path, to });
+      } else if (change === 'fresh') {
+        tx.run(`UPDATE citations SET state = 'fresh', current_blob = NULL, changed_at = NULL, changed_branch = NULL, checked_at = ? WHERE id = ?`, [now, r.id]);
+        out.fresh.push(r.observation_id);
+      } else if (change === 'changed' || change === 'deleted') {
+        const first = r.state === 'fresh';
+        tx.run(`UPDATE citations SET state = ?, current_blob = ?, changed_at = CASE WHEN state = 'fresh' THEN ? ELSE changed_at END, changed_branch = ?, checked_at = ? WHERE id = ?`, [
+          change,
+          f.blob,
+          now,
+          req.branch ?? null,
+          now,
+          r.id,
+        ]);
+        if (first && !staleSeen.has(r.observation_id)) {
+          staleSeen.add(r.observation_id);
+          out.stale.push({ id: r.observation_id, path: r.path, change });
+        }
+      }
+    }
+  }
+  // Fresh again only when no other citation of the memory is still changed.
+  out.fresh = [...new Set(out.fresh)].filter((id) => !tx.get(`SELECT 1 AS x FROM citations WHERE observation_id = ? AND state <> 'fresh'`, [id]));
+  return out;
+}
+
+type Change = 'same' | 'fresh' | 'changed' | 'deleted' | 'moved';
+
+function judge(r: CitationRow, f: CitationFile & { movedTo?: string }): Change {
+  if (f.gone) {
+    if (f.movedTo && f.movedTo !== r.path) return 'moved';
+    return r.state === 'deleted' ? 'same' : 'deleted';
+  }
+  if (f.blob === r.blob) return r.state === 'fresh' ? 'same' : 'fresh';
+  return r.state === 'changed' && r.current_blob === f.blob ? 'same' : 'changed';
+}
+
+/** The person (or the model) says the memory still holds: its citations are re-anchored to the current content. */
+export function confirm(tx: WriteTx, id: number, files: CitationFile[], now: number): void {
+  for (const f of files) {
+    if (f.gone || !f.blob) continue;
+    tx.run(`UPDATE citations SET blob = ?, state = 'fresh', current_blob = NULL, changed_at = NULL, changed_branch = NULL, checked_at = ? WHERE observation_id = ? AND path = ?`, [f.blob, now, id, f.path]);
+  }
+  tx.run(`UPDATE citations SET blob = coalesce(current_blob, blob), state = 'fresh', current_blob = NULL, changed_at = NULL, changed_branch = NULL, checked_at = ? WHERE observation_id = ? AND state = 'changed'`, [now, id]);
+  tx.run(`DELETE FROM citations WHERE observation_id = ? AND state = 'deleted'`, [id]);
+  setState(tx, id, 'confirmed', null, null, now);
+}
+
+export function retire(tx: WriteTx, id: number, replacedBy: number | null, note: string | null, now: number): void {
+  setState(tx, id, 'retired', replacedBy, note, now);
+}
+
+function setState(tx: WriteTx, id: number, status: 'confirmed' | 'retired', replacedBy: number | null, note: string | null, now: number): void {
+  tx.run(
+    `INSERT INTO memory_state (observation_id, status, replaced_by, note, at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (observation_id) DO UPDATE SET status = excluded.status, replaced_by = excluded.replaced_by, note = excluded.note, at = excluded.at`,
+    [id, status, replacedBy, note, now],
+  );
+}
+
+/** Citations of a replacement memory: the old one's paths at their current content. */
+export function copyCitations(tx: WriteTx, from: number, to: number, files: CitationFile[], now: number): void {
+  tx.run(
+    `INSERT OR IGNORE INTO citations (observation_id, project, path, blob, tracked, commit_id, branch, cited_at)
+       SELECT ?, project, path, coalesce(current_blob, blob), tracked, commit_id, coalesce(changed_branch, branch), ? FROM citations WHERE observation_id = ? AND state <> 'deleted'`,
+    [to, now, from],
+  );
+  for (const f of files) if (f.blob) tx.run(`UPDATE citations SET blob = ? WHERE observation_id = ? AND path = ?`, [f.blob, to, f.path]);
+}
+
+/** Every cited path of a project with the blob ids it is cited at (what a client should fingerprint). */
+export function citedFiles(db: Reader, project: string, limit: number): { path: string; blobs: string[] }[] {
+  return db
+    .all<{ path: string; blobs: string }>(
+      `SELECT path, json_group_array(DISTINCT blob) AS blobs FROM citations WHERE project = ? AND blob IS NOT NULL GROUP BY path ORDER BY max(cited_at) DESC LIMIT ?`,
+      [project, limit],
+    )
+    .map((r) => ({ path: r.path, blobs: JSON.parse(r.blobs) as string[] }));
+}

@@ -1,0 +1,30 @@
+// Freshness on search rows: the stale or retired mark with what changed, and the branch a memory
+// is from; with preferBranch, rows of other branches move after the rest of the page (stable).
+import type { SearchRow, TimelineItem } from '../protocol';
+import type { Store } from '../store/store';
+import type { FreshnessSettings } from './settings';
+import { freshnessOf, type BranchView } from './state';
+
+export function annotateRows<R extends SearchRow | TimelineItem>(db: Pick<Store, 'all' | 'get'>, rows: R[], view: BranchView, settings: FreshnessSettings, now = Date.now()): R[] {
+  const ids = rows.filter((r) => r.kind === 'observation').map((r) => r.id);
+  if (ids.length === 0) return rows;
+  const info = freshnessOf(db, ids, view, settings, now);
+  for (const r of rows) {
+    if (r.kind !== 'observation') continue;
+    const f = info.get(r.id);
+    if (!f) continue;
+    const row = r as SearchRow;
+    if (f.status === 'stale') {
+      row.freshness = 'stale';
+      if (f.reason) row.staleReason = f.reason;
+    } else if (f.status === 'retired') row.freshness = 'retired';
+    if (f.branch) row.branch = f.branch;
+    if (f.otherBranch) row.otherBranch = true;
+  }
+  if (!settings.preferBranch) return rows;
+  const rank = (r: R) => ((r as SearchRow).otherBranch ? 1 : 0) + ((r as SearchRow).freshness === 'retired' ? 2 : 0);
+  return rows
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i)
+    .map((x) => x.r);
+}
