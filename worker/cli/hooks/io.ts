@@ -18,15 +18,19 @@ export interface StdinResult {
   bytes: number;
 }
 
-/** Is stdin a terminal? Node's tty binding answers in one call; node:tty would load node:net. */
+/**
+ * Is stdin a terminal? Public fs calls only (node:tty costs a hook a heavy builtin): a character
+ * device that is not /dev/null (hooks run with stdin closed to it are not waiting for a person).
+ */
 function stdinIsTerminal(): boolean {
+  const st = fstatSync(0);
+  if (!st.isCharacterDevice()) return false;
+  if (process.platform === 'win32') return true;
   try {
-    const tty = (process as unknown as { binding(name: string): { isTTY?: unknown } }).binding('tty_wrap');
-    if (typeof tty.isTTY === 'function') return (tty.isTTY as (fd: number) => boolean)(0) === true;
+    return st.rdev !== statSync('/dev/null').rdev;
   } catch {
-    /* no such binding here: ask fstat */
+    return true;
   }
-  return fstatSync(0).isCharacterDevice();
 }
 
 /**
