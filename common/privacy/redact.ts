@@ -37,7 +37,7 @@ const URL_PASSWORD = /(:\/\/[^\s:/@"'<>]{1,256}:)([^\s/@"'<>]{1,256})(@)/g;
 // Authorization headers.
 const AUTH_HEADER = /\b(authorization["']?\s{0,8}[:=]\s{0,8}["']?(?:bearer|basic|token|bot)\s{1,8})([^\s"'<>]{4,4096})/gi;
 // Command-line flags: --password=…, --token …
-const FLAG = /(--?(?:password|passwd|token|secret|api-?key|access-?key|client-?secret)(?:=|\s{1,8}))("[^"\n]{1,4096}"?|'[^'\n]{1,4096}'?|[^\s"']{1,4096})/gi;
+const FLAG = /(?<![\w-])(--?(?:password|passwd|token|secret|api-?key|access-?key|client-?secret)(?:=|\s{1,8}))("[^"\n]{1,4096}"?|'[^'\n]{1,4096}'?|[^\s"']{1,4096})/gi;
 // NAME = value, NAME: "value", "name": "value": found from a credential word (CREDENTIAL_WORD), the
 // identifier around it checked by isSecretName, then what follows it matched here (sticky).
 const AFTER_NAME = /(["']?)(\s{0,8}(?::|=|:=)\s{0,8})("[^"\n]{0,4096}"?|'[^'\n]{0,4096}'?|[^\s"',;&)\]}]{1,4096})/y;

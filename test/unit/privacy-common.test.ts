@@ -91,6 +91,7 @@ describe('secret redaction', () => {
   });
 
   const ordinary = [
+    'Per-API-key rate limiting with a token bucket (a hyphenated word is not a --flag)',
     'const tokenCount = 5;',
     'const MAX_TOKENS = 4096;\nconst apiKey = process.env.API_KEY;\nif (!apiKey) throw new Error("no key");',
     'function login(password: string): Promise<Token> {\n  const token = await issue(password);\n  return token;\n}',
