@@ -7,21 +7,12 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { isLoopbackHost } from '../worker/config';
-import { checkHealthProof, newNonce } from '../worker/identity';
+import { checkHealthProof, newNonce, processAlive as alive } from '../worker/identity';
 import type { HealthResponse, StreamEvent } from '../worker/protocol';
 
 /** What answers on the port is not this data dir's worker: nothing was sent to it. */
 export class IdentityError extends Error {
   readonly code = 'EIDENTITY';
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export interface WorkerTarget {

@@ -14,6 +14,16 @@ const crypto = (): Crypto => (cryptoMod ??= require('node:crypto') as Crypto);
 /** Nonces the worker accepts: long enough to be fresh, short enough to be cheap. */
 export const NONCE_RE = /^[A-Za-z0-9_-]{16,128}$/;
 
+/** Is process pid alive (signal 0 probes without sending anything)? */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function newNonce(): string {
   return crypto().randomBytes(16).toString('hex');
 }

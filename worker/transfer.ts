@@ -3,7 +3,7 @@
 // (sessions by platform + id, the rest by their natural keys), so importing twice adds nothing.
 import { BadRequest, asObject } from './protocol';
 import { cleanText } from '../common/privacy';
-import { insertObservation, parseList, type ObservationRow } from './store/repos/observations';
+import { insertObservation, observationContent, type ObservationRow } from './store/repos/observations';
 import { insertPrompt, type PromptRow } from './store/repos/prompts';
 import { findSession, type SessionRow } from './store/repos/sessions';
 import { insertSummary, type SummaryRow } from './store/repos/summaries';
@@ -89,16 +89,7 @@ export function exportMemory(store: Store, project: string | undefined): ExportD
         .all<PromptRow>('SELECT * FROM user_prompts WHERE session_id = ? ORDER BY prompt_number', [s.id])
         .map((p) => ({ promptNumber: p.prompt_number, text: p.text, createdAt: p.created_at })),
       observations: store.all<ObservationRow>('SELECT * FROM observations WHERE session_id = ? ORDER BY id', [s.id]).map((o) => ({
-        type: o.type,
-        title: o.title,
-        subtitle: o.subtitle,
-        facts: parseList(o.facts),
-        narrative: o.narrative,
-        concepts: parseList(o.concepts),
-        filesRead: parseList(o.files_read),
-        filesModified: parseList(o.files_modified),
-        toolName: o.tool_name,
-        promptNumber: o.prompt_number,
+        ...observationContent(o),
         contentHash: o.content_hash,
         source: o.source,
         inputTokens: o.input_tokens,

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import { defaultDataDir, defaultPort, isLoopbackHost } from '../config';
-import { cachedProof, checkHealthProof, newNonce, saveProof } from '../identity';
+import { cachedProof, checkHealthProof, newNonce, processAlive as alive, saveProof } from '../identity';
 import { openConnection, type Conn } from './transport';
 
 export interface ClientTarget {
@@ -153,15 +153,6 @@ export async function request<T = unknown>(t: ClientTarget, method: string, urlP
  * that process lives (a long-lived client, the MCP server, re-proves after the worker is gone).
  */
 const proven = new Map<string, number>();
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function ensureProven(t: ClientTarget, token: string | undefined, timeoutMs: number): Promise<void> {
   const key = `${t.host}:${t.port} ${t.dataDir}`;

@@ -1,7 +1,7 @@
 // The local side of team sync, all in the worker's store: shares, the outbox, global ids, tombstones,
 // and applying what the hub sends. Every apply is idempotent: a gid already here, or tombstoned,
 // changes nothing, so duplicates, reordering and replays after a crash are harmless.
-import { insertObservation, parseList, type ObservationRow } from '../store/repos/observations';
+import { insertObservation, observationContent, type ObservationRow } from '../store/repos/observations';
 import { insertPrompt, type PromptRow } from '../store/repos/prompts';
 import { ensureSession } from '../store/repos/sessions';
 import { insertSummary, type SummaryRow } from '../store/repos/summaries';
@@ -155,18 +155,7 @@ function observationPayload(db: Pick<Store, 'get'>, id: number): Payload | undef
   return {
     createdAt: o.created_at,
     sessionKey: String(o.session_id),
-    payload: {
-      type: o.type,
-      title: o.title,
-      subtitle: o.subtitle,
-      facts: parseList(o.facts),
-      narrative: o.narrative,
-      concepts: parseList(o.concepts),
-      filesRead: parseList(o.files_read),
-      filesModified: parseList(o.files_modified),
-      toolName: o.tool_name,
-      promptNumber: o.prompt_number,
-    },
+    payload: observationContent(o),
   };
 }
 

@@ -107,6 +107,22 @@ export function parseList(text: string | null): string[] {
   }
 }
 
+/** What an observation says, as export and team sync carry it (lists parsed, no ids or hashes). */
+export function observationContent(o: ObservationRow) {
+  return {
+    type: o.type,
+    title: o.title,
+    subtitle: o.subtitle,
+    facts: parseList(o.facts),
+    narrative: o.narrative,
+    concepts: parseList(o.concepts),
+    filesRead: parseList(o.files_read),
+    filesModified: parseList(o.files_modified),
+    toolName: o.tool_name,
+    promptNumber: o.prompt_number,
+  };
+}
+
 export function toObservation(r: ObservationRow): Observation {
   return {
     id: r.id,
