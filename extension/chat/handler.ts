@@ -170,7 +170,9 @@ async function ask(
   out.progress(`Searching memory of ${project}…`);
   const reranking = !!(deps.rerank && model);
   const [searched, context] = await Promise.all([deps.api.search(query, { project, platform, limit: reranking ? Math.max(RERANK_TOP, deps.maxResults) : deps.maxResults }), deps.context().catch(() => '')]);
-  const found = reranking && model ? { ...searched, hits: (await rerankHits(query, searched.hits, model, signal)).slice(0, deps.maxResults) } : searched;
+  // Only when the model must choose which hits to show: with no more hits than shown, a rerank
+  // would spend a model request on the order alone.
+  const found = reranking && model && searched.hits.length > deps.maxResults ? { ...searched, hits: (await rerankHits(query, searched.hits, model, signal)).slice(0, deps.maxResults) } : searched;
   const fullIds = found.hits.filter((h) => h.kind === 'observation').slice(0, deps.maxFull ?? 6).map((h) => h.id);
   const full = await deps.api.get(fullIds);
   if (signal.isCancellationRequested) return done([]);

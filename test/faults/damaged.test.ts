@@ -157,7 +157,9 @@ it('a full disk: writes fail cleanly, reads go on, nothing acknowledged is lost'
       let failedStatus = 0;
       let failedAt = -1;
       for (let i = 0; i < 5000 && failedStatus === 0; i++) {
-        const r = await w.req('POST', '/api/memory/save', { text: `memory ${i} ${'x'.repeat(2000)}`, project: 'dmg' });
+        const r = await w.req('POST', '/api/memory/save', { text: `memory ${i} ${'x'.repeat(2000)}`, project: 'dmg' }).catch((e: Error) => {
+          throw new Error(`${e.message} at write ${i}; the worker said:\n${w.stdout().slice(-3000)}`);
+        });
         if (r.status === 201) acked.push(i);
         else [failedStatus, failedAt] = [r.status, i];
       }

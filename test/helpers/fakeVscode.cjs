@@ -266,6 +266,7 @@ function createFake(opts = {}) {
           onDidHide: (fn) => (handlers.hide.push(fn), new Disposable(() => undefined)),
           onDidChangeSelection: () => new Disposable(() => undefined),
           onDidChangeActive: () => new Disposable(() => undefined),
+          onDidTriggerItemButton: () => new Disposable(() => undefined),
           show() { this.visible = true; },
           hide() { if (this.visible) { this.visible = false; for (const h of handlers.hide) h(); } },
           dispose() {},
