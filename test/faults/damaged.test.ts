@@ -189,3 +189,34 @@ it('a full disk: writes fail cleanly, reads go on, nothing acknowledged is lost'
     }
   });
 });
+
+it('a disk that fills while vectors are being stored: the worker stays up, read-only', async () => {
+  await faultCase(F, 'damaged files', 'full disk during embedding (600 KB tmpfs)', async () => {
+    // Small enough that the embedding indexer's write is often the one refused: its rejected
+    // background pass used to end the worker process (an unhandled rejection).
+    const mnt = tempDir('cmem-full-');
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=600k', 'tmpfs', mnt]);
+    try {
+      const w = await startWorker({ dataDir: path.join(mnt, 'data'), env: { CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(1 << 30) } });
+      let acked = 0;
+      for (let i = 0; i < 5000; i++) {
+        const r = await w.req('POST', '/api/memory/save', { text: `memory ${i} ${'x'.repeat(2000)}`, project: 'dmg' }).catch((e: Error) => {
+          throw new Error(`${e.message} at write ${i}; the worker said:\n${w.stdout().slice(-3000)}`);
+        });
+        if (r.status !== 201) break;
+        acked++;
+      }
+      // Give the indexer time to try (and fail) its next batches.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      const ready = await w.req('GET', '/api/readiness').catch((e: Error) => {
+        throw new Error(`the worker died after the disk filled (${e.message}):\n${w.stdout().slice(-3000)}`);
+      });
+      assert.equal(ready.status, 200);
+      assert.equal((await w.req('GET', '/api/observations?project=dmg&limit=5')).status, 200, 'reads go on');
+      await w.kill('SIGKILL');
+      return `${acked} writes acknowledged, then refused; the worker kept answering reads`;
+    } finally {
+      spawnSync('umount', ['-l', mnt]);
+    }
+  });
+});

@@ -64,7 +64,11 @@ export class EmbeddingIndexer {
       this.again = true;
       return;
     }
-    this.running = this.loop().finally(() => {
+    // A pass that fails anywhere (a refused write on a full disk, an index update) backs off and
+    // retries like a failed embedding: a rejected background promise would take the worker down.
+    this.running = this.loop().catch((e: Error) => {
+      if (!this.stopped) this.fail(e);
+    }).finally(() => {
       this.running = undefined;
       if (this.again && !this.stopped) {
         this.again = false;
