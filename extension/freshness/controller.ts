@@ -26,12 +26,19 @@ export interface FileRef {
 const FULL_CHECK_MS = 5 * 60_000;
 const EDIT_DEBOUNCE_MS = 800;
 
+/** How old a project's cited list may be before a file missing from it makes us ask again. */
+const CITED_RECHECK_MS = 3_000;
+
 export class FreshnessController implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private readonly memo = new Map<string, Promise<MemoryFreshness[]>>();
   /** Cited paths per project (refreshed on a full check and when a new observation arrives). */
   private readonly cited = new Map<string, Map<string, string[]>>();
+  /** When each project's cited list was fetched. */
+  private readonly citedAt = new Map<string, number>();
+  /** Bumped by invalidate(): a cited list fetched before it is used once but not kept. */
+  private citedGeneration = 0;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private full: NodeJS.Timeout | undefined;
   private readonly subs: vscode.Disposable[] = [];
@@ -80,18 +87,25 @@ export class FreshnessController implements vscode.Disposable {
 
   /** Something changed (a check, a decision, new memory): read again on next use. */
   invalidate(project?: string): void {
+    this.citedGeneration++;
     this.memo.clear();
     if (project) this.cited.delete(project);
     else this.cited.clear();
     this.changed.fire();
   }
 
-  private async citedOf(project: string): Promise<Map<string, string[]>> {
+  private async citedOf(project: string, maxAgeMs = Infinity): Promise<Map<string, string[]>> {
     let m = this.cited.get(project);
-    if (!m) {
+    if (!m || Date.now() - (this.citedAt.get(project) ?? 0) > maxAgeMs) {
+      // A save's check can ask while the memory it creates is being stored: an answer that
+      // started before the next invalidate() must not be kept, or the new citation is never seen.
+      const generation = this.citedGeneration;
       const r = await this.d.api.cited(project);
       m = new Map(r.files.map((f) => [f.path, f.blobs]));
-      this.cited.set(project, m);
+      if (generation === this.citedGeneration) {
+        this.cited.set(project, m);
+        this.citedAt.set(project, Date.now());
+      }
     }
     return m;
   }
@@ -115,7 +129,10 @@ export class FreshnessController implements vscode.Disposable {
     const f = this.fileRef(doc.uri);
     if (!f) return;
     try {
-      const cited = await this.citedOf(f.project);
+      let cited = await this.citedOf(f.project);
+      // A file cited since the list was fetched (a memory stored a moment ago, whose stream event
+      // this window may have missed): ask again, at most every few seconds per project.
+      if (!cited.has(f.rel)) cited = await this.citedOf(f.project, CITED_RECHECK_MS);
       if (!cited.has(f.rel)) return;
       const file: CheckFile = live ? { path: f.rel, blob: blobId(Buffer.from(doc.getText(), 'utf8')) } : fingerprint(f.repo?.root, f.rel);
       const b = this.branchOf(f.repo) ?? { branch: null, bases: [], commit: null };
