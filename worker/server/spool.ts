@@ -21,8 +21,8 @@ export interface Spool {
   stop(): void;
 }
 
-/** Answers and half-written files older than this are nobody's any more. */
-const ORPHAN_MS = 60_000;
+/** Answers and half-written files older than this are nobody's any more (a hook waits at most a few seconds). */
+const ORPHAN_MS = 30_000;
 
 export function startSpool(o: SpoolOptions): Spool {
   const dir = path.join(o.dataDir, SPOOL_DIR);

@@ -50,12 +50,9 @@ export function spoolRequest<T>(dir: string, method: string, urlPath: string, bo
   const start = Date.now();
   let claimed = false;
   for (;;) {
-    let text: string | undefined;
-    try {
-      text = readFileSync(`${base}.res`, 'utf8');
-    } catch {
-      /* not answered yet */
-    }
+    // existsSync first: a failed read throws, and an Error with its stack on every poll costs more
+    // than the poll.
+    const text = existsSync(`${base}.res`) ? readFileSync(`${base}.res`, 'utf8') : undefined;
     if (text !== undefined) {
       try {
         unlinkSync(`${base}.res`);
