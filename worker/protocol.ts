@@ -99,7 +99,7 @@ export interface Observation {
   createdAtEpoch: number;
   /** Set on records pulled from the team hub. */
   team?: TeamLabel;
-  /** In POST /api/observations/batch when the memory is not simply fresh (docs/freshness.md). */
+  /** In GET /api/observations, GET /api/observation/:id and POST /api/observations/batch when the memory is not simply fresh (docs/freshness.md). */
   freshness?: { status: FreshnessStatus; reason?: string; branch: string | null; otherBranch?: true; replacedBy?: number };
 }
 

@@ -28,6 +28,7 @@ export const STREAM_EVENTS: readonly StreamEventName[] = [
   'observation_deleted',
   'project_deleted',
   'queue_changed',
+  'memory_freshness',
 ];
 
 /** The command the extension registers for "Pause/Resume Capture"; the page asks the host to run it. */

@@ -33,6 +33,26 @@ export function teamLabel(t: { author: string | null; machine: string | null } |
   return t ? `${t.author ?? '?'}@${t.machine ?? '?'}` : '';
 }
 
+/** A memory that may not hold any more: 'stale' (a cited file changed) or 'retired' (docs/freshness.md). */
+export interface StaleMark {
+  status: 'stale' | 'retired';
+  reason?: string;
+}
+
+/** The stale mark of a search row ({freshness:'stale', staleReason}) or a record ({freshness:{status, reason}}). */
+export function staleMarkOf(u: Rec): StaleMark | undefined {
+  const f = u.freshness;
+  const status = isRec(f) ? f.status : f;
+  if (status !== 'stale' && status !== 'retired') return undefined;
+  const reason = isRec(f) ? f.reason : u.staleReason;
+  return typeof reason === 'string' && reason ? { status, reason: reason.slice(0, 300) } : { status };
+}
+
+/** "may be stale" / "retired", for a badge. */
+export function staleLabel(m: StaleMark): string {
+  return m.status === 'stale' ? 'may be stale' : 'retired';
+}
+
 /** A stored observation, or undefined when the value is not one. */
 export function asObservation(u: unknown): Observation | undefined {
   if (!isRec(u) || typeof u.id !== 'number' || !Number.isSafeInteger(u.id)) return undefined;
@@ -58,7 +78,21 @@ export function asObservation(u: unknown): Observation | undefined {
     createdAt: strOr(u.createdAt, at ? new Date(at).toISOString() : ''),
     createdAtEpoch: at,
     ...(teamOf(u) ? { team: teamOf(u) } : {}),
+    ...freshnessField(u),
   };
+}
+
+/** The record's own freshness object, kept when it marks the memory stale or retired. */
+function freshnessField(u: Rec): Pick<Observation, 'freshness'> {
+  const m = staleMarkOf(u);
+  if (!m || !isRec(u.freshness)) return {};
+  const branch = typeof u.freshness.branch === 'string' ? u.freshness.branch : null;
+  return { freshness: { status: m.status, branch, ...(m.reason ? { reason: m.reason } : {}) } };
+}
+
+/** The stale mark of a parsed observation. */
+export function observationStale(o: Observation): StaleMark | undefined {
+  return staleMarkOf(o as unknown as Rec);
 }
 
 function listOf(u: unknown, keys: string[]): unknown[] {
@@ -94,6 +128,8 @@ export interface Row {
   sessionId?: number;
   /** Set on records pulled from the team hub. */
   team?: { author: string | null; machine: string | null };
+  /** Set when the memory may be stale or was retired. */
+  stale?: StaleMark;
 }
 
 function kindOf(r: Rec): RowKind {
@@ -128,6 +164,7 @@ export function asRow(u: unknown): Row | undefined {
     ...(typeof u.snippet === 'string' && u.snippet.trim() ? { snippet: u.snippet.slice(0, 500) } : {}),
     ...(typeof u.sessionId === 'number' ? { sessionId: u.sessionId } : {}),
     ...(teamOf(u) ? { team: teamOf(u) } : {}),
+    ...(staleMarkOf(u) ? { stale: staleMarkOf(u) } : {}),
   };
 }
 

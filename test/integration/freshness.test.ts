@@ -166,6 +166,13 @@ describe('freshness with real git repositories', () => {
     assert.equal(of.freshness?.otherBranch, true);
     assert.match(observationText(of), /Recorded on branch feature/);
     assert.equal(oc2.freshness, undefined);
+    // The panel's feed and detail read the list and one record: they carry the same mark.
+    const list = (await w.req('GET', `/api/observations?project=${PROJECT}&branch=main&limit=100`)).body.items as Observation[];
+    assert.equal(list.find((o) => o.id === ids.a)?.freshness?.status, 'stale');
+    assert.match(list.find((o) => o.id === ids.a)?.freshness?.reason ?? '', /client\.ts changed/);
+    assert.equal(list.find((o) => o.id === ids.c2)?.freshness, undefined);
+    assert.equal((await w.req('GET', `/api/observation/${ids.a}?branch=main`)).body.freshness?.status, 'stale');
+    assert.equal((await w.req('GET', `/api/observation/${ids.c2}?branch=main`)).body.freshness, undefined);
     assert.match(hitLine({ id: ids.a, kind: 'observation', type: 'change', title: 't', freshness: a?.freshness, staleReason: a?.staleReason }), /MAY BE STALE/);
     const json = (await w.req('GET', `/api/context/inject?project=${PROJECT}&branch=main&format=json`)).body;
     assert.equal(json.stale, 3);
