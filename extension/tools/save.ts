@@ -1,4 +1,4 @@
-// memory_save: keeps something worth remembering, confirmed by the user first.
+// save_memory: keeps something worth remembering, confirmed by the user first.
 import { obj, optStr, ToolInputError, type MemoryTool } from './types';
 
 export interface SaveInput {
@@ -8,15 +8,16 @@ export interface SaveInput {
 
 export const saveTool: MemoryTool<SaveInput> = {
   manifest: {
-    name: 'memory_save',
+    name: 'save_memory',
     displayName: 'Save to Memory',
-    toolReferenceName: 'memorySave',
+    toolReferenceName: 'saveMemory',
+    legacyToolReferenceFullNames: ['memorySave'],
     canBeReferencedInPrompt: true,
     icon: '$(save)',
     tags: ['memory', 'claude-mem'],
     userDescription: 'Save a note to the project memory.',
     modelDescription:
-      "Saves a note to this project's persistent memory so that later sessions (in VS Code or Claude Code) can find it with memory_search and see it in their injected context. Use it when the user asks you to remember something, or when you reach a conclusion that future work will need: a decision and its reason, the root cause of a bug, a non-obvious convention or gotcha. Write self-contained text (a future reader has none of this conversation) with a short title. Never save secrets; text inside <private>…</private> is dropped.",
+      "Saves a note to this project's persistent memory so that later sessions (in VS Code or Claude Code) can find it with search_memory and see it in their injected context. Use it when the user asks you to remember something, or when you reach a conclusion that future work will need: a decision and its reason, the root cause of a bug, a non-obvious convention or gotcha. Write self-contained text (a future reader has none of this conversation) with a short title. Never save secrets; text inside <private>…</private> is dropped.",
     inputSchema: {
       type: 'object',
       properties: {

@@ -16,6 +16,8 @@ export interface ToolManifest {
   name: string;
   displayName: string;
   toolReferenceName: string;
+  /** Earlier `#` reference names that still resolve to this tool (VS Code maps them). */
+  legacyToolReferenceFullNames?: string[];
   userDescription: string;
   modelDescription: string;
   canBeReferencedInPrompt: boolean;
