@@ -211,6 +211,37 @@ export const CAPABILITIES = {
 /** Where the extension's runtime strings (vscode.l10n.t) are translated: l10n/bundle.l10n.<lang>.json. */
 export const L10N_DIR = './l10n';
 
+/**
+ * The English source of the l10n bundle: the first argument of every `l10n.t(...)` call under
+ * extension/ (vscode.l10n.t, and the L10n that vscode-free modules take), as @vscode/l10n-dev
+ * would export it. A call whose message is not a string literal cannot be translated: listed in
+ * `nonLiteral` (file:line) so a test can fail on it.
+ */
+export function l10nMessages(root = path.resolve(__dirname, '..', '..')): { messages: Record<string, string>; nonLiteral: string[] } {
+  // typescript is a dev dependency; this runs only from tests and writeManifest, never bundled.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const ts = require('typescript') as typeof import('typescript');
+  const messages: Record<string, string> = {};
+  const nonLiteral: string[] = [];
+  const walk = (dir: string): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+  for (const file of walk(path.join(root, 'extension')).sort()) {
+    const text = fs.readFileSync(file, 'utf8');
+    if (!text.includes('l10n.t(')) continue;
+    const src = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const visit = (n: import('typescript').Node): void => {
+      if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 't' && /(^|\.)l10n$/.test(n.expression.expression.getText(src))) {
+        const arg = n.arguments[0];
+        if (arg && (ts.isStringLiteral(arg) || ts.isNoSubstitutionTemplateLiteral(arg))) messages[arg.text] = arg.text;
+        else nonLiteral.push(`${path.relative(root, file)}:${src.getLineAndCharacterOfPosition(n.getStart(src)).line + 1}`);
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(src);
+  }
+  return { messages: Object.fromEntries(Object.entries(messages).sort(([a], [b]) => a.localeCompare(b))), nonLiteral };
+}
+
 /** Rewrites only contributes, activationEvents, capabilities and l10n in package.json, and package.nls.json beside it. */
 export function writeManifest(file = 'package.json'): void {
   const text = fs.readFileSync(file, 'utf8');
@@ -221,4 +252,7 @@ export function writeManifest(file = 'package.json'): void {
   pkg.l10n = L10N_DIR;
   fs.writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
   fs.writeFileSync(path.join(path.dirname(file), 'package.nls.json'), `${JSON.stringify(nlsStrings(), null, 2)}\n`);
+  const l10nDir = path.join(path.dirname(file), L10N_DIR);
+  fs.mkdirSync(l10nDir, { recursive: true });
+  fs.writeFileSync(path.join(l10nDir, 'bundle.l10n.json'), `${JSON.stringify(l10nMessages(path.dirname(path.resolve(file))).messages, null, 2)}\n`);
 }

@@ -1,4 +1,5 @@
 // get_memory_context: the project's injected context, what a new session sees first.
+import { ENGLISH } from '../core/l10n';
 import { obj, type MemoryTool } from './types';
 
 export type ContextInput = Record<string, never>;
@@ -21,7 +22,7 @@ export const contextTool: MemoryTool<ContextInput> = {
     if (input !== undefined && input !== null) obj(input);
     return {};
   },
-  invocationMessage: () => 'Loading the project memory',
+  invocationMessage: (_i, l10n = ENGLISH) => l10n.t('Loading the project memory'),
   async run(_i, deps) {
     return deps.context();
   },

@@ -1,4 +1,5 @@
 // save_memory: keeps something worth remembering, confirmed by the user first.
+import { ENGLISH } from '../core/l10n';
 import { obj, optStr, ToolInputError, type MemoryTool } from './types';
 
 export interface SaveInput {
@@ -33,8 +34,8 @@ export const saveTool: MemoryTool<SaveInput> = {
     if (!text) throw new ToolInputError("'text' is required: what to remember");
     return { text, title: optStr(o, 'title', 300)?.trim() };
   },
-  invocationMessage: (i) => `Saving "${i.title ?? i.text.slice(0, 60)}" to memory`,
-  confirmation: (i) => ({ title: 'Save to memory?', message: `${i.title ? `**${i.title}**\n\n` : ''}${i.text.length > 600 ? `${i.text.slice(0, 600)}…` : i.text}` }),
+  invocationMessage: (i, l10n = ENGLISH) => l10n.t('Saving "{0}" to memory', i.title ?? i.text.slice(0, 60)),
+  confirmation: (i, l10n = ENGLISH) => ({ title: l10n.t('Save to memory?'), message: `${i.title ? `**${i.title}**\n\n` : ''}${i.text.length > 600 ? `${i.text.slice(0, 600)}…` : i.text}` }),
   async run(i, deps) {
     const r = await deps.api.save(i.text, { title: i.title, project: deps.project() });
     return r.duplicate ? `Already in memory as #${r.id} (project ${r.project}).` : `Saved to memory as #${r.id} (project ${r.project}).`;

@@ -1,6 +1,7 @@
 // search_memory: the first step of "search, then timeline, then fetch by id".
 import { RERANK_TOP } from '../chat/rerank';
 import { hitsText } from '../core/format';
+import { ENGLISH } from '../core/l10n';
 import { obj, optInt, optStr, ToolInputError, type MemoryTool } from './types';
 
 export interface SearchInput {
@@ -43,7 +44,7 @@ export const searchTool: MemoryTool<SearchInput> = {
     if (!query) throw new ToolInputError("'query' is required: a few keywords to search for");
     return { query, type: optStr(o, 'type', 40), limit: optInt(o, 'limit', 1, 50) ?? 10, allProjects: o.allProjects === true };
   },
-  invocationMessage: (i) => `Searching memory for "${i.query}"`,
+  invocationMessage: (i, l10n = ENGLISH) => l10n.t('Searching memory for "{0}"', i.query),
   async run(i, deps, signal) {
     const searched = await deps.api.search(i.query, { project: i.allProjects ? undefined : deps.project(), type: i.type, limit: deps.rerank ? Math.max(RERANK_TOP, i.limit) : i.limit });
     // Only when it decides which hits are shown (more than the limit came back).

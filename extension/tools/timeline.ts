@@ -1,5 +1,6 @@
 // get_memory_timeline: what happened around one observation, summary or moment.
 import { hitsText } from '../core/format';
+import { ENGLISH } from '../core/l10n';
 import { obj, optInt, optStr, ToolInputError, type MemoryTool } from './types';
 
 export interface TimelineInput {
@@ -39,7 +40,7 @@ export const timelineTool: MemoryTool<TimelineInput> = {
     if (!anchor && !query) throw new ToolInputError("give 'anchor' (an id like 123 or S12, or an ISO time) or 'query'");
     return { anchor, query, before: optInt(o, 'depth_before', 0, 50) ?? 5, after: optInt(o, 'depth_after', 0, 50) ?? 5 };
   },
-  invocationMessage: (i) => `Reading the memory timeline around ${i.anchor ?? `"${i.query}"`}`,
+  invocationMessage: (i, l10n = ENGLISH) => l10n.t('Reading the memory timeline around {0}', i.anchor ?? `"${i.query}"`),
   async run(i, deps) {
     let anchor = i.anchor;
     if (!anchor && i.query) {

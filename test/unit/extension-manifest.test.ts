@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { CAPABILITIES, COMMANDS, contributions, nlsStrings } from '../../extension/core/manifest';
+import { CAPABILITIES, COMMANDS, contributions, l10nMessages, nlsStrings } from '../../extension/core/manifest';
 import { SECTION, SETTINGS } from '../../extension/core/settings';
 import { TOOL_ALIASES, TOOLS } from '../../extension/tools/index';
 
@@ -113,6 +113,38 @@ describe('package.nls.json', () => {
 
   it('points l10n at the bundle folder VS Code reads vscode.l10n.t translations from', () => {
     assert.equal(pkg.l10n, './l10n');
+  });
+});
+
+describe('l10n/bundle.l10n.json', () => {
+  const { messages, nonLiteral } = l10nMessages(root);
+  const bundle = JSON.parse(fs.readFileSync(path.join(root, 'l10n', 'bundle.l10n.json'), 'utf8')) as Record<string, string>;
+
+  it('holds every l10n.t message of the extension and nothing else (rewrite with writeManifest when this fails)', () => {
+    assert.deepEqual(bundle, messages);
+    assert.ok(Object.keys(bundle).length > 100, 'notifications, quick picks, status bar, chat replies');
+  });
+
+  it('every l10n.t call has a literal message, so it can be translated', () => {
+    assert.deepEqual(nonLiteral, []);
+  });
+
+  it('every translation bundle beside it (bundle.l10n.<lang>.json) translates only known messages, keeping their {n} arguments', () => {
+    for (const f of fs.readdirSync(path.join(root, 'l10n')).filter((x) => /^bundle\.l10n\.[\w-]+\.json$/.test(x))) {
+      const tr = JSON.parse(fs.readFileSync(path.join(root, 'l10n', f), 'utf8')) as Record<string, string>;
+      for (const [k, v] of Object.entries(tr)) {
+        assert.ok(k in bundle, `${f}: ${k}`);
+        assert.deepEqual([...v.matchAll(/{\d+}/g)].map(String).sort(), [...k.matchAll(/{\d+}/g)].map(String).sort(), `${f}: ${k}`);
+      }
+    }
+  });
+
+  it('the user-facing wording is unchanged in English (l10n.t formats {n} like VS Code)', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { l10nT } = require('../helpers/fakeVscode.cjs') as { l10nT: (m: string, ...a: unknown[]) => string };
+    assert.equal(l10nT('Forgot {0} ({1} sessions).', 'alpha', 3), 'Forgot alpha (3 sessions).');
+    assert.equal(l10nT('Hello {name}', { name: 'x' }), 'Hello x');
+    assert.equal(l10nT('{0} and {1}', 'a'), 'a and {1}');
   });
 });
 
