@@ -28,13 +28,6 @@ const forbidden = [/\.ts$/, /\.map$/, /(^|\/)node_modules\//, /^(test|worker|ext
 const missing = required.filter((f) => !fs.existsSync(path.join(root, f)));
 if (missing.length) fail(`missing ${missing.join(', ')}: run \`npm run build\` first`);
 
-fs.mkdirSync(path.dirname(out), { recursive: true });
-const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'claude-mem-vsix-'));
-for (const f of fs.readdirSync(root)) {
-  if (/^(package\.json|package\.nls(\.[\w-]+)?\.json|l10n|\.vscodeignore|dist|media|(CHANGELOG|LICENSE)(\.\w+)?)$/.test(f)) {
-    fs.cpSync(path.join(root, f), path.join(stage, f), { recursive: true });
-  }
-}
 // The .vsix carries the user-facing README (what it does, privacy, settings), not this
 // repository's developer README (set-up and test commands). Its relative links and screenshots
 // become absolute URLs on the repository (the Marketplace page has no folder to resolve them in);
@@ -49,9 +42,16 @@ const repoWeb = (() => {
 const readmeDir = path.join(root, 'docs', 'marketplace');
 const readme = absoluteLinks(fs.readFileSync(path.join(readmeDir, 'README.md'), 'utf8'), { root, readmeDir, repoWeb });
 if (readme.missing.length) fail(`docs/marketplace/README.md links to files that do not exist: ${readme.missing.join(', ')}`);
-fs.writeFileSync(path.join(stage, 'README.md'), readme.text);
 const shipped = readme.images.map((f) => `images/${path.basename(f)}`);
 if (new Set(shipped).size !== shipped.length) fail(`two README images share a file name: ${readme.images.join(', ')}`);
+fs.mkdirSync(path.dirname(out), { recursive: true });
+const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'claude-mem-vsix-'));
+for (const f of fs.readdirSync(root)) {
+  if (/^(package\.json|package\.nls(\.[\w-]+)?\.json|l10n|\.vscodeignore|dist|media|(CHANGELOG|LICENSE)(\.\w+)?)$/.test(f)) {
+    fs.cpSync(path.join(root, f), path.join(stage, f), { recursive: true });
+  }
+}
+fs.writeFileSync(path.join(stage, 'README.md'), readme.text);
 if (readme.images.length) fs.mkdirSync(path.join(stage, 'images'));
 for (const f of readme.images) fs.copyFileSync(path.join(root, f), path.join(stage, 'images', path.basename(f)));
 await vsce.createVSIX({

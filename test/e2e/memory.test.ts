@@ -267,5 +267,5 @@ test('extension host: the memory tools, chat.open and compression by the fake mo
   });
   for (const c of result.report.tests) t.diagnostic(`host: ${c.ok ? 'ok' : 'FAIL'} ${c.name} (${c.ms} ms)`);
   t.diagnostic(`recorded: ${JSON.stringify(result.report.data)}`);
-  assert.equal(result.report.tests.length, 7, 'every host case reported');
+  assert.equal(result.report.tests.length, 8, 'every host case reported');
 });

@@ -8,7 +8,10 @@ import { describe, it } from 'node:test';
 
 const root = path.resolve(__dirname, '..', '..');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { absoluteLinks, repositoryWebUrl } = require(path.join(root, 'scripts', 'lib', 'readmeLinks.mjs')) as typeof import('../../scripts/lib/readmeLinks.mjs');
+const { absoluteLinks, repositoryWebUrl } = require(path.join(root, 'scripts', 'lib', 'readmeLinks.mjs')) as {
+  absoluteLinks(text: string, o: { root: string; readmeDir: string; repoWeb: string }): { text: string; images: string[]; missing: string[]; relative: string[] };
+  repositoryWebUrl(repository: unknown): string;
+};
 
 describe('Marketplace README links', () => {
   const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'readme-links-'));
