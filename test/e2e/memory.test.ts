@@ -175,6 +175,8 @@ test('UI: save → observation → Search Memory → Memory panel → @memory �
         // lists the cited ones under "Cited memories".
         const response = page.locator('.interactive-item-container.interactive-response').last();
         await response.getByText(/From memory: see #/).waitFor({ timeout: 60_000 });
+        // The "Cited memories" line is a later part of the stream: wait for it too before reading.
+        await response.getByText(/Cited memories:/).waitFor({ timeout: 30_000 }).catch(() => undefined);
         const text = await response.innerText();
         assert.match(text, new RegExp(`From memory: see [#\\d, ]*#${obs.id}\\b`), `the answer cites #${obs.id}:\n${text}`);
         assert.match(text, new RegExp(`Cited memories:.*#${obs.id}\\b`), `the answer lists #${obs.id} under "Cited memories":\n${text}`);
