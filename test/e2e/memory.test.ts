@@ -174,6 +174,8 @@ test('UI: save → observation → Search Memory → Memory panel → @memory �
         // lists the cited ones under "Cited memories".
         const response = page.locator('.interactive-item-container.interactive-response').last();
         await response.getByText(/From memory: see #/).waitFor({ timeout: 60_000 });
+        // The "Cited memories" line is a later part of the stream: wait for it too before reading.
+        await response.getByText(/Cited memories:/).waitFor({ timeout: 30_000 }).catch(() => undefined);
         const text = await response.innerText();
         assert.match(text, new RegExp(`From memory: see [#\\d, ]*#${obs.id}\\b`), `the answer cites #${obs.id}:\n${text}`);
         assert.match(text, new RegExp(`Cited memories:.*#${obs.id}\\b`), `the answer lists #${obs.id} under "Cited memories":\n${text}`);
@@ -230,5 +232,5 @@ test('extension host: the memory tools, chat.open and compression by the fake mo
   });
   for (const c of result.report.tests) t.diagnostic(`host: ${c.ok ? 'ok' : 'FAIL'} ${c.name} (${c.ms} ms)`);
   t.diagnostic(`recorded: ${JSON.stringify(result.report.data)}`);
-  assert.equal(result.report.tests.length, 7, 'every host case reported');
+  assert.equal(result.report.tests.length, 8, 'every host case reported');
 });
