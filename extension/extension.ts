@@ -26,6 +26,7 @@ import { Debouncer } from './core/timers';
 import { vscodeLmPort } from './lmProvider';
 import { registerFreshness, type Freshness } from './freshness';
 import { withCitations } from './freshness/cite';
+import { unsavedText } from './freshness/controller';
 import { registerMemoryPanel } from './panel';
 import type { Services } from './services';
 import { StatusBar } from './status';
@@ -127,7 +128,7 @@ export function activate(context: vscode.ExtensionContext): { services: Services
     folderOf,
     primaryFolder: () => folders()[0],
     projectOf,
-    send: (project, req) => void session.observe(project, withCitations(req, vscode.workspace.getConfiguration(SECTION).get<boolean>('freshness.enabled', true))),
+    send: (project, req) => void session.observe(project, withCitations(req, vscode.workspace.getConfiguration(SECTION).get<boolean>('freshness.enabled', true), unsavedText)),
     log,
   });
 

@@ -165,3 +165,9 @@ export class FreshnessController implements vscode.Disposable {
     }
   }
 }
+
+/** The editor's text of a file with unsaved edits, else undefined (the disk's copy is current). */
+export function unsavedText(absPath: string): string | undefined {
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.isDirty && d.uri.fsPath === absPath);
+  return doc?.getText();
+}
