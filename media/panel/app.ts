@@ -1,6 +1,6 @@
 // The Memory panel app: one codebase for the VS Code webview and the browser viewer. It holds
 // the state, reacts to the live event stream, and renders; the transport does the talking.
-import { OBSERVATION_TYPES, SEARCH_MODES, type ConnectionState, type Observation, type ProjectInfo, type SearchMode, type StreamEvent } from '../../extension/panel/protocol';
+import { OBSERVATION_TYPES, SEARCH_MODES, type ConnectionState, type Observation, type ProjectInfo, type SearchMode, type StreamEvent } from '../../common/contract';
 import { formatCount, h, icon, typeLabel } from './dom';
 import { asObservation, asObservations, asSearchResult, asSession, asTimeline, economics, FeedState, filtersActive, matchesAuthor, PLATFORM_LABELS, type Filters, type RowList, type SessionGroup, type SessionLite } from './model';
 import { ApiError, type HostInfo, type Transport } from './transport';

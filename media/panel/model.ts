@@ -1,6 +1,6 @@
 // What the panel knows and how it changes: replies normalised at the edge (never trusted), the
 // live feed grouped by session, local filters, and token economics. No DOM: unit-tested in Node.
-import type { Observation, StreamEvent } from '../../extension/panel/protocol';
+import type { Observation, StreamEvent } from '../../common/contract';
 
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
