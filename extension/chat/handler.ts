@@ -86,7 +86,6 @@ export async function handleChat(req: ChatTurnRequest, model: ChatModelPort | un
         }
         out.progress(`Searching memory of ${project}…`);
         const r = await deps.api.search(query, { project, platform, limit: deps.maxResults });
-        if (r.fallback) say(`_${escapeMd(r.fallback)}_\n\n`);
         if (r.hits.length === 0) {
           say(`No memory matches **${escapeMd(query)}** in ${escapeMd(project)}.`);
           return done([]);
@@ -111,7 +110,6 @@ export async function handleChat(req: ChatTurnRequest, model: ChatModelPort | un
         }
         out.progress(`Reading the timeline around ${anchor}…`);
         const r = await deps.api.timeline(anchor, { project });
-        if (r.fallback) say(`_${escapeMd(r.fallback)}_\n\n`);
         if (r.hits.length === 0) {
           say(`Nothing recorded around ${escapeMd(anchor)}.`);
           return done([]);

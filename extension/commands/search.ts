@@ -60,7 +60,6 @@ export function searchCommand(s: Services): () => Promise<void> {
         const r = await s.api.search(query, { project: s.project(), limit: s.settings().maxResults * 3 });
         if (mine !== seq) return;
         qp.items = r.hits.length ? r.hits.map(hitItem) : [{ label: `No memory matches "${query}"`, alwaysShow: true }];
-        if (r.fallback) qp.title = r.fallback;
       } catch (e) {
         if (mine === seq) qp.items = [{ label: `$(error) ${(e as Error).message}`, alwaysShow: true }];
       } finally {

@@ -47,7 +47,7 @@ export const searchTool: MemoryTool<SearchInput> = {
     const searched = await deps.api.search(i.query, { project: i.allProjects ? undefined : deps.project(), type: i.type, limit: deps.rerank ? Math.max(RERANK_TOP, i.limit) : i.limit });
     // Only when it decides which hits are shown (more than the limit came back).
     const r = deps.rerank && searched.hits.length > i.limit ? { ...searched, hits: (await deps.rerank(i.query, searched.hits, signal)).slice(0, i.limit) } : searched;
-    const head = r.fallback ? `(${r.fallback})\n` : r.notice ? `(${r.notice})\n` : '';
+    const head = r.notice ? `(${r.notice})\n` : '';
     if (r.hits.length === 0) return `${head}No memory matches "${i.query}"${i.allProjects ? '' : ` in project ${deps.project()}`}. Try other keywords or allProjects: true.`;
     return `${head}${r.hits.length} result(s) for "${i.query}":\n${hitsText(r.hits)}\n\nNext: memory_get with the ids that look relevant, or memory_timeline with an id as anchor.`;
   },
