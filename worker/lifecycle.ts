@@ -20,7 +20,7 @@ import { cleanText, scrubToolUse } from '../common/privacy';
 import { capText, fieldText, isExcludedProject, isSkippedTool } from './privacy/filters';
 import { hasObservationHash, insertObservation } from './store/repos/observations';
 import { insertPrompt } from './store/repos/prompts';
-import { enqueue } from './store/repos/queue';
+import { enqueue, summaryQueued } from './store/repos/queue';
 import { completeSession, ensureSession, findSession, nextPrompt, touchSession } from './store/repos/sessions';
 import type { Store } from './store/store';
 
@@ -195,7 +195,7 @@ export class Lifecycle {
         !row.prompt_private &&
         tx.get('SELECT 1 AS x FROM observations WHERE session_id = ? LIMIT 1', [row.id]) !== undefined &&
         tx.get('SELECT 1 AS x FROM session_summaries WHERE session_id = ? LIMIT 1', [row.id]) === undefined &&
-        tx.get(`SELECT 1 AS x FROM pending_work WHERE session_id = ? AND kind = 'summary' LIMIT 1`, [row.id]) === undefined;
+        !summaryQueued(tx, row.id);
       if (needsSummary) {
         const j: SummaryJob = { promptNumber: row.prompt_counter, reason: 'session-end' };
         enqueue(tx, { sessionId: row.id, kind: 'summary', payload: j, contentHash: contentHash('summary', 'session-end'), now });
