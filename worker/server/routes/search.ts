@@ -8,7 +8,6 @@ import { freshnessOf } from '../../freshness/state';
 import { branchView, freshnessSettings } from '../../freshness/view';
 import { fileHistory } from '../../search/byFile';
 import { optProject, parseSearchRequest } from '../../search/params';
-import { searchService } from '../../search/service';
 import { NotFound, timeline } from '../../search/timeline';
 import { toObservation, type ObservationRow } from '../../store/repos/observations';
 import { labelObservations, labelTeamItems } from '../../team/labels';
@@ -16,7 +15,7 @@ import type { AppContext } from '../context';
 import { bodyText, jsonBody } from '../http';
 
 export function searchRoutes(app: Hono, ctx: AppContext): void {
-  const service = () => searchService(ctx);
+  const service = () => ctx.search;
 
   app.get('/api/search', async (c) => {
     const req = parseSearchRequest((name) => c.req.query(name));

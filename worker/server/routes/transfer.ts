@@ -16,7 +16,7 @@ export function transferRoutes(app: Hono, ctx: AppContext): void {
   app.post('/api/import', async (c) => {
     const sessions = await parseImportYielding(await jsonBody(c));
     const imported = await importChunked(ctx.store, sessions);
-    if (imported.observations > 0) ctx.events.emit('new_observation', { imported: imported.observations });
+    if (imported.observations > 0) ctx.events.emit('observations_imported', { count: imported.observations });
     return c.json({ imported } satisfies ImportResponse);
   });
 }
