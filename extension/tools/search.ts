@@ -1,5 +1,6 @@
 // memory_search: the first step of "search, then timeline, then fetch by id".
 import { RERANK_TOP } from '../chat/rerank';
+import { OBSERVATION_TYPES } from '../../common/contract';
 import { hitsText } from '../core/format';
 import { obj, optInt, optStr, ToolInputError, type MemoryTool } from './types';
 
@@ -27,7 +28,7 @@ export const searchTool: MemoryTool<SearchInput> = {
         query: { type: 'string', description: 'Keywords to search for: file or symbol names, error text, topics.' },
         type: {
           type: 'string',
-          enum: ['bugfix', 'feature', 'refactor', 'change', 'discovery', 'decision', 'security_alert', 'security_note'],
+          enum: [...OBSERVATION_TYPES],
           description: 'Only observations of this type.',
         },
         limit: { type: 'number', description: 'Most rows to return (default 10, at most 50).' },
