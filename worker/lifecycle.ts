@@ -17,7 +17,8 @@ import {
   type SkippedResponse,
 } from './protocol';
 import { cleanText, scrubToolUse } from '../common/privacy';
-import { capText, fieldText, isExcludedProject, isSkippedTool } from './privacy/filters';
+import { cutText } from '../common/privacy/cut';
+import { fieldText, isExcludedProject, isSkippedTool } from './privacy/filters';
 import { hasObservationHash, insertObservation } from './store/repos/observations';
 import { insertPrompt } from './store/repos/prompts';
 import { enqueue, summaryQueued } from './store/repos/queue';
@@ -83,7 +84,7 @@ export class Lifecycle {
     const raw = optString(o, 'prompt');
     if (isExcludedProject(project, cwd, this.settings.excludedProjects)) return { skipped: 'excluded_project', project };
     const stripped = raw === undefined ? undefined : cleanText(raw);
-    const text = stripped ? capText(stripped.text.trim(), MAX_PROMPT) : '';
+    const text = stripped ? cutText(stripped.text.trim(), MAX_PROMPT) : '';
     const isPrivate = stripped !== undefined && text === '' && (stripped.removed > 0 || raw?.trim() !== '');
     const now = Date.now();
     const r = await this.store.write((tx) => {
@@ -161,8 +162,8 @@ export class Lifecycle {
     const lastUser = optString(o, 'last_user_message');
     const lastAssistant = optString(o, 'last_assistant_message');
     const job = (promptNumber: number): SummaryJob => ({
-      lastUserMessage: lastUser === undefined ? undefined : capText(clean(lastUser), MAX_PROMPT),
-      lastAssistantMessage: lastAssistant === undefined ? undefined : capText(clean(lastAssistant), MAX_PROMPT),
+      lastUserMessage: lastUser === undefined ? undefined : cutText(clean(lastUser), MAX_PROMPT),
+      lastAssistantMessage: lastAssistant === undefined ? undefined : cutText(clean(lastAssistant), MAX_PROMPT),
       promptNumber,
       reason: 'summarize',
     });

@@ -16,12 +16,6 @@ export function isExcludedProject(project: string, cwd: string | undefined, glob
   });
 }
 
-/**
- * Keeps the head and tail of a long text with a marker giving the original size between. Private
- * blocks are stripped first (common/privacy/cut.ts), so a cut never keeps half of one.
- */
-export const capText: (text: string, max: number) => string = cutText;
-
 /** Serialises a tool field (any JSON) to text and caps it. */
 export function fieldText(value: unknown, max: number): string {
   if (value === undefined || value === null) return '';
@@ -34,5 +28,5 @@ export function fieldText(value: unknown, max: number): string {
       text = String(value);
     }
   }
-  return capText(text, max);
+  return cutText(text, max);
 }
