@@ -7,3 +7,4 @@ export * from './routes';
 export * from './stream';
 export * from './panel';
 export * from './replies';
+export * from './hooks';
