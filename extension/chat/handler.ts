@@ -2,7 +2,7 @@
 // commands from the worker, and answers free questions with the user's chat model over retrieved
 // memories, citing observation ids. The vscode adapter (participant.ts) supplies the model and the
 // response stream through the small ports below. No vscode import.
-import type { Observation } from '../../worker/protocol';
+import type { Observation } from '../../common/contract';
 import { citedIds, escapeMd, hitsMarkdown, observationText, ref } from '../core/format';
 import type { MemoryApi, SearchHit } from '../core/memoryApi';
 import { RERANK_TOP, rerankHits } from './rerank';

@@ -2,7 +2,7 @@
 // and tool_input shapes the worker's local heuristic understands (worker/agent/local.ts).
 // Private blocks are removed before anything is diffed or cut, so an excerpt can never hold half of
 // one. No vscode import.
-import type { ObservationRequest } from '../../worker/protocol';
+import type { ObservationRequest } from '../../common/contract';
 import { cleanAndCut, redactSecrets, stripPrivate } from '../../common/privacy';
 import { diffSummary } from './diff';
 
