@@ -829,13 +829,7 @@ export class App {
       if (ids.length === 1) {
         list = [parseObservation(await this.t.request('observation', { id: ids[0] }))];
       } else {
-        try {
-          list = parseObservationsBatch(await this.t.request('observationsBatch', { ids })).items;
-        } catch (e) {
-          if (!(e instanceof ApiError && e.routeMissing)) throw e;
-          const each = await Promise.allSettled(ids.map((id) => this.t.request('observation', { id })));
-          list = each.flatMap((r) => (r.status === 'fulfilled' ? [parseObservation(r.value)] : []));
-        }
+        list = parseObservationsBatch(await this.t.request('observationsBatch', { ids })).items;
       }
     } catch {
       return; // deleted in the meantime, or the worker went away: the next reload catches up
