@@ -1,7 +1,7 @@
 // Export and import: a self-describing JSON document. Import is validated whole (a bad field stores
 // nothing), then written in chunks so other requests are answered meanwhile; it is idempotent
 // (sessions by platform + id, the rest by their natural keys), so importing twice adds nothing.
-import { BadRequest, asObject } from './protocol';
+import { BadRequest, asObject, EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument, type ExportedSession } from './protocol';
 import { cleanText } from '../common/privacy';
 import { insertObservation, observationContent, type ObservationRow } from './store/repos/observations';
 import { insertPrompt, type PromptRow } from './store/repos/prompts';
@@ -9,61 +9,7 @@ import { findSession, type SessionRow } from './store/repos/sessions';
 import { insertSummary, type SummaryRow } from './store/repos/summaries';
 import type { Store, WriteTx } from './store/store';
 
-export const EXPORT_FORMAT = 'claude-mem-vscode/export';
-export const EXPORT_VERSION = 1;
-
-export interface ExportedSession {
-  platform: string;
-  contentSessionId: string;
-  project: string;
-  cwd: string | null;
-  status: string;
-  promptCounter: number;
-  startedAt: number;
-  updatedAt: number;
-  completedAt: number | null;
-  completionReason: string | null;
-  prompts: { promptNumber: number; text: string; createdAt: number }[];
-  observations: {
-    type: string;
-    title: string;
-    subtitle: string | null;
-    facts: string[];
-    narrative: string | null;
-    concepts: string[];
-    filesRead: string[];
-    filesModified: string[];
-    toolName: string | null;
-    promptNumber: number | null;
-    contentHash: string;
-    source: string;
-    inputTokens: number;
-    outputTokens: number;
-    discoveryTokens: number;
-    createdAt: number;
-  }[];
-  summaries: {
-    request: string | null;
-    investigated: string | null;
-    learned: string | null;
-    completed: string | null;
-    nextSteps: string | null;
-    notes: string | null;
-    promptNumber: number | null;
-    contentHash: string;
-    inputTokens: number;
-    outputTokens: number;
-    createdAt: number;
-  }[];
-}
-
-export interface ExportDocument {
-  format: typeof EXPORT_FORMAT;
-  version: number;
-  exportedAt: string;
-  project: string | null;
-  sessions: ExportedSession[];
-}
+export { EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument, type ExportedSession } from './protocol';
 
 export function exportMemory(store: Store, project: string | undefined): ExportDocument {
   const sessions = project

@@ -617,13 +617,62 @@ export interface ImportResponse {
   imported: { sessions: number; prompts: number; observations: number; summaries: number };
 }
 
-/** GET /api/export: every session of a project (or all) with its prompts, observations and summaries. */
+/** GET /api/export: every session of a project (or all) with its prompts, observations and summaries;
+ * POST /api/import takes the same document. */
+export const EXPORT_FORMAT = 'claude-mem-vscode/export';
+export const EXPORT_VERSION = 1;
+
+export interface ExportedSession {
+  platform: string;
+  contentSessionId: string;
+  project: string;
+  cwd: string | null;
+  status: string;
+  promptCounter: number;
+  startedAt: number;
+  updatedAt: number;
+  completedAt: number | null;
+  completionReason: string | null;
+  prompts: { promptNumber: number; text: string; createdAt: number }[];
+  observations: {
+    type: string;
+    title: string;
+    subtitle: string | null;
+    facts: string[];
+    narrative: string | null;
+    concepts: string[];
+    filesRead: string[];
+    filesModified: string[];
+    toolName: string | null;
+    promptNumber: number | null;
+    contentHash: string;
+    source: string;
+    inputTokens: number;
+    outputTokens: number;
+    discoveryTokens: number;
+    createdAt: number;
+  }[];
+  summaries: {
+    request: string | null;
+    investigated: string | null;
+    learned: string | null;
+    completed: string | null;
+    nextSteps: string | null;
+    notes: string | null;
+    promptNumber: number | null;
+    contentHash: string;
+    inputTokens: number;
+    outputTokens: number;
+    createdAt: number;
+  }[];
+}
+
 export interface ExportDocument {
-  format: 'claude-mem-vscode/export';
+  format: typeof EXPORT_FORMAT;
   version: number;
   exportedAt: string;
   project: string | null;
-  sessions: unknown[];
+  sessions: ExportedSession[];
 }
 
 export interface ViewerCodeResponse {
