@@ -86,6 +86,15 @@ const HOOKS = [
   ['context', 'SessionStart'],
 ];
 
+/**
+ * The same hooks over TCP: what a hook costs when no spool serves it (its worker is on another
+ * machine, or CLAUDE_MEM_HOOK_TRANSPORT=tcp). Not part of the bar; shown for what the spool saves.
+ */
+const TCP_HOOKS = [
+  ['observation (tcp)', 'observation', 'PostToolUse'],
+  ['file-context (tcp)', 'file-context', 'PreToolUse'],
+];
+
 /** Other platforms: [row name, command-line platform, handler, fixture dir, fixture]. */
 const PLATFORM_HOOKS = [
   ['vscode context', 'vscode-agent', 'context', 'vscode-agent-hooks', 'SessionStart'],
@@ -161,6 +170,7 @@ async function instructionCounts(env, deadEnv) {
     ['node -e 0', ['-e', '0'], '', env],
     ...HOOKS.map(([h, ev]) => [h, [cli, 'hook', 'claude-code', h], ev, env]),
     ['observation (no worker)', [cli, 'hook', 'claude-code', 'observation'], 'PostToolUse', deadEnv],
+    ...TCP_HOOKS.map(([name, h, ev]) => [name, [cli, 'hook', 'claude-code', h], ev, tcpEnv]),
     ...PLATFORM_HOOKS.map(([name, platform, handler, dir, ev]) => [name, [cli, 'hook', platform, handler], ev, env, dir]),
   ];
   for (const [name, args, event, e, dir] of cases) {
@@ -178,7 +188,8 @@ async function instructionCounts(env, deadEnv) {
 const { proc, port } = await startWorker();
 const env = { ...baseEnv, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: String(port), CLAUDE_MEM_NO_AUTOSTART: '1' };
 const deadEnv = { ...env, CLAUDE_MEM_WORKER_PORT: '1' }; // nothing listens on port 1
-const rows = new Map([['node -e 0', []], ...HOOKS.map(([h]) => [h, []]), ['observation (no worker)', []], ...PLATFORM_HOOKS.map(([name]) => [name, []])]);
+const tcpEnv = { ...env, CLAUDE_MEM_HOOK_TRANSPORT: 'tcp' }; // as a hook on another machine than its worker
+const rows = new Map([['node -e 0', []], ...HOOKS.map(([h]) => [h, []]), ['observation (no worker)', []], ...TCP_HOOKS.map(([name]) => [name, []]), ...PLATFORM_HOOKS.map(([name]) => [name, []])]);
 try {
   for (let i = 0; i < WARMUP + RUNS; i++) {
     const sample = (name, ms) => i >= WARMUP && rows.get(name).push(ms);
@@ -189,6 +200,10 @@ try {
       sample(hook, timed([cli, 'hook', 'claude-code', hook], fixture(event, i), env));
     }
     sample('observation (no worker)', timed([cli, 'hook', 'claude-code', 'observation'], fixture('PostToolUse', i), deadEnv));
+    for (const [name, hook, event] of TCP_HOOKS) {
+      await drained(port);
+      sample(name, timed([cli, 'hook', 'claude-code', hook], fixture(event, i + 50_000), tcpEnv));
+    }
     for (const [name, platform, handler, dir, event] of PLATFORM_HOOKS) {
       await drained(port);
       sample(name, timed([cli, 'hook', platform, handler], fixture(event, i, dir), env));

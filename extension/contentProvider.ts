@@ -19,11 +19,11 @@ export function registerContentProvider(api: MemoryApi, context: (project: strin
       const obs = /^\/observation\/(\d+)\.md$/.exec(uri.path);
       if (obs) {
         const [o] = await api.get([Number(obs[1])]);
-        return o ? observationMarkdown(o) : `Observation #${obs[1]} does not exist (deleted, or in another data dir).`;
+        return o ? observationMarkdown(o) : vscode.l10n.t('Observation #{0} does not exist (deleted, or in another data dir).', obs[1]);
       }
       const ctx = /^\/context\/(.+)\.md$/.exec(uri.path);
       if (ctx) return context(decodeURIComponent(ctx[1]));
-      return 'Unknown memory document.';
+      return vscode.l10n.t('Unknown memory document.');
     },
   });
 }

@@ -28,7 +28,7 @@ export function vscodeLmPort(family: () => string): LmPort {
       const poll = setInterval(() => signal.isCancellationRequested && cts.cancel(), 250);
       try {
         const messages = [vscode.LanguageModelChatMessage.User(job.system), vscode.LanguageModelChatMessage.User(job.prompt)];
-        const res = await model.sendRequest(messages, { justification: 'Claude Mem compresses your coding activity into short memory notes with your chat model.' }, cts.token);
+        const res = await model.sendRequest(messages, { justification: vscode.l10n.t('Claude Mem compresses your coding activity into short memory notes with your chat model.') }, cts.token);
         let text = '';
         for await (const chunk of res.text) text += chunk;
         const [inputTokens, outputTokens] = await Promise.all([

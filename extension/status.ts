@@ -1,5 +1,6 @@
 // The status bar item: worker state, observations captured today, and capture pauses. Click opens the panel.
 import * as vscode from 'vscode';
+import { ENGLISH, type L10n } from './core/l10n';
 import type { WorkerState } from './core/supervisor';
 
 /** The worker's storage as /api/readiness reports it: 'ok', 'degraded' (data missing) or 'read-only: …'. */
@@ -18,31 +19,33 @@ export interface StatusInput {
   captureEnabled: boolean;
 }
 
-export function statusText(s: StatusInput): { text: string; tooltip: string; warn: boolean } {
+export function statusText(s: StatusInput, l10n: L10n = ENGLISH): { text: string; tooltip: string; warn: boolean } {
   const w = s.worker;
-  const capture = !s.trusted ? 'capture off: untrusted workspace' : !s.captureEnabled ? 'capture off in settings' : s.paused ? 'capture paused' : 'capturing';
+  const capture = !s.trusted ? l10n.t('capture off: untrusted workspace') : !s.captureEnabled ? l10n.t('capture off in settings') : s.paused ? l10n.t('capture paused') : l10n.t('capturing');
+  const memory = l10n.t('Memory');
   switch (w.kind) {
     case 'starting':
-      return { text: '$(sync~spin) Memory', tooltip: `Claude Mem: starting the memory worker${w.attempt ? ` (attempt ${w.attempt + 1})` : ''}…`, warn: false };
+      return { text: `$(sync~spin) ${memory}`, tooltip: w.attempt ? l10n.t('Claude Mem: starting the memory worker (attempt {0})…', w.attempt + 1) : l10n.t('Claude Mem: starting the memory worker…'), warn: false };
     case 'down':
-      return { text: '$(warning) Memory', tooltip: `Claude Mem: worker down (${w.error}); retrying in ${Math.round(w.retryInMs / 1000)} s. Click for the panel, or run "Claude Mem: Restart Worker".`, warn: true };
+      return { text: `$(warning) ${memory}`, tooltip: l10n.t('Claude Mem: worker down ({0}); retrying in {1} s. Click for the panel, or run "Claude Mem: Restart Worker".', w.error, Math.round(w.retryInMs / 1000)), warn: true };
     case 'stopped':
-      return { text: '$(circle-slash) Memory', tooltip: 'Claude Mem: stopped', warn: false };
+      return { text: `$(circle-slash) ${memory}`, tooltip: l10n.t('Claude Mem: stopped'), warn: false };
     case 'connected': {
       if (s.storage && s.storage.storage !== 'ok') {
-        const what = s.storage.storage === 'degraded' ? 'degraded' : 'read-only';
+        const what = s.storage.storage === 'degraded' ? l10n.t('degraded') : l10n.t('read-only');
         return {
-          text: `$(warning) Memory ${what}`,
-          tooltip: `Claude Mem: ${s.storage.message ?? `storage is ${s.storage.storage}`} Click to open the Memory panel.`,
+          text: `$(warning) ${memory} ${what}`,
+          tooltip: l10n.t('Claude Mem: {0} Click to open the Memory panel.', s.storage.message ?? l10n.t('storage is {0}', s.storage.storage)),
           warn: true,
         };
       }
       const icon = !s.trusted || !s.captureEnabled ? '$(shield)' : s.paused ? '$(debug-pause)' : '$(database)';
       const count = s.today === undefined ? '' : ` ${s.today}`;
-      const provider = w.health.provider ? `, compression: ${w.health.provider.name} (${w.health.provider.state})` : '';
+      const provider = w.health.provider ? `, ${l10n.t('compression: {0} ({1})', w.health.provider.name, w.health.provider.state)}` : '';
+      const worker = w.owned ? l10n.t('Worker pid {0} v{1} (started by this window)', w.pid, w.version) : l10n.t('Worker pid {0} v{1}', w.pid, w.version);
       return {
-        text: `${icon} Memory${count}`,
-        tooltip: `Claude Mem: ${capture}. ${s.today ?? '?'} observations today in this project. Worker pid ${w.pid} v${w.version}${w.owned ? ' (started by this window)' : ''}${provider}, queue ${w.health.queueDepth}. Click to open the Memory panel.`,
+        text: `${icon} ${memory}${count}`,
+        tooltip: l10n.t('Claude Mem: {0}. {1} observations today in this project. {2}{3}, queue {4}. Click to open the Memory panel.', capture, s.today ?? '?', worker, provider, w.health.queueDepth),
         warn: false,
       };
     }
@@ -59,9 +62,9 @@ export class StatusBar implements vscode.Disposable {
   private readonly told = new Set<string>();
 
   constructor() {
-    this.item.name = 'Claude Mem';
+    this.item.name = vscode.l10n.t('Claude Mem');
     this.item.command = 'claudeMem.openPanel';
-    this.item.text = '$(sync~spin) Memory';
+    this.item.text = `$(sync~spin) ${vscode.l10n.t('Memory')}`;
     this.item.show();
   }
 
@@ -81,15 +84,17 @@ export class StatusBar implements vscode.Disposable {
     if (this.storage.storage === 'ok' || !msg || this.told.has(msg)) return;
     this.told.add(msg);
     const degraded = this.storage.storage === 'degraded';
-    const actions = degraded ? ['Copy recover command', 'Open Memory panel'] : ['Open Memory panel'];
-    void vscode.window.showWarningMessage(`Claude Mem: ${msg}`, ...actions).then((pick) => {
-      if (pick === 'Copy recover command') void vscode.env.clipboard.writeText(RECOVER_COMMAND);
-      if (pick === 'Open Memory panel') void vscode.commands.executeCommand('claudeMem.openPanel');
+    const copy = vscode.l10n.t('Copy recover command');
+    const openPanel = vscode.l10n.t('Open Memory panel');
+    const actions = degraded ? [copy, openPanel] : [openPanel];
+    void vscode.window.showWarningMessage(vscode.l10n.t('Claude Mem: {0}', msg), ...actions).then((pick) => {
+      if (pick === copy) void vscode.env.clipboard.writeText(RECOVER_COMMAND);
+      if (pick === openPanel) void vscode.commands.executeCommand('claudeMem.openPanel');
     });
   }
 
   update(s: StatusInput): void {
-    const t = statusText({ storage: this.storage, ...s });
+    const t = statusText({ storage: this.storage, ...s }, vscode.l10n);
     this.item.text = t.text;
     this.item.tooltip = t.tooltip;
     this.item.backgroundColor = t.warn ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;

@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { inflateRawSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import vsce from '@vscode/vsce';
+import { absoluteLinks, repositoryWebUrl } from './lib/readmeLinks.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -27,21 +28,36 @@ const forbidden = [/\.ts$/, /\.map$/, /(^|\/)node_modules\//, /^(test|worker|ext
 const missing = required.filter((f) => !fs.existsSync(path.join(root, f)));
 if (missing.length) fail(`missing ${missing.join(', ')}: run \`npm run build\` first`);
 
+// The .vsix carries the user-facing README (what it does, privacy, settings), not this
+// repository's developer README (set-up and test commands). Its relative links and screenshots
+// become absolute URLs on the repository (the Marketplace page has no folder to resolve them in);
+// the screenshots ship in the .vsix too, under images/.
+const repoWeb = (() => {
+  try {
+    return repositoryWebUrl(pkg.repository);
+  } catch (e) {
+    fail(e.message);
+  }
+})();
+const readmeDir = path.join(root, 'docs', 'marketplace');
+const readme = absoluteLinks(fs.readFileSync(path.join(readmeDir, 'README.md'), 'utf8'), { root, readmeDir, repoWeb });
+if (readme.missing.length) fail(`docs/marketplace/README.md links to files that do not exist: ${readme.missing.join(', ')}`);
+const shipped = readme.images.map((f) => `images/${path.basename(f)}`);
+if (new Set(shipped).size !== shipped.length) fail(`two README images share a file name: ${readme.images.join(', ')}`);
 fs.mkdirSync(path.dirname(out), { recursive: true });
 const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'claude-mem-vsix-'));
 for (const f of fs.readdirSync(root)) {
-  if (/^(package\.json|\.vscodeignore|dist|media|(CHANGELOG|LICENSE)(\.\w+)?)$/.test(f)) {
+  if (/^(package\.json|package\.nls(\.[\w-]+)?\.json|l10n|\.vscodeignore|dist|media|(CHANGELOG|LICENSE)(\.\w+)?)$/.test(f)) {
     fs.cpSync(path.join(root, f), path.join(stage, f), { recursive: true });
   }
 }
-// The .vsix carries the user-facing README (what it does, privacy, settings), not this
-// repository's developer README (set-up and test commands).
-fs.copyFileSync(path.join(root, 'docs', 'marketplace', 'README.md'), path.join(stage, 'README.md'));
+fs.writeFileSync(path.join(stage, 'README.md'), readme.text);
+if (readme.images.length) fs.mkdirSync(path.join(stage, 'images'));
+for (const f of readme.images) fs.copyFileSync(path.join(root, f), path.join(stage, 'images', path.basename(f)));
 await vsce.createVSIX({
   cwd: stage,
   packagePath: out,
   dependencies: false,
-  allowMissingRepository: true, // private extension: no repository field on purpose
   skipLicense: !['LICENSE', 'LICENSE.md', 'LICENSE.txt'].some((f) => fs.existsSync(path.join(root, f))),
 }).finally(() => fs.rmSync(stage, { recursive: true, force: true }));
 
@@ -52,11 +68,16 @@ const entries = readZipEntries(vsixBytes)
 const names = new Set(entries.map((e) => e.name));
 // Every file the manifest points at (main, bin, icons, walkthrough media...) must ship too.
 const referenced = manifestPaths(pkg).filter((f) => fs.statSync(path.join(root, f), { throwIfNoEntry: false })?.isFile());
-const absent = [...new Set([...required, ...referenced])].filter((f) => !names.has(f));
+const absent = [...new Set([...required, ...referenced, ...shipped, 'package.nls.json', 'l10n/bundle.l10n.json'])].filter((f) => !names.has(f));
 // The Marketplace pages: vsce stores them under these names.
 for (const f of ['readme.md', 'changelog.md', 'LICENSE.txt']) if (!names.has(f)) absent.push(f);
-const readme = entries.find((e) => e.name === 'readme.md');
-if (readme && /npm (ci|test)/.test(extractEntry(vsixBytes, { ...readme, name: `extension/${readme.name}` }).toString('utf8'))) fail('vsix readme.md is the developer README, not docs/marketplace/README.md');
+const readmeEntry = entries.find((e) => e.name === 'readme.md');
+const readmeText = readmeEntry ? extractEntry(vsixBytes, { ...readmeEntry, name: `extension/${readmeEntry.name}` }).toString('utf8') : '';
+if (/npm (ci|test)/.test(readmeText)) fail('vsix readme.md is the developer README, not docs/marketplace/README.md');
+// vsce must not have rewritten our links a second time, and none may stay relative.
+const relativeLeft = absoluteLinks(readmeText, { root, readmeDir: root, repoWeb }).relative;
+if (relativeLeft.length) fail(`vsix readme.md still has relative links: ${relativeLeft.join(', ')}`);
+if (readme.images.some((f) => !readmeText.includes(`${repoWeb}/raw/HEAD/${encodeURI(f)}`))) fail('vsix readme.md lost an absolute image link');
 const leaked = entries.filter((e) => forbidden.some((re) => re.test(e.name))).map((e) => e.name);
 if (absent.length) fail(`vsix lacks ${absent.join(', ')}: check .vscodeignore`);
 if (leaked.length) fail(`vsix contains files that must not ship: ${leaked.slice(0, 10).join(', ')}`);

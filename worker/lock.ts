@@ -7,6 +7,8 @@ export interface LockInfo {
   pid: number;
   port: number;
   startedAt: number;
+  /** The worker answers the hook spool (common/spool.ts). */
+  spool?: boolean;
 }
 
 export function lockPath(dataDir: string): string {
@@ -16,7 +18,7 @@ export function lockPath(dataDir: string): string {
 export function readLock(dataDir: string): LockInfo | undefined {
   try {
     const v = JSON.parse(fs.readFileSync(lockPath(dataDir), 'utf8')) as Partial<LockInfo>;
-    return typeof v.pid === 'number' && typeof v.port === 'number' ? { pid: v.pid, port: v.port, startedAt: Number(v.startedAt ?? 0) } : undefined;
+    return typeof v.pid === 'number' && typeof v.port === 'number' ? { pid: v.pid, port: v.port, startedAt: Number(v.startedAt ?? 0), spool: v.spool === true } : undefined;
   } catch {
     return undefined;
   }
@@ -75,10 +77,17 @@ export function acquireLock(dataDir: string, port: number): LockResult {
   return holder ? { ok: false, holder } : { ok: true };
 }
 
-/** Records the real port once bound (port 0 picks one). */
-export function updateLockPort(dataDir: string, port: number): void {
+/**
+ * Records the real port once bound (port 0 picks one) and whether the hook spool is served. Written
+ * aside and renamed: hooks read this file and must never see it half written.
+ */
+export function updateLock(dataDir: string, change: { port: number; spool?: boolean }): void {
   const cur = readLock(dataDir);
-  if (cur && cur.pid === process.pid) fs.writeFileSync(lockPath(dataDir), JSON.stringify({ ...cur, port }), { mode: 0o600 });
+  if (!cur || cur.pid !== process.pid) return;
+  const file = lockPath(dataDir);
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify({ ...cur, ...change }), { mode: 0o600 });
+  fs.renameSync(tmp, file);
 }
 
 export function releaseLock(dataDir: string): void {

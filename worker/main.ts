@@ -9,7 +9,8 @@ import { checkHealthProof, dropProof, newNonce } from './identity';
 import { isLoopbackHost, loadConfig } from './config';
 import { EventBus } from './events';
 import { Lifecycle } from './lifecycle';
-import { acquireLock, releaseLock, updateLockPort } from './lock';
+import { startSpool, type Spool } from './server/spool';
+import { acquireLock, releaseLock, updateLock } from './lock';
 import { createLogger } from './log';
 import type { HealthResponse } from './protocol';
 import { Processor } from './queue/processor';
@@ -111,6 +112,7 @@ async function main(): Promise<void> {
   let boundPort = config.port;
   let lastActivity = Date.now();
   let stopping: Promise<void> | undefined;
+  let spool: Spool | undefined;
   const ctx: AppContext = {
     config,
     store,
@@ -137,6 +139,8 @@ async function main(): Promise<void> {
     stopping = (async () => {
       log.info(`shutting down: ${reason}`);
       dropProof(config.dataDir); // clients prove the next worker again
+      if (spool) updateLock(config.dataDir, { port: boundPort, spool: false }); // hooks: TCP from now on
+      spool?.stop();
       server.close();
       await processor.stop();
       await search.stop();
@@ -171,7 +175,14 @@ async function main(): Promise<void> {
     server.listen(config.port, config.host, () => resolve());
   });
   boundPort = (server.address() as AddressInfo).port;
-  updateLockPort(config.dataDir, boundPort);
+  if (process.env.CLAUDE_MEM_NO_SPOOL !== '1') {
+    try {
+      spool = startSpool({ dataDir: config.dataDir, token, port: () => boundPort, fetch: app.fetch, log });
+    } catch (e) {
+      log.warn(`hook spool not served (hooks use TCP): ${(e as Error).message}`);
+    }
+  }
+  updateLock(config.dataDir, { port: boundPort, spool: spool !== undefined });
 
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => void shutdown(sig));
   processor.kick();

@@ -1,15 +1,84 @@
 // Export and import: a self-describing JSON document. Import is validated whole (a bad field stores
 // nothing), then written in chunks so other requests are answered meanwhile; it is idempotent
 // (sessions by platform + id, the rest by their natural keys), so importing twice adds nothing.
-import { BadRequest, asObject, EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument, type ExportedSession } from './protocol';
+import { BadRequest, asObject } from './protocol';
 import { cleanText } from '../common/privacy';
 import { insertObservation, observationContent, type ObservationRow } from './store/repos/observations';
 import { insertPrompt, type PromptRow } from './store/repos/prompts';
 import { findSession, type SessionRow } from './store/repos/sessions';
 import { insertSummary, type SummaryRow } from './store/repos/summaries';
 import type { Store, WriteTx } from './store/store';
+import {
+  exportSessionFreshness,
+  exportSessionGit,
+  importObservationFreshness,
+  importSessionGit,
+  linkReplacements,
+  parseObservationFreshness,
+  parseSessionGit,
+  type ExportedSessionGit,
+  type ObservationFreshness,
+  type ReplacementRef,
+} from './freshness/transfer';
 
-export { EXPORT_FORMAT, EXPORT_VERSION, type ExportDocument, type ExportedSession } from './protocol';
+export const EXPORT_FORMAT = 'claude-mem-vscode/export';
+export const EXPORT_VERSION = 1;
+
+export interface ExportedSession {
+  platform: string;
+  contentSessionId: string;
+  project: string;
+  cwd: string | null;
+  status: string;
+  promptCounter: number;
+  startedAt: number;
+  updatedAt: number;
+  completedAt: number | null;
+  completionReason: string | null;
+  /** The branch the session worked on (freshness; absent in older documents). */
+  git?: ExportedSessionGit;
+  prompts: { promptNumber: number; text: string; createdAt: number }[];
+  /** With their citations and confirmed/retired state (freshness; absent in older documents). */
+  observations: (ObservationFreshness & {
+    type: string;
+    title: string;
+    subtitle: string | null;
+    facts: string[];
+    narrative: string | null;
+    concepts: string[];
+    filesRead: string[];
+    filesModified: string[];
+    toolName: string | null;
+    promptNumber: number | null;
+    contentHash: string;
+    source: string;
+    inputTokens: number;
+    outputTokens: number;
+    discoveryTokens: number;
+    createdAt: number;
+  })[];
+  summaries: {
+    request: string | null;
+    investigated: string | null;
+    learned: string | null;
+    completed: string | null;
+    nextSteps: string | null;
+    notes: string | null;
+    promptNumber: number | null;
+    contentHash: string;
+    inputTokens: number;
+    outputTokens: number;
+    createdAt: number;
+  }[];
+}
+
+export interface ExportDocument {
+  format: typeof EXPORT_FORMAT;
+  version: number;
+  exportedAt: string;
+  project: string | null;
+  sessions: ExportedSession[];
+}
 
 export function exportMemory(store: Store, project: string | undefined): ExportDocument {
   const sessions = project
@@ -20,43 +89,49 @@ export function exportMemory(store: Store, project: string | undefined): ExportD
     version: EXPORT_VERSION,
     exportedAt: new Date().toISOString(),
     project: project ?? null,
-    sessions: sessions.map((s) => ({
-      platform: s.platform,
-      contentSessionId: s.content_session_id,
-      project: s.project,
-      cwd: s.cwd,
-      status: s.status,
-      promptCounter: s.prompt_counter,
-      startedAt: s.started_at,
-      updatedAt: s.updated_at,
-      completedAt: s.completed_at,
-      completionReason: s.completion_reason,
-      prompts: store
-        .all<PromptRow>('SELECT * FROM user_prompts WHERE session_id = ? ORDER BY prompt_number', [s.id])
-        .map((p) => ({ promptNumber: p.prompt_number, text: p.text, createdAt: p.created_at })),
-      observations: store.all<ObservationRow>('SELECT * FROM observations WHERE session_id = ? ORDER BY id', [s.id]).map((o) => ({
-        ...observationContent(o),
-        contentHash: o.content_hash,
-        source: o.source,
-        inputTokens: o.input_tokens,
-        outputTokens: o.output_tokens,
-        discoveryTokens: o.discovery_tokens,
-        createdAt: o.created_at,
-      })),
-      summaries: store.all<SummaryRow>('SELECT * FROM session_summaries WHERE session_id = ? ORDER BY id', [s.id]).map((m) => ({
-        request: m.request,
-        investigated: m.investigated,
-        learned: m.learned,
-        completed: m.completed,
-        nextSteps: m.next_steps,
-        notes: m.notes,
-        promptNumber: m.prompt_number,
-        contentHash: m.content_hash,
-        inputTokens: m.input_tokens,
-        outputTokens: m.output_tokens,
-        createdAt: m.created_at,
-      })),
-    })),
+    sessions: sessions.map((s) => {
+      const git = exportSessionGit(store, s.id);
+      const fresh = exportSessionFreshness(store, s.id);
+      return {
+        platform: s.platform,
+        contentSessionId: s.content_session_id,
+        project: s.project,
+        cwd: s.cwd,
+        status: s.status,
+        promptCounter: s.prompt_counter,
+        startedAt: s.started_at,
+        updatedAt: s.updated_at,
+        completedAt: s.completed_at,
+        completionReason: s.completion_reason,
+        ...(git ? { git } : {}),
+        prompts: store
+          .all<PromptRow>('SELECT * FROM user_prompts WHERE session_id = ? ORDER BY prompt_number', [s.id])
+          .map((p) => ({ promptNumber: p.prompt_number, text: p.text, createdAt: p.created_at })),
+        observations: store.all<ObservationRow>('SELECT * FROM observations WHERE session_id = ? ORDER BY id', [s.id]).map((o) => ({
+          ...observationContent(o),
+          contentHash: o.content_hash,
+          source: o.source,
+          inputTokens: o.input_tokens,
+          outputTokens: o.output_tokens,
+          discoveryTokens: o.discovery_tokens,
+          createdAt: o.created_at,
+          ...fresh.get(o.id),
+        })),
+        summaries: store.all<SummaryRow>('SELECT * FROM session_summaries WHERE session_id = ? ORDER BY id', [s.id]).map((m) => ({
+          request: m.request,
+          investigated: m.investigated,
+          learned: m.learned,
+          completed: m.completed,
+          nextSteps: m.next_steps,
+          notes: m.notes,
+          promptNumber: m.prompt_number,
+          contentHash: m.content_hash,
+          inputTokens: m.input_tokens,
+          outputTokens: m.output_tokens,
+          createdAt: m.created_at,
+        })),
+      };
+    }),
   };
 }
 
@@ -151,6 +226,7 @@ function parseSession(raw: unknown, i: number): ExportedSession {
     updatedAt: field(s, 'updatedAt', at, isInt, 'an epoch in ms'),
     completedAt: field(s, 'completedAt', at, isIntOrNull, 'an epoch in ms or null'),
     completionReason: cleanOrNull(field(s, 'completionReason', at, isIdOrNull, `${ID}, or null`)),
+    ...(s.git !== undefined ? { git: parseSessionGit(s.git, at) } : {}),
     prompts: field(s, 'prompts', at, isArr, 'an array').map((r, j) => {
       const pa = `${at}.prompts[${j}]`;
       const p = asObject(r, pa);
@@ -180,6 +256,7 @@ function parseSession(raw: unknown, i: number): ExportedSession {
         outputTokens: field(o, 'outputTokens', oa, isInt, 'an integer'),
         discoveryTokens: field(o, 'discoveryTokens', oa, isInt, 'an integer'),
         createdAt: field(o, 'createdAt', oa, isInt, 'an epoch in ms'),
+        ...parseObservationFreshness(o, oa),
       };
     }),
     summaries: field(s, 'summaries', at, isArr, 'an array').map((r, j) => {
@@ -210,6 +287,9 @@ export interface ImportCounts {
   summaries: number;
 }
 
+/** Retired memories whose replacement is linked once the whole document is stored. */
+type Links = { observationId: number; ref: ReplacementRef }[];
+
 function ensureImportedSession(tx: WriteTx, s: ExportedSession, n: ImportCounts): SessionRow {
   let row = findSession(tx, s.platform, s.contentSessionId);
   if (!row) {
@@ -219,6 +299,7 @@ function ensureImportedSession(tx: WriteTx, s: ExportedSession, n: ImportCounts)
       [s.platform, s.contentSessionId, s.project, s.cwd, s.status, s.promptCounter, s.startedAt, s.updatedAt, s.completedAt, s.completionReason],
     );
     row = findSession(tx, s.platform, s.contentSessionId) as SessionRow;
+    importSessionGit(tx, row.id, s.git, s.updatedAt);
     n.sessions += 1;
   }
   return row;
@@ -229,12 +310,16 @@ type ImportItem =
   | { kind: 'observation'; o: ExportedSession['observations'][number] }
   | { kind: 'summary'; m: ExportedSession['summaries'][number] };
 
-function importItem(tx: WriteTx, row: SessionRow, item: ImportItem, n: ImportCounts): void {
+function importItem(tx: WriteTx, row: SessionRow, item: ImportItem, n: ImportCounts, links: Links): void {
   if (item.kind === 'prompt') {
     const p = item.p;
     if (insertPrompt(tx, { sessionId: row.id, project: row.project, promptNumber: p.promptNumber, text: p.text, createdAt: p.createdAt }) !== undefined) n.prompts += 1;
   } else if (item.kind === 'observation') {
-    if (insertObservation(tx, { ...item.o, sessionId: row.id, project: row.project }) !== undefined) n.observations += 1;
+    const id = insertObservation(tx, { ...item.o, sessionId: row.id, project: row.project });
+    if (id === undefined) return; // already there, with its own citations
+    n.observations += 1;
+    const ref = importObservationFreshness(tx, id, row.project, item.o);
+    if (ref) links.push({ observationId: id, ref });
   } else if (insertSummary(tx, { ...item.m, sessionId: row.id, project: row.project }) !== undefined) n.summaries += 1;
 }
 
@@ -247,10 +332,12 @@ const itemsOf = (s: ExportedSession): ImportItem[] => [
 /** Imports in one transaction (small imports, test fixtures). */
 export function importSessions(tx: WriteTx, sessions: ExportedSession[]): ImportCounts {
   const n: ImportCounts = { sessions: 0, prompts: 0, observations: 0, summaries: 0 };
+  const links: Links = [];
   for (const s of sessions) {
     const row = ensureImportedSession(tx, s, n);
-    for (const item of itemsOf(s)) importItem(tx, row, item, n);
+    for (const item of itemsOf(s)) importItem(tx, row, item, n, links);
   }
+  linkReplacements(tx, links);
   return n;
 }
 
@@ -265,6 +352,7 @@ export const IMPORT_CHUNK = 100;
  */
 export async function importChunked(store: Store, sessions: ExportedSession[], chunk = IMPORT_CHUNK): Promise<ImportCounts> {
   const n: ImportCounts = { sessions: 0, prompts: 0, observations: 0, summaries: 0 };
+  const links: Links = [];
   let pending: { s: ExportedSession; item: ImportItem | null }[] = [];
   const flush = async () => {
     const work = pending;
@@ -274,7 +362,7 @@ export async function importChunked(store: Store, sessions: ExportedSession[], c
       for (const { s, item } of work) {
         let row = rows.get(s);
         if (!row) rows.set(s, (row = ensureImportedSession(tx, s, n)));
-        if (item) importItem(tx, row, item, n);
+        if (item) importItem(tx, row, item, n, links);
       }
     });
     await new Promise((resolve) => setImmediate(resolve));
@@ -289,5 +377,6 @@ export async function importChunked(store: Store, sessions: ExportedSession[], c
     if (pending.length >= chunk) await flush();
   }
   if (pending.length > 0) await flush();
+  if (links.length > 0) await store.write((tx) => linkReplacements(tx, links));
   return n;
 }

@@ -9,8 +9,8 @@
 import type { RouteReply, SaveMemoryRequest, SearchMode } from './routes';
 import { STREAM_EVENT_NAMES, type StreamEvent, type StreamEventName } from './stream';
 
-/** The stream events the panel follows (freshness is the editor's business). */
-export const STREAM_EVENTS: readonly StreamEventName[] = STREAM_EVENT_NAMES.filter((n) => n !== 'memory_freshness');
+/** The stream events the panel follows: all of them. */
+export const STREAM_EVENTS: readonly StreamEventName[] = STREAM_EVENT_NAMES;
 
 /** The command the extension registers for "Pause/Resume Capture"; the page asks the host to run it. */
 export const TOGGLE_CAPTURE_COMMAND = 'claudeMem.toggleCapture';

@@ -95,7 +95,7 @@ export interface Observation {
   createdAtEpoch: number;
   /** Set on records pulled from the team hub. */
   team?: TeamLabel;
-  /** In POST /api/observations/batch when the memory is not simply fresh (docs/freshness.md). */
+  /** In GET /api/observations, GET /api/observation/:id and POST /api/observations/batch when the memory is not simply fresh (docs/freshness.md). */
   freshness?: { status: FreshnessStatus; reason?: string; branch: string | null; otherBranch?: true; replacedBy?: number };
 }
 
@@ -617,62 +617,15 @@ export interface ImportResponse {
   imported: { sessions: number; prompts: number; observations: number; summaries: number };
 }
 
-/** GET /api/export: every session of a project (or all) with its prompts, observations and summaries;
- * POST /api/import takes the same document. */
-export const EXPORT_FORMAT = 'claude-mem-vscode/export';
-export const EXPORT_VERSION = 1;
-
-export interface ExportedSession {
-  platform: string;
-  contentSessionId: string;
-  project: string;
-  cwd: string | null;
-  status: string;
-  promptCounter: number;
-  startedAt: number;
-  updatedAt: number;
-  completedAt: number | null;
-  completionReason: string | null;
-  prompts: { promptNumber: number; text: string; createdAt: number }[];
-  observations: {
-    type: string;
-    title: string;
-    subtitle: string | null;
-    facts: string[];
-    narrative: string | null;
-    concepts: string[];
-    filesRead: string[];
-    filesModified: string[];
-    toolName: string | null;
-    promptNumber: number | null;
-    contentHash: string;
-    source: string;
-    inputTokens: number;
-    outputTokens: number;
-    discoveryTokens: number;
-    createdAt: number;
-  }[];
-  summaries: {
-    request: string | null;
-    investigated: string | null;
-    learned: string | null;
-    completed: string | null;
-    nextSteps: string | null;
-    notes: string | null;
-    promptNumber: number | null;
-    contentHash: string;
-    inputTokens: number;
-    outputTokens: number;
-    createdAt: number;
-  }[];
-}
-
+/** GET /api/export: every session of a project (or all) with its prompts, observations, summaries and
+ * freshness; POST /api/import takes the same document. The session shape is worker/transfer.ts's
+ * ExportedSession (it depends on the freshness export, not yet in the contract). */
 export interface ExportDocument {
-  format: typeof EXPORT_FORMAT;
+  format: 'claude-mem-vscode/export';
   version: number;
   exportedAt: string;
   project: string | null;
-  sessions: ExportedSession[];
+  sessions: unknown[];
 }
 
 export interface ViewerCodeResponse {

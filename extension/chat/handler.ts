@@ -4,6 +4,7 @@
 // response stream through the small ports below. No vscode import.
 import type { Observation } from '../../common/contract';
 import { citedIds, escapeMd, hitsMarkdown, observationText, ref } from '../core/format';
+import { ENGLISH, type L10n } from '../core/l10n';
 import type { MemoryApi, SearchHit } from '../core/memoryApi';
 import { RERANK_TOP, rerankHits } from './rerank';
 
@@ -58,7 +59,7 @@ export interface ChatOutcome {
   errorDetails?: { message: string };
 }
 
-export async function handleChat(req: ChatTurnRequest, model: ChatModelPort | undefined, out: ChatOut, deps: ChatDeps, signal: CancelSignal): Promise<ChatOutcome> {
+export async function handleChat(req: ChatTurnRequest, model: ChatModelPort | undefined, out: ChatOut, deps: ChatDeps, signal: CancelSignal, l10n: L10n = ENGLISH): Promise<ChatOutcome> {
   const project = deps.project();
   const command = req.command && (CHAT_COMMANDS as readonly string[]).includes(req.command) ? (req.command as ChatCommand) : undefined;
   // `platform:vscode-agent` (any platform id) in the question narrows search to that platform's sessions.
@@ -81,40 +82,40 @@ export async function handleChat(req: ChatTurnRequest, model: ChatModelPort | un
     switch (command) {
       case 'search': {
         if (!query) {
-          say('Usage: `@memory /search <keywords>`: file or symbol names, error text, topics.');
+          say(l10n.t('Usage: `@memory /search <keywords>`: file or symbol names, error text, topics.'));
           return done([]);
         }
-        out.progress(`Searching memory of ${project}…`);
+        out.progress(l10n.t('Searching memory of {0}…', project));
         const r = await deps.api.search(query, { project, platform, limit: deps.maxResults });
         if (r.hits.length === 0) {
-          say(`No memory matches **${escapeMd(query)}** in ${escapeMd(project)}.`);
+          say(l10n.t('No memory matches **{0}** in {1}.', escapeMd(query), escapeMd(project)));
           return done([]);
         }
-        say(`**${r.hits.length}** memories match **${escapeMd(query)}**:\n\n${hitsMarkdown(r.hits)}\n`);
+        say(`${l10n.t('**{0}** memories match **{1}**:', r.hits.length, escapeMd(query))}\n\n${hitsMarkdown(r.hits)}\n`);
         cite(out, r.hits);
         return done(r.hits.map((h) => h.id));
       }
       case 'timeline': {
         let anchor = query.replace(/^#/, '');
         if (!anchor) {
-          say('Usage: `@memory /timeline <id | S<summary id> | ISO time | keywords>`.');
+          say(l10n.t('Usage: `@memory /timeline <id | S<summary id> | ISO time | keywords>`.'));
           return done([]);
         }
         if (!/^(\d+|S\d+|\d{4}-\d{2}-\d{2}.*)$/i.test(anchor)) {
           const s = await deps.api.search(anchor, { project, limit: 1 });
           if (!s.hits[0]) {
-            say(`No memory matches **${escapeMd(query)}**, so there is nothing to center a timeline on.`);
+            say(l10n.t('No memory matches **{0}**, so there is nothing to center a timeline on.', escapeMd(query)));
             return done([]);
           }
           anchor = s.hits[0].kind === 'summary' ? `S${s.hits[0].id}` : String(s.hits[0].id);
         }
-        out.progress(`Reading the timeline around ${anchor}…`);
+        out.progress(l10n.t('Reading the timeline around {0}…', anchor));
         const r = await deps.api.timeline(anchor, { project });
         if (r.hits.length === 0) {
-          say(`Nothing recorded around ${escapeMd(anchor)}.`);
+          say(l10n.t('Nothing recorded around {0}.', escapeMd(anchor)));
           return done([]);
         }
-        say(`Around **${escapeMd(anchor)}**, oldest first:\n\n${hitsMarkdown(r.hits)}\n`);
+        say(`${l10n.t('Around **{0}**, oldest first:', escapeMd(anchor))}\n\n${hitsMarkdown(r.hits)}\n`);
         cite(out, r.hits);
         return done(r.hits.map((h) => h.id));
       }
@@ -122,28 +123,28 @@ export async function handleChat(req: ChatTurnRequest, model: ChatModelPort | un
         const n = /^\d+$/.test(query) ? Math.min(50, Number(query)) : deps.maxResults;
         const items = await deps.api.recent(project, n);
         if (items.length === 0) {
-          say(`No memory stored for **${escapeMd(project)}** yet. It fills as you save files, run commands and chat.`);
+          say(l10n.t('No memory stored for **{0}** yet. It fills as you save files, run commands and chat.', escapeMd(project)));
           return done([]);
         }
         const hits = items.map(asHit);
-        say(`The latest ${items.length} memories of **${escapeMd(project)}**:\n\n${hitsMarkdown(hits)}\n`);
+        say(`${l10n.t('The latest {0} memories of **{1}**:', items.length, escapeMd(project))}\n\n${hitsMarkdown(hits)}\n`);
         cite(out, hits);
         return done(hits.map((h) => h.id));
       }
       case 'save': {
         if (!query) {
-          say('Usage: `@memory /save <what to remember>`.');
+          say(l10n.t('Usage: `@memory /save <what to remember>`.'));
           return done([]);
         }
         const r = await deps.api.save(query, { project });
-        say(r.duplicate ? `Already remembered as **#${r.id}**.` : `Saved to the memory of **${escapeMd(r.project)}** as **#${r.id}**.`);
+        say(r.duplicate ? l10n.t('Already remembered as **#{0}**.', r.id) : l10n.t('Saved to the memory of **{0}** as **#{1}**.', escapeMd(r.project), r.id));
         return done([r.id]);
       }
       default:
-        return await ask(req, query, model, out, deps, project, say, done, signal, platform);
+        return await ask(req, query, model, out, deps, project, say, done, signal, l10n, platform);
     }
   } catch (e) {
-    const message = `Memory is unavailable: ${(e as Error).message}`;
+    const message = l10n.t('Memory is unavailable: {0}', (e as Error).message);
     say(`\n\n${escapeMd(message)}`);
     return done([], { message });
   }
@@ -159,13 +160,14 @@ async function ask(
   say: (md: string) => void,
   done: (ids: number[], err?: { message: string }) => ChatOutcome,
   signal: CancelSignal,
+  l10n: L10n,
   platform?: string,
 ): Promise<ChatOutcome> {
   if (!query) {
-    say('Ask about earlier work in this project, or use `/search`, `/timeline`, `/recent` or `/save`.');
+    say(l10n.t('Ask about earlier work in this project, or use `/search`, `/timeline`, `/recent` or `/save`.'));
     return done([]);
   }
-  out.progress(`Searching memory of ${project}…`);
+  out.progress(l10n.t('Searching memory of {0}…', project));
   const reranking = !!(deps.rerank && model);
   const [searched, context] = await Promise.all([deps.api.search(query, { project, platform, limit: reranking ? Math.max(RERANK_TOP, deps.maxResults) : deps.maxResults }), deps.context().catch(() => '')]);
   // Only when the model must choose which hits to show: with no more hits than shown, a rerank
@@ -176,14 +178,14 @@ async function ask(
   if (signal.isCancellationRequested) return done([]);
 
   if (!model) {
-    if (found.hits.length === 0) say(`No memory matches **${escapeMd(query)}** and no chat model is available to say more.`);
-    else say(`No chat model is available; the memories that match:\n\n${hitsMarkdown(found.hits)}\n`);
+    if (found.hits.length === 0) say(l10n.t('No memory matches **{0}** and no chat model is available to say more.', escapeMd(query)));
+    else say(`${l10n.t('No chat model is available; the memories that match:')}\n\n${hitsMarkdown(found.hits)}\n`);
     cite(out, found.hits);
     return done(found.hits.map((h) => h.id));
   }
 
   const messages = buildMessages(query, req.history, found.hits, full, context, project);
-  out.progress(`Asking ${model.name} over ${full.length} memories…`);
+  out.progress(l10n.t('Asking {0} over {1} memories…', model.name, full.length));
   let text = '';
   try {
     const stream = await model.send(messages, signal);
@@ -194,8 +196,8 @@ async function ask(
     }
   } catch (e) {
     // No consent, quota, model gone: say so, and still show what memory found.
-    const message = `${model.name} could not answer: ${(e as Error).message}`;
-    say(`${text ? '\n\n' : ''}_${escapeMd(message)}_\n\n${found.hits.length ? `The memories that match:\n\n${hitsMarkdown(found.hits)}\n` : ''}`);
+    const message = l10n.t('{0} could not answer: {1}', model.name, (e as Error).message);
+    say(`${text ? '\n\n' : ''}_${escapeMd(message)}_\n\n${found.hits.length ? `${l10n.t('The memories that match:')}\n\n${hitsMarkdown(found.hits)}\n` : ''}`);
     cite(out, found.hits);
     return done(found.hits.map((h) => h.id), { message });
   }
@@ -204,7 +206,7 @@ async function ask(
   const cited = citedIds(text).filter((id) => known.has(id));
   const sources = (cited.length ? cited : fullIds).map((id) => known.get(id) as SearchHit);
   if (sources.length) {
-    say(`\n\n---\n${cited.length ? 'Cited memories' : 'Memories consulted'}: ${sources.map((h) => `**${ref(h)}** ${escapeMd(h.title)}`).join(' · ')}\n`);
+    say(`\n\n---\n${cited.length ? l10n.t('Cited memories') : l10n.t('Memories consulted')}: ${sources.map((h) => `**${ref(h)}** ${escapeMd(h.title)}`).join(' · ')}\n`);
     cite(out, sources);
   }
   return done(sources.map((h) => h.id));
@@ -245,13 +247,13 @@ export interface Followup {
 }
 
 /** Follow-up suggestions after a turn, from its metadata. */
-export function followupsFor(meta: ChatOutcome['metadata'] | undefined): Followup[] {
+export function followupsFor(meta: ChatOutcome['metadata'] | undefined, l10n: L10n = ENGLISH): Followup[] {
   if (!meta) return [];
   const first = meta.ids[0];
   const out: Followup[] = [];
-  if (first !== undefined && meta.command !== 'timeline' && meta.command !== 'save') out.push({ prompt: String(first), label: `What happened around #${first}?`, command: 'timeline' });
-  if (meta.command === 'ask' && meta.query) out.push({ prompt: meta.query, label: 'Show the raw search results', command: 'search' });
-  if (meta.command !== 'recent') out.push({ prompt: '', label: 'What happened recently?', command: 'recent' });
+  if (first !== undefined && meta.command !== 'timeline' && meta.command !== 'save') out.push({ prompt: String(first), label: l10n.t('What happened around #{0}?', first), command: 'timeline' });
+  if (meta.command === 'ask' && meta.query) out.push({ prompt: meta.query, label: l10n.t('Show the raw search results'), command: 'search' });
+  if (meta.command !== 'recent') out.push({ prompt: '', label: l10n.t('What happened recently?'), command: 'recent' });
   return out;
 }
 

@@ -14,7 +14,7 @@ export function modelPort(model: vscode.LanguageModelChat | undefined, token: vs
     name: model.name || model.id,
     async send(messages: ChatMsg[]) {
       const msgs = messages.map((m) => (m.role === 'user' ? vscode.LanguageModelChatMessage.User(m.text) : vscode.LanguageModelChatMessage.Assistant(m.text)));
-      const res = await model.sendRequest(msgs, { justification: 'Answers your question from the stored memory of this project.' }, token);
+      const res = await model.sendRequest(msgs, { justification: vscode.l10n.t('Answers your question from the stored memory of this project.') }, token);
       return res.text;
     },
   };
@@ -73,6 +73,7 @@ export function registerChatParticipant(context: vscode.ExtensionContext, deps: 
       },
       deps,
       token,
+      vscode.l10n,
     ).catch((e: Error) => {
       log.error(`@memory failed: ${e.stack ?? e.message}`);
       return { metadata: { command: request.command ?? 'ask', ids: [], query: request.prompt }, answer: '', errorDetails: { message: e.message } };
@@ -83,7 +84,7 @@ export function registerChatParticipant(context: vscode.ExtensionContext, deps: 
   participant.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'icon.svg');
   participant.followupProvider = {
     provideFollowups(result) {
-      return followupsFor(result.metadata as ChatOutcome['metadata'] | undefined).map((f) => ({ prompt: f.prompt, label: f.label, command: f.command }));
+      return followupsFor(result.metadata as ChatOutcome['metadata'] | undefined, vscode.l10n).map((f) => ({ prompt: f.prompt, label: f.label, command: f.command }));
     },
   };
   return participant;

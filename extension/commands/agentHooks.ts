@@ -30,14 +30,14 @@ export function installAgentHooksCommand(s: Services): () => Promise<void> {
   return async () => {
     const pick = await vscode.window.showQuickPick(
       [
-        { label: 'For me (all workspaces)', description: '~/.copilot/hooks/claude-mem.json', scope: 'user' as const },
-        { label: 'For this workspace', description: '.github/hooks/claude-mem.json (shared through the repository)', scope: 'workspace' as const },
+        { label: vscode.l10n.t('For me (all workspaces)'), description: '~/.copilot/hooks/claude-mem.json', scope: 'user' as const },
+        { label: vscode.l10n.t('For this workspace'), description: vscode.l10n.t('.github/hooks/claude-mem.json (shared through the repository)'), scope: 'workspace' as const },
       ],
-      { placeHolder: 'Install the agent hooks (Copilot agent sessions write to and read from memory) where?' },
+      { placeHolder: vscode.l10n.t('Install the agent hooks (Copilot agent sessions write to and read from memory) where?') },
     );
     if (!pick) return;
     const projectDir = workspaceDir();
-    if (pick.scope === 'workspace' && !projectDir) return void vscode.window.showErrorMessage('Open a folder first.');
+    if (pick.scope === 'workspace' && !projectDir) return void vscode.window.showErrorMessage(vscode.l10n.t('Open a folder first.'));
     const dataDir = s.supervisor.client.target.dataDir;
     const launcher = refreshLauncher(s.context, dataDir, s.log);
     try {
@@ -51,16 +51,17 @@ export function installAgentHooksCommand(s: Services): () => Promise<void> {
         env: { ...process.env, CLAUDE_MEM_DATA_DIR: dataDir },
       });
       s.log.info(`agent hooks installed (${r.scope}): ${r.file.file}${r.file.changed ? '' : ' (already up to date)'}${r.file.backup ? `, backup ${r.file.backup}` : ''}`);
-      const open = 'Open Hook File';
+      const open = vscode.l10n.t('Open Hook File');
       const answer = await vscode.window.showInformationMessage(
-        `${r.file.changed ? 'Agent hooks installed' : 'Agent hooks were already installed'} in ${r.file.file}.${claudeInstalled() ? ' Claude Code hooks are installed too: VS Code runs both, and each event is stored once.' : ''}`,
+        (r.file.changed ? vscode.l10n.t('Agent hooks installed in {0}.', r.file.file) : vscode.l10n.t('Agent hooks were already installed in {0}.', r.file.file)) +
+          (claudeInstalled() ? ` ${vscode.l10n.t('Claude Code hooks are installed too: VS Code runs both, and each event is stored once.')}` : ''),
         open,
       );
       if (answer === open) await vscode.window.showTextDocument(vscode.Uri.file(r.file.file));
     } catch (e) {
-      const msg = e instanceof InstallError ? e.message : `unexpected error: ${(e as Error).message}`;
+      const msg = e instanceof InstallError ? e.message : vscode.l10n.t('unexpected error: {0}', (e as Error).message);
       s.log.error(`installing the agent hooks failed: ${msg}`);
-      void vscode.window.showErrorMessage(`Installing the agent hooks failed: ${msg}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('Installing the agent hooks failed: {0}', msg));
     }
   };
 }
@@ -82,9 +83,9 @@ export function offerAgentHooksOnce(s: Services): void {
   const installed = vscodeAgentInstallState({ scope: 'user' }).hooks > 0 || (!!dir && vscodeAgentInstallState({ scope: 'workspace', projectDir: dir }).hooks > 0) || claudeInstalled();
   if (installed) return;
   void s.context.globalState.update(OFFERED_KEY, true);
-  const install = 'Install Agent Hooks';
+  const install = vscode.l10n.t('Install Agent Hooks');
   void vscode.window
-    .showInformationMessage('Remember Copilot agent sessions too? Agent hooks let memory record their prompts, edits and commands, and give each new session the project\'s context.', install, 'Not now')
+    .showInformationMessage(vscode.l10n.t("Remember Copilot agent sessions too? Agent hooks let memory record their prompts, edits and commands, and give each new session the project's context."), install, vscode.l10n.t('Not now'))
     .then((a) => (a === install ? vscode.commands.executeCommand(INSTALL_AGENT_HOOKS) : undefined));
 }
 

@@ -11,9 +11,9 @@ interface HitItem extends vscode.QuickPickItem {
   hit?: SearchHit;
 }
 
-const OPEN: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('go-to-file'), tooltip: 'Open' };
-const COPY: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('copy'), tooltip: 'Copy the memory as text' };
-const FORGET: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: 'Forget (delete) this memory' };
+const OPEN: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('go-to-file'), tooltip: vscode.l10n.t('Open') };
+const COPY: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('copy'), tooltip: vscode.l10n.t('Copy the memory as text') };
+const FORGET: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: vscode.l10n.t('Forget (delete) this memory') };
 
 /** One result row: title with the stale or retired mark, where it is from, and a one-line preview. */
 export function hitItem(h: SearchHit): HitItem {
@@ -42,7 +42,7 @@ async function openHit(h: SearchHit, beside = false): Promise<void> {
 export function searchCommand(s: Services): () => Promise<void> {
   return async () => {
     const qp = vscode.window.createQuickPick<HitItem>();
-    qp.placeholder = `Search the memory of ${s.project()} (keywords, file names, error text)`;
+    qp.placeholder = vscode.l10n.t('Search the memory of {0} (keywords, file names, error text)', s.project());
     qp.matchOnDescription = true;
     qp.matchOnDetail = true;
     let seq = 0;
@@ -59,7 +59,7 @@ export function searchCommand(s: Services): () => Promise<void> {
       try {
         const r = await s.api.search(query, { project: s.project(), limit: s.settings().maxResults * 3 });
         if (mine !== seq) return;
-        qp.items = r.hits.length ? r.hits.map(hitItem) : [{ label: `No memory matches "${query}"`, alwaysShow: true }];
+        qp.items = r.hits.length ? r.hits.map(hitItem) : [{ label: vscode.l10n.t('No memory matches "{0}"', query), alwaysShow: true }];
       } catch (e) {
         if (mine === seq) qp.items = [{ label: `$(error) ${(e as Error).message}`, alwaysShow: true }];
       } finally {
@@ -86,12 +86,13 @@ export function searchCommand(s: Services): () => Promise<void> {
       } else if (e.button === COPY) {
         const [o] = await s.api.get([h.id]).catch(() => []);
         await vscode.env.clipboard.writeText(o ? observationText(o) : `${ref(h)} ${h.title}`);
-        void vscode.window.setStatusBarMessage(`$(copy) memory ${ref(h)} copied`, 3000);
+        void vscode.window.setStatusBarMessage(`$(copy) ${vscode.l10n.t('memory {0} copied', ref(h))}`, 3000);
       } else if (e.button === FORGET) {
-        const ok = await vscode.window.showWarningMessage(`Forget memory ${ref(h)} "${h.title}"? It is deleted from the memory database.`, { modal: true }, 'Forget');
-        if (ok !== 'Forget') return;
+        const forget = vscode.l10n.t('Forget');
+        const ok = await vscode.window.showWarningMessage(vscode.l10n.t('Forget memory {0} "{1}"? It is deleted from the memory database.', ref(h), h.title), { modal: true }, forget);
+        if (ok !== forget) return;
         const r = await s.supervisor.client.request('DELETE', `/api/observation/${h.id}`).catch((err: Error) => ({ status: 0, body: { error: err.message } }));
-        if (r.status !== 200) void vscode.window.showErrorMessage(`Claude Mem: could not forget ${ref(h)}: ${JSON.stringify(r.body)}`);
+        if (r.status !== 200) void vscode.window.showErrorMessage(vscode.l10n.t('Claude Mem: could not forget {0}: {1}', ref(h), JSON.stringify(r.body)));
         else qp.items = qp.items.filter((i) => i.hit?.id !== h.id || i.hit.kind !== h.kind);
       }
     });

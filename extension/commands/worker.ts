@@ -8,17 +8,17 @@ import type { Services } from '../services';
 
 export function restartCommand(s: Services): () => Promise<void> {
   return async () => {
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Restarting the memory worker…' }, () => s.supervisor.restart());
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Restarting the memory worker…') }, () => s.supervisor.restart());
     const st = s.supervisor.state;
-    if (st.kind === 'connected') void vscode.window.showInformationMessage(`Memory worker running (pid ${st.pid}).`);
-    else void vscode.window.showWarningMessage('The memory worker did not come back yet; it keeps retrying. See "Claude Mem: Show Log".');
+    if (st.kind === 'connected') void vscode.window.showInformationMessage(vscode.l10n.t('Memory worker running (pid {0}).', st.pid));
+    else void vscode.window.showWarningMessage(vscode.l10n.t('The memory worker did not come back yet; it keeps retrying. See "Claude Mem: Show Log".'));
   };
 }
 
 export function pauseCommand(s: Services, paused: boolean): () => Promise<void> {
   return async () => {
     await s.setPaused(paused);
-    void vscode.window.setStatusBarMessage(paused ? 'Memory capture paused' : 'Memory capture resumed', 3000);
+    void vscode.window.setStatusBarMessage(paused ? vscode.l10n.t('Memory capture paused') : vscode.l10n.t('Memory capture resumed'), 3000);
   };
 }
 
@@ -34,19 +34,19 @@ export function toggleCaptureCommand(s: Services): () => Promise<{ paused: boole
 export function setApiKeyCommand(s: Services): () => Promise<void> {
   return async () => {
     const key = await vscode.window.showInputBox({
-      prompt: 'Anthropic API key for compressing memory with Claude. Stored in VS Code secret storage and passed only to the memory worker.',
+      prompt: vscode.l10n.t('Anthropic API key for compressing memory with Claude. Stored in VS Code secret storage and passed only to the memory worker.'),
       password: true,
       ignoreFocusOut: true,
       placeHolder: 'sk-ant-…',
-      validateInput: (v) => (v.trim() === '' || /\s/.test(v.trim()) ? 'Paste the key (no spaces)' : undefined),
+      validateInput: (v) => (v.trim() === '' || /\s/.test(v.trim()) ? vscode.l10n.t('Paste the key (no spaces)') : undefined),
     });
     if (key === undefined) return;
     await s.context.secrets.store(s.apiKeySecret, key.trim());
     s.log.info('Anthropic API key stored in secret storage');
     // The running worker gets it at once (memory only); a worker forked later gets it in its environment.
     const sent = await s.sendApiKey(key.trim());
-    if (sent) void vscode.window.showInformationMessage('API key stored and handed to the memory worker.');
-    else void vscode.window.showInformationMessage('API key stored. The memory worker gets it when it next starts from this window.');
+    if (sent) void vscode.window.showInformationMessage(vscode.l10n.t('API key stored and handed to the memory worker.'));
+    else void vscode.window.showInformationMessage(vscode.l10n.t('API key stored. The memory worker gets it when it next starts from this window.'));
   };
 }
 
@@ -55,7 +55,7 @@ export function clearApiKeyCommand(s: Services): () => Promise<void> {
     await s.context.secrets.delete(s.apiKeySecret);
     await s.sendApiKey(null);
     s.log.info('Anthropic API key removed from secret storage');
-    void vscode.window.showInformationMessage('API key removed. A worker started from now on compresses without it.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('API key removed. A worker started from now on compresses without it.'));
   };
 }
 
@@ -70,14 +70,14 @@ export function installHooksCommand(s: Services): () => Promise<void> {
   return async () => {
     const scope = await vscode.window.showQuickPick(
       [
-        { label: 'For me (all projects)', description: '~/.claude/settings.json', scope: 'user' as const },
-        { label: 'For this project', description: '.claude/settings.json in the workspace', scope: 'project' as const },
+        { label: vscode.l10n.t('For me (all projects)'), description: '~/.claude/settings.json', scope: 'user' as const },
+        { label: vscode.l10n.t('For this project'), description: vscode.l10n.t('.claude/settings.json in the workspace'), scope: 'project' as const },
       ],
-      { placeHolder: 'Install the Claude Code hooks where?' },
+      { placeHolder: vscode.l10n.t('Install the Claude Code hooks where?') },
     );
     if (!scope) return;
     const projectDir = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
-    if (scope.scope === 'project' && !projectDir) return void vscode.window.showErrorMessage('Open a folder first.');
+    if (scope.scope === 'project' && !projectDir) return void vscode.window.showErrorMessage(vscode.l10n.t('Open a folder first.'));
     const target = s.supervisor.client.target;
     try {
       const r = installClaudeCode({
@@ -91,16 +91,16 @@ export function installHooksCommand(s: Services): () => Promise<void> {
         mcpEnv: { CLAUDE_MEM_DATA_DIR: target.dataDir, CLAUDE_MEM_WORKER_PORT: String(target.port) },
       });
       s.log.info(`Claude Code hooks installed (${r.scope}): ${r.settings.file}${r.settings.changed ? '' : ' (already up to date)'}${r.settings.backup ? `, backup ${r.settings.backup}` : ''}${r.mcp ? `; MCP: ${r.mcp.file}${r.mcp.skipped ? ` (${r.mcp.skipped})` : ''}` : ''}`);
-      const open = 'Open Settings File';
+      const open = vscode.l10n.t('Open Settings File');
       const pick = await vscode.window.showInformationMessage(
-        r.settings.changed ? `Claude Code hooks installed in ${r.settings.file}.` : `Claude Code hooks were already installed in ${r.settings.file}.`,
+        r.settings.changed ? vscode.l10n.t('Claude Code hooks installed in {0}.', r.settings.file) : vscode.l10n.t('Claude Code hooks were already installed in {0}.', r.settings.file),
         open,
       );
       if (pick === open) await vscode.window.showTextDocument(vscode.Uri.file(r.settings.file));
     } catch (e) {
-      const msg = e instanceof InstallError ? e.message : `unexpected error: ${(e as Error).message}`;
+      const msg = e instanceof InstallError ? e.message : vscode.l10n.t('unexpected error: {0}', (e as Error).message);
       s.log.error(`installing the Claude Code hooks failed: ${msg}`);
-      void vscode.window.showErrorMessage(`Installing the Claude Code hooks failed: ${msg}`);
+      void vscode.window.showErrorMessage(vscode.l10n.t('Installing the Claude Code hooks failed: {0}', msg));
     }
   };
 }

@@ -1,13 +1,30 @@
 // The extension's package.json contributions, built from the same declarations the code uses
-// (settings, tools, chat commands). Not bundled. A unit test (test/unit/extension-manifest.test.ts)
-// fails when package.json drifts; rewrite the keys with:
+// (settings, tools, chat commands, views). Not bundled. A unit test (test/unit/extension-manifest.test.ts)
+// fails when package.json or package.nls.json drift; rewrite them with:
 //   node --import tsx -e "require('./extension/core/manifest.ts').writeManifest()"
-// which touches only contributes (keeping viewsContainers and views), activationEvents and capabilities.
+// which touches only contributes, activationEvents and capabilities in package.json, and all of
+// package.nls.json. Every string a person reads is written as a %key% placeholder whose English
+// text is in package.nls.json (VS Code substitutes the display language's package.nls.<lang>.json);
+// strings only the model reads (modelDescription, input schemas, disambiguation) stay inline.
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { TOOLS } from '../tools/index';
 import { SECTION, SETTINGS } from './settings';
 
 const CATEGORY = 'Claude Mem';
+
+/** Collects one user-visible string under a key and returns its placeholder. */
+type Localize = (key: string, english: string) => string;
+
+function recorder(): { t: Localize; strings: Record<string, string> } {
+  const strings: Record<string, string> = {};
+  const t: Localize = (key, english) => {
+    if (key in strings && strings[key] !== english) throw new Error(`package.nls key ${key} has two texts`);
+    strings[key] = english;
+    return `%${key}%`;
+  };
+  return { t, strings };
+}
 
 export const COMMANDS: Array<{ command: string; title: string; icon?: string; enablement?: string }> = [
   { command: 'claudeMem.search', title: 'Search Memory', icon: '$(search)' },
@@ -60,26 +77,36 @@ export const CHAT_PARTICIPANT = {
   ],
 };
 
-function configuration(): Record<string, unknown> {
+function configuration(t: Localize): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   let order = 0;
-  for (const [key, decl] of Object.entries(SETTINGS)) properties[`${SECTION}.${key}`] = { ...decl, order: order++ };
-  return { title: 'Claude Mem', properties };
+  for (const [key, decl] of Object.entries(SETTINGS)) {
+    const k = `setting.${key}`;
+    properties[`${SECTION}.${key}`] = {
+      ...decl,
+      ...(decl.description ? { description: t(`${k}.description`, decl.description) } : {}),
+      ...(decl.markdownDescription ? { markdownDescription: t(`${k}.markdownDescription`, decl.markdownDescription) } : {}),
+      ...(decl.enumDescriptions ? { enumDescriptions: decl.enumDescriptions.map((d, i) => t(`${k}.enumDescriptions.${decl.enum?.[i] ?? i}`, d)) } : {}),
+      order: order++,
+    };
+  }
+  return { title: t('configuration.title', 'Claude Mem'), properties };
 }
 
-function walkthroughs(): unknown[] {
+function walkthroughs(t: Localize): unknown[] {
+  const w = 'walkthrough.gettingStarted';
   const step = (id: string, title: string, description: string, completionEvents: string[]) => ({
     id,
-    title,
-    description,
+    title: t(`${w}.${id}.title`, title),
+    description: t(`${w}.${id}.description`, description),
     media: { markdown: `media/walkthrough/${id}.md` },
     completionEvents,
   });
   return [
     {
       id: 'claudeMem.gettingStarted',
-      title: 'Get started with Claude Mem',
-      description: 'Persistent memory for your coding sessions: what it captures, how to ask it, and how to share it with Claude Code.',
+      title: t(`${w}.title`, 'Get started with Claude Mem'),
+      description: t(`${w}.description`, 'Persistent memory for your coding sessions: what it captures, how to ask it, and how to share it with Claude Code.'),
       steps: [
         step('worker', 'A local memory worker', 'Memory lives on this machine, in a small worker process that starts by itself and is shared by every window and by Claude Code.\n[Open the Memory panel](command:claudeMem.openPanel)', ['onCommand:claudeMem.openPanel', 'onView:claudeMem.panel']),
         step('capture', 'What is captured, and what never is', 'Saves, file operations, terminal commands, tasks, debug sessions and files you read become short observations. Secrets, ignored files and untrusted workspaces are never captured.\n[Pause Capture](command:claudeMem.pauseCapture)', ['onSettingChanged:claudeMem.capture.enabled', 'onCommand:claudeMem.pauseCapture']),
@@ -92,12 +119,34 @@ function walkthroughs(): unknown[] {
   ];
 }
 
-export function contributions(existing: Record<string, unknown> = {}): Record<string, unknown> {
+function chatParticipant(t: Localize): Record<string, unknown> {
+  const k = 'chat.memory';
   return {
-    ...(existing.viewsContainers ? { viewsContainers: existing.viewsContainers } : {}),
-    ...(existing.views ? { views: existing.views } : {}),
-    configuration: configuration(),
-    commands: COMMANDS.map((c) => ({ ...c, category: CATEGORY })),
+    ...CHAT_PARTICIPANT,
+    fullName: t(`${k}.fullName`, CHAT_PARTICIPANT.fullName),
+    description: t(`${k}.description`, CHAT_PARTICIPANT.description),
+    commands: CHAT_PARTICIPANT.commands.map((c) => ({ ...c, description: t(`${k}.command.${c.name}.description`, c.description) })),
+  };
+}
+
+/** The Memory activity-bar container and its views (the webview panel, the file's memories). */
+function views(t: Localize): Record<string, unknown> {
+  return {
+    viewsContainers: { activitybar: [{ id: 'claudeMem', title: t('viewsContainer.claudeMem.title', 'Memory'), icon: 'media/icon.svg' }] },
+    views: {
+      claudeMem: [
+        { type: 'webview', id: 'claudeMem.panel', name: t('view.claudeMem.panel.name', 'Memory') },
+        { id: 'claudeMem.fileMemories', name: t('view.claudeMem.fileMemories.name', 'Memories for This File'), when: 'config.claudeMem.freshness.enabled' },
+      ],
+    },
+  };
+}
+
+function build(t: Localize): Record<string, unknown> {
+  return {
+    ...views(t),
+    configuration: configuration(t),
+    commands: COMMANDS.map((c) => ({ ...c, title: t(`command.${c.command}.title`, c.title), category: t('command.category', CATEGORY) })),
     menus: {
       commandPalette: [
         { command: 'claudeMem.pauseCapture', when: '!claudeMem.capturePaused' },
@@ -122,10 +171,29 @@ export function contributions(existing: Record<string, unknown> = {}): Record<st
         { command: 'claudeMem.freshness.retire', when: 'view == claudeMem.fileMemories && viewItem != claudeMem.memory.retired', group: 'inline@3' },
       ],
     },
-    chatParticipants: [CHAT_PARTICIPANT],
-    languageModelTools: TOOLS.map((t) => ({ ...t.manifest })),
-    walkthroughs: walkthroughs(),
+    chatParticipants: [chatParticipant(t)],
+    languageModelTools: TOOLS.map(({ manifest: m }) => ({
+      ...m,
+      displayName: t(`tool.${m.name}.displayName`, m.displayName),
+      userDescription: t(`tool.${m.name}.userDescription`, m.userDescription),
+    })),
+    walkthroughs: walkthroughs(t),
   };
+}
+
+/** package.json's contributes, with %key% placeholders for what people read. */
+export function contributions(_existing: Record<string, unknown> = {}): Record<string, unknown> {
+  return build(recorder().t);
+}
+
+const UNTRUSTED = 'Nothing is captured in an untrusted workspace; stored memory can still be searched and asked about.';
+
+/** package.nls.json: the English text of every placeholder in contributes and capabilities. */
+export function nlsStrings(): Record<string, string> {
+  const { t, strings } = recorder();
+  build(t);
+  t('capabilities.untrustedWorkspaces.description', UNTRUSTED);
+  return Object.fromEntries(Object.entries(strings).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 export const ACTIVATION_EVENTS = ['onStartupFinished'];
@@ -133,19 +201,58 @@ export const ACTIVATION_EVENTS = ['onStartupFinished'];
 export const CAPABILITIES = {
   untrustedWorkspaces: {
     supported: 'limited',
-    description: 'Nothing is captured in an untrusted workspace; stored memory can still be searched and asked about.',
+    description: '%capabilities.untrustedWorkspaces.description%',
     restrictedConfigurations: Object.entries(SETTINGS)
       .filter(([k]) => k.startsWith('capture.'))
       .map(([k]) => `${SECTION}.${k}`),
   },
 };
 
-/** Rewrites only contributes (keeping viewsContainers/views), activationEvents and capabilities. */
+/** Where the extension's runtime strings (vscode.l10n.t) are translated: l10n/bundle.l10n.<lang>.json. */
+export const L10N_DIR = './l10n';
+
+/**
+ * The English source of the l10n bundle: the first argument of every `l10n.t(...)` call under
+ * extension/ (vscode.l10n.t, and the L10n that vscode-free modules take), as @vscode/l10n-dev
+ * would export it. A call whose message is not a string literal cannot be translated: listed in
+ * `nonLiteral` (file:line) so a test can fail on it.
+ */
+export function l10nMessages(root = path.resolve(__dirname, '..', '..')): { messages: Record<string, string>; nonLiteral: string[] } {
+  // typescript is a dev dependency; this runs only from tests and writeManifest, never bundled.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const ts = require('typescript') as typeof import('typescript');
+  const messages: Record<string, string> = {};
+  const nonLiteral: string[] = [];
+  const walk = (dir: string): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+  for (const file of walk(path.join(root, 'extension')).sort()) {
+    const text = fs.readFileSync(file, 'utf8');
+    if (!text.includes('l10n.t(')) continue;
+    const src = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const visit = (n: import('typescript').Node): void => {
+      if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 't' && /(^|\.)l10n$/.test(n.expression.expression.getText(src))) {
+        const arg = n.arguments[0];
+        if (arg && (ts.isStringLiteral(arg) || ts.isNoSubstitutionTemplateLiteral(arg))) messages[arg.text] = arg.text;
+        else nonLiteral.push(`${path.relative(root, file)}:${src.getLineAndCharacterOfPosition(n.getStart(src)).line + 1}`);
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(src);
+  }
+  return { messages: Object.fromEntries(Object.entries(messages).sort(([a], [b]) => a.localeCompare(b))), nonLiteral };
+}
+
+/** Rewrites only contributes, activationEvents, capabilities and l10n in package.json, and package.nls.json beside it. */
 export function writeManifest(file = 'package.json'): void {
   const text = fs.readFileSync(file, 'utf8');
   const pkg = JSON.parse(text) as Record<string, unknown>;
-  pkg.contributes = contributions((pkg.contributes ?? {}) as Record<string, unknown>);
+  pkg.contributes = contributions();
   pkg.activationEvents = ACTIVATION_EVENTS;
   pkg.capabilities = CAPABILITIES;
+  pkg.l10n = L10N_DIR;
   fs.writeFileSync(file, `${JSON.stringify(pkg, null, 2)}\n`);
+  fs.writeFileSync(path.join(path.dirname(file), 'package.nls.json'), `${JSON.stringify(nlsStrings(), null, 2)}\n`);
+  const l10nDir = path.join(path.dirname(file), L10N_DIR);
+  fs.mkdirSync(l10nDir, { recursive: true });
+  fs.writeFileSync(path.join(l10nDir, 'bundle.l10n.json'), `${JSON.stringify(l10nMessages(path.dirname(path.resolve(file))).messages, null, 2)}\n`);
 }

@@ -100,7 +100,7 @@ export const SETTINGS: Record<string, SettingDecl> = {
   'context.fullObservations': { type: 'number', default: 5, minimum: 0, maximum: 50, scope: 'window', description: 'How many of the listed observations the injected context shows in full.' },
   'context.tokenBudget': { type: 'number', default: 4000, minimum: 200, maximum: 100000, scope: 'window', description: 'Hard token budget of the injected project context.' },
   'chat.maxResults': { type: 'number', default: 10, minimum: 1, maximum: 50, scope: 'window', description: 'How many memories @memory and the search command retrieve.' },
-  'chat.rerank': { type: 'boolean', default: true, scope: 'window', description: 'Let the chat model reorder the best 20 search results by relevance in @memory and memory_search (one short extra model request per search).' },
+  'chat.rerank': { type: 'boolean', default: true, scope: 'window', description: 'Let the chat model reorder the best 20 search results by relevance in @memory and search_memory (one short extra model request per search).' },
   // Read by extension/freshness (docs/freshness.md).
   'freshness.enabled': {
     type: 'boolean',

@@ -30,7 +30,7 @@ export function freshnessCommands(api: FreshnessApi, c: FreshnessController): Fr
     return uri ? c.fileRef(uri) : undefined;
   };
   const repoHere = () => fileOfActive()?.repo ?? (vscode.workspace.workspaceFolders?.[0] ? findRepo(vscode.workspace.workspaceFolders[0].uri.fsPath) : undefined);
-  const fail = (e: unknown) => void vscode.window.showErrorMessage(`Claude Mem: ${(e as Error).message}`);
+  const fail = (e: unknown) => void vscode.window.showErrorMessage(vscode.l10n.t('Claude Mem: {0}', (e as Error).message));
 
   const cmds: FreshnessCommands = {
     async open(t) {
@@ -47,7 +47,7 @@ export function freshnessCommands(api: FreshnessApi, c: FreshnessController): Fr
         const files = m && repo ? m.citations.map((x) => ({ path: x.path, blob: fingerprint(repo.root, x.path).blob })) : [];
         const r = await api.confirm(id, files.filter((x) => x.blob));
         c.invalidate();
-        void vscode.window.setStatusBarMessage(`$(verified) #${id} confirmed: ${r.title}`, 4000);
+        void vscode.window.setStatusBarMessage(`$(verified) ${vscode.l10n.t('#{0} confirmed: {1}', id, r.title)}`, 4000);
       } catch (e) {
         fail(e);
       }
@@ -55,8 +55,9 @@ export function freshnessCommands(api: FreshnessApi, c: FreshnessController): Fr
     async retire(t) {
       const id = idOf(t);
       if (!id) return;
-      const ok = await vscode.window.showWarningMessage(`Retire memory #${id}? It stays stored (search finds it, marked retired) but is no longer injected as context.`, { modal: true }, 'Retire');
-      if (ok !== 'Retire') return;
+      const retire = vscode.l10n.t('Retire');
+      const ok = await vscode.window.showWarningMessage(vscode.l10n.t('Retire memory #{0}? It stays stored (search finds it, marked retired) but is no longer injected as context.', id), { modal: true }, retire);
+      if (ok !== retire) return;
       try {
         await api.retire(id);
         c.invalidate();
@@ -71,16 +72,23 @@ export function freshnessCommands(api: FreshnessApi, c: FreshnessController): Fr
       try {
         const files = await verifyFiles(repoHere(), m);
         if (files.length === 0) throw new FreshnessError('this memory cites no file to check it against', 400);
-        const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Re-verifying memory #${id}…` }, () => api.verify(id, files));
+        const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Re-verifying memory #{0}…', id) }, () => api.verify(id, files));
         c.invalidate();
-        const what = r.verdict === 'still-true' ? 'still true: confirmed' : r.verdict === 'changed' ? `changed: replaced by #${r.replacedBy}` : 'no longer true: retired';
-        const open = await vscode.window.showInformationMessage(`Memory #${id} is ${what}.`, ...(r.replacedBy ? ['Open the new memory'] : []));
+        const message =
+          r.verdict === 'still-true'
+            ? vscode.l10n.t('Memory #{0} is still true: confirmed.', id)
+            : r.verdict === 'changed'
+              ? vscode.l10n.t('Memory #{0} is changed: replaced by #{1}.', id, String(r.replacedBy))
+              : vscode.l10n.t('Memory #{0} is no longer true: retired.', id);
+        const open = await vscode.window.showInformationMessage(message, ...(r.replacedBy ? [vscode.l10n.t('Open the new memory')] : []));
         if (open && r.replacedBy) await openMemory(r.replacedBy);
       } catch (e) {
         if (e instanceof FreshnessError && e.status === 409) {
-          const choice = await vscode.window.showWarningMessage(`No compression model can re-check memory #${id} now. Does it still hold?`, 'Confirm', 'Retire');
-          if (choice === 'Confirm') await cmds.confirm(id);
-          else if (choice === 'Retire') await cmds.retire(id);
+          const confirm = vscode.l10n.t('Confirm');
+          const retire = vscode.l10n.t('Retire');
+          const choice = await vscode.window.showWarningMessage(vscode.l10n.t('No compression model can re-check memory #{0} now. Does it still hold?', id), confirm, retire);
+          if (choice === confirm) await cmds.confirm(id);
+          else if (choice === retire) await cmds.retire(id);
         } else fail(e);
       }
     },
@@ -89,20 +97,20 @@ export function freshnessCommands(api: FreshnessApi, c: FreshnessController): Fr
       if (!target) return;
       const items = await c.memories(target);
       if (items.length === 0) {
-        void vscode.window.showInformationMessage('No memory is about this file yet.');
+        void vscode.window.showInformationMessage(vscode.l10n.t('No memory is about this file yet.'));
         return;
       }
       type Item = vscode.QuickPickItem & { m: MemoryFreshness };
       const qp = vscode.window.createQuickPick<Item>();
       const btn = (icon: string, tooltip: string) => ({ iconPath: new vscode.ThemeIcon(icon), tooltip });
-      const OPEN = btn('go-to-file', 'Open');
-      const CONFIRM = btn('check', 'Confirm: still true');
-      const RETIRE = btn('archive', 'Retire');
-      const VERIFY = btn('sync', 'Re-verify with the model');
-      qp.title = `Memories about ${c.fileRef(target)?.rel ?? target.fsPath}`;
+      const OPEN = btn('go-to-file', vscode.l10n.t('Open'));
+      const CONFIRM = btn('check', vscode.l10n.t('Confirm: still true'));
+      const RETIRE = btn('archive', vscode.l10n.t('Retire'));
+      const VERIFY = btn('sync', vscode.l10n.t('Re-verify with the model'));
+      qp.title = vscode.l10n.t('Memories about {0}', c.fileRef(target)?.rel ?? target.fsPath);
       qp.items = items.map((m) => ({
         label: `${STATUS_ICON[m.status]} #${m.id} ${m.title}`,
-        description: statusText(m),
+        description: statusText(m, vscode.l10n),
         detail: m.citations.map((x) => `${x.path}${x.state !== 'fresh' ? ` (${x.state})` : ''}`).join(' · '),
         buttons: m.status === 'stale' ? [OPEN, VERIFY, CONFIRM, RETIRE] : m.status === 'retired' ? [OPEN] : [OPEN, CONFIRM, RETIRE],
         m,

@@ -31,10 +31,10 @@ export class FileMemoriesView implements vscode.TreeDataProvider<MemoryFreshness
     const item = new vscode.TreeItem(`#${m.id} ${m.title}`);
     const [icon, color] = THEME[m.status];
     item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
-    item.description = statusText(m);
-    item.tooltip = new vscode.MarkdownString(`**#${m.id} ${m.title}**\n\n${STATUS_ICON[m.status]} ${statusText(m)}\n\n${m.citations.map((c) => `- \`${c.path}\` ${c.state}${c.movedFrom ? ` (moved from \`${c.movedFrom}\`)` : ''}`).join('\n')}`, true);
+    item.description = statusText(m, vscode.l10n);
+    item.tooltip = new vscode.MarkdownString(`**#${m.id} ${m.title}**\n\n${STATUS_ICON[m.status]} ${statusText(m, vscode.l10n)}\n\n${m.citations.map((c) => `- \`${c.path}\` ${c.state}${c.movedFrom ? ` (${vscode.l10n.t('moved from {0}', `\`${c.movedFrom}\``)})` : ''}`).join('\n')}`, true);
     item.contextValue = `claudeMem.memory.${m.status}`;
-    item.command = { command: 'claudeMem.freshness.open', title: 'Open Memory', arguments: [m] };
+    item.command = { command: 'claudeMem.freshness.open', title: vscode.l10n.t('Open Memory'), arguments: [m] };
     return item;
   }
 
@@ -64,8 +64,8 @@ export class FileMemoriesLens implements vscode.CodeLensProvider, vscode.Disposa
 
   async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
     if (!this.on() || doc.uri.scheme !== 'file') return [];
-    const title = lensTitle(await this.c.memories(doc.uri));
+    const title = lensTitle(await this.c.memories(doc.uri), vscode.l10n);
     if (!title) return [];
-    return [new vscode.CodeLens(new vscode.Range(0, 0, 0, 0), { title, command: 'claudeMem.fileMemories.pick', arguments: [doc.uri], tooltip: 'Memories about this file: open, confirm, retire, re-verify' })];
+    return [new vscode.CodeLens(new vscode.Range(0, 0, 0, 0), { title, command: 'claudeMem.fileMemories.pick', arguments: [doc.uri], tooltip: vscode.l10n.t('Memories about this file: open, confirm, retire, re-verify') })];
   }
 }

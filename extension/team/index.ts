@@ -53,11 +53,11 @@ export function registerTeam(s: Services): Team {
 
   const askUrl = async (): Promise<string | undefined> => {
     const url = await vscode.window.showInputBox({
-      title: 'Team hub (PostgreSQL)',
-      prompt: 'Connection string of the team hub, e.g. postgres://alice:…@db.example.com:5432/team_hub?sslmode=require. Kept in VS Code secret storage; never in settings or logs.',
+      title: vscode.l10n.t('Team hub (PostgreSQL)'),
+      prompt: vscode.l10n.t('Connection string of the team hub, e.g. postgres://alice:…@db.example.com:5432/team_hub?sslmode=require. Kept in VS Code secret storage; never in settings or logs.'),
       password: true,
       ignoreFocusOut: true,
-      validateInput: (v) => (/^postgres(ql)?:\/\/\S+$/.test(v.trim()) ? undefined : 'A postgres:// or postgresql:// URL'),
+      validateInput: (v) => (/^postgres(ql)?:\/\/\S+$/.test(v.trim()) ? undefined : vscode.l10n.t('A postgres:// or postgresql:// URL')),
     });
     return url?.trim() || undefined;
   };
@@ -82,18 +82,18 @@ export function registerTeam(s: Services): Team {
 
   async function share(): Promise<void> {
     let st = await refresh();
-    if (!st) return void vscode.window.showErrorMessage('The memory worker is not running, or has no team memory; update Claude Mem.');
+    if (!st) return void vscode.window.showErrorMessage(vscode.l10n.t('The memory worker is not running, or has no team memory; update Claude Mem.'));
     if (st.state !== 'connected') {
       const stored = await s.context.secrets.get(TEAM_URL_SECRET);
       const url = st.state === 'error' || !stored ? await askUrl() : stored;
       if (!url) return;
-      const after = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Connecting to the team hub…' }, async () => {
+      const after = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Connecting to the team hub…') }, async () => {
         await handOver(url);
         return waitConnected(15_000);
       });
       st = after;
       if (after?.state !== 'connected') {
-        return void vscode.window.showErrorMessage(`Team hub: ${after?.state ?? 'unreachable'}${after?.lastError ? `: ${after.lastError}` : ''}. See docs/team.md for the set-up.`);
+        return void vscode.window.showErrorMessage(vscode.l10n.t('Team hub: {0}. See docs/team.md for the set-up.', `${after?.state ?? vscode.l10n.t('unreachable')}${after?.lastError ? `: ${after.lastError}` : ''}`));
       }
       await s.context.secrets.store(TEAM_URL_SECRET, url);
       s.log.info(`team hub connected (${after.hub}) as ${after.author}`);
@@ -104,28 +104,28 @@ export function registerTeam(s: Services): Team {
     const names = [current, ...projects.filter((p) => p !== current)].filter((p) => !shared.has(p));
     const pick = await vscode.window.showQuickPick(
       names.map((n) => ({ label: n, description: n === current ? 'this workspace' : undefined })),
-      { placeHolder: 'Share which project\'s memory with your team? (observations and summaries, secrets redacted)' },
+      { placeHolder: vscode.l10n.t("Share which project's memory with your team? (observations and summaries, secrets redacted)") },
     );
     if (!pick) return;
     const what = await vscode.window.showQuickPick(
       [
-        { label: 'Observations and summaries', prompts: false },
-        { label: 'Observations, summaries and my prompts', description: 'prompts are shared only when you choose this', prompts: true },
+        { label: vscode.l10n.t('Observations and summaries'), prompts: false },
+        { label: vscode.l10n.t('Observations, summaries and my prompts'), description: vscode.l10n.t('prompts are shared only when you choose this'), prompts: true },
       ],
-      { placeHolder: `What of "${pick.label}" should teammates get?` },
+      { placeHolder: vscode.l10n.t('What of "{0}" should teammates get?', pick.label) },
     );
     if (!what) return;
     const r = await request<{ project: string; team: string; queued: number; error?: string }>('POST', '/api/team/share', { project: pick.label, prompts: what.prompts }, 30_000);
-    if (r.status !== 200) return void vscode.window.showErrorMessage(`Sharing ${pick.label} failed: ${r.body.error ?? `HTTP ${r.status}`}`);
-    void vscode.window.showInformationMessage(`Sharing "${r.body.project}" with team ${r.body.team}; ${r.body.queued} record(s) on their way.`);
+    if (r.status !== 200) return void vscode.window.showErrorMessage(vscode.l10n.t('Sharing {0} failed: {1}', pick.label, r.body.error ?? `HTTP ${r.status}`));
+    void vscode.window.showInformationMessage(vscode.l10n.t('Sharing "{0}" with team {1}; {2} record(s) on their way.', r.body.project, r.body.team, r.body.queued));
     await refresh();
   }
 
   async function unshare(): Promise<void> {
     const st = await refresh();
     const names = st?.shares.map((x) => x.project) ?? [];
-    if (names.length === 0) return void vscode.window.showInformationMessage('No project is shared.');
-    const pick = await vscode.window.showQuickPick(names, { placeHolder: 'Stop sharing which project? (what is on the hub stays)' });
+    if (names.length === 0) return void vscode.window.showInformationMessage(vscode.l10n.t('No project is shared.'));
+    const pick = await vscode.window.showQuickPick(names, { placeHolder: vscode.l10n.t('Stop sharing which project? (what is on the hub stays)') });
     if (!pick) return;
     await request('POST', '/api/team/unshare', { project: pick });
     await refresh();
@@ -135,13 +135,13 @@ export function registerTeam(s: Services): Team {
     await s.context.secrets.delete(TEAM_URL_SECRET);
     await handOver(null).catch(() => undefined);
     await refresh();
-    void vscode.window.showInformationMessage('Team hub connection removed from secret storage.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('Team hub connection removed from secret storage.'));
   }
 
   return {
-    share: () => share().catch((e: Error) => void vscode.window.showErrorMessage(`Team memory: ${e.message}`)),
-    unshare: () => unshare().catch((e: Error) => void vscode.window.showErrorMessage(`Team memory: ${e.message}`)),
-    forget: () => forget().catch((e: Error) => void vscode.window.showErrorMessage(`Team memory: ${e.message}`)),
+    share: () => share().catch((e: Error) => void vscode.window.showErrorMessage(vscode.l10n.t('Team memory: {0}', e.message))),
+    unshare: () => unshare().catch((e: Error) => void vscode.window.showErrorMessage(vscode.l10n.t('Team memory: {0}', e.message))),
+    forget: () => forget().catch((e: Error) => void vscode.window.showErrorMessage(vscode.l10n.t('Team memory: {0}', e.message))),
     dispose: () => {
       disposed = true;
       clearTimeout(timer);

@@ -8,7 +8,7 @@ export class TeamStatusItem implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('claudeMem.team', vscode.StatusBarAlignment.Right, 99);
 
   constructor() {
-    this.item.name = 'Claude Mem Team';
+    this.item.name = vscode.l10n.t('Claude Mem Team');
     this.item.command = 'claudeMem.shareProject';
   }
 

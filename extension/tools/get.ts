@@ -1,5 +1,6 @@
-// memory_get: full records by id, the last step after search or timeline.
+// get_memories: full records by id, the last step after search or timeline.
 import { observationText } from '../core/format';
+import { ENGLISH } from '../core/l10n';
 import { obj, ToolInputError, type MemoryTool } from './types';
 
 export interface GetInput {
@@ -8,15 +9,16 @@ export interface GetInput {
 
 export const getTool: MemoryTool<GetInput> = {
   manifest: {
-    name: 'memory_get',
+    name: 'get_memories',
     displayName: 'Get Memories',
-    toolReferenceName: 'memoryGet',
+    toolReferenceName: 'getMemories',
+    legacyToolReferenceFullNames: ['memoryGet'],
     canBeReferencedInPrompt: true,
     icon: '$(note)',
     tags: ['memory', 'claude-mem'],
     userDescription: 'Read remembered observations in full by id.',
     modelDescription:
-      'Fetches full observation records from the persistent project memory by id: title, narrative, facts, concepts, files read and modified, and when it happened. Use it after memory_search or memory_timeline with the ids (numbers, as in `#123`) whose rows looked relevant; ask only for the ids you need (each record costs tokens). Cite the ids you used as #123 in your answer.',
+      'Fetches full observation records from the persistent project memory by id: title, narrative, facts, concepts, files read and modified, and when it happened. Use it after search_memory or get_memory_timeline with the ids (numbers, as in `#123`) whose rows looked relevant; ask only for the ids you need (each record costs tokens). Cite the ids you used as #123 in your answer.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -35,7 +37,7 @@ export const getTool: MemoryTool<GetInput> = {
     if (!ids.every((x) => typeof x === 'number' && Number.isSafeInteger(x) && x > 0)) throw new ToolInputError("'ids' must hold positive integers");
     return { ids: [...new Set(ids as number[])].slice(0, 20) };
   },
-  invocationMessage: (i) => `Reading memories ${i.ids.map((x) => `#${x}`).join(', ')}`,
+  invocationMessage: (i, l10n = ENGLISH) => l10n.t('Reading memories {0}', i.ids.map((x) => `#${x}`).join(', ')),
   async run(i, deps) {
     const found = await deps.api.get(i.ids);
     const missing = i.ids.filter((id) => !found.some((o) => o.id === id));

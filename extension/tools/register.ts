@@ -13,9 +13,9 @@ export function registerTools(deps: ToolDeps, log: vscode.LogOutputChannel): vsc
         } catch {
           return { invocationMessage: tool.manifest.displayName };
         }
-        const c = tool.confirmation?.(input);
+        const c = tool.confirmation?.(input, vscode.l10n);
         return {
-          invocationMessage: tool.invocationMessage(input),
+          invocationMessage: tool.invocationMessage(input, vscode.l10n),
           ...(c ? { confirmationMessages: { title: c.title, message: new vscode.MarkdownString(c.message) } } : {}),
         };
       },

@@ -1,5 +1,6 @@
-// memory_timeline: what happened around one observation, summary or moment.
+// get_memory_timeline: what happened around one observation, summary or moment.
 import { hitsText } from '../core/format';
+import { ENGLISH } from '../core/l10n';
 import { obj, optInt, optStr, ToolInputError, type MemoryTool } from './types';
 
 export interface TimelineInput {
@@ -11,15 +12,16 @@ export interface TimelineInput {
 
 export const timelineTool: MemoryTool<TimelineInput> = {
   manifest: {
-    name: 'memory_timeline',
+    name: 'get_memory_timeline',
     displayName: 'Memory Timeline',
-    toolReferenceName: 'memoryTimeline',
+    toolReferenceName: 'getMemoryTimeline',
+    legacyToolReferenceFullNames: ['memoryTimeline'],
     canBeReferencedInPrompt: true,
     icon: '$(history)',
     tags: ['memory', 'timeline', 'claude-mem'],
     userDescription: 'Show what happened before and after a remembered event.',
     modelDescription:
-      "Shows the chronological context around one point in this project's memory: the observations, prompts and summaries recorded just before and after it. Give `anchor` as an observation id from memory_search (e.g. 123), a summary id prefixed with S (e.g. S12), or an ISO date-time; or give `query` and the best search hit becomes the anchor. Use it to understand the sequence of a past change or investigation (what led to a fix, what followed a decision). Returns compact rows; fetch full records with memory_get.",
+      "Shows the chronological context around one point in this project's memory: the observations, prompts and summaries recorded just before and after it. Give `anchor` as an observation id from search_memory (e.g. 123), a summary id prefixed with S (e.g. S12), or an ISO date-time; or give `query` and the best search hit becomes the anchor. Use it to understand the sequence of a past change or investigation (what led to a fix, what followed a decision). Returns compact rows; fetch full records with get_memories.",
     inputSchema: {
       type: 'object',
       properties: {
@@ -38,7 +40,7 @@ export const timelineTool: MemoryTool<TimelineInput> = {
     if (!anchor && !query) throw new ToolInputError("give 'anchor' (an id like 123 or S12, or an ISO time) or 'query'");
     return { anchor, query, before: optInt(o, 'depth_before', 0, 50) ?? 5, after: optInt(o, 'depth_after', 0, 50) ?? 5 };
   },
-  invocationMessage: (i) => `Reading the memory timeline around ${i.anchor ?? `"${i.query}"`}`,
+  invocationMessage: (i, l10n = ENGLISH) => l10n.t('Reading the memory timeline around {0}', i.anchor ?? `"${i.query}"`),
   async run(i, deps) {
     let anchor = i.anchor;
     if (!anchor && i.query) {
@@ -49,6 +51,6 @@ export const timelineTool: MemoryTool<TimelineInput> = {
     }
     const r = await deps.api.timeline(anchor as string, { project: deps.project(), before: i.before, after: i.after });
     if (r.hits.length === 0) return `Nothing recorded around ${anchor}.`;
-    return `Timeline around ${anchor} (oldest first):\n${hitsText(r.hits)}\n\nNext: memory_get with the ids worth reading in full.`;
+    return `Timeline around ${anchor} (oldest first):\n${hitsText(r.hits)}\n\nNext: get_memories with the ids worth reading in full.`;
   },
 };

@@ -1,5 +1,6 @@
 // The shape of one language-model tool: its manifest (mirrored in package.json's
 // contributes.languageModelTools; a unit test keeps them equal) and its vscode-free logic.
+import type { L10n } from '../core/l10n';
 import type { MemoryApi, SearchHit } from '../core/memoryApi';
 
 export interface ToolDeps {
@@ -16,6 +17,8 @@ export interface ToolManifest {
   name: string;
   displayName: string;
   toolReferenceName: string;
+  /** Earlier `#` reference names that still resolve to this tool (VS Code maps them). */
+  legacyToolReferenceFullNames?: string[];
   userDescription: string;
   modelDescription: string;
   canBeReferencedInPrompt: boolean;
@@ -29,9 +32,9 @@ export interface MemoryTool<I> {
   /** Checks and normalises the model's input; throws an Error with a message the model can act on. */
   parse(input: unknown): I;
   /** Shown while the tool runs. */
-  invocationMessage(input: I): string;
+  invocationMessage(input: I, l10n?: L10n): string;
   /** When set, the user confirms before the tool runs (tools that write). */
-  confirmation?(input: I): { title: string; message: string };
+  confirmation?(input: I, l10n?: L10n): { title: string; message: string };
   run(input: I, deps: ToolDeps, signal?: { readonly isCancellationRequested: boolean }): Promise<string>;
 }
 

@@ -802,6 +802,14 @@ export class App {
     else if (e.event === 'new_observation' || e.event === 'observation_deleted') this.debounce('projects', 2000, () => void this.loadProjects()); // counts
     if (eff.changed) this.scheduleRender();
     if (e.event === 'new_observation' && this.searching()) this.debounce('research', 1000, () => void this.runSearch());
+    // A memory went stale, was confirmed or retired: the marks shown are out of date.
+    if (e.event === 'memory_freshness') this.debounce('freshness', 500, () => void this.refreshMarks());
+  }
+
+  private async refreshMarks(): Promise<void> {
+    await this.reload();
+    if (this.searching()) void this.runSearch();
+    if (this.view === 'detail' && this.selectedId !== undefined) void this.open(this.selectedId, false);
   }
 
   private projectDeleted(project: string, sessionId: number | undefined): void {

@@ -11,6 +11,32 @@ export function teamLabel(t: TeamLabel | undefined): string {
   return t ? `${t.author ?? '?'}@${t.machine ?? '?'}` : '';
 }
 
+/** A memory that may not hold any more: 'stale' (a cited file changed) or 'retired' (docs/freshness.md). */
+export interface StaleMark {
+  status: 'stale' | 'retired';
+  reason?: string;
+}
+
+/** The stale mark of a search row ({freshness:'stale', staleReason}) or a record ({freshness:{status, reason}}). */
+export function staleMarkOf(u: { freshness?: unknown; staleReason?: unknown }): StaleMark | undefined {
+  const f = u.freshness;
+  const obj = typeof f === 'object' && f !== null ? (f as { status?: unknown; reason?: unknown }) : undefined;
+  const status = obj ? obj.status : f;
+  if (status !== 'stale' && status !== 'retired') return undefined;
+  const reason = obj ? obj.reason : u.staleReason;
+  return typeof reason === 'string' && reason ? { status, reason: reason.slice(0, 300) } : { status };
+}
+
+/** "may be stale" / "retired", for a badge. */
+export function staleLabel(m: StaleMark): string {
+  return m.status === 'stale' ? 'may be stale' : 'retired';
+}
+
+/** The stale mark of an observation. */
+export function observationStale(o: Observation): StaleMark | undefined {
+  return staleMarkOf(o);
+}
+
 // ---- search and timeline rows -------------------------------------------------------------
 
 export type RowKind = 'observation' | 'summary' | 'prompt' | 'session';
@@ -32,6 +58,8 @@ export interface Row {
   sessionId?: number;
   /** Set on records pulled from the team hub. */
   team?: TeamLabel;
+  /** Set when the memory may be stale or was retired. */
+  stale?: StaleMark;
 }
 
 /** A search or timeline row (already checked by the contract's parser) as the list shows it. */
@@ -51,6 +79,7 @@ export function rowOf(u: SearchRow | TimelineItem): Row {
     ...('snippet' in u && u.snippet?.trim() ? { snippet: u.snippet.slice(0, 500) } : {}),
     sessionId: u.sessionId,
     ...(u.team ? { team: u.team } : {}),
+    ...(staleMarkOf(u) ? { stale: staleMarkOf(u) } : {}),
   };
 }
 

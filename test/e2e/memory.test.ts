@@ -21,8 +21,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { before, test } from 'node:test';
 import type { Frame, Locator, Page } from 'playwright-core';
-import { assertToolsInstalled, ensureVsix, isAlive, poll, runExtensionTests, withCodeServerPage, WorkerApi, type WorkerObservation } from './harness';
-
+import { assertToolsInstalled, ensureVsix, isAlive, poll, quickOpen, runCommand, runExtensionTests, webviewFrame, withCodeServerPage, WorkerApi, type WorkerObservation } from './harness';
 
 const skip = process.env.CLAUDE_MEM_SKIP_E2E === '1' && 'CLAUDE_MEM_SKIP_E2E=1';
 let vsix = '';
@@ -175,6 +174,8 @@ test('UI: save → observation → Search Memory → Memory panel → @memory �
         // lists the cited ones under "Cited memories".
         const response = page.locator('.interactive-item-container.interactive-response').last();
         await response.getByText(/From memory: see #/).waitFor({ timeout: 60_000 });
+        // The "Cited memories" line is a later part of the stream: wait for it too before reading.
+        await response.getByText(/Cited memories:/).waitFor({ timeout: 30_000 }).catch(() => undefined);
         const text = await response.innerText();
         assert.match(text, new RegExp(`From memory: see [#\\d, ]*#${obs.id}\\b`), `the answer cites #${obs.id}:\n${text}`);
         assert.match(text, new RegExp(`Cited memories:.*#${obs.id}\\b`), `the answer lists #${obs.id} under "Cited memories":\n${text}`);
@@ -210,44 +211,8 @@ function statusItem(page: Page): Locator {
   return page.locator('.part.statusbar .statusbar-item').filter({ hasText: /\bMemory\b/ });
 }
 
-async function quickOpen(page: Page, file: string): Promise<void> {
-  await page.keyboard.press('Control+P');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ timeout: 20_000 });
-  await input.fill(file);
-  await page.locator('.quick-input-list .monaco-list-row').filter({ hasText: file }).first().waitFor({ timeout: 20_000 });
-  await page.keyboard.press('Enter');
-}
-
-/** Runs a command by its palette title (F1, type, pick the row whose label matches). */
-async function runCommand(page: Page, title: string, exact?: RegExp): Promise<void> {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ timeout: 20_000 });
-  await input.fill(`>${title}`);
-  const row = page.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact ?? title }) }).first();
-  await row.waitFor({ timeout: 20_000 });
-  await row.click();
-}
-
 function quickPickRow(page: Page, o: WorkerObservation): Locator {
   return page.locator('.quick-input-list .monaco-list-row').filter({ hasText: o.title }).filter({ hasText: `#${o.id}` }).first();
-}
-
-/**
- * The page inside a webview view: VS Code nests it in two iframes (the webview host, then
- * `active-frame`); the outer one's src names the view (`extensionId=…`, `purpose=webviewView`).
- * The Memory panel's page is the one with `#app`.
- */
-async function webviewFrame(page: Page, marker: string): Promise<Frame> {
-  return poll(`a webview page with ${marker}`, async () => {
-    for (const f of page.frames()) {
-      if (f === page.mainFrame()) continue;
-      if (await f.locator(marker).count().catch(() => 0)) return f;
-    }
-    return undefined;
-  }, 30_000);
 }
 
 test('extension host: the memory tools, chat.open and compression by the fake model', { timeout: 360_000, skip }, async (t) => {
@@ -267,5 +232,5 @@ test('extension host: the memory tools, chat.open and compression by the fake mo
   });
   for (const c of result.report.tests) t.diagnostic(`host: ${c.ok ? 'ok' : 'FAIL'} ${c.name} (${c.ms} ms)`);
   t.diagnostic(`recorded: ${JSON.stringify(result.report.data)}`);
-  assert.equal(result.report.tests.length, 7, 'every host case reported');
+  assert.equal(result.report.tests.length, 8, 'every host case reported');
 });

@@ -162,6 +162,16 @@ class CancellationTokenSource {
 function noop() {
   return new Disposable(() => undefined);
 }
+/**
+ * vscode.l10n.t as VS Code runs it with no translation bundle (English): the message with {0}, {1}
+ * replaced by the positional arguments, or {name} by a record's keys; an unknown index stays.
+ */
+function l10nT(first, ...rest) {
+  const message = typeof first === 'string' ? first : first.message;
+  const args = typeof first === 'string' ? (rest.length === 1 && rest[0] && typeof rest[0] === 'object' ? rest[0] : rest) : first.args ?? [];
+  return message.replace(/{([^}]+)}/g, (whole, key) => (Object.prototype.hasOwnProperty.call(args, key) ? String(args[key]) : whole));
+}
+
 function tolerant(target) {
   return new Proxy(target, {
     get(t, k) {
@@ -242,6 +252,7 @@ function createFake(opts = {}) {
     LogLevel: { Off: 0, Trace: 1, Debug: 2, Info: 3, Warning: 4, Error: 5 },
     ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
     version: '1.139.1-fake',
+    l10n: { t: l10nT, bundle: undefined, uri: undefined },
     env: tolerant({ sessionId: opts.sessionId || `fake-session-${process.pid}-${Date.now()}`, machineId: 'fake-machine', appName: 'Fake VS Code', uiKind: 1, language: 'en', openExternal: async () => true, asExternalUri: async (u) => u }),
     window: tolerant({
       createOutputChannel: (name) => logChannel(name),
@@ -415,6 +426,7 @@ function document(file, text) {
 }
 
 module.exports = {
+  l10nT,
   install,
   context,
   fire,

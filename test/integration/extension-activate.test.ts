@@ -99,7 +99,7 @@ describe('the bundled extension in a stand-in host', () => {
     assert.notEqual(services.supervisor.state.kind, 'connected', 'activate does not wait for the worker');
     assert.ok(state.commands.has('claudeMem.search') && state.commands.has('claudeMem.toggleCapture'));
     assert.ok(state.participants.has('claude-mem-vscode.memory'));
-    assert.deepEqual([...state.tools.keys()], ['memory_search', 'memory_timeline', 'memory_get', 'memory_save', 'memory_context']);
+    assert.deepEqual([...state.tools.keys()], ['search_memory', 'get_memory_timeline', 'get_memories', 'save_memory', 'get_memory_context', 'memory_search', 'memory_timeline', 'memory_get', 'memory_save', 'memory_context']);
     const st = await until(() => (services.supervisor.state.kind === 'connected' ? services.supervisor.state : undefined), 30_000, 'connected');
     assert.equal(st.owned, true);
     token = fs.readFileSync(path.join(dataDir, 'auth.token'), 'utf8').trim();
@@ -198,6 +198,22 @@ describe('the bundled extension in a stand-in host', () => {
     assert.ok(prep.confirmationMessages, 'saving asks first');
     const ctx = await state.tools.get('memory_context')!.invoke({ input: {}, toolInvocationToken: undefined }, undefined);
     assert.match(ctx.content[0].value, /<claude-mem-context>/);
+  });
+
+  it('the tools answer under their {verb}_{noun} names, and the old names give the same answers', async () => {
+    const cancel = new fake.classes.CancellationTokenSource().token;
+    const ask = async (name: string, input: unknown) => (await state.tools.get(name)!.invoke({ input, toolInvocationToken: undefined }, cancel)).content[0].value as string;
+    const found = await ask('search_memory', { query: 'proxy port' });
+    assert.match(found, /#\d+ .*port/i);
+    assert.match(found, /Next: get_memories with the ids/);
+    assert.equal(await ask('memory_search', { query: 'proxy port' }), found);
+    const id = Number(/#(\d+)/.exec(found)![1]);
+    assert.equal(await ask('get_memories', { ids: [id] }), await ask('memory_get', { ids: [id] }));
+    assert.equal(await ask('get_memory_timeline', { anchor: id }), await ask('memory_timeline', { anchor: id }));
+    assert.match(await ask('get_memory_context', {}), /<claude-mem-context>/);
+    const bad = await ask('get_memories', { ids: 'none' });
+    assert.match(bad, /get_memories failed: 'ids'/);
+    assert.ok(state.tools.get('save_memory')!.prepareInvocation!({ input: { text: 'x' } }).confirmationMessages, 'saving asks first');
   });
 
   it('pause and an untrusted workspace stop capture', async () => {

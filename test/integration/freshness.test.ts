@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { fingerprintToolUse } from '../../worker/cli/fingerprint';
 import { checkRequest } from '../../worker/freshness/clientCheck';
 import { hitLine, observationText } from '../../extension/core/format';
+import type { ExportDocument } from '../../worker/transfer';
 import type { CitedFilesResponse, FreshnessCheckResponse, MemoryFreshness, Observation, SearchResponse } from '../../worker/protocol';
 import { allText, startFakeAnthropic, text, type FakeAnthropic } from '../helpers/fakeAnthropic';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
@@ -166,6 +167,13 @@ describe('freshness with real git repositories', () => {
     assert.equal(of.freshness?.otherBranch, true);
     assert.match(observationText(of), /Recorded on branch feature/);
     assert.equal(oc2.freshness, undefined);
+    // The panel's feed and detail read the list and one record: they carry the same mark.
+    const list = (await w.req('GET', `/api/observations?project=${PROJECT}&branch=main&limit=100`)).body.items as Observation[];
+    assert.equal(list.find((o) => o.id === ids.a)?.freshness?.status, 'stale');
+    assert.match(list.find((o) => o.id === ids.a)?.freshness?.reason ?? '', /client\.ts changed/);
+    assert.equal(list.find((o) => o.id === ids.c2)?.freshness, undefined);
+    assert.equal((await w.req('GET', `/api/observation/${ids.a}?branch=main`)).body.freshness?.status, 'stale');
+    assert.equal((await w.req('GET', `/api/observation/${ids.c2}?branch=main`)).body.freshness, undefined);
     assert.match(hitLine({ id: ids.a, kind: 'observation', type: 'change', title: 't', freshness: a?.freshness, staleReason: a?.staleReason }), /MAY BE STALE/);
     const json = (await w.req('GET', `/api/context/inject?project=${PROJECT}&branch=main&format=json`)).body;
     assert.equal(json.stale, 3);
@@ -211,6 +219,41 @@ describe('freshness with real git repositories', () => {
     const v = await w.req('POST', '/api/freshness/verify', { id: ids.a, files: [{ path: 'src/http/client.ts', content: 'x' }] });
     assert.equal(v.status, 409);
     assert.match(v.body.error, /confirm or retire/);
+  });
+
+  it('export and import carry citations, stale states, confirmations, retirements with their replacement, and branches', async () => {
+    const doc = (await w.req<ExportDocument>('GET', `/api/export?project=${PROJECT}`)).body;
+    const obs = doc.sessions.flatMap((s) => s.observations);
+    assert.ok(obs.some((o) => o.citations?.some((c) => c.state === 'changed')), 'a stale citation is exported');
+    assert.ok(obs.some((o) => o.state?.status === 'retired' && o.state.replacedBy), 'a retirement with its replacement is exported');
+    assert.ok(doc.sessions.some((s) => s.git?.branch === 'main'), 'a session branch is exported');
+    const w2 = await startWorker({ env: { CLAUDE_MEM_EMBEDDINGS: 'off', CLAUDE_MEM_PROVIDER: 'local' } });
+    try {
+      const imp = await w2.req('POST', '/api/import', doc);
+      assert.equal(imp.status, 200, JSON.stringify(imp.body));
+      const again = (await w2.req<ExportDocument>('GET', `/api/export?project=${PROJECT}`)).body;
+      assert.deepEqual(again.sessions, doc.sessions, 'the round trip keeps every citation, state and branch');
+      // The imported memory is judged stale by the new worker, with what changed.
+      // The new worker judges each memory as the old one does (stale, confirmed, retired, with why).
+      const judged = async (x: RunningWorker) =>
+        ((await x.req('GET', `/api/observations?project=${PROJECT}&limit=1000&branch=main`)).body.items as Observation[])
+          .map((o) => `${o.createdAtEpoch} ${o.title} ${o.freshness?.status ?? 'fresh'} ${o.freshness?.reason ?? ''}`)
+          .sort();
+      const before = await judged(w);
+      assert.ok(['stale', 'confirmed', 'retired'].every((st) => before.some((l) => l.includes(` ${st} `))), before.join('\n'));
+      assert.deepEqual(await judged(w2), before);
+      // Importing again adds nothing, and a citation that is not one is refused with its path.
+      assert.deepEqual((await w2.req('POST', '/api/import', doc)).body.imported, { sessions: 0, prompts: 0, observations: 0, summaries: 0 });
+      assert.deepEqual((await w2.req<ExportDocument>('GET', `/api/export?project=${PROJECT}`)).body.sessions, doc.sessions);
+      const bad = structuredClone(doc);
+      const withCites = bad.sessions.flatMap((s) => s.observations).find((o) => o.citations?.length)!;
+      withCites.citations![0].blob = 'not-hex';
+      const refused = await w2.req('POST', '/api/import', bad);
+      assert.equal(refused.status, 400);
+      assert.match(refused.body.error, /observations\[\d+\]\.citations\[0\]\.blob/);
+    } finally {
+      await w2.stop();
+    }
   });
 });
 

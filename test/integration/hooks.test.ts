@@ -291,9 +291,9 @@ describe('hook CLI against a real worker', () => {
     assert.equal(s.prompts[0].text, 'bytes: \uFFFD\uFFFD');
   });
 
-  it('the node:net fallback transport stores the same', async () => {
+  it('the node:net transport (hooks use it when no spool serves them) stores the same', async () => {
     const input = fixture('PostToolUse', { project, home, session: 'sess-net', toolUseId: 'toolu_net' });
-    const r = await runHook('observation', JSON.stringify(input), { ...env, CLAUDE_MEM_HTTP_NET: '1' });
+    const r = await runHook('observation', JSON.stringify(input), { ...env, CLAUDE_MEM_HOOK_TRANSPORT: 'tcp' });
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(r.json, {});
     const s = await until(async () => {

@@ -56,17 +56,40 @@ describe('claude-mem mcp', () => {
     await w?.stop();
   });
 
-  it('lists search, timeline, get_observations and save_memory, teaching search -> timeline -> fetch', async () => {
+  it('lists search_memory, get_memory_timeline, get_memories and save_memory, teaching search -> timeline -> fetch; the old names too', async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    assert.deepEqual([...byName.keys()].sort(), ['get_observations', 'save_memory', 'search', 'timeline']);
-    assert.match(byName.get('search')!.description!, /Step 1 of 3[\s\S]*timeline[\s\S]*get_observations/);
-    assert.match(byName.get('timeline')!.description!, /Step 2 of 3/);
-    assert.match(byName.get('get_observations')!.description!, /Step 3 of 3/);
-    assert.deepEqual(byName.get('search')!.inputSchema.required, ['query']);
-    assert.deepEqual(byName.get('get_observations')!.inputSchema.required, ['ids']);
+    assert.deepEqual([...byName.keys()].sort(), ['get_memories', 'get_memory_timeline', 'get_observations', 'save_memory', 'search', 'search_memory', 'timeline']);
+    assert.match(byName.get('search_memory')!.description!, /Step 1 of 3[\s\S]*get_memory_timeline[\s\S]*get_memories/);
+    assert.match(byName.get('get_memory_timeline')!.description!, /Step 2 of 3/);
+    assert.match(byName.get('get_memories')!.description!, /Step 3 of 3/);
+    assert.deepEqual(byName.get('search_memory')!.inputSchema.required, ['query']);
+    assert.deepEqual(byName.get('get_memories')!.inputSchema.required, ['ids']);
+    // The 0.1 names, for one release: same input schema, a description naming the new tool.
+    for (const [oldName, name] of [['search', 'search_memory'], ['timeline', 'get_memory_timeline'], ['get_observations', 'get_memories']]) {
+      assert.deepEqual(byName.get(oldName)!.inputSchema, byName.get(name)!.inputSchema, oldName);
+      assert.match(byName.get(oldName)!.description!, new RegExp(`Old name of ${name}`));
+    }
     const instructions = client.getInstructions() ?? '';
-    assert.match(instructions, /search[\s\S]*timeline[\s\S]*get_observations/);
+    assert.match(instructions, /search_memory[\s\S]*get_memory_timeline[\s\S]*get_memories/);
+  });
+
+  it('the new names answer as the old ones do', async () => {
+    const saved = textOf(await client.callTool({ name: 'save_memory', arguments: { text: 'The staging database is rebuilt every night at 02:00 UTC.', title: 'Staging rebuild' } }));
+    const id = Number(/Saved as #(\d+)/.exec(saved)?.[1]);
+    assert.ok(id > 0, saved);
+    const full = textOf(await client.callTool({ name: 'get_memories', arguments: { ids: [id] } }));
+    assert.equal(full, textOf(await client.callTool({ name: 'get_observations', arguments: { ids: [id] } })));
+    assert.match(full, new RegExp(`## #${id} Staging rebuild`));
+    const around = textOf(await client.callTool({ name: 'get_memory_timeline', arguments: { anchor: id } }));
+    assert.equal(around, textOf(await client.callTool({ name: 'timeline', arguments: { anchor: id } })));
+    assert.match(around, new RegExp(`#${id} .*Staging rebuild.*<- anchor`));
+    const probe = await w.req('GET', '/api/search?query=x');
+    if (probe.status === 404) return;
+    const found = textOf(await client.callTool({ name: 'search_memory', arguments: { query: 'staging rebuilt', mode: 'keyword' } }));
+    assert.equal(found, textOf(await client.callTool({ name: 'search', arguments: { query: 'staging rebuilt', mode: 'keyword' } })));
+    assert.match(found, /Staging rebuild/);
+    assert.match(found, /get_memory_timeline\(anchor=<id>\)[\s\S]*get_memories\(ids=/);
   });
 
   it('save_memory stores a note in the current project; get_observations returns it in full', async () => {
@@ -107,7 +130,7 @@ describe('claude-mem mcp', () => {
     const bad = (await client.callTool({ name: 'get_observations', arguments: { ids: [] } })) as ToolResult;
     assert.equal(bad.isError, true);
     const ok = await client.listTools();
-    assert.equal(ok.tools.length, 4);
+    assert.equal(ok.tools.length, 7); // four tools and three old names
   });
 
   it('says so when no worker is reachable', async () => {

@@ -45,7 +45,7 @@ export class NetworkError extends Error {
   }
 }
 
-interface Parsed {
+export interface Parsed {
   status: number;
   headers: Record<string, string>;
   /** The body's bytes decoded as UTF-8. */
@@ -123,7 +123,8 @@ export function parseResponse(buf: Uint8Array, ended: boolean): Parsed | undefin
   return ended ? { status, headers, body: utf8(buf, start) } : undefined;
 }
 
-function decode<T>(p: Parsed): Reply<T> {
+/** A reply from a status, a content type and the body's text (JSON parsed when it is JSON). */
+export function decodeReply<T>(p: Parsed): Reply<T> {
   const text = p.body;
   let body: unknown = text;
   if (text !== '' && /json/i.test(p.headers['content-type'] ?? 'json')) {
@@ -222,7 +223,7 @@ function send<T>(t: ClientTarget, method: string, target: string | (() => string
       if (done) return;
       try {
         const p = parseResponse(data ?? new Uint8Array(0), ended);
-        if (p) finish(undefined, decode<T>(p));
+        if (p) finish(undefined, decodeReply<T>(p));
         else if (ended) finish(new NetworkError(`${method} ${urlPath}: connection closed before a full response`, 'ECONNRESET'));
       } catch (e) {
         finish(e as Error);

@@ -1,11 +1,12 @@
-// `claude-mem mcp`: a stdio MCP server with search, timeline, get_observations and save_memory.
+// `claude-mem mcp`: a stdio MCP server with search_memory, get_memory_timeline, get_memories and
+// save_memory (and, for one release, their old names search, timeline and get_observations).
 // Built as its own bundle (dist/mcp.js) so the SDK never loads on the hook path.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import { OBSERVATION_TYPES } from '../../common/contract/taxonomy';
 import { targetFromEnv } from './client';
-import { DESCRIPTIONS, getObservationsTool, saveMemoryTool, searchTool, timelineTool, type ToolDeps, type ToolText } from './mcpTools';
+import { DESCRIPTIONS, getObservationsTool, MCP_ALIASES, saveMemoryTool, searchTool, timelineTool, type ToolDeps, type ToolText } from './mcpTools';
 
 declare const __VERSION__: string;
 
@@ -21,74 +22,88 @@ async function guarded(fn: () => Promise<ToolText>) {
   }
 }
 
+interface ToolSpec {
+  title: string;
+  description: string;
+  inputSchema: Record<string, z.ZodType>;
+}
+// The SDK checks the input against inputSchema before calling; the handlers type what it passes.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Handler = (a: any) => Promise<ToolText>;
+
 export function createMcpServer(deps: ToolDeps): McpServer {
   const server = new McpServer(
     { name: 'claude-mem', version: typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0' },
     {
       instructions:
-        'Persistent memory of past coding sessions. Use it in three steps: `search` for an index of matching memories, ' +
-        '`timeline` around an interesting id, then `get_observations` for full records of the few ids that matter. ' +
-        '`save_memory` stores a note for later sessions.',
+        'Persistent memory of past coding sessions. Use it in three steps: `search_memory` for an index of matching memories, ' +
+        '`get_memory_timeline` around an interesting id, then `get_memories` for full records of the few ids that matter. ' +
+        '`save_memory` stores a note for later sessions. The old names search, timeline and get_observations still work for one release.',
     },
   );
-  server.registerTool(
-    'search',
-    {
-      title: 'Search memory',
-      description: DESCRIPTIONS.search,
-      inputSchema: {
-        query: z.string().min(1).describe('Words to look for (keywords or a question)'),
-        project: z.string().optional().describe('Project name; default the current project; "*" for all projects'),
-        type: z.string().optional().describe(`Observation type: ${OBSERVATION_TYPES.join(', ')}`),
-        concepts: z.string().optional().describe('Comma-separated concepts to require'),
-        file: z.string().optional().describe('Only memories about this file path'),
-        dateStart: z.string().optional().describe('ISO date: not before'),
-        dateEnd: z.string().optional().describe('ISO date: not after'),
-        limit: z.number().int().min(1).max(100).optional().describe('Rows to return (default 20)'),
-        offset: z.number().int().min(0).optional(),
-        mode: z.enum(['keyword', 'semantic', 'hybrid']).optional().describe('Ranking (default: the worker chooses)'),
+  const tools: Record<keyof typeof DESCRIPTIONS, { spec: ToolSpec; run: Handler }> = {
+    search_memory: {
+      spec: {
+        title: 'Search memory',
+        description: DESCRIPTIONS.search_memory,
+        inputSchema: {
+          query: z.string().min(1).describe('Words to look for (keywords or a question)'),
+          project: z.string().optional().describe('Project name; default the current project; "*" for all projects'),
+          type: z.string().optional().describe(`Observation type: ${OBSERVATION_TYPES.join(', ')}`),
+          concepts: z.string().optional().describe('Comma-separated concepts to require'),
+          file: z.string().optional().describe('Only memories about this file path'),
+          dateStart: z.string().optional().describe('ISO date: not before'),
+          dateEnd: z.string().optional().describe('ISO date: not after'),
+          limit: z.number().int().min(1).max(100).optional().describe('Rows to return (default 20)'),
+          offset: z.number().int().min(0).optional(),
+          mode: z.enum(['keyword', 'semantic', 'hybrid']).optional().describe('Ranking (default: the worker chooses)'),
+        },
       },
+      run: (a: Parameters<typeof searchTool>[1]) => searchTool(deps, a),
     },
-    (a) => guarded(() => searchTool(deps, a)),
-  );
-  server.registerTool(
-    'timeline',
-    {
-      title: 'Memory timeline',
-      description: DESCRIPTIONS.timeline,
-      inputSchema: {
-        anchor: z.union([z.string(), z.number()]).describe('Observation id (123), summary id (S45) or ISO time'),
-        depth_before: z.number().int().min(0).max(50).optional().describe('Items before the anchor (default 5)'),
-        depth_after: z.number().int().min(0).max(50).optional().describe('Items after the anchor (default 5)'),
-        project: z.string().optional().describe('Project name; "*" for all'),
+    get_memory_timeline: {
+      spec: {
+        title: 'Memory timeline',
+        description: DESCRIPTIONS.get_memory_timeline,
+        inputSchema: {
+          anchor: z.union([z.string(), z.number()]).describe('Observation id (123), summary id (S45) or ISO time'),
+          depth_before: z.number().int().min(0).max(50).optional().describe('Items before the anchor (default 5)'),
+          depth_after: z.number().int().min(0).max(50).optional().describe('Items after the anchor (default 5)'),
+          project: z.string().optional().describe('Project name; "*" for all'),
+        },
       },
+      run: (a: Omit<Parameters<typeof timelineTool>[1], 'anchor'> & { anchor: string | number }) => timelineTool(deps, { ...a, anchor: String(a.anchor) }),
     },
-    (a) => guarded(() => timelineTool(deps, { ...a, anchor: String(a.anchor) })),
-  );
-  server.registerTool(
-    'get_observations',
-    {
-      title: 'Fetch observations',
-      description: DESCRIPTIONS.get_observations,
-      inputSchema: {
-        ids: z.array(z.union([z.number().int().positive(), z.string()])).min(1).max(100).describe('Observation ids, e.g. [12, 15]'),
+    get_memories: {
+      spec: {
+        title: 'Fetch memories',
+        description: DESCRIPTIONS.get_memories,
+        inputSchema: {
+          ids: z.array(z.union([z.number().int().positive(), z.string()])).min(1).max(100).describe('Observation ids, e.g. [12, 15]'),
+        },
       },
+      run: (a: Parameters<typeof getObservationsTool>[1]) => getObservationsTool(deps, a),
     },
-    (a) => guarded(() => getObservationsTool(deps, a)),
-  );
-  server.registerTool(
-    'save_memory',
-    {
-      title: 'Save a memory',
-      description: DESCRIPTIONS.save_memory,
-      inputSchema: {
-        text: z.string().min(1).describe('What to remember'),
-        title: z.string().optional().describe('A short title'),
-        project: z.string().optional().describe('Project name; default the current project'),
+    save_memory: {
+      spec: {
+        title: 'Save a memory',
+        description: DESCRIPTIONS.save_memory,
+        inputSchema: {
+          text: z.string().min(1).describe('What to remember'),
+          title: z.string().optional().describe('A short title'),
+          project: z.string().optional().describe('Project name; default the current project'),
+        },
       },
+      run: (a: Parameters<typeof saveMemoryTool>[1]) => saveMemoryTool(deps, a),
     },
-    (a) => guarded(() => saveMemoryTool(deps, a)),
-  );
+  };
+  const register = (name: string, spec: ToolSpec, run: Handler) => server.registerTool(name, spec, (a: unknown) => guarded(() => run(a)));
+  for (const [name, t] of Object.entries(tools)) register(name, t.spec, t.run);
+  // Old names: listed (clients' allow-lists and saved prompts name them) with a short description.
+  for (const [oldName, name] of Object.entries(MCP_ALIASES)) {
+    const t = tools[name];
+    register(oldName, { ...t.spec, title: `${t.spec.title} (old name)`, description: `Old name of ${name}, kept for one release: same input, same result. Prefer ${name}.` }, t.run);
+  }
   return server;
 }
 

@@ -1,6 +1,7 @@
 // The MCP tools over the worker's HTTP routes, without the SDK: each takes parsed arguments and
-// returns text for the model. Progressive disclosure: search (index rows) -> timeline (what happened
-// around one) -> get_observations (full records, by id).
+// returns text for the model. Progressive disclosure: search_memory (index rows) -> get_memory_timeline
+// (what happened around one) -> get_memories (full records, by id). Names as in the glossary
+// (docs/architecture.md), shared with the VS Code language-model tools.
 import { projectFromCwd } from '../project';
 import { NetworkError, query, request, type ClientTarget, type Reply } from './client';
 import { parseObservationsBatch, parseSaveMemoryResponse, parseSearchResponse, parseTimelineResponse } from '../../common/contract';
@@ -13,22 +14,29 @@ export interface ToolText {
 }
 
 export const DESCRIPTIONS = {
-  search:
+  search_memory:
     'Search the persistent memory of past coding sessions (observations, session summaries, prompts). ' +
     'Step 1 of 3: returns a compact index (id, time, type, title, estimated tokens to read), not full records. ' +
-    'Then use `timeline` with an id as anchor to see what happened around it, and `get_observations` with the ids ' +
+    'Then use `get_memory_timeline` with an id as anchor to see what happened around it, and `get_memories` with the ids ' +
     'worth reading in full. Searching first and fetching only what matters keeps the context small. ' +
     'Defaults to the current project; project "*" searches every project.',
-  timeline:
+  get_memory_timeline:
     'Step 2 of 3: what happened around one point in the memory: observations, prompts and summaries before and after an ' +
-    'anchor. The anchor is an observation id from `search` (e.g. 123), a summary id (S45) or an ISO time. ' +
-    'Then fetch the interesting ids with `get_observations`.',
-  get_observations:
-    'Step 3 of 3: full records (narrative, facts, concepts, files) for observation ids found with `search` or `timeline`. ' +
+    'anchor. The anchor is an observation id from `search_memory` (e.g. 123), a summary id (S45) or an ISO time. ' +
+    'Then fetch the interesting ids with `get_memories`.',
+  get_memories:
+    'Step 3 of 3: full records (narrative, facts, concepts, files) for observation ids found with `search_memory` or `get_memory_timeline`. ' +
     'Fetch only the ids you need; each costs a few hundred tokens.',
   save_memory:
     'Save a note to the persistent memory (a decision, a finding, something to remember next session). ' +
-    'It becomes searchable with `search`. Defaults to the current project.',
+    'It becomes searchable with `search_memory`. Defaults to the current project.',
+} as const;
+
+/** The 0.1 MCP tool names, still served for one release (same input, same result). */
+export const MCP_ALIASES = {
+  search: 'search_memory',
+  timeline: 'get_memory_timeline',
+  get_observations: 'get_memories',
 } as const;
 
 export interface ToolDeps {
@@ -87,7 +95,7 @@ export async function searchTool(d: ToolDeps, a: SearchArgs): Promise<ToolText> 
     text:
       `${notice}${rows.length} result(s) for "${a.query}"${project ? ` in ${project}` : ''}:\n` +
       rows.map(indexLine).join('\n') +
-      '\n\nNext: timeline(anchor=<id>) for context around one, get_observations(ids=[...]) for full records.',
+      '\n\nNext: timeline around one with get_memory_timeline(anchor=<id>), full records with get_memories(ids=[...]).',
   };
 }
 
@@ -105,14 +113,14 @@ export async function timelineTool(d: ToolDeps, a: TimelineArgs): Promise<ToolTe
   if (r.status !== 200) return failure('timeline', r);
   const rows = parseTimelineResponse(r.body).items;
   if (rows.length === 0) return { text: `Nothing recorded around ${anchor}.` };
-  return { text: `Around ${anchor}:\n${rows.map(indexLine).join('\n')}\n\nNext: get_observations(ids=[...]) for full records.` };
+  return { text: `Around ${anchor}:\n${rows.map(indexLine).join('\n')}\n\nNext: get_memories(ids=[...]) for full records.` };
 }
 
 export async function getObservationsTool(d: ToolDeps, a: { ids: Array<number | string> }): Promise<ToolText> {
   const ids = [...new Set(a.ids.map((x) => Number(String(x).replace(/^#/, ''))))];
   if (ids.length === 0 || !ids.every((n) => Number.isSafeInteger(n) && n > 0)) return { text: 'ids must be positive observation ids, e.g. [12, 15]', isError: true };
   const r = await call(d, 'POST', '/api/observations/batch', { ids });
-  if (r.status !== 200) return failure('get_observations', r);
+  if (r.status !== 200) return failure('get_memories', r);
   const { items: rows, missing } = parseObservationsBatch(r.body);
   if (rows.length === 0) return { text: `No observations with ids ${ids.join(', ')}.` };
   return { text: rows.map(fullObservation).join('\n\n---\n\n') + (missing.length ? `\n\nNot found: ${missing.join(', ')}` : '') };

@@ -1,6 +1,6 @@
 // Freshness on search rows: the stale or retired mark with what changed, and the branch a memory
 // is from; with preferBranch, rows of other branches move after the rest of the page (stable).
-import type { SearchRow, TimelineItem } from '../protocol';
+import type { Observation, SearchRow, TimelineItem } from '../protocol';
 import type { Store } from '../store/store';
 import type { FreshnessSettings } from './settings';
 import { freshnessOf, type BranchView } from './state';
@@ -27,4 +27,18 @@ export function annotateRows<R extends SearchRow | TimelineItem>(db: Pick<Store,
     .map((r, i) => ({ r, i }))
     .sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i)
     .map((x) => x.r);
+}
+
+/**
+ * Freshness on full records (batch, the list, one record): whoever reads them (tools, chat
+ * grounding, the panel) learns a memory may be stale. Fresh ones on the asked-for branch stay bare.
+ */
+export function annotateObservations(db: Pick<Store, 'all' | 'get'>, items: Observation[], view: BranchView, settings: FreshnessSettings, now = Date.now()): Observation[] {
+  if (!settings.enabled || items.length === 0) return items;
+  const info = freshnessOf(db, items.map((o) => o.id), view, settings, now);
+  for (const o of items) {
+    const f = info.get(o.id);
+    if (f && (f.status !== 'fresh' || f.otherBranch)) o.freshness = { status: f.status, branch: f.branch, ...(f.reason ? { reason: f.reason } : {}), ...(f.otherBranch ? { otherBranch: true as const } : {}), ...(f.replacedBy ? { replacedBy: f.replacedBy } : {}) };
+  }
+  return items;
 }

@@ -2,7 +2,7 @@
 // the host can), tokens, and the timeline around it.
 import type { Observation } from '../../../common/contract';
 import { formatCount, fullTime, h, icon, relativeTime, typeIcon, typeLabel } from '../dom';
-import { readTokens, type RowList } from '../model';
+import { observationStale, readTokens, type RowList, type StaleMark } from '../model';
 import { renderRows, type ListCallbacks } from './list';
 
 export type TimelineState = { state: 'idle' } | { state: 'loading' } | { state: 'error'; message: string } | { state: 'ready'; list: RowList };
@@ -71,6 +71,7 @@ export function renderDetail(o: Observation, opts: DetailOptions, cb: DetailCall
     ),
     h('h2', { id: headingId, tabindex: -1 }, icon(typeIcon(o.type), `t-${o.type}`), h('span', null, o.title)),
     o.subtitle ? h('p', { class: 'subtitle' }, o.subtitle) : null,
+    staleNote(observationStale(o)),
     h(
       'div',
       { class: 'chips', 'aria-label': 'Kind' },
@@ -124,4 +125,11 @@ export function renderDetail(o: Observation, opts: DetailOptions, cb: DetailCall
         : null,
     ),
   );
+}
+
+/** Why this memory may not hold any more, above everything else it says. */
+function staleNote(m: StaleMark | undefined): HTMLElement | null {
+  if (!m) return null;
+  const what = m.status === 'stale' ? 'This memory may be stale' : 'This memory was retired';
+  return h('p', { class: `stale-note ${m.status}`, role: 'note' }, icon('warning'), ` ${what}${m.reason ? `: ${m.reason}` : '.'}`);
 }

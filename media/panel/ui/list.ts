@@ -2,7 +2,7 @@
 // with a roving tabindex: Tab enters the list once, arrows move, Enter opens, Delete deletes.
 import type { Observation } from '../../../common/contract';
 import { h, icon, relativeTime, fullTime, typeIcon, typeLabel } from '../dom';
-import { PLATFORM_LABELS, snippetParts, teamLabel, type FeedEntry, type Row, type SessionGroup } from '../model';
+import { observationStale, PLATFORM_LABELS, snippetParts, staleLabel, teamLabel, type FeedEntry, type Row, type SessionGroup, type StaleMark } from '../model';
 
 export interface ListCallbacks {
   open(id: number): void;
@@ -14,6 +14,11 @@ export interface ListOptions {
   selectedId?: number;
   fresh: ReadonlySet<string>;
   showProject: boolean;
+}
+
+/** The "may be stale" / "retired" badge, with what changed as its tooltip (docs/freshness.md). */
+export function staleBadge(m: StaleMark | undefined): HTMLElement | null {
+  return m ? h('span', { class: `badge stale ${m.status}`, title: m.reason ?? '' }, staleLabel(m)) : null;
 }
 
 function obsButton(o: Observation, opts: ListOptions, cb: ListCallbacks): HTMLElement {
@@ -38,7 +43,7 @@ function obsButton(o: Observation, opts: ListOptions, cb: ListCallbacks): HTMLEl
       'span',
       { class: 'text' },
       h('span', { class: 'sr-only' }, `${typeLabel(o.type)}: `),
-      h('span', { class: 'title' }, o.title),
+      h('span', { class: 'title' }, o.title, staleBadge(observationStale(o))),
       sub ? h('span', { class: 'sub' }, (opts.showProject ? `${o.project} · ` : '') + sub) : opts.showProject ? h('span', { class: 'sub' }, o.project) : null,
     ),
     h('span', { class: 'time' }, relativeTime(o.createdAtEpoch)),
@@ -116,7 +121,7 @@ export function renderRows(rows: Row[], opts: ListOptions, cb: ListCallbacks, la
           'span',
           { class: 'text' },
           h('span', { class: 'sr-only' }, `${r.kind === 'observation' ? typeLabel(r.type) : r.kind}: `),
-          h('span', { class: 'title' }, r.title),
+          h('span', { class: 'title' }, r.title, staleBadge(r.stale)),
           r.snippet ? h('span', { class: 'snippet' }, snippetParts(r.snippet).map((p) => (p.match ? h('mark', null, p.text) : p.text))) : null,
           h('span', { class: 'sub' }, sub),
         ),

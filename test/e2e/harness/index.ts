@@ -7,3 +7,4 @@ export { ensureVsix } from './vsix';
 export { StepError } from './steps';
 export { assertToolsInstalled, fakeLmExtension, repoRoot } from './paths';
 export { WorkerApi, isAlive, poll, type Health, type WorkerObservation, type WorkerSession } from './worker';
+export { quickOpen, runCommand, webviewFrame } from './ui';

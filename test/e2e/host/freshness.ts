@@ -61,7 +61,21 @@ suite.test('editing the cited lines marks it stale in the editor and the view', 
   const stale = view.items.find((x) => x.status === 'stale');
   if (!stale || !/src\/retry\.ts changed/.test(stale.reason ?? '')) throw new Error(`the view's memories: ${JSON.stringify(view.items)}`);
   suite.record('viewStale', stale.reason);
-  await vscode.commands.executeCommand('workbench.action.files.revert');
+  // Left stale (the edit is never saved) and shown in the "Memories for This File" view: the
+  // harness screenshots the page as this case ends (docs/marketplace/images/codelens-stale.png).
+  await vscode.commands.executeCommand('claudeMem.fileMemories.focus');
+  await vscode.window.showTextDocument(editor.document);
 }, 60_000);
+
+suite.test('reverting the unsaved edit keeps the file\'s memories', async () => {
+  const svc = ours();
+  // Waits first: the harness screenshots the page as the previous case ends (polling every 300 ms),
+  // and that picture (stale CodeLens, the file's memories in the view) is codelens-stale.png in
+  // docs/marketplace/images/.
+  await new Promise((r) => setTimeout(r, 3000));
+  await vscode.commands.executeCommand('workbench.action.files.revert');
+  const { items } = await fileMemories(svc, 'src/retry.ts');
+  if (!items.some((m) => m.citations.some((c) => c.path === 'src/retry.ts'))) throw new Error(`the file's memories: ${JSON.stringify(items)}`);
+}, 30_000);
 
 export const run = () => suite.run();

@@ -86,6 +86,24 @@ suite.test("vscode.lm.invokeTool('memory_search') returns the observation", asyn
   if (!text.includes(`#${observation.id}`)) throw new Error(`memory_search for ${UNIQUE} did not return #${observation.id}:\n${text}`);
 });
 
+// The {verb}_{noun} names (VS Code's tool naming guidance); the old names above stay as aliases for one release.
+const NEW_TOOLS = ['search_memory', 'get_memory_timeline', 'get_memories', 'save_memory', 'get_memory_context'];
+
+suite.test("the {verb}_{noun} tools are listed and vscode.lm.invokeTool('search_memory') answers as memory_search does", async () => {
+  const observation = saved();
+  const names = vscode.lm.tools.map((t) => t.name);
+  const missing = NEW_TOOLS.filter((n) => !names.includes(n));
+  if (missing.length) throw new Error(`missing ${missing.join(', ')}; vscode.lm.tools: ${names.join(', ')}`);
+  const ask = async (name: string) => {
+    const r = await vscode.lm.invokeTool(name, { input: { query: UNIQUE }, toolInvocationToken: undefined }, token());
+    return r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : JSON.stringify(p))).join('');
+  };
+  const text = await ask('search_memory');
+  if (!text.includes(`#${observation.id}`)) throw new Error(`search_memory for ${UNIQUE} did not return #${observation.id}:\n${text}`);
+  const old = await ask('memory_search');
+  if (old !== text) throw new Error(`memory_search answered differently:\n${old}\n---\n${text}`);
+});
+
 suite.test('a model-driven memory_search tool call round trip answers with the observation', async () => {
   const observation = saved();
   const [model] = await vscode.lm.selectChatModels({ vendor: 'fake-lm' });

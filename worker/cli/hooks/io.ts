@@ -1,9 +1,10 @@
 // What every hook shares: stdin, stdout, the hooks log, and a worker call that classifies failures.
-// Only fs, path and the net client: nothing here may slow a hook's start.
+// Only fs, path, the spool and the net client (loaded only when used): nothing here may slow a hook's start.
 import { fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { redact } from '../../log';
 import { NetworkError, request, type ClientTarget, type Reply } from '../client';
+import { spoolFor, spoolRequest } from './spool';
 
 /** Per-request budget. A hook never waits longer than this for one worker call. */
 export const REQUEST_TIMEOUT_MS = 2000;
@@ -204,7 +205,7 @@ export async function call<T = unknown>(
 ): Promise<CallResult<T>> {
   let reply: Reply<T>;
   try {
-    reply = await request<T>(env.target, method, urlPath, body, opts.timeoutMs ?? REQUEST_TIMEOUT_MS);
+    reply = (await viaSpool<T>(env, method, urlPath, body, opts.timeoutMs ?? REQUEST_TIMEOUT_MS)) ?? (await request<T>(env.target, method, urlPath, body, opts.timeoutMs ?? REQUEST_TIMEOUT_MS));
   } catch (e) {
     const code = e instanceof NetworkError ? e.code : undefined;
     const message = code ? `${code}: ${(e as Error).message}` : String(e);
@@ -227,6 +228,22 @@ export async function call<T = unknown>(
   env.stderr.push(`${msg} (see ${env.log.file})`);
   env.exitCode = 1;
   return { ok: false, reason: 'rejected', status: s, message: detail };
+}
+
+/**
+ * The call through the worker's spool when one serves this target (see ./spool); undefined when it
+ * does not, or when the file could not be written or was not claimed: the caller uses TCP.
+ */
+async function viaSpool<T>(env: HookEnv, method: string, urlPath: string, body: unknown, timeoutMs: number): Promise<Reply<T> | undefined> {
+  const dir = spoolFor(env.target);
+  if (!dir) return undefined;
+  try {
+    return spoolRequest<T>(dir, method, urlPath, body, timeoutMs);
+  } catch (e) {
+    if (e instanceof NetworkError) throw e;
+    env.log.info(`spool not usable (${(e as Error).message}); using TCP`);
+    return undefined;
+  }
 }
 
 export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);

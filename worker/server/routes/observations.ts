@@ -3,6 +3,8 @@ import type { Hono } from 'hono';
 import { BadRequest, intParam, type DeletedResponse, type Observation, type ObservationListResponse, type ProjectDeletedResponse, type ProjectsResponse, type SaveMemoryResponse } from '../../protocol';
 import { deleteObservation, listObservations, observationById, toObservation } from '../../store/repos/observations';
 import { deleteSessionsWhere } from '../../store/repos/sessions';
+import { annotateObservations } from '../../freshness/search';
+import { branchView, freshnessSettings } from '../../freshness/view';
 import { labelObservations } from '../../team/labels';
 import type { AppContext } from '../context';
 import { jsonBody, positiveId } from '../http';
@@ -12,12 +14,16 @@ export function observationRoutes(app: Hono, ctx: AppContext): void {
     const limit = intParam(c.req.query('limit'), 'limit', 50, 1, 1000);
     const offset = intParam(c.req.query('offset'), 'offset', 0, 0, 1e9);
     const project = c.req.query('project') || undefined;
-    return c.json({ items: labelObservations(ctx.store, listObservations(ctx.store, project, limit, offset).map(toObservation)), limit, offset } satisfies ObservationListResponse);
+    const items = listObservations(ctx.store, project, limit, offset).map(toObservation);
+    const view = branchView(ctx.store, project, (n) => c.req.query(n));
+    return c.json({ items: labelObservations(ctx.store, annotateObservations(ctx.store, items, view, freshnessSettings(ctx))), limit, offset } satisfies ObservationListResponse);
   });
 
   app.get('/api/observation/:id', (c) => {
     const row = observationById(ctx.store, positiveId(c.req.param('id')));
-    return row ? c.json(labelObservations(ctx.store, [toObservation(row)])[0] satisfies Observation) : c.json({ error: 'no such observation' }, 404);
+    if (!row) return c.json({ error: 'no such observation' }, 404);
+    const view = branchView(ctx.store, row.project, (n) => c.req.query(n));
+    return c.json(labelObservations(ctx.store, annotateObservations(ctx.store, [toObservation(row)], view, freshnessSettings(ctx)))[0] satisfies Observation);
   });
 
   app.delete('/api/observation/:id', async (c) => {

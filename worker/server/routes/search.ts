@@ -3,8 +3,7 @@
 // Plus the vector index's status and a reindex. Registered in worker/server/routes/index.ts.
 import type { Hono } from 'hono';
 import { BadRequest, intParam, parseBatchRequest, parseReindexRequest, type ObservationsBatchResponse } from '../../protocol';
-import { annotateRows } from '../../freshness/search';
-import { freshnessOf } from '../../freshness/state';
+import { annotateObservations, annotateRows } from '../../freshness/search';
 import { branchView, freshnessSettings } from '../../freshness/view';
 import { fileHistory } from '../../search/byFile';
 import { optProject, parseSearchRequest } from '../../search/params';
@@ -69,15 +68,7 @@ export function searchRoutes(app: Hono, ctx: AppContext): void {
       if (r) items.push(toObservation(r));
       else missing.push(id);
     }
-    // Freshness: whoever reads the full record (tools, chat grounding) learns it may be stale.
-    const fs = freshnessSettings(ctx);
-    if (fs.enabled && items.length) {
-      const info = freshnessOf(ctx.store, items.map((o) => o.id), branchView(ctx.store, project ?? items[0].project, (n) => c.req.query(n)), fs);
-      for (const o of items) {
-        const f = info.get(o.id);
-        if (f && (f.status !== 'fresh' || f.otherBranch)) o.freshness = { status: f.status, branch: f.branch, ...(f.reason ? { reason: f.reason } : {}), ...(f.otherBranch ? { otherBranch: true as const } : {}), ...(f.replacedBy ? { replacedBy: f.replacedBy } : {}) };
-      }
-    }
+    if (items.length) annotateObservations(ctx.store, items, branchView(ctx.store, project ?? items[0].project, (n) => c.req.query(n)), freshnessSettings(ctx));
     return c.json({ items: labelObservations(ctx.store, items), missing } satisfies ObservationsBatchResponse);
   });
 }

@@ -1,0 +1,139 @@
+// Serves the hook spool (common/spool.ts): request files that hooks on this machine drop into
+// <dataDir>/spool are answered through the same app, guards and routes as HTTP. A watcher picks
+// files up at once; a sweep each second catches what a watcher missed and clears answers nobody
+// collected. A request claimed by a worker that died is answered by the next one (ingest is
+// idempotent on tool use id and prompt, so a replay stores nothing twice).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { SPOOL_DIR, SPOOL_ID_RE, SPOOL_MAX_REQUEST_BYTES, validSpoolRequest, type SpoolResponse } from '../../common/spool';
+import type { Logger } from '../log';
+
+export interface SpoolOptions {
+  dataDir: string;
+  token: string;
+  port: () => number;
+  fetch: (req: Request) => Response | Promise<Response>;
+  log: Logger;
+}
+
+export interface Spool {
+  dir: string;
+  stop(): void;
+}
+
+/** Answers and half-written files older than this are nobody's any more (a hook waits at most a few seconds). */
+const ORPHAN_MS = 30_000;
+
+export function startSpool(o: SpoolOptions): Spool {
+  const dir = path.join(o.dataDir, SPOOL_DIR);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  fs.chmodSync(dir, 0o700);
+  const busy = new Set<string>();
+  let stopped = false;
+
+  const file = (id: string, ext: string) => path.join(dir, `${id}${ext}`);
+
+  async function answer(id: string): Promise<SpoolResponse> {
+    const work = file(id, '.work');
+    const size = fs.statSync(work).size;
+    if (size > SPOOL_MAX_REQUEST_BYTES) return error(413, `request file is larger than ${SPOOL_MAX_REQUEST_BYTES} bytes`);
+    let req: unknown;
+    try {
+      req = JSON.parse(fs.readFileSync(work, 'utf8'));
+    } catch {
+      return error(400, 'malformed spool request (not JSON)');
+    }
+    if (!validSpoolRequest(req)) return error(400, 'malformed spool request (method, path under /api/, or body)');
+    const host = `127.0.0.1:${o.port()}`;
+    const headers: Record<string, string> = { host, authorization: `Bearer ${o.token}`, accept: 'application/json' };
+    if (req.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await o.fetch(new Request(`http://${host}${req.path}`, { method: req.method, headers, body: req.body }));
+    return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: await res.text() };
+  }
+
+  function error(status: number, message: string): SpoolResponse {
+    o.log.warn(`spool: ${message}`);
+    return { status, contentType: 'application/json', body: JSON.stringify({ error: message }) };
+  }
+
+  async function serve(id: string, claimed: boolean): Promise<void> {
+    if (busy.has(id) || stopped) return;
+    busy.add(id);
+    try {
+      if (!claimed) {
+        try {
+          fs.renameSync(file(id, '.req'), file(id, '.work'));
+        } catch {
+          return; // taken back by the hook, or already served
+        }
+      }
+      let res: SpoolResponse;
+      try {
+        res = await answer(id);
+      } catch (e) {
+        res = error(500, `spool request failed: ${(e as Error).message}`);
+      }
+      const tmp = file(id, '.res-tmp');
+      fs.writeFileSync(tmp, JSON.stringify(res), { mode: 0o600 });
+      fs.renameSync(tmp, file(id, '.res'));
+      fs.rmSync(file(id, '.work'), { force: true });
+    } catch (e) {
+      o.log.error(`spool: ${id}: ${(e as Error).message}`);
+    } finally {
+      busy.delete(id);
+    }
+  }
+
+  function take(name: string, now: number): void {
+    const dot = name.indexOf('.');
+    const id = dot > 0 ? name.slice(0, dot) : '';
+    if (!SPOOL_ID_RE.test(id)) return;
+    const ext = name.slice(dot);
+    if (ext === '.req') void serve(id, false);
+    else if (now > 0 && (ext === '.res' || ext === '.tmp' || ext === '.res-tmp')) {
+      try {
+        if (now - fs.statSync(path.join(dir, name)).mtimeMs > ORPHAN_MS) fs.rmSync(path.join(dir, name), { force: true });
+      } catch {
+        /* collected meanwhile */
+      }
+    }
+  }
+
+  function sweep(): void {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch (e) {
+      o.log.warn(`spool: cannot list ${dir}: ${(e as Error).message}`);
+      return;
+    }
+    const now = Date.now();
+    for (const n of names) take(n, now);
+  }
+
+  // Requests a previous worker claimed and never answered: answer them now.
+  for (const n of fs.readdirSync(dir)) {
+    if (n.endsWith('.work') && SPOOL_ID_RE.test(n.slice(0, -5))) void serve(n.slice(0, -5), true);
+  }
+  let watcher: fs.FSWatcher | undefined;
+  try {
+    watcher = fs.watch(dir, (_event, name) => {
+      if (name) take(String(name), 0);
+    });
+    watcher.on('error', (e) => o.log.warn(`spool: watcher failed (${e.message}); the sweep carries on`));
+  } catch (e) {
+    o.log.warn(`spool: cannot watch ${dir} (${(e as Error).message}); polling each second`);
+  }
+  const timer = setInterval(sweep, 1000);
+  timer.unref();
+  sweep();
+
+  return {
+    dir,
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+      watcher?.close();
+    },
+  };
+}
