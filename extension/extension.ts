@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { defaultDataDir, defaultPort } from '../worker/config';
 import { projectFromCwd } from '../worker/project';
-import type { StreamEvent } from '../worker/protocol';
+import type { StreamEvent } from '../common/contract';
 import { registerCapture } from './capture';
 import { installAgentHooksCommand, registerAgentHooks } from './commands/agentHooks';
 import { lmRerank, registerChatParticipant } from './chat/participant';

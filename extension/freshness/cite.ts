@@ -2,7 +2,7 @@
 // fingerprints the hook CLI takes (worker/cli/fingerprint.ts), of the files the event names, so
 // memories made from editor activity can go stale too. Synchronous and small: a few stats and
 // reads per captured event.
-import type { ObservationRequest } from '../../worker/protocol';
+import type { ObservationRequest } from '../../common/contract';
 import { fingerprintToolUse } from '../../worker/cli/fingerprint';
 import { blobId } from '../../worker/freshness/gitRepo';
 

@@ -4,7 +4,7 @@
 // a saved file from disk. Nothing is sent for files no memory cites.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CheckFile, MemoryFreshness } from '../../worker/protocol';
+import type { CheckFile, MemoryFreshness } from '../../common/contract';
 import { checkFiles } from '../../worker/freshness/clientCheck';
 import { baseBranches, blobId, findRepo, fingerprint, readHead, relativeTo, type GitRepo } from '../../worker/freshness/gitRepo';
 import type { BranchInfo, FreshnessApi } from './api';
