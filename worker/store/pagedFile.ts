@@ -1,5 +1,6 @@
-// A bounded page cache for the database file sql.js sees (issue 19, item 1). NOT wired into the
-// store yet: bench/pagecache-probe.mjs and test/unit/store-paged-file.test.ts exercise it.
+// A bounded page cache for the database file sql.js sees (issue 19, item 1). Opt-in and off by
+// default (CLAUDE_MEM_PAGE_CACHE_MB, store.ts -> recovery.ts): dirty chunks are only released by a
+// restart until checkpoints write them (item 2). bench/pagecache-probe.mjs measures it.
 //
 // sql.js keeps its file in Emscripten's MEMFS, which does not export FS, but it reaches a file's
 // bytes only through `node.contents`: reads call `contents.subarray(b, e)` and copy out of it at
