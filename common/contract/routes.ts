@@ -358,6 +358,11 @@ export interface SearchStatus {
   /** Records with a current-model vector, and records still waiting for one. */
   indexed: { observations: number; summaries: number };
   pending: number;
+  /**
+   * The embedding backlog (absent when embeddings are off): records embedded since start, the
+   * recent rate (records/s, null until two batches were stored) and the time left at that rate.
+   */
+  backlog?: { pending: number; embedded: number; ratePerSecond: number | null; etaMs: number | null };
   backend: 'auto' | 'vectra' | 'scan';
   scan: { loaded: boolean; items: number; bytes: number };
   vectra: { loadedProjects: string[]; maxItems: number };

@@ -12,6 +12,7 @@ import { observationEmbedText, summaryEmbedText, vectorModelId, type Observation
 import type { Embedder } from './embed/types';
 import type { SemanticIndex, StoredVector } from './semantic';
 import { encodeVector } from './vectorBlob';
+import { BacklogRate } from './backlogRate';
 
 export type IndexerState = 'idle' | 'indexing' | 'unavailable' | 'stopped';
 
@@ -41,6 +42,8 @@ export class EmbeddingIndexer {
   state: IndexerState = 'idle';
   lastError: string | undefined;
   embedded = 0;
+  /** How fast batches are stored, for the backlog's estimate in the status. */
+  readonly rate = new BacklogRate();
   private readonly checkedUpTo = { observation: 0, summary: 0 };
   private running: Promise<void> | undefined;
   private again = false;
@@ -117,6 +120,7 @@ export class EmbeddingIndexer {
       const batch = await this.nextBatch();
       if (batch.length === 0) {
         if (this.state === 'indexing') this.state = 'idle';
+        this.rate.paused();
         await this.finishBacklog();
         return;
       }
@@ -148,6 +152,7 @@ export class EmbeddingIndexer {
         }),
       );
       this.embedded += stored.length;
+      this.rate.stored(stored.length);
       if (full) for (const r of stored) this.backlogProjects.add(r.project);
       await this.o.semantic.added(stored, { vectra: !full });
       // Let requests in between batches.
@@ -166,6 +171,7 @@ export class EmbeddingIndexer {
 
   private fail(e: Error): void {
     this.failures++;
+    this.rate.paused();
     this.state = 'unavailable';
     this.lastError = e.message;
     const base = this.o.retryMs ?? 30_000;

@@ -153,12 +153,14 @@ export class SearchService {
       else if (c.kind === 'summary') indexed.summaries = c.n;
     }
     const ix = this.indexer;
+    const pending = ix ? ix.pendingCount() : 0;
     const state: SearchStatus['embeddings']['state'] = !ix ? 'off' : ix.state === 'unavailable' ? 'unavailable' : ix.state === 'indexing' ? 'indexing' : this.vectorUnavailable() ? 'unavailable' : 'ready';
     const lastError = ix?.lastError ?? this.queryFailure?.message;
     return {
       embeddings: { provider: s.embeddings, model, state, ...(lastError ? { lastError } : {}) },
       indexed,
-      pending: ix ? ix.pendingCount() : 0,
+      pending,
+      ...(ix ? { backlog: ix.rate.progress(pending, ix.embedded) } : {}),
       backend: s.vectorBackend,
       scan: this.semantic?.scanStats() ?? { loaded: false, items: 0, bytes: 0 },
       vectra: { loadedProjects: this.vectra?.loaded() ?? [], maxItems: s.vectraMaxItems },

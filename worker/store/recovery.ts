@@ -10,7 +10,8 @@ import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { listSegments, readSegment, segmentName } from './journal';
 import { decodeTx } from './records';
-import { listSnapshots, openSnapshot, snapshotName } from './snapshot';
+import { listSnapshots, openSnapshot, snapshotHeader, snapshotName } from './snapshot';
+import { openPagedSnapshot, type PagedBytes } from './pagedFile';
 import { applyTx, StatementCache } from './apply';
 import { tuneConnection } from './sqlite';
 
@@ -52,7 +53,15 @@ export interface RecoveryOptions {
   emptySchema?: (db: Database) => void;
   /** Load the snapshot fully now instead of lazily (claude-mem recover exports the result at once). */
   eager?: boolean;
+  /**
+   * Serve the snapshot through a bounded page cache of this many bytes (pagedFile.ts) instead of
+   * loading it whole. Opt-in (CLAUDE_MEM_PAGE_CACHE_MB, store.ts); 0 or absent: today's LazyFileBytes.
+   */
+  pageCacheBytes?: number;
 }
+
+/** The page cache under a connection opened with pageCacheBytes (store.ts closes and rebases it). */
+export const pagedFiles = new WeakMap<Database, PagedBytes>();
 
 export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): { db: Database; nextGen: number; report: RecoveryReport } {
   const report: RecoveryReport = { snapshotGen: null, segmentsReplayed: [], recordsReplayed: 0, recordsFailed: 0, problems: [], lost: [], emptySchema: false, erasures: 0 };
@@ -63,14 +72,29 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
     if (opts.upToGen !== undefined && gen > opts.upToGen) continue;
     const file = path.join(dir, snapshotName(gen));
     try {
-      // Verified whole, then read again lazily as SQLite asks for pages (snapshot.ts, lazyFile.ts).
-      const bytes = openSnapshot(file);
-      if (opts.eager) bytes.loadAll();
-      const candidate = new SQL.Database(bytes);
-      candidate.exec('SELECT count(*) FROM sqlite_master');
-      // The rest is read in the background once start-up is done, then the file is closed.
-      bytes.loadInBackground(BACKGROUND_LOAD_DELAY_MS);
-      db = candidate;
+      if (opts.pageCacheBytes && !opts.eager) {
+        // Verified whole (with a CRC per chunk), then served in chunks under a memory budget.
+        const paged = openPagedSnapshot(file, opts.pageCacheBytes, snapshotHeader(file));
+        let candidate: Database;
+        try {
+          candidate = new SQL.Database(paged as unknown as Uint8Array);
+          candidate.exec('SELECT count(*) FROM sqlite_master');
+        } catch (e) {
+          paged.close();
+          throw e;
+        }
+        pagedFiles.set(candidate, paged);
+        db = candidate;
+      } else {
+        // Verified whole, then read again lazily as SQLite asks for pages (snapshot.ts, lazyFile.ts).
+        const bytes = openSnapshot(file);
+        if (opts.eager) bytes.loadAll();
+        const candidate = new SQL.Database(bytes);
+        candidate.exec('SELECT count(*) FROM sqlite_master');
+        // The rest is read in the background once start-up is done, then the file is closed.
+        bytes.loadInBackground(BACKGROUND_LOAD_DELAY_MS);
+        db = candidate;
+      }
       baseGen = gen;
       report.snapshotGen = gen;
       break;

@@ -122,3 +122,15 @@ export async function verifySnapshot(file: string): Promise<void> {
     await fh.close();
   }
 }
+
+/** Where a snapshot's database bytes are, and their CRC, from its header (not verified: openPagedSnapshot does that). */
+export function snapshotHeader(file: string): { base: number; length: number; crc: number } {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const head = Buffer.alloc(HEADER);
+    if (fs.readSync(fd, head, 0, HEADER, 0) !== HEADER || !head.subarray(0, 8).equals(MAGIC)) throw new Error('not a snapshot (bad header)');
+    return { base: HEADER, length: Number(head.readBigUInt64LE(8)), crc: head.readUInt32LE(16) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -8,10 +8,11 @@ import type { Logger } from '../log';
 import { inTransaction, runStatement, StatementCache } from './apply';
 import { JournalWriter, listSegments, segmentName, type SyncTimes } from './journal';
 import { encodeTx, type Param, type Statement } from './records';
-import { degradedSentence, ERASE_MARK, recover, type RecoveryReport } from './recovery';
+import { degradedSentence, ERASE_MARK, pagedFiles, recover, type RecoveryReport } from './recovery';
 import type { ReplicaData, ReplicaReply } from './replica';
 import { listSnapshots, snapshotName, verifySnapshot, writeSnapshot } from './snapshot';
 import { loadSqlJs, tuneConnection } from './sqlite';
+import type { PagedStats } from './pagedFile';
 
 export type Row = Record<string, SqlValue>;
 
@@ -36,6 +37,17 @@ export interface StoreOptions {
   emptySchema?: (db: Database) => void;
   /** How long after a delete the deleted text is compacted out of the files on disk (default 60 s). */
   compactAfterDeleteMs?: number;
+  /**
+   * Experimental (issue 19): serve the snapshot through a page cache of this many bytes instead of
+   * holding the whole database in memory. Default: CLAUDE_MEM_PAGE_CACHE_MB, else off (0).
+   */
+  pageCacheBytes?: number;
+}
+
+/** The opt-in page cache budget from the environment (MiB), 0 when unset or invalid. */
+export function pageCacheBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const mb = Number(env.CLAUDE_MEM_PAGE_CACHE_MB ?? 0);
+  return Number.isFinite(mb) && mb > 0 ? Math.max(4, Math.floor(mb)) << 20 : 0;
 }
 
 export const DEFAULT_COMPACT_AFTER_DELETE_MS = 60_000;
@@ -87,7 +99,8 @@ export class Store {
     fs.mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
     removeTempFiles(opts.dir);
     const SQL = await loadSqlJs();
-    const { db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true, emptySchema: opts.emptySchema });
+    const pageCacheBytes = opts.pageCacheBytes ?? pageCacheBytesFromEnv();
+    const { db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true, emptySchema: opts.emptySchema, pageCacheBytes });
     for (const p of report.problems) opts.log.warn(`recovery: ${p}`);
     let store: Store | undefined;
     const journal = await JournalWriter.open(opts.dir, nextGen, { durable: () => store?.onDurable() });
@@ -209,13 +222,14 @@ export class Store {
    */
   private reloadFromFiles(): void {
     try {
-      const { db } = recover(this.SQL, this.opts.dir, { quarantine: false });
+      const { db } = recover(this.SQL, this.opts.dir, { quarantine: false, pageCacheBytes: this.opts.pageCacheBytes ?? pageCacheBytesFromEnv() });
       const old = this.current;
       this.cache.clear();
       this.current = db;
       this.cache = new StatementCache(db);
       for (const hook of this.reopenHooks) hook(db);
       old.close();
+      pagedFiles.get(old)?.close();
     } catch (e) {
       this.opts.log.error(`could not reload the database from its files after a write failure: ${(e as Error).message}`);
     }
@@ -393,7 +407,17 @@ export class Store {
     if (r) await r.terminate();
     this.cache.clear();
     this.db.close();
+    pagedFiles.get(this.db)?.close();
   }
+
+  /** The page cache's figures when the database is served through one (pageCacheBytes). */
+  get pageCache(): ReturnType<typeof pagedStats> {
+    return pagedStats(this.db);
+  }
+}
+
+function pagedStats(db: Database): PagedStats | undefined {
+  return pagedFiles.get(db)?.stats;
 }
 
 function unlinkQuiet(file: string): void {

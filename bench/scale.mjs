@@ -1,0 +1,385 @@
+// bench/scale: what a year of history costs our worker (issue 19). The same synthetic history at
+// 10,000 and 100,000 observations (5 projects, 50 observations a session), imported through
+// POST /api/import into a fresh data dir, one worker at a time, then:
+//   import time and peak RSS, data on disk after a graceful stop, cold start to healthy (median
+//   of 3), RSS at health / after 15 s of settling / after 300 keyword searches, keyword search
+//   p50/p95 (filtered by project and unfiltered) and how many answers were cut to the newest
+//   matches, context inject p95, a checkpoint's bytes and time after 100 new observations; then,
+//   with the local embedder on: hybrid p95, the embedding backlog rate over a minute, and RSS
+//   once the query embedder's idle time has passed.
+//
+//   npm run build && node bench/scale.mjs
+//   BENCH_SIZES=10000 node bench/scale.mjs                 one size only
+//   BENCH_BASELINE=/tmp/base/dist/worker.js node bench/scale.mjs
+//       runs the same steps with that build first (e.g. main) and prints ours / baseline
+//   BENCH_WORKER=/path/dist/worker.js   measure that build as "ours"
+//   BENCH_EMBED_S=60   seconds the backlog rate is sampled (0 skips the embeddings-on phase)
+//   BENCH_KEEP=1       keep the data dirs
+//
+// claude-mem 13.25.3 is not run here: bench/compare's harness drives it through its own hooks
+// and HTTP routes with a fake model server (it has no bulk import of our export format), so a
+// 100k history would have to be fed to it observation by observation through its model queue.
+// The issue's claude-mem column was measured that way once; docs/benchmarks.md quotes it.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const OURS = process.env.BENCH_WORKER ? path.resolve(process.env.BENCH_WORKER) : path.join(root, 'dist', 'worker.js');
+const BASELINE = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
+const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
+const EMBED_S = Number(process.env.BENCH_EMBED_S ?? 60);
+const SEARCHES = 300;
+const SETTLE_MS = 15_000;
+const EMBED_IDLE_MS = 10_000;
+
+for (const w of [OURS, BASELINE].filter(Boolean)) {
+  if (!fs.existsSync(w)) {
+    console.error(`${w} is missing: run \`npm run build\` first`);
+    process.exit(1);
+  }
+}
+
+// ---- deterministic synthetic history -----------------------------------------------------------
+let seed = 20261203;
+const rand = () => {
+  seed = (seed + 0x6d2b79f5) >>> 0;
+  let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+const pick = (xs) => xs[Math.floor(rand() * xs.length)];
+const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
+
+// Words of the search fixture by frequency, then made-up identifiers: a Zipf draw over them gives
+// term frequencies like real notes (a few words in a third of the rows, most in a handful).
+const fixtureFile = path.join(root, 'test/fixtures/search/history.json');
+const counts = new Map();
+if (fs.existsSync(fixtureFile)) {
+  for (const s of JSON.parse(fs.readFileSync(fixtureFile, 'utf8')).sessions)
+    for (const o of s.observations) for (const w of `${o.title} ${o.narrative ?? ''} ${o.facts.join(' ')}`.toLowerCase().match(/[a-z][a-z0-9]{2,}/g) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1);
+}
+const realWords = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([w]) => w);
+const syllables = ['ka', 'lo', 'mi', 'ner', 'tos', 'vak', 'pri', 'dul', 'sen', 'gor', 'fex', 'ul', 'tri', 'bon', 'zel', 'qua', 'rim', 'dex'];
+const identifiers = Array.from({ length: 20_000 }, () => Array.from({ length: int(2, 4) }, () => pick(syllables)).join('') + (rand() < 0.3 ? String(int(1, 99)) : ''));
+const vocab = [...realWords, ...identifiers];
+const cdf = [];
+let acc = 0;
+for (let r = 0; r < vocab.length; r++) cdf.push((acc += 1 / (r + 1) ** 0.95));
+const word = () => {
+  const u = rand() * acc;
+  let lo = 0;
+  let hi = cdf.length - 1;
+  while (lo < hi) {
+    const m = (lo + hi) >> 1;
+    if (cdf[m] < u) lo = m + 1;
+    else hi = m;
+  }
+  return vocab[lo];
+};
+const words = (lo, hi) => Array.from({ length: int(lo, hi) }, word).join(' ');
+const TYPES = ['change', 'discovery', 'bugfix', 'feature', 'decision'];
+const CONCEPTS = ['how-it-works', 'what-changed', 'problem-solution', 'gotcha', 'pattern'];
+const dirs = ['src', 'src/api', 'src/db', 'src/ui', 'lib', 'test', 'scripts', 'docs'];
+const files = Array.from({ length: 4000 }, () => `${pick(dirs)}/${pick(identifiers)}.ts`);
+const PROJECTS = 5;
+const PER_SESSION = 50;
+const START = Date.UTC(2025, 11, 1);
+
+/** Sessions [from, to) of the history, as an export document. Observation j is at START + j minutes. */
+function exportDoc(from, to, tag = '') {
+  const sessions = [];
+  for (let s = from; s < to; s++) {
+    const t0 = START + s * PER_SESSION * 60_000;
+    const project = `scale-${s % PROJECTS}`;
+    const observations = Array.from({ length: PER_SESSION }, (_, i) => ({
+      type: pick(TYPES),
+      title: words(5, 9),
+      subtitle: rand() < 0.5 ? words(4, 8) : null,
+      facts: Array.from({ length: int(1, 3) }, () => words(5, 10)),
+      narrative: words(25, 60),
+      concepts: [pick(CONCEPTS)],
+      filesRead: rand() < 0.5 ? [pick(files)] : [],
+      filesModified: rand() < 0.6 ? [pick(files)] : [],
+      toolName: 'Edit',
+      promptNumber: 1,
+      contentHash: `scale${tag}-${s}-${i}`,
+      source: 'local',
+      inputTokens: 0,
+      outputTokens: 0,
+      discoveryTokens: int(300, 5000),
+      createdAt: t0 + (i + 1) * 60_000,
+    }));
+    sessions.push({
+      platform: 'claude-code',
+      contentSessionId: `scale${tag}-${s}`,
+      project,
+      cwd: `/home/dev/${project}`,
+      status: 'completed',
+      promptCounter: 1,
+      startedAt: t0,
+      updatedAt: t0 + PER_SESSION * 60_000,
+      completedAt: t0 + PER_SESSION * 60_000,
+      completionReason: 'exit',
+      prompts: [{ promptNumber: 1, text: `${words(6, 14)}?`, createdAt: t0 }],
+      observations,
+      summaries: [],
+    });
+  }
+  return { format: 'claude-mem-vscode/export', version: 1, exportedAt: new Date().toISOString(), project: null, sessions };
+}
+
+// ---- the worker ----------------------------------------------------------------------------------
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function rssOf(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+async function startWorker(script, dataDir) {
+  const port = await freePort();
+  const t0 = performance.now();
+  const proc = spawn(process.execPath, [script], {
+    env: { ...process.env, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: String(port), ANTHROPIC_API_KEY: '', CLAUDE_MEM_EMBEDDINGS: '' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  proc.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
+  const exited = new Promise((resolve) => proc.on('exit', resolve));
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`worker exited: ${err}`);
+    try {
+      const r = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(500) });
+      if (r.ok) break;
+    } catch {
+      /* not yet */
+    }
+    await sleep(5);
+  }
+  const healthyMs = performance.now() - t0;
+  const token = fs.readFileSync(path.join(dataDir, 'auth.token'), 'utf8').trim();
+  let peak = rssOf(proc.pid);
+  const sampler = setInterval(() => (peak = Math.max(peak, rssOf(proc.pid) || 0)), 100);
+  return {
+    healthyMs,
+    rss: () => rssOf(proc.pid),
+    peak: () => peak,
+    async req(method, p, body, timeoutMs = 600_000) {
+      const t = performance.now();
+      const r = await fetch(url + p, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const text = await r.text();
+      const ms = performance.now() - t;
+      if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${text.slice(0, 300)}`);
+      return { ms, body: text.startsWith('{') ? JSON.parse(text) : text };
+    },
+    async stop() {
+      clearInterval(sampler);
+      const t = performance.now();
+      proc.kill('SIGTERM');
+      await exited;
+      return performance.now() - t;
+    },
+  };
+}
+
+// ---- measurement -----------------------------------------------------------------------------------
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
+const median = (xs) => pct(xs, 0.5);
+const MB = (b) => b / 1e6;
+
+function dirBytes(dir) {
+  let n = 0;
+  if (!fs.existsSync(dir)) return 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    n += e.isDirectory() ? dirBytes(p) : e.name === 'logs' ? 0 : fs.statSync(p).size;
+  }
+  return n;
+}
+
+const QUERY_OPENERS = ['how did we fix the', 'why does the', 'what is the', 'where do we', 'when did'];
+function queries(count) {
+  return Array.from({ length: count }, (_, i) => {
+    const kind = i % 5;
+    let q;
+    if (kind < 3) q = `${pick(QUERY_OPENERS)} ${words(2, 4)}`;
+    else if (kind === 3) q = realWords[int(0, 40)] ?? word();
+    else q = pick(identifiers);
+    return q;
+  });
+}
+
+const searchPath = (q, mode, project) => `/api/search?${new URLSearchParams({ query: q, mode, limit: '20', ...(project ? { project } : {}) })}`;
+const isCut = (body) => JSON.stringify(body?.notices ?? body?.notice ?? '').includes('newest');
+
+async function writeSettings(dataDir, search) {
+  fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ search }));
+}
+
+async function measure(label, script, n) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-scale-${n}-`));
+  const r = { label, n };
+  const sessions = Math.ceil(n / PER_SESSION);
+  await writeSettings(dir, { embeddings: 'off' });
+
+  // 1. Import, in documents of 100 sessions (5,000 observations).
+  seed = 20261203 + n;
+  let w = await startWorker(script, dir);
+  const t0 = performance.now();
+  for (let s = 0; s < sessions; s += 100) await w.req('POST', '/api/import', exportDoc(s, Math.min(sessions, s + 100)));
+  r.importS = (performance.now() - t0) / 1000;
+  r.importPeakMB = MB(w.peak());
+  r.stopMs = await w.stop();
+  r.diskMB = MB(dirBytes(dir));
+
+  // 2. Cold starts; the third stays up for the searches.
+  const starts = [];
+  for (let i = 0; i < 3; i++) {
+    w = await startWorker(script, dir);
+    starts.push(w.healthyMs);
+    if (i < 2) await w.stop();
+  }
+  r.startMs = median(starts);
+  r.rssHealthMB = MB(w.rss());
+  await sleep(SETTLE_MS);
+  r.rssSettledMB = MB(w.rss());
+  const qs = queries(SEARCHES);
+  const all = [];
+  const filtered = [];
+  let cut = 0;
+  for (let i = 0; i < qs.length; i++) {
+    const project = i % 2 === 0 ? `scale-${i % PROJECTS}` : undefined;
+    const x = await w.req('GET', searchPath(qs[i], 'keyword', project));
+    (project ? filtered : all).push(x.ms);
+    if (isCut(x.body)) cut++;
+  }
+  r.kwP50 = pct(all, 0.5);
+  r.kwP95 = pct(all, 0.95);
+  r.kwFiltP50 = pct(filtered, 0.5);
+  r.kwFiltP95 = pct(filtered, 0.95);
+  r.kwCut = cut;
+  r.rssSearchedMB = MB(w.rss());
+  const ctx = [];
+  for (let i = 0; i < 100; i++) ctx.push((await w.req('GET', `/api/context/inject?project=scale-${i % PROJECTS}`)).ms);
+  r.ctxP95 = pct(ctx, 0.95);
+  // A checkpoint after 100 new observations (2 sessions past the history).
+  await w.req('POST', '/api/import', exportDoc(sessions, sessions + 2, 'new'));
+  const snap = (await w.req('POST', '/api/admin/snapshot')).body;
+  r.ckptMB = MB(snap.bytes ?? NaN);
+  r.ckptBlockedMs = snap.blockedMs;
+  r.ckptTotalMs = snap.totalMs;
+  r.ckptVia = snap.via;
+  r.peakMB = Math.max(r.importPeakMB, MB(w.peak()));
+  await w.stop();
+
+  // 3. The local embedder on: hybrid latency, backlog rate, RSS once the query embedder is idle.
+  if (EMBED_S > 0) {
+    await writeSettings(dir, { embeddings: 'local', embedderIdleMs: EMBED_IDLE_MS });
+    w = await startWorker(script, dir);
+    const status = async () => (await w.req('GET', '/api/search/status')).body;
+    const hq = queries(65);
+    for (const q of hq.slice(0, 5)) await w.req('GET', searchPath(q, 'hybrid'));
+    const hy = [];
+    for (const q of hq.slice(5)) hy.push((await w.req('GET', searchPath(q, 'hybrid'))).ms);
+    r.hyP95 = pct(hy, 0.95);
+    const s0 = await status();
+    const i0 = s0.indexed.observations + s0.indexed.summaries;
+    const ta = performance.now();
+    await sleep(EMBED_S * 1000);
+    const s1 = await status();
+    const rate = (s1.indexed.observations + s1.indexed.summaries - i0) / ((performance.now() - ta) / 1000);
+    r.embedRate = rate;
+    r.backlogH = rate > 0 ? s1.pending / rate / 3600 : NaN;
+    r.statusEstimate = s1.backlog?.etaMs !== undefined ? `${(s1.backlog.etaMs / 3600_000).toFixed(2)} h` : 'n/a';
+    r.embedPeakMB = MB(w.peak());
+    // The indexer's embedder stays loaded while a backlog remains; the query embedder unloads after its idle time.
+    await sleep(EMBED_IDLE_MS + 5000);
+    r.rssEmbedIdleMB = MB(w.rss());
+    r.peakMB = Math.max(r.peakMB, r.embedPeakMB);
+    await w.stop();
+  }
+  if (!process.env.BENCH_KEEP) fs.rmSync(dir, { recursive: true, force: true });
+  else r.dir = dir;
+  return r;
+}
+
+const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
+const ROWS = [
+  ['import time (s)', 'importS', 1],
+  ['data on disk after a graceful stop (MB)', 'diskMB', 1],
+  ['graceful stop (ms)', 'stopMs', 0],
+  ['cold start to healthy, median of 3 (ms)', 'startMs', 0],
+  ['RSS at health (MB)', 'rssHealthMB', 0],
+  [`RSS after ${SETTLE_MS / 1000} s of settling (MB)`, 'rssSettledMB', 0],
+  [`RSS after ${SEARCHES} keyword searches (MB)`, 'rssSearchedMB', 0],
+  ['peak RSS, import and all phases (MB)', 'peakMB', 0],
+  ['keyword p50 / p95, unfiltered (ms)', ['kwP50', 'kwP95'], 1],
+  ['keyword p50 / p95, one project (ms)', ['kwFiltP50', 'kwFiltP95'], 1],
+  [`keyword answers cut to the newest matches (of ${SEARCHES})`, 'kwCut', 0],
+  ['context inject p95 (ms)', 'ctxP95', 1],
+  ['checkpoint after 100 new observations: MB written', 'ckptMB', 1],
+  ['checkpoint: event loop blocked / total (ms)', ['ckptBlockedMs', 'ckptTotalMs'], 0],
+  ['hybrid p95, embeddings on (ms)', 'hyP95', 1],
+  ['embedding backlog rate (records/s)', 'embedRate', 1],
+  ['backlog left at that rate (h)', 'backlogH', 2],
+  ['backlog estimate in /api/search/status', 'statusEstimate', 0],
+  [`RSS, embeddings on, ${EMBED_IDLE_MS / 1000} s idle after hybrid (MB)`, 'rssEmbedIdleMB', 0],
+];
+const cell = (r, key, d) => (Array.isArray(key) ? key.map((k) => f(r[k], d)).join(' / ') : typeof r[key] === 'string' ? r[key] : f(r[key], d));
+
+function print(results) {
+  const cols = results.map((r) => `${r.label} ${r.n >= 1000 ? `${r.n / 1000}k` : r.n}`);
+  console.log(`\n| what | ${cols.join(' | ')} |${BASELINE ? ' ours / baseline |'.repeat(SIZES.length) : ''}`);
+  console.log(`| --- |${' ---: |'.repeat(cols.length + (BASELINE ? SIZES.length : 0))}`);
+  for (const [name, key, d] of ROWS) {
+    const vals = results.map((r) => cell(r, key, d));
+    const ratios = BASELINE
+      ? SIZES.map((n) => {
+          const o = results.find((r) => r.label === 'ours' && r.n === n);
+          const b = results.find((r) => r.label === 'baseline' && r.n === n);
+          const k = Array.isArray(key) ? key[key.length - 1] : key;
+          return o && b && Number.isFinite(o[k]) && b[k] ? `${(o[k] / b[k]).toFixed(2)}x` : '';
+        })
+      : [];
+    console.log(`| ${name} | ${[...vals, ...ratios].join(' | ')} |`);
+  }
+  const byN = (label) => Object.fromEntries(results.filter((r) => r.label === label).map((r) => [r.n, r]));
+  const o = byN('ours');
+  if (o[10000] && o[100000]) {
+    console.log(`\nours 100k / 10k: cold start ${(o[100000].startMs / o[10000].startMs).toFixed(2)}x (bar 1.5x), RSS after searches ${(o[100000].rssSearchedMB / o[10000].rssSearchedMB).toFixed(2)}x (bar 1.3x)`);
+  }
+}
+
+console.log(`# bench/scale: ${SIZES.join(', ')} observations; ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}, node ${process.version}`);
+const results = [];
+for (const n of SIZES) {
+  for (const [label, script] of [...(BASELINE ? [['baseline', BASELINE]] : []), ['ours', OURS]]) {
+    const t = performance.now();
+    results.push(await measure(label, script, n));
+    console.log(`  ${label} ${n}: done in ${((performance.now() - t) / 1000).toFixed(0)} s`);
+  }
+}
+print(results);
