@@ -118,6 +118,7 @@ export class Searcher {
       vectorWindow: s.vectorWindow,
       keywordLeadRatio: s.keywordLeadRatio,
       vectorWeight: s.vectorFusionWeight,
+      leaderFloor: s.keywordLeaderFloor,
       now,
     });
     return { ranked: fused, modeUsed: 'hybrid' };
