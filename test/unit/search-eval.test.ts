@@ -138,8 +138,8 @@ test('search quality on both sets: the bars of issue 20 that are met, floors for
     console.log(`per mode: ${mode.padEnd(8)} dev ${f(d[i].recallAt5)}/${f(d[i].mrr)}  dev2 ${f(d2[i].recallAt5)}/${f(d2[i].mrr)}  test ${f(h[i].recallAt5)}/${f(h[i].mrr)}`);
   }
   // The bars of issue 20, each printed as met or not. Asserted: every bar met today, so none can
-  // silently regress. The two not met on the test set are printed, and asserted as floors at the
-  // figures this code reached (docs/search.md), so they cannot fall either.
+  // silently regress. The one not met on the test set (recall@5) is printed, and asserted as a floor
+  // at the figures this code reached (docs/search.md), so it cannot fall either.
   const bars: [string, boolean][] = [
     [`development hybrid >= keyword and semantic (${f(dh.recallAt5)}/${f(dh.mrr)} vs ${f(Math.max(dk.recallAt5, ds.recallAt5))}/${f(Math.max(dk.mrr, ds.mrr))})`, dh.recallAt5 >= Math.max(dk.recallAt5, ds.recallAt5) && dh.mrr >= Math.max(dk.mrr, ds.mrr)],
     // Figures of main before issue 20 (docs/search.md): hybrid 0.952 / 0.843, keyword 0.885 / 0.827, semantic 0.769 / 0.638.
@@ -154,9 +154,10 @@ test('search quality on both sets: the bars of issue 20 that are met, floors for
     [`test hybrid >= keyword and semantic (${f(th.recallAt5)}/${f(th.mrr)} vs ${f(Math.max(tk.recallAt5, ts.recallAt5))}/${f(Math.max(tk.mrr, ts.mrr))})`, th.recallAt5 >= Math.max(tk.recallAt5, ts.recallAt5) && th.mrr >= Math.max(tk.mrr, ts.mrr)],
   ];
   console.log(['issue 20 bars:', ...bars.map(([what, ok]) => `  ${ok ? 'met    ' : 'NOT MET'}  ${what}`)].join('\n'));
-  for (const [what, ok] of bars.slice(0, 5)) check(ok, what);
-  // Floors for the bars not met yet: the figures reached on this branch (a fall is a regression).
-  check(r3(th.recallAt5) >= 0.885 && r3(th.mrr) >= 0.793, `test hybrid fell below 0.885 / 0.793: ${f(th.recallAt5)} / ${f(th.mrr)}`);
-  check(r3(d2h.recallAt5) >= 0.893 && r3(d2h.mrr) >= 0.79, `dev2 hybrid fell below 0.893 / 0.790: ${f(d2h.recallAt5)} / ${f(d2h.mrr)}`);
+  // Asserted: all but the one not met yet (test hybrid recall@5, index 5), which has a floor below.
+  for (const [what, ok] of bars.filter((_, i) => i !== 5)) check(ok, what);
+  // Floors: the figures reached on this branch (a fall is a regression).
+  check(r3(th.recallAt5) >= 0.885 && r3(th.mrr) >= 0.806, `test hybrid fell below 0.885 / 0.806: ${f(th.recallAt5)} / ${f(th.mrr)}`);
+  check(r3(d2h.recallAt5) >= 0.933 && r3(d2h.mrr) >= 0.825, `dev2 hybrid fell below 0.933 / 0.825: ${f(d2h.recallAt5)} / ${f(d2h.mrr)}`);
   assert.deepEqual(problems, []);
 });
