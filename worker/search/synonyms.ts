@@ -38,7 +38,6 @@ const GROUPS: string[][] = [
   ['upload', 'uploads', 'uploaded', 'transfer'],
   ['search', 'lookup', 'find'],
   ['test', 'tests', 'spec', 'specs'],
-  ['pagination', 'paging', 'page', 'scroll'],
 ];
 
 /** A word's synonyms together weigh at most this many full synonyms. */
