@@ -1,5 +1,7 @@
-// Retrieval quality with the real local sentence encoder, on two sets:
+// Retrieval quality with the real local sentence encoder, on three sets:
 //   - development: test/fixtures/search (the set the fusion constants were chosen on);
+//   - development 2: test/fixtures/search-dev2, written in the chat voice without looking at the
+//     test set (session 15), 1,200+ records, so constants are chosen on dev ∪ dev2;
 //   - test (held out): test/fixtures/search-heldout, written before any tuning in another voice,
 //     1,600+ records, mostly near-duplicate maintenance notes. Constants are never chosen on it.
 // Prints recall@5 and MRR per mode with the misses and each bar of issue 20 as met / NOT MET.
@@ -22,6 +24,7 @@ import { Store } from '../../worker/store/store';
 import { importSessions, parseImport } from '../../worker/transfer';
 import { evaluateRefs, formatReport, type EvalQuestion, type ModeReport } from '../fixtures/search-heldout/evaluate';
 import { loadHistory, readQuestions, type FixtureHistory } from '../fixtures/search/load';
+import { loadDev2, type Dev2History } from '../fixtures/search-dev2/load';
 import { diskCachedEmbedder } from '../helpers/diskCachedEmbedder';
 import { tempDir } from '../helpers/worker';
 
@@ -40,6 +43,7 @@ const embedder = diskCachedEmbedder(local, cacheDir);
 const stores: Store[] = [];
 const services: SearchService[] = [];
 let dev: { service: SearchService; history: FixtureHistory; questions: EvalQuestion[] };
+let dev2: { service: SearchService; history: Dev2History; questions: EvalQuestion[] };
 let held: { service: SearchService; history: HeldoutHistory; questions: EvalQuestion[] };
 
 async function open(prefix: string, load: (s: Store) => Promise<void>): Promise<SearchService> {
@@ -68,6 +72,11 @@ before(async () => {
     history,
     questions: readQuestions().map((q) => ({ id: q.id, question: q.question, project: q.project, answers: q.answers.map(String) })),
   };
+  let d2!: { history: Dev2History; questions: EvalQuestion[] };
+  const dev2Service = await open('search-eval-dev2-', async (s) => {
+    d2 = await loadDev2(s);
+  });
+  dev2 = { service: dev2Service, ...d2 };
   const h = JSON.parse(fs.readFileSync(path.join(heldoutDir, 'history.json'), 'utf8')) as HeldoutHistory;
   const heldService = await open('search-eval-heldout-', async (s) => {
     await s.write((tx) => importSessions(tx, parseImport(h)));
@@ -103,14 +112,16 @@ test('held-out set: 1,500+ records in 2+ projects, 80+ questions naming records 
 });
 
 test('every record of both sets is embedded by the background indexer', () => {
-  for (const s of [dev.service, held.service]) assert.equal(s.status().pending, 0);
+  for (const s of [dev.service, dev2.service, held.service]) assert.equal(s.status().pending, 0);
   assert.equal(held.service.status().indexed.observations, held.history.sessions.reduce((n, s) => n + s.observations.length, 0));
 });
 
 test('search quality on both sets: the bars of issue 20 that are met, floors for the rest', async () => {
   const d = await report(dev.service, dev.questions, ['observation'], dev.history.fixtureNow);
+  const d2 = await report(dev2.service, dev2.questions, ['observation', 'summary'], dev2.history.fixtureNow);
   const h = await report(held.service, held.questions, ['observation', 'summary'], held.history.fixtureNow);
   console.log(formatReport(`DEVELOPMENT set test/fixtures/search (${dev.questions.length} questions, observations):`, d));
+  console.log(formatReport(`DEVELOPMENT set 2 test/fixtures/search-dev2 (${dev2.questions.length} questions, observations + summaries):`, d2));
   console.log(formatReport(`TEST set test/fixtures/search-heldout (${held.questions.length} questions, observations + summaries):`, h));
   const problems: string[] = [];
   const check = (ok: boolean, what: string) => {
@@ -121,22 +132,32 @@ test('search quality on both sets: the bars of issue 20 that are met, floors for
   const r3 = (x: number) => Number(x.toFixed(3));
   const [dk, ds, dh] = d;
   const [tk, ts, th] = h;
+  const [d2k, d2s, d2h] = d2;
+  // One line per mode with all three sets (recall@5 / MRR), the summary to read without the misses.
+  for (const [i, mode] of ['keyword', 'semantic', 'hybrid'].entries()) {
+    console.log(`per mode: ${mode.padEnd(8)} dev ${f(d[i].recallAt5)}/${f(d[i].mrr)}  dev2 ${f(d2[i].recallAt5)}/${f(d2[i].mrr)}  test ${f(h[i].recallAt5)}/${f(h[i].mrr)}`);
+  }
   // The bars of issue 20, each printed as met or not. Asserted: every bar met today, so none can
-  // silently regress. The two not met on the test set are printed, and asserted as floors at the
-  // figures this code reached (docs/search.md), so they cannot fall either.
+  // silently regress. The one not met on the test set (recall@5) is printed, and asserted as a floor
+  // at the figures this code reached (docs/search.md), so it cannot fall either.
   const bars: [string, boolean][] = [
     [`development hybrid >= keyword and semantic (${f(dh.recallAt5)}/${f(dh.mrr)} vs ${f(Math.max(dk.recallAt5, ds.recallAt5))}/${f(Math.max(dk.mrr, ds.mrr))})`, dh.recallAt5 >= Math.max(dk.recallAt5, ds.recallAt5) && dh.mrr >= Math.max(dk.mrr, ds.mrr)],
     // Figures of main before issue 20 (docs/search.md): hybrid 0.952 / 0.843, keyword 0.885 / 0.827, semantic 0.769 / 0.638.
     [`development does not fall (hybrid ${f(dh.recallAt5)}/${f(dh.mrr)} >= 0.952/0.843, keyword ${f(dk.recallAt5)}/${f(dk.mrr)} >= 0.885/0.827, semantic ${f(ds.recallAt5)}/${f(ds.mrr)} >= 0.769/0.638)`,
       r3(dh.recallAt5) >= 0.952 && r3(dh.mrr) >= 0.843 && r3(dk.recallAt5) >= 0.885 && r3(dk.mrr) >= 0.827 && r3(ds.recallAt5) >= 0.769 && r3(ds.mrr) >= 0.638],
+    // Figures of dev2 when it was committed, before any change chosen on it: hybrid 0.853 / 0.779, keyword 0.907 / 0.825, semantic 0.647 / 0.487.
+    [`development 2 does not fall (hybrid ${f(d2h.recallAt5)}/${f(d2h.mrr)} >= 0.853/0.779, keyword ${f(d2k.recallAt5)}/${f(d2k.mrr)} >= 0.907/0.825, semantic ${f(d2s.recallAt5)}/${f(d2s.mrr)} >= 0.647/0.487)`,
+      r3(d2h.recallAt5) >= 0.853 && r3(d2h.mrr) >= 0.779 && r3(d2k.recallAt5) >= 0.907 && r3(d2k.mrr) >= 0.825 && r3(d2s.recallAt5) >= 0.647 && r3(d2s.mrr) >= 0.487],
     [`test hybrid MRR ${f(th.mrr)} >= 0.75`, th.mrr >= 0.75],
     [`test keyword recall@5 ${f(tk.recallAt5)} >= 0.80`, tk.recallAt5 >= 0.8],
     [`test hybrid recall@5 ${f(th.recallAt5)} >= 0.90`, th.recallAt5 >= 0.9],
     [`test hybrid >= keyword and semantic (${f(th.recallAt5)}/${f(th.mrr)} vs ${f(Math.max(tk.recallAt5, ts.recallAt5))}/${f(Math.max(tk.mrr, ts.mrr))})`, th.recallAt5 >= Math.max(tk.recallAt5, ts.recallAt5) && th.mrr >= Math.max(tk.mrr, ts.mrr)],
   ];
   console.log(['issue 20 bars:', ...bars.map(([what, ok]) => `  ${ok ? 'met    ' : 'NOT MET'}  ${what}`)].join('\n'));
-  for (const [what, ok] of bars.slice(0, 4)) check(ok, what);
-  // Floors for the bars not met yet: the figures reached on this branch (a fall is a regression).
-  check(r3(th.recallAt5) >= 0.874 && r3(th.mrr) >= 0.791, `test hybrid fell below 0.874 / 0.791: ${f(th.recallAt5)} / ${f(th.mrr)}`);
+  // Asserted: all but the one not met yet (test hybrid recall@5, index 5), which has a floor below.
+  for (const [what, ok] of bars.filter((_, i) => i !== 5)) check(ok, what);
+  // Floors: the figures reached on this branch (a fall is a regression).
+  check(r3(th.recallAt5) >= 0.885 && r3(th.mrr) >= 0.799, `test hybrid fell below 0.885 / 0.799: ${f(th.recallAt5)} / ${f(th.mrr)}`);
+  check(r3(d2h.recallAt5) >= 0.933 && r3(d2h.mrr) >= 0.825, `dev2 hybrid fell below 0.933 / 0.825: ${f(d2h.recallAt5)} / ${f(d2h.mrr)}`);
   assert.deepEqual(problems, []);
 });

@@ -23,6 +23,10 @@ export interface FtsQuery {
   phrases: string[];
   /** Plain words for snippets and highlighting. */
   words: string[];
+  /** Per phrase, a factor on its BM25 weight (absent: all 1); expansion terms weigh less. */
+  weights?: number[];
+  /** How many of the phrases the user typed (the rest are expansions); absent: all. */
+  original?: number;
 }
 
 /** Words too common to say anything about a memory; dropped unless nothing else is left. */

@@ -38,6 +38,8 @@ export interface FusionOptions {
   keywordLeadRatio: number;
   /** Weight of the vector list's RRF votes (the keyword list's is 1). */
   vectorWeight?: number;
+  /** The best keyword hit ranks no lower than this after fusion, the runner-up no lower than this + 2 (1-based; 0 or absent: off). */
+  leaderFloor?: number;
   now: number;
 }
 
@@ -76,6 +78,19 @@ export function fuseHybrid(keyword: FusionInput[], vector: FusionInput[], o: Fus
   const kw = keyword.filter((h) => h.score >= o.keywordMinRelative * kwTop);
   const vec = vector.filter((h) => h.score >= vecTop - o.vectorWindow);
   const fused = rrf([kw, vec], o, [1, o.vectorWeight ?? 1]);
+  // The keyword list's best two keep a place near the top (#1 at floor or better, #2 at floor + 2):
+  // the vector side may reorder the head, but a weak encoder's look-alikes cannot bury them.
+  const floor = o.leaderFloor ?? 0;
+  if (floor > 0) {
+    keyword.slice(0, 2).forEach((hit, j) => {
+      const at = floor + 2 * j;
+      const i = fused.findIndex((f) => f.kind === hit.kind && f.id === hit.id);
+      if (i >= at) {
+        const [item] = fused.splice(i, 1);
+        fused.splice(at - 1, 0, { ...item, score: fused[at - 1].score + 1e-9 });
+      }
+    });
+  }
   const lead = keyword[0];
   if (lead && o.keywordLeadRatio > 0 && (keyword.length === 1 || lead.score >= o.keywordLeadRatio * keyword[1].score)) {
     const i = fused.findIndex((f) => f.kind === lead.kind && f.id === lead.id);

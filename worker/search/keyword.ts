@@ -107,7 +107,7 @@ function rankKind(store: Db, kind: SearchKind, q: FtsQuery, f: SearchFilters, de
   if (maxId === 0) return { hits: [], capped: false };
   const rows = Math.max(counted, 1);
   const dfs = q.phrases.map((p) => frequency(store, k.fts, p, rows, now));
-  let phrases = q.phrases.map((p, i) => ({ p, df: dfs[i] })).filter((x) => x.df > 0);
+  let phrases = q.phrases.map((p, i) => ({ p, df: dfs[i], w: q.weights?.[i] ?? 1 })).filter((x) => x.df > 0);
   if (phrases.length === 0) return { hits: [], capped: false };
   const rare = phrases.filter((x) => x.df <= COMMON_SHARE * rows);
   // Only common words: the two rarest carry what little BM25 can tell, at a bounded cost.
@@ -115,11 +115,13 @@ function rankKind(store: Db, kind: SearchKind, q: FtsQuery, f: SearchFilters, de
   const dropped = kept.length < phrases.length;
   phrases = kept;
   const orEst = Math.min(rows, phrases.reduce((n, x) => n + x.df, 0));
-  const first = rankExpr(store, kind, phrases.map((x) => x.p), phrases.map((x) => idf(rows, x.df)), 'OR', f, depth, windowStart(orEst, rows, maxId, cap));
+  const first = rankExpr(store, kind, phrases.map((x) => x.p), phrases.map((x) => x.w * idf(rows, x.df)), 'OR', f, depth, windowStart(orEst, rows, maxId, cap));
   // The AND pass is only worth it when it is complete and cheap: a word rarer than the cap, no common word.
-  const minDf = Math.min(...dfs);
-  if (first.capped === false || q.phrases.length < 2 || minDf > cap || minDf === 0 || dropped) return first;
-  const both = rankExpr(store, kind, q.phrases, dfs.map((df) => idf(rows, df)), 'AND', f, depth, undefined);
+  // Only the words typed take part (expansions are alternatives, not requirements).
+  const typed = q.original ?? q.phrases.length;
+  const minDf = Math.min(...dfs.slice(0, typed));
+  if (first.capped === false || typed < 2 || minDf > cap || minDf === 0 || dropped) return first;
+  const both = rankExpr(store, kind, q.phrases.slice(0, typed), dfs.slice(0, typed).map((df) => idf(rows, df)), 'AND', f, depth, undefined);
   const byId = new Map<number, RankedHit>();
   for (const h of [...first.hits, ...both.hits]) if ((byId.get(h.id)?.score ?? -Infinity) < h.score) byId.set(h.id, h);
   return { hits: [...byId.values()].sort(byScore).slice(0, depth), capped: true };

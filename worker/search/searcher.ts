@@ -13,6 +13,7 @@ import type { SemanticIndex } from './semantic';
 import type { SearchSettings } from './settings';
 import { demoteDuplicates, prior, questionIntents, type Intent } from './rerank';
 import { makeSnippet } from './snippet';
+import { expandQuery } from './synonyms';
 
 export interface VectorSide {
   semantic: SemanticIndex;
@@ -87,6 +88,8 @@ export class Searcher {
       embedding.catch(() => undefined);
     }
     const intents = questionIntents(req.query);
+    // Hybrid only: chat words for a problem also look for the words notes use for it (synonyms.ts).
+    if (req.mode === 'hybrid' && s.synonymWeight > 0) fq = expandQuery(fq, s.synonymWeight);
     const kw = req.mode === 'semantic' && !reason ? undefined : this.keywordRanked(fq, req.filters, Math.max(depth, req.mode === 'hybrid' ? FUSION_DEPTH : 0), intents);
     if (kw?.capped) notices.push(`more than ${s.keywordRankCap} records matched the words; the newest ${s.keywordRankCap} were ranked`);
     if (req.mode === 'keyword') return { ranked: kw?.hits ?? [], modeUsed: 'keyword' };
@@ -118,6 +121,7 @@ export class Searcher {
       vectorWindow: s.vectorWindow,
       keywordLeadRatio: s.keywordLeadRatio,
       vectorWeight: s.vectorFusionWeight,
+      leaderFloor: s.keywordLeaderFloor,
       now,
     });
     return { ranked: fused, modeUsed: 'hybrid' };

@@ -43,6 +43,10 @@ export interface SearchSettings {
   feedbackWeight: number;
   /** Hybrid: how many of the best keyword hits feed back (0 = off). */
   feedbackDocs: number;
+  /** Hybrid: after fusion the best keyword hit ranks no lower than this, the runner-up no lower than this + 2 (0 = off). */
+  keywordLeaderFloor: number;
+  /** Hybrid: weight of a query word's synonyms (synonyms.ts) in the keyword list, against 1 for a typed word (0 = off). */
+  synonymWeight: number;
   /** Priors (rerank.ts): weight of a record's substance; 0 = off. */
   substancePrior: number;
   /** Priors: factor 1 + this for a record that fits the question's intent (why / where / outcome). */
@@ -93,6 +97,8 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   vectorFusionWeight: 1,
   feedbackWeight: 0.5,
   feedbackDocs: 0,
+  keywordLeaderFloor: 3,
+  synonymWeight: 0.4,
   substancePrior: 0.8,
   intentBoost: 0.3,
   vectorPriorWeight: 0.1,
@@ -126,6 +132,8 @@ const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   vectorFusionWeight: [0, 10],
   feedbackWeight: [0, 10],
   feedbackDocs: [0, 20],
+  keywordLeaderFloor: [0, 100],
+  synonymWeight: [0, 1],
   substancePrior: [0, 1],
   intentBoost: [0, 10],
   vectorPriorWeight: [0, 1],

@@ -1,0 +1,38 @@
+// Two hybrid refinements chosen on dev ∪ dev2 (docs/search.md): the keyword list's best two keep a
+// place near the top after fusion, and chat words for a problem add the words notes use for it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseFtsQuery } from '../../worker/search/ftsQuery';
+import { fuseHybrid, type FusionInput } from '../../worker/search/hybrid';
+import { expandQuery, synonymsOf } from '../../worker/search/synonyms';
+
+const hit = (id: number, score: number): FusionInput => ({ kind: 'observation', id, epoch: 0, score });
+const base = { k: 60, recencyWeight: 0, recencyHalfLifeDays: 30, keywordMinRelative: 0.3, vectorWindow: 0.1, keywordLeadRatio: 0, now: 0 };
+
+test('the best keyword hit stays in the top 3 and the runner-up in the top 5, however the vector side votes', () => {
+  // 1 and 2 lead the keyword list; the vector list is all look-alikes (10..19) that also match a few words.
+  const keyword = [hit(1, 10), hit(2, 9.5), ...Array.from({ length: 10 }, (_, i) => hit(10 + i, 9 - i * 0.1))];
+  const vector = Array.from({ length: 10 }, (_, i) => hit(10 + i, 0.6 - i * 0.001));
+  const plain = fuseHybrid(keyword, vector, { ...base, leaderFloor: 0 }).map((f) => f.id);
+  assert.ok(plain.indexOf(1) > 4 && plain.indexOf(2) > 4, `without the floor both fall out of the top 5: ${plain.join(',')}`);
+  const floored = fuseHybrid(keyword, vector, { ...base, leaderFloor: 3 }).map((f) => f.id);
+  assert.equal(floored.indexOf(1), 2, floored.join(','));
+  assert.equal(floored.indexOf(2), 4, floored.join(','));
+  // Already higher: left where fusion put it.
+  const agree = fuseHybrid(keyword, [hit(1, 0.7), ...vector], { ...base, leaderFloor: 3 }).map((f) => f.id);
+  assert.equal(agree[0], 1);
+});
+
+test('synonyms: typed words get their group, weighted below the typed ones and shared out in big groups', () => {
+  const s = synonymsOf(['slow', 'twice'], 0.4);
+  assert.ok(s.some((x) => x.word === 'latency') && s.some((x) => x.word === 'duplicate'));
+  assert.ok(s.every((x) => x.weight > 0 && x.weight <= 0.4));
+  assert.deepEqual(synonymsOf(['the', 'zebra'], 0.4), []);
+  const q = parseFtsQuery('app is slow')!;
+  const e = expandQuery(q, 0.4);
+  assert.equal(e.original, q.phrases.length);
+  assert.ok(e.phrases.includes('"latency"'));
+  assert.deepEqual(e.weights!.slice(0, q.phrases.length), q.phrases.map(() => 1));
+  const none = parseFtsQuery('zebra')!;
+  assert.equal(expandQuery(none, 0.4), none, 'no synonyms: the query itself');
+});
