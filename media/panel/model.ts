@@ -1,6 +1,7 @@
 // What the panel knows and how it changes: replies normalised at the edge (never trusted), the
 // live feed grouped by session, local filters, and token economics. No DOM: unit-tested in Node.
 import type { Observation, StreamEvent } from '../../extension/panel/protocol';
+import { l10n } from './l10n';
 
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -50,7 +51,7 @@ export function staleMarkOf(u: Rec): StaleMark | undefined {
 
 /** "may be stale" / "retired", for a badge. */
 export function staleLabel(m: StaleMark): string {
-  return m.status === 'stale' ? 'may be stale' : 'retired';
+  return m.status === 'stale' ? l10n.t('may be stale') : l10n.t('retired');
 }
 
 /** A stored observation, or undefined when the value is not one. */
@@ -62,7 +63,7 @@ export function asObservation(u: unknown): Observation | undefined {
     sessionId: numOr(u.sessionId ?? u.session_id),
     project: strOr(u.project),
     type: strOr(u.type, 'discovery'),
-    title: strOr(u.title, `Observation #${u.id}`),
+    title: strOr(u.title, l10n.t('Observation #{0}', u.id)),
     subtitle: typeof u.subtitle === 'string' ? u.subtitle : null,
     facts: strList(u.facts),
     narrative: typeof u.narrative === 'string' ? u.narrative : null,
@@ -147,7 +148,7 @@ export function asRow(u: unknown): Row | undefined {
   const kind = kindOf(u);
   const id = typeof u.id === 'number' ? u.id : typeof u.id === 'string' ? Number(u.id.replace(/^[A-Za-z]+/, '')) : NaN;
   if (!Number.isSafeInteger(id) || id <= 0) return undefined;
-  const title = strOr(u.title ?? u.request ?? u.text ?? u.prompt ?? u.summary).trim() || `${kind} #${id}`;
+  const title = strOr(u.title ?? u.request ?? u.text ?? u.prompt ?? u.summary).trim() || l10n.t('{0} #{1}', kind, id);
   const score = u.score === undefined ? undefined : numOr(u.score, NaN);
   const tokens = u.readTokens ?? u.estimatedReadTokens ?? u.estimatedTokens ?? u.read_tokens ?? u.tokens;
   return {
@@ -171,7 +172,7 @@ export function asRow(u: unknown): Row | undefined {
 const noticeOf = (u: unknown): string | undefined => {
   if (!isRec(u)) return undefined;
   for (const k of ['notice', 'warning', 'fallbackReason', 'message']) if (typeof u[k] === 'string' && u[k]) return u[k] as string;
-  if (u.fallback === true) return 'Semantic search is unavailable; these are keyword results.';
+  if (u.fallback === true) return l10n.t('Semantic search is unavailable; these are keyword results.');
   return undefined;
 };
 
@@ -280,14 +281,14 @@ export interface Filters {
 
 /** Sessions' platforms, as the filter offers them and the feed names them. */
 export const PLATFORM_LABELS: Record<string, string> = {
-  vscode: 'VS Code',
-  'vscode-agent': 'Copilot agent (VS Code)',
-  'claude-code': 'Claude Code',
-  'copilot-cli': 'Copilot CLI',
-  codex: 'Codex CLI',
-  'gemini-cli': 'Gemini CLI',
-  manual: 'Saved by hand',
-  import: 'Imported',
+  vscode: l10n.t('VS Code'),
+  'vscode-agent': l10n.t('Copilot agent (VS Code)'),
+  'claude-code': l10n.t('Claude Code'),
+  'copilot-cli': l10n.t('Copilot CLI'),
+  codex: l10n.t('Codex CLI'),
+  'gemini-cli': l10n.t('Gemini CLI'),
+  manual: l10n.t('Saved by hand'),
+  import: l10n.t('Imported'),
 };
 
 export function asSession(u: unknown): SessionLite | undefined {
