@@ -83,6 +83,7 @@ class MemoryViewProvider implements vscode.WebviewViewProvider, vscode.Disposabl
       capabilities: { openFiles: true, pauseCapture: true },
       project: this.deps.project ?? workspaceProject,
       capture: this.deps.capture,
+      l10n: vscode.l10n,
     });
     const entry = {
       host,
