@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { defaultDataDir, defaultPort } from '../worker/config';
 import { projectFromCwd } from '../worker/project';
-import type { StreamEvent } from '../worker/protocol';
+import type { StreamEvent } from '../common/contract';
 import { registerCapture } from './capture';
 import { installAgentHooksCommand, registerAgentHooks } from './commands/agentHooks';
 import { lmRerank, registerChatParticipant } from './chat/participant';
@@ -26,6 +26,7 @@ import { Debouncer } from './core/timers';
 import { vscodeLmPort } from './lmProvider';
 import { registerFreshness, type Freshness } from './freshness';
 import { withCitations } from './freshness/cite';
+import { unsavedText } from './freshness/controller';
 import { registerMemoryPanel } from './panel';
 import type { Services } from './services';
 import { StatusBar } from './status';
@@ -127,7 +128,7 @@ export function activate(context: vscode.ExtensionContext): { services: Services
     folderOf,
     primaryFolder: () => folders()[0],
     projectOf,
-    send: (project, req) => void session.observe(project, withCitations(req, vscode.workspace.getConfiguration(SECTION).get<boolean>('freshness.enabled', true))),
+    send: (project, req) => void session.observe(project, withCitations(req, vscode.workspace.getConfiguration(SECTION).get<boolean>('freshness.enabled', true), unsavedText)),
     log,
   });
 

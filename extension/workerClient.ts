@@ -8,7 +8,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { isLoopbackHost } from '../worker/config';
 import { checkHealthProof, newNonce, processAlive as alive } from '../worker/identity';
-import type { HealthResponse, StreamEvent } from '../worker/protocol';
+import type { HealthResponse, StreamEvent } from '../common/contract';
 
 /** What answers on the port is not this data dir's worker: nothing was sent to it. */
 export class IdentityError extends Error {

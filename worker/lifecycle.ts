@@ -17,10 +17,11 @@ import {
   type SkippedResponse,
 } from './protocol';
 import { cleanText, scrubToolUse } from '../common/privacy';
-import { capText, fieldText, isExcludedProject, isSkippedTool } from './privacy/filters';
+import { cutText } from '../common/privacy/cut';
+import { fieldText, isExcludedProject, isSkippedTool } from './privacy/filters';
 import { hasObservationHash, insertObservation } from './store/repos/observations';
 import { insertPrompt } from './store/repos/prompts';
-import { enqueue } from './store/repos/queue';
+import { enqueue, summaryQueued } from './store/repos/queue';
 import { completeSession, ensureSession, findSession, nextPrompt, touchSession } from './store/repos/sessions';
 import type { Store } from './store/store';
 
@@ -83,7 +84,7 @@ export class Lifecycle {
     const raw = optString(o, 'prompt');
     if (isExcludedProject(project, cwd, this.settings.excludedProjects)) return { skipped: 'excluded_project', project };
     const stripped = raw === undefined ? undefined : cleanText(raw);
-    const text = stripped ? capText(stripped.text.trim(), MAX_PROMPT) : '';
+    const text = stripped ? cutText(stripped.text.trim(), MAX_PROMPT) : '';
     const isPrivate = stripped !== undefined && text === '' && (stripped.removed > 0 || raw?.trim() !== '');
     const now = Date.now();
     const r = await this.store.write((tx) => {
@@ -161,8 +162,8 @@ export class Lifecycle {
     const lastUser = optString(o, 'last_user_message');
     const lastAssistant = optString(o, 'last_assistant_message');
     const job = (promptNumber: number): SummaryJob => ({
-      lastUserMessage: lastUser === undefined ? undefined : capText(clean(lastUser), MAX_PROMPT),
-      lastAssistantMessage: lastAssistant === undefined ? undefined : capText(clean(lastAssistant), MAX_PROMPT),
+      lastUserMessage: lastUser === undefined ? undefined : cutText(clean(lastUser), MAX_PROMPT),
+      lastAssistantMessage: lastAssistant === undefined ? undefined : cutText(clean(lastAssistant), MAX_PROMPT),
       promptNumber,
       reason: 'summarize',
     });
@@ -195,7 +196,7 @@ export class Lifecycle {
         !row.prompt_private &&
         tx.get('SELECT 1 AS x FROM observations WHERE session_id = ? LIMIT 1', [row.id]) !== undefined &&
         tx.get('SELECT 1 AS x FROM session_summaries WHERE session_id = ? LIMIT 1', [row.id]) === undefined &&
-        tx.get(`SELECT 1 AS x FROM pending_work WHERE session_id = ? AND kind = 'summary' LIMIT 1`, [row.id]) === undefined;
+        !summaryQueued(tx, row.id);
       if (needsSummary) {
         const j: SummaryJob = { promptNumber: row.prompt_counter, reason: 'session-end' };
         enqueue(tx, { sessionId: row.id, kind: 'summary', payload: j, contentHash: contentHash('summary', 'session-end'), now });

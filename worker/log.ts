@@ -3,6 +3,7 @@
 // bundle copy every export of node:fs at start.
 import { closeSync, fstatSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { redactSecrets } from '../common/privacy/redact';
 
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 
@@ -13,12 +14,8 @@ export interface Logger {
   error(msg: string, extra?: Record<string, unknown>): void;
 }
 
-const SECRET = /(sk-ant-[A-Za-z0-9_-]{8,}|Bearer\s+[A-Za-z0-9._~+/-]{16,}|"?(api[_-]?key|token|authorization)"?\s*[:=]\s*"?[A-Za-z0-9._~+/-]{16,})/gi;
-
-/** Masks anything that looks like a key or token so it never lands in a log line. */
-export function redact(text: string): string {
-  return text.replace(SECRET, (m) => m.slice(0, Math.min(6, m.length)) + '…[redacted]');
-}
+/** Masks anything that looks like a key or token (common/privacy/redact.ts) so it never lands in a log line. */
+export const redact: (text: string) => string = redactSecrets;
 
 /** A log file past this size is renamed to <name>.log.1 (replacing the older one) and started anew. */
 export const LOG_MAX_BYTES = 10 * 1024 * 1024;

@@ -14,7 +14,7 @@ import { acquireLock, releaseLock, updateLock } from './lock';
 import { createLogger } from './log';
 import type { HealthResponse } from './protocol';
 import { Processor } from './queue/processor';
-import { searchService } from './search/service';
+import { SearchService } from './search/service';
 import { createApp } from './server/app';
 import { moduleRoutes } from './server/routes';
 import type { AppContext } from './server/context';
@@ -107,6 +107,7 @@ async function main(): Promise<void> {
   const compressor = createCompressor({ config, env: process.env, store, events, log });
   const processor = new Processor(store, events, log, compressor);
   const lifecycle = new Lifecycle(store, config.settings, events, () => processor.kick());
+  const search = new SearchService({ config, store, events, log });
 
   let boundPort = config.port;
   let lastActivity = Date.now();
@@ -119,6 +120,7 @@ async function main(): Promise<void> {
     processor,
     compressor,
     events,
+    search,
     log,
     token,
     startedAt,
@@ -128,7 +130,6 @@ async function main(): Promise<void> {
     },
     shutdown: (reason) => void shutdown(reason),
   };
-  const search = searchService(ctx);
   const team = teamService({ store, events, log, dataDir: config.dataDir });
   const app = createApp(ctx, moduleRoutes);
   const server = createAdaptorServer({ fetch: app.fetch, hostname: config.host });

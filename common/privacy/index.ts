@@ -1,7 +1,7 @@
 // Privacy for every process: private tags, secret redaction, secret-looking paths, cutting long text.
 // No Node-only or vscode import: the worker, the hook CLI and the extension all use this one copy.
 export { cutStripped, cutText } from './cut';
-export { isSecretName, MAX_REDACT_INPUT, redactDeep, redactSecrets, REDACTED } from './redact';
+export { isSecretName, MAX_REDACT_INPUT, redactDeep, redactForSharing, redactSecrets, redactSharingPatterns, REDACTED, REDACTED_SHARED } from './redact';
 export { isSecretPath, SECRET_BASENAMES, SECRET_DIRS } from './secretPaths';
 export { MAX_STRIP_INPUT, MAX_TAGS, PRIVATE_TAGS, stripDeep, stripPrivate, type StripResult } from './tags';
 export { scrubToolUse, secretFileMarker, secretPathIn, type ScrubbedToolUse } from './toolUse';

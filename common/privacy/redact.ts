@@ -250,3 +250,36 @@ export function redactDeep(value: unknown, depth = 0): unknown {
   }
   return obj;
 }
+
+// ---- what leaves the machine (team sharing) ----------------------------------------------------
+// Stricter than redactSecrets: a false positive costs a teammate a word, a miss a leaked credential.
+// Short `password=` values and any bearer header go too. Each pattern is linear (no nested quantifiers).
+
+/** The marker of a value removed before sharing (the hub's records show it). */
+export const REDACTED_SHARED = '[REDACTED]';
+
+const SHARING_PATTERNS: RegExp[] = [
+  /\b(?:AKIA|ASIA|AIDA|AROA)[0-9A-Z]{16}\b/g, // AWS access key ids
+  /\b(?:aws_secret_access_key|aws_session_token)\s*[=:]\s*["']?[A-Za-z0-9/+=]{16,}/gi,
+  /\bgh[pousr]_[A-Za-z0-9]{30,}\b/g, // GitHub tokens
+  /\bgithub_pat_[A-Za-z0-9_]{30,}\b/g,
+  /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}/g, // Anthropic / OpenAI keys
+  /\bxox[abprs]-[A-Za-z0-9-]{10,}/g, // Slack tokens
+  /\bAIza[0-9A-Za-z_-]{35}\b/g, // Google API keys
+  /-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----[^]{0,20000}?-----END [A-Z ]{0,40}PRIVATE KEY-----/g,
+  /\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp):\/\/[^\s:/@]{1,200}:[^\s@/]{1,200}@/gi, // URLs with a password
+  /\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)\s*[=:]\s*["']?[^\s"',;]{6,}/gi,
+  /\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*/g,
+];
+
+/** Only the stricter sharing patterns (REDACTED_SHARED marks what they removed). */
+export function redactSharingPatterns(text: string): string {
+  let out = text;
+  for (const re of SHARING_PATTERNS) out = out.replace(re, REDACTED_SHARED);
+  return out;
+}
+
+/** Everything that must not leave the machine: the sharing patterns, then redactSecrets. */
+export function redactForSharing(text: string): string {
+  return redactSecrets(redactSharingPatterns(text));
+}

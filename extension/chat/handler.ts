@@ -2,7 +2,7 @@
 // commands from the worker, and answers free questions with the user's chat model over retrieved
 // memories, citing observation ids. The vscode adapter (participant.ts) supplies the model and the
 // response stream through the small ports below. No vscode import.
-import type { Observation } from '../../worker/protocol';
+import type { Observation } from '../../common/contract';
 import { citedIds, escapeMd, hitsMarkdown, observationText, ref } from '../core/format';
 import { ENGLISH, type L10n } from '../core/l10n';
 import type { MemoryApi, SearchHit } from '../core/memoryApi';
@@ -87,7 +87,6 @@ export async function handleChat(req: ChatTurnRequest, model: ChatModelPort | un
         }
         out.progress(l10n.t('Searching memory of {0}…', project));
         const r = await deps.api.search(query, { project, platform, limit: deps.maxResults });
-        if (r.fallback) say(`_${escapeMd(r.fallback)}_\n\n`);
         if (r.hits.length === 0) {
           say(l10n.t('No memory matches **{0}** in {1}.', escapeMd(query), escapeMd(project)));
           return done([]);
@@ -112,7 +111,6 @@ export async function handleChat(req: ChatTurnRequest, model: ChatModelPort | un
         }
         out.progress(l10n.t('Reading the timeline around {0}…', anchor));
         const r = await deps.api.timeline(anchor, { project });
-        if (r.fallback) say(`_${escapeMd(r.fallback)}_\n\n`);
         if (r.hits.length === 0) {
           say(l10n.t('Nothing recorded around {0}.', escapeMd(anchor)));
           return done([]);

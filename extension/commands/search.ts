@@ -2,7 +2,7 @@
 // matched excerpt, and the memory opens beside as the selection moves) and the freshness mark;
 // per-row buttons open, copy or forget the memory.
 import * as vscode from 'vscode';
-import { observationText, shortTime, TYPE_ICON, ref } from '../core/format';
+import { observationText, shortTime, typeIcon, ref } from '../core/format';
 import type { SearchHit } from '../core/memoryApi';
 import { observationUri } from '../contentProvider';
 import type { Services } from '../services';
@@ -21,7 +21,7 @@ export function hitItem(h: SearchHit): HitItem {
   const preview = h.snippet?.replace(/\*\*/g, '').replace(/\s+/g, ' ').trim();
   const where = [shortTime(h.time), h.project, h.otherBranch && h.branch ? `branch ${h.branch}` : '', h.tokens !== undefined ? `~${h.tokens} tokens` : ''].filter(Boolean).join(' · ');
   return {
-    label: `${mark}${TYPE_ICON[h.type] ?? '•'} ${h.title}`,
+    label: `${mark}${typeIcon(h.type)} ${h.title}`,
     description: `${ref(h)} · ${h.type}${h.freshness === 'stale' ? ` · may be stale: ${h.staleReason ?? 'a cited file changed'}` : h.freshness === 'retired' ? ' · retired' : ''}`,
     detail: preview ? `${preview.slice(0, 200)}  —  ${where}` : where,
     alwaysShow: true,
@@ -60,7 +60,6 @@ export function searchCommand(s: Services): () => Promise<void> {
         const r = await s.api.search(query, { project: s.project(), limit: s.settings().maxResults * 3 });
         if (mine !== seq) return;
         qp.items = r.hits.length ? r.hits.map(hitItem) : [{ label: vscode.l10n.t('No memory matches "{0}"', query), alwaysShow: true }];
-        if (r.fallback) qp.title = r.fallback;
       } catch (e) {
         if (mine === seq) qp.items = [{ label: `$(error) ${(e as Error).message}`, alwaysShow: true }];
       } finally {

@@ -2,7 +2,7 @@
 // per-kind switches), exclusions, mapping, the save baseline cache, and the focus debounce.
 // The vscode side only turns its events into CaptureEvents. No vscode import.
 import * as path from 'node:path';
-import type { ObservationRequest } from '../../worker/protocol';
+import type { ObservationRequest } from '../../common/contract';
 import type { ExclusionReason, Exclusions } from './exclusions';
 import { KIND_OF, mapEvent, type CaptureEvent, type CaptureKind, type MapLimits } from './observe';
 import { Debouncer, realTimers, type Timers } from './timers';

@@ -3,7 +3,7 @@
 // through an LmPort, and posts the reply or a classified error to POST /api/agent/results. When
 // the worker's provider is not `vscode` it answers at once with active=false and this loop backs
 // off. No vscode import: the port is vscode.lm in the extension and a script in tests.
-import type { AgentErrorKind, AgentJob, AgentJobsResponse, AgentResultRequest } from '../../worker/protocol';
+import type { AgentErrorKind, AgentJob, AgentJobsResponse, AgentResultRequest } from '../../common/contract';
 import type { Requester } from './memoryApi';
 
 export type LmOutcome = { text: string; model?: string; inputTokens?: number; outputTokens?: number } | { error: { kind: AgentErrorKind; message: string } };

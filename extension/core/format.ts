@@ -1,19 +1,9 @@
 // Plain-text and markdown renderings of memory for chat, tools and the palette. No vscode import.
-import type { Observation } from '../../worker/protocol';
+import { typeEmoji, type Observation } from '../../common/contract';
 import type { SearchHit } from './memoryApi';
 
-export const TYPE_ICON: Record<string, string> = {
-  bugfix: '🔴',
-  feature: '🟣',
-  refactor: '🔄',
-  change: '✅',
-  discovery: '🔵',
-  decision: '⚖️',
-  security_alert: '🚨',
-  security_note: '🔐',
-  summary: '📝',
-  prompt: '💬',
-};
+/** The emoji of an observation type or record kind (common/contract/taxonomy.ts). */
+export const typeIcon = typeEmoji;
 
 export function shortTime(iso: string | undefined): string {
   if (!iso) return '';
@@ -46,7 +36,7 @@ export function hitsText(hits: SearchHit[]): string {
 }
 
 export function hitsMarkdown(hits: SearchHit[]): string {
-  return hits.map((h) => `- ${TYPE_ICON[h.type] ?? '•'} **${ref(h)}** ${escapeMd(h.title)}${h.time ? ` _(${shortTime(h.time)}${h.project ? `, ${escapeMd(h.project)}` : ''}${h.platform ? `, ${escapeMd(h.platform)}` : ''})_` : ''}${freshnessNote(h) ? ` ⚠️ ${escapeMd(freshnessNote(h))}` : ''}`).join('\n');
+  return hits.map((h) => `- ${typeIcon(h.type)} **${ref(h)}** ${escapeMd(h.title)}${h.time ? ` _(${shortTime(h.time)}${h.project ? `, ${escapeMd(h.project)}` : ''}${h.platform ? `, ${escapeMd(h.platform)}` : ''})_` : ''}${freshnessNote(h) ? ` ⚠️ ${escapeMd(freshnessNote(h))}` : ''}`).join('\n');
 }
 
 export function observationText(o: Observation): string {
@@ -65,7 +55,7 @@ export function observationText(o: Observation): string {
 }
 
 export function observationMarkdown(o: Observation): string {
-  const out = [`### ${TYPE_ICON[o.type] ?? '•'} #${o.id} ${escapeMd(o.title)}`, `_${o.type} · ${escapeMd(o.project)} · ${shortTime(o.createdAt)}${o.toolName ? ` · ${o.toolName}` : ''}_`, ''];
+  const out = [`### ${typeIcon(o.type)} #${o.id} ${escapeMd(o.title)}`, `_${o.type} · ${escapeMd(o.project)} · ${shortTime(o.createdAt)}${o.toolName ? ` · ${o.toolName}` : ''}_`, ''];
   if (o.subtitle) out.push(escapeMd(o.subtitle), '');
   if (o.narrative) out.push(escapeMd(o.narrative), '');
   if (o.facts.length) out.push(...o.facts.map((f) => `- ${escapeMd(f)}`), '');

@@ -2,8 +2,8 @@
 // and tool_input shapes the worker's local heuristic understands (worker/agent/local.ts).
 // Private blocks are removed before anything is diffed or cut, so an excerpt can never hold half of
 // one. No vscode import.
-import type { ObservationRequest } from '../../worker/protocol';
-import { cutText, redactSecrets, stripPrivate } from '../../common/privacy';
+import type { ObservationRequest } from '../../common/contract';
+import { cleanAndCut, redactSecrets, stripPrivate } from '../../common/privacy';
 import { diffSummary } from './diff';
 
 export type CaptureKind = 'saves' | 'fileOperations' | 'terminal' | 'tasks' | 'debug' | 'focus';
@@ -75,7 +75,7 @@ export function mapEvent(e: CaptureEvent, cwd: string | undefined, limits: MapLi
       if (raw === '' || /^\s/.test(raw)) return skip('ignored_command');
       const commandLine = redactSecrets(stripPrivate(raw).text.trim());
       if (commandLine === '') return skip('private_content');
-      const output = e.output === undefined ? '' : boundText(redactSecrets(stripPrivate(cleanTerminalOutput(e.output)).text), limits.outputChars);
+      const output = e.output === undefined ? '' : cleanAndCut(cleanTerminalOutput(e.output), limits.outputChars);
       return withCwd({ tool_name: 'TerminalCommand', tool_input: { commandLine, ...(e.exitCode !== undefined ? { exitCode: e.exitCode } : {}) }, tool_response: output });
     }
     case 'task':
@@ -108,9 +108,6 @@ export function cleanTerminalOutput(raw: string): string {
       .trim()
   );
 }
-
-/** Keeps head and tail of a long text with a marker of what was cut: the shared cutter (strips first). */
-export const boundText: (text: string, max: number) => string = cutText;
 
 /** Blanks values that look like credentials: the one redactor (common/privacy), shared with the worker and the hook CLI. */
 export { redactSecrets };

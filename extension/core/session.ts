@@ -1,7 +1,7 @@
 // The window's session as the worker sees it: identity from the IDE (vscode.env.sessionId, platform
 // 'vscode'), one worker session per project (a multi-root window may span several), prompts,
 // idle summaries and completion. Posts are fire-and-forget. No vscode import.
-import type { CompleteRequest, InitRequest, ObservationRequest, SummarizeRequest } from '../../worker/protocol';
+import type { CompleteRequest, InitRequest, ObservationRequest, SummarizeRequest } from '../../common/contract';
 import { IdleTimer, type IdleSummary } from './idle';
 import { realTimers, type Timers } from './timers';
 

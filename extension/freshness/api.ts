@@ -1,5 +1,5 @@
 // The freshness routes for the extension (docs/freshness.md). No vscode import.
-import type { CheckFile, CitedFilesResponse, FileMemoriesResponse, FreshnessCheckResponse, MemoryFreshness, VerifyFile, VerifyResponse } from '../../worker/protocol';
+import type { CheckFile, CitedFilesResponse, FileMemoriesResponse, FreshnessCheckResponse, MemoryFreshness, VerifyFile, VerifyResponse } from '../../common/contract';
 import type { Requester } from '../core/memoryApi';
 
 export class FreshnessError extends Error {

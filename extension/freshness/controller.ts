@@ -4,7 +4,7 @@
 // a saved file from disk. Nothing is sent for files no memory cites.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CheckFile, MemoryFreshness } from '../../worker/protocol';
+import type { CheckFile, MemoryFreshness } from '../../common/contract';
 import { checkFiles } from '../../worker/freshness/clientCheck';
 import { baseBranches, blobId, findRepo, fingerprint, readHead, relativeTo, type GitRepo } from '../../worker/freshness/gitRepo';
 import type { BranchInfo, FreshnessApi } from './api';
@@ -164,4 +164,10 @@ export class FreshnessController implements vscode.Disposable {
       }
     }
   }
+}
+
+/** The editor's text of a file with unsaved edits, else undefined (the disk's copy is current). */
+export function unsavedText(absPath: string): string | undefined {
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.isDirty && d.uri.fsPath === absPath);
+  return doc?.getText();
 }

@@ -1,5 +1,5 @@
 // How a memory's freshness reads in the editor (CodeLens, view, quick picks). No vscode import.
-import type { MemoryFreshness } from '../../worker/protocol';
+import type { MemoryFreshness } from '../../common/contract';
 import { ENGLISH, type L10n } from '../core/l10n';
 
 export const STATUS_ICON: Record<MemoryFreshness['status'], string> = {

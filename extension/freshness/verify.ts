@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { MemoryFreshness, VerifyFile } from '../../worker/protocol';
+import type { MemoryFreshness, VerifyFile } from '../../common/contract';
 import { diffSummary } from '../core/diff';
 import { fingerprint, type GitRepo } from '../../worker/freshness/gitRepo';
 

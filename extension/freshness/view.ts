@@ -1,7 +1,7 @@
 // "Memories for This File": a tree view that follows the active editor, and a CodeLens on the
 // file's first line with the count and the stale mark. Both read FreshnessController.memories().
 import * as vscode from 'vscode';
-import type { MemoryFreshness } from '../../worker/protocol';
+import type { MemoryFreshness } from '../../common/contract';
 import type { FreshnessController } from './controller';
 import { lensTitle, STATUS_ICON, statusText } from './labels';
 

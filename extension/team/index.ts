@@ -3,7 +3,7 @@
 // item. The connection string lives in SecretStorage only and reaches the worker over the
 // authenticated loopback API (POST /api/team/connection), which keeps it in memory.
 import * as vscode from 'vscode';
-import type { TeamStatus } from '../../worker/team/types';
+import type { TeamStatus } from '../../common/contract';
 import type { Services } from '../services';
 import { TeamStatusItem } from './status';
 

@@ -1,7 +1,7 @@
 // The team hub's status bar item: hidden while team memory is off; otherwise connected,
 // offline with N records waiting, or error. Click runs "Share Project Memory".
 import * as vscode from 'vscode';
-import type { TeamStatus } from '../../worker/team/types';
+import type { TeamStatus } from '../../common/contract';
 import { teamStatusText } from './statusText';
 
 export class TeamStatusItem implements vscode.Disposable {

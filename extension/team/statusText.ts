@@ -1,5 +1,5 @@
 // What the team hub's status bar item says (no vscode import, so it is unit-tested directly).
-import type { TeamStatus } from '../../worker/team/types';
+import type { TeamStatus } from '../../common/contract';
 
 export function teamStatusText(s: TeamStatus | undefined): { text: string; tooltip: string; warn: boolean } | undefined {
   if (!s || s.state === 'off') return undefined;

@@ -1,5 +1,6 @@
 // search_memory: the first step of "search, then timeline, then fetch by id".
 import { RERANK_TOP } from '../chat/rerank';
+import { OBSERVATION_TYPES } from '../../common/contract';
 import { hitsText } from '../core/format';
 import { ENGLISH } from '../core/l10n';
 import { obj, optInt, optStr, ToolInputError, type MemoryTool } from './types';
@@ -29,7 +30,7 @@ export const searchTool: MemoryTool<SearchInput> = {
         query: { type: 'string', description: 'Keywords to search for: file or symbol names, error text, topics.' },
         type: {
           type: 'string',
-          enum: ['bugfix', 'feature', 'refactor', 'change', 'discovery', 'decision', 'security_alert', 'security_note'],
+          enum: [...OBSERVATION_TYPES],
           description: 'Only observations of this type.',
         },
         limit: { type: 'number', description: 'Most rows to return (default 10, at most 50).' },
@@ -49,7 +50,7 @@ export const searchTool: MemoryTool<SearchInput> = {
     const searched = await deps.api.search(i.query, { project: i.allProjects ? undefined : deps.project(), type: i.type, limit: deps.rerank ? Math.max(RERANK_TOP, i.limit) : i.limit });
     // Only when it decides which hits are shown (more than the limit came back).
     const r = deps.rerank && searched.hits.length > i.limit ? { ...searched, hits: (await deps.rerank(i.query, searched.hits, signal)).slice(0, i.limit) } : searched;
-    const head = r.fallback ? `(${r.fallback})\n` : r.notice ? `(${r.notice})\n` : '';
+    const head = r.notice ? `(${r.notice})\n` : '';
     if (r.hits.length === 0) return `${head}No memory matches "${i.query}"${i.allProjects ? '' : ` in project ${deps.project()}`}. Try other keywords or allProjects: true.`;
     return `${head}${r.hits.length} result(s) for "${i.query}":\n${hitsText(r.hits)}\n\nNext: get_memories with the ids that look relevant, or get_memory_timeline with an id as anchor.`;
   },

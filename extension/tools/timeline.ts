@@ -50,8 +50,7 @@ export const timelineTool: MemoryTool<TimelineInput> = {
       anchor = top.kind === 'summary' ? `S${top.id}` : String(top.id);
     }
     const r = await deps.api.timeline(anchor as string, { project: deps.project(), before: i.before, after: i.after });
-    const head = r.fallback ? `(${r.fallback})\n` : '';
-    if (r.hits.length === 0) return `${head}Nothing recorded around ${anchor}.`;
-    return `${head}Timeline around ${anchor} (oldest first):\n${hitsText(r.hits)}\n\nNext: get_memories with the ids worth reading in full.`;
+    if (r.hits.length === 0) return `Nothing recorded around ${anchor}.`;
+    return `Timeline around ${anchor} (oldest first):\n${hitsText(r.hits)}\n\nNext: get_memories with the ids worth reading in full.`;
   },
 };

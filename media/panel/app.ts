@@ -1,9 +1,23 @@
 // The Memory panel app: one codebase for the VS Code webview and the browser viewer. It holds
 // the state, reacts to the live event stream, and renders; the transport does the talking.
-import { OBSERVATION_TYPES, SEARCH_MODES, type ConnectionState, type Observation, type ProjectInfo, type SearchMode, type StreamEvent } from '../../extension/panel/protocol';
+import {
+  OBSERVATION_TYPES,
+  parseObservation,
+  parseObservationList,
+  parseObservationsBatch,
+  parseSearchResponse,
+  parseSessionList,
+  parseTimelineResponse,
+  SEARCH_MODES,
+  type ConnectionState,
+  type Observation,
+  type ProjectInfo,
+  type SearchMode,
+  type StreamEvent,
+} from '../../common/contract';
 import { formatCount, h, icon, modeLabel, typeLabel } from './dom';
 import { l10n } from './l10n';
-import { asObservation, asObservations, asSearchResult, asSession, asTimeline, economics, FeedState, filtersActive, matchesAuthor, PLATFORM_LABELS, type Filters, type RowList, type SessionGroup, type SessionLite } from './model';
+import { economics, FeedState, filtersActive, matchesAuthor, PLATFORM_LABELS, searchRows, sessionLite, timelineRows, type Filters, type RowList, type SessionGroup } from './model';
 import { ApiError, type HostInfo, type Transport } from './transport';
 import { confirmDialog } from './ui/confirm';
 import { renderDetail, type TimelineState } from './ui/detail';
@@ -335,12 +349,12 @@ export class App {
         this.t.request('search', { query: '', kind: 'summary,prompt', project: this.project, limit: PAGE }).catch(() => undefined),
       ]);
       if (seq !== this.loadSeq) return;
-      const list = asObservations(obs);
+      const list = parseObservationList(obs).items;
       this.serverCount = list.length;
       this.hasMore = list.length >= PAGE;
-      this.feed.reset(this.project, list, (Array.isArray(sessions.items) ? sessions.items : []).map(asSession).filter((s): s is SessionLite => s !== undefined));
+      this.feed.reset(this.project, list, parseSessionList(sessions).items.map(sessionLite));
       // With older observations not loaded yet, older history would sit in the wrong place.
-      if (history !== undefined) this.feed.addHistory(asSearchResult(history).rows, this.hasMore ? Math.min(...list.map((o) => o.createdAtEpoch)) : 0);
+      if (history !== undefined) this.feed.addHistory(searchRows(parseSearchResponse(history)).rows, this.hasMore ? Math.min(...list.map((o) => o.createdAtEpoch)) : 0);
       this.load = { state: 'ready' };
     } catch (e) {
       if (seq !== this.loadSeq) return;
@@ -353,7 +367,7 @@ export class App {
   private async loadMore(): Promise<void> {
     try {
       const r = await this.t.request('observations', { project: this.project, limit: PAGE, offset: this.serverCount });
-      const list = asObservations(r);
+      const list = parseObservationList(r).items;
       this.serverCount += list.length;
       this.hasMore = list.length >= PAGE;
       for (const o of list) this.feed.addObservation(o);
@@ -444,7 +458,7 @@ export class App {
         offset: more && previous ? previous.rows.length : 0,
       });
       if (seq !== this.searchSeq) return;
-      const list = asSearchResult(r);
+      const list = searchRows(parseSearchResponse(r));
       // The worker does not filter by author: rows are kept or dropped here (team memory).
       list.rows = list.rows.filter((x) => matchesAuthor(x.team, this.filters));
       if (more && previous) {
@@ -623,9 +637,9 @@ export class App {
     this.renderDetail(focus);
     this.renderList();
     try {
-      const o = asObservation(await this.t.request('observation', { id }));
+      const o = parseObservation(await this.t.request('observation', { id }));
       if (this.selectedId !== id) return;
-      if (o) this.detail = o;
+      this.detail = o;
     } catch (e) {
       if (this.selectedId !== id) return;
       this.detail = undefined;
@@ -697,7 +711,7 @@ export class App {
     try {
       const r = await this.t.request('timeline', { anchor: String(id), depthBefore: 6, depthAfter: 6, project: this.detail?.project });
       if (this.selectedId !== id) return;
-      this.timeline = { state: 'ready', list: asTimeline(r, String(id)) };
+      this.timeline = { state: 'ready', list: timelineRows(parseTimelineResponse(r)) };
     } catch (e) {
       if (this.selectedId !== id) return;
       this.timeline = {
@@ -858,16 +872,9 @@ export class App {
     let list: Observation[] = [];
     try {
       if (ids.length === 1) {
-        const o = asObservation(await this.t.request('observation', { id: ids[0] }));
-        list = o ? [o] : [];
+        list = [parseObservation(await this.t.request('observation', { id: ids[0] }))];
       } else {
-        try {
-          list = asObservations(await this.t.request('observationsBatch', { ids }));
-        } catch (e) {
-          if (!(e instanceof ApiError && e.routeMissing)) throw e;
-          const each = await Promise.allSettled(ids.map((id) => this.t.request('observation', { id })));
-          list = each.flatMap((r) => (r.status === 'fulfilled' ? [asObservation(r.value)].filter((o): o is Observation => o !== undefined) : []));
-        }
+        list = parseObservationsBatch(await this.t.request('observationsBatch', { ids })).items;
       }
     } catch {
       return; // deleted in the meantime, or the worker went away: the next reload catches up
@@ -925,7 +932,7 @@ export class App {
     ]);
     const errors = [health, stats, queue, obs].filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => messageOf(r.reason));
     const optional = <T>(r: PromiseSettledResult<T>): T | undefined => (r.status === 'fulfilled' && r.value && typeof r.value === 'object' ? r.value : undefined);
-    const list = obs.status === 'fulfilled' ? asObservations(obs.value) : undefined;
+    const list = obs.status === 'fulfilled' ? parseObservationList(obs.value).items : undefined;
     this.statusData = {
       connection: this.connection,
       project: this.project,

@@ -2,7 +2,7 @@
 // host makes, from the same `httpFor`), EventSource for live events. Both authenticate with the
 // viewer's HttpOnly session cookie, set by the worker's entry route: the page never holds the token,
 // and no URL carries it.
-import { errorText, httpFor, STREAM_EVENTS, type OpName, type OpParams, type OpResult, type StreamEventName } from '../../extension/panel/protocol';
+import { errorText, httpFor, STREAM_EVENTS, type OpName, type OpParams, type OpResult, type StreamEventName } from '../../common/contract';
 import { ApiError, type HostInfo, type Transport, type TransportListener } from './transport';
 
 export class BrowserTransport implements Transport {

@@ -1,5 +1,6 @@
 // A tiny element builder. Text always goes in as text (never parsed as HTML), so stored memory
 // (which may hold anything a tool saw) cannot inject markup or script.
+import { typeCodicon } from '../../common/contract/taxonomy';
 import { l10n } from './l10n';
 
 export type Child = Node | string | number | false | null | undefined | Child[];
@@ -69,35 +70,8 @@ export function formatDuration(ms: number): string {
   return l10n.t('{0} d {1} h', Math.floor(s / 86_400), Math.floor((s % 86_400) / 3600));
 }
 
-/** The codicon for an observation type (or a feed entry kind). */
-export function typeIcon(type: string): string {
-  switch (type) {
-    case 'bugfix':
-      return 'bug';
-    case 'feature':
-      return 'sparkle';
-    case 'refactor':
-      return 'wrench';
-    case 'change':
-      return 'edit';
-    case 'discovery':
-      return 'search';
-    case 'decision':
-      return 'law';
-    case 'security_alert':
-      return 'shield';
-    case 'security_note':
-      return 'lock';
-    case 'summary':
-      return 'checklist';
-    case 'prompt':
-      return 'comment';
-    case 'session':
-      return 'history';
-    default:
-      return 'circle-filled';
-  }
-}
+/** The codicon for an observation type (or a feed entry kind): common/contract/taxonomy.ts. */
+export const typeIcon = typeCodicon;
 
 /** An observation type (or a row kind) as people read it; an unknown one with its underscores as spaces. */
 export function typeLabel(type: string): string {

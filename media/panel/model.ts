@@ -1,36 +1,14 @@
-// What the panel knows and how it changes: replies normalised at the edge (never trusted), the
-// live feed grouped by session, local filters, and token economics. No DOM: unit-tested in Node.
-import type { Observation, StreamEvent } from '../../extension/panel/protocol';
+// What the panel knows and how it changes: replies read with the contract's parsers (a reply that
+// does not match fails loudly), the live feed grouped by session, local filters, and token
+// economics. No DOM: unit-tested in Node.
+import type { Observation, SearchResponse, SearchRow, SessionInfo, StreamEvent, TeamLabel, TimelineItem, TimelineResponse } from '../../common/contract';
 import { l10n } from './l10n';
 
-type Rec = Record<string, unknown>;
-const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
 const strOr = (v: unknown, d = ''): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : d);
 const numOr = (v: unknown, d = 0): number => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : d);
-const strList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-
-function epochOf(r: Rec): number {
-  for (const k of ['createdAtEpoch', 'created_at_epoch', 'epoch', 'timeEpoch']) if (typeof r[k] === 'number') return r[k] as number;
-  for (const k of ['createdAt', 'created_at', 'time', 'date', 'at']) {
-    const v = r[k];
-    if (typeof v === 'number' && Number.isFinite(v)) return v;
-    if (typeof v === 'string') {
-      const t = Date.parse(v);
-      if (!Number.isNaN(t)) return t;
-    }
-  }
-  return 0;
-}
-
-/** who/which machine of a record pulled from the team hub ({team:{author,machine}}), else undefined. */
-export function teamOf(u: Rec): { author: string | null; machine: string | null } | undefined {
-  const t = u.team;
-  if (!isRec(t) || (typeof t.author !== 'string' && typeof t.machine !== 'string')) return undefined;
-  return { author: typeof t.author === 'string' ? t.author : null, machine: typeof t.machine === 'string' ? t.machine : null };
-}
 
 /** "alice@laptop" for a pulled record. */
-export function teamLabel(t: { author: string | null; machine: string | null } | undefined): string {
+export function teamLabel(t: TeamLabel | undefined): string {
   return t ? `${t.author ?? '?'}@${t.machine ?? '?'}` : '';
 }
 
@@ -41,11 +19,12 @@ export interface StaleMark {
 }
 
 /** The stale mark of a search row ({freshness:'stale', staleReason}) or a record ({freshness:{status, reason}}). */
-export function staleMarkOf(u: Rec): StaleMark | undefined {
+export function staleMarkOf(u: { freshness?: unknown; staleReason?: unknown }): StaleMark | undefined {
   const f = u.freshness;
-  const status = isRec(f) ? f.status : f;
+  const obj = typeof f === 'object' && f !== null ? (f as { status?: unknown; reason?: unknown }) : undefined;
+  const status = obj ? obj.status : f;
   if (status !== 'stale' && status !== 'retired') return undefined;
-  const reason = isRec(f) ? f.reason : u.staleReason;
+  const reason = obj ? obj.reason : u.staleReason;
   return typeof reason === 'string' && reason ? { status, reason: reason.slice(0, 300) } : { status };
 }
 
@@ -54,58 +33,9 @@ export function staleLabel(m: StaleMark): string {
   return m.status === 'stale' ? l10n.t('may be stale') : l10n.t('retired');
 }
 
-/** A stored observation, or undefined when the value is not one. */
-export function asObservation(u: unknown): Observation | undefined {
-  if (!isRec(u) || typeof u.id !== 'number' || !Number.isSafeInteger(u.id)) return undefined;
-  const at = epochOf(u);
-  return {
-    id: u.id,
-    sessionId: numOr(u.sessionId ?? u.session_id),
-    project: strOr(u.project),
-    type: strOr(u.type, 'discovery'),
-    title: strOr(u.title, l10n.t('Observation #{0}', u.id)),
-    subtitle: typeof u.subtitle === 'string' ? u.subtitle : null,
-    facts: strList(u.facts),
-    narrative: typeof u.narrative === 'string' ? u.narrative : null,
-    concepts: strList(u.concepts),
-    filesRead: strList(u.filesRead ?? u.files_read),
-    filesModified: strList(u.filesModified ?? u.files_modified),
-    toolName: typeof u.toolName === 'string' ? u.toolName : null,
-    promptNumber: typeof u.promptNumber === 'number' ? u.promptNumber : null,
-    source: strOr(u.source),
-    inputTokens: numOr(u.inputTokens),
-    outputTokens: numOr(u.outputTokens),
-    discoveryTokens: numOr(u.discoveryTokens),
-    createdAt: strOr(u.createdAt, at ? new Date(at).toISOString() : ''),
-    createdAtEpoch: at,
-    ...(teamOf(u) ? { team: teamOf(u) } : {}),
-    ...freshnessField(u),
-  };
-}
-
-/** The record's own freshness object, kept when it marks the memory stale or retired. */
-function freshnessField(u: Rec): Pick<Observation, 'freshness'> {
-  const m = staleMarkOf(u);
-  if (!m || !isRec(u.freshness)) return {};
-  const branch = typeof u.freshness.branch === 'string' ? u.freshness.branch : null;
-  return { freshness: { status: m.status, branch, ...(m.reason ? { reason: m.reason } : {}) } };
-}
-
-/** The stale mark of a parsed observation. */
+/** The stale mark of an observation. */
 export function observationStale(o: Observation): StaleMark | undefined {
-  return staleMarkOf(o as unknown as Rec);
-}
-
-function listOf(u: unknown, keys: string[]): unknown[] {
-  if (Array.isArray(u)) return u;
-  if (!isRec(u)) return [];
-  for (const k of keys) if (Array.isArray(u[k])) return u[k] as unknown[];
-  return [];
-}
-
-/** Observations from a list reply ({items}), a batch reply (an array or {observations}), or similar. */
-export function asObservations(u: unknown): Observation[] {
-  return listOf(u, ['items', 'observations', 'results', 'data']).map(asObservation).filter((o): o is Observation => o !== undefined);
+  return staleMarkOf(o);
 }
 
 // ---- search and timeline rows -------------------------------------------------------------
@@ -128,71 +58,43 @@ export interface Row {
   snippet?: string;
   sessionId?: number;
   /** Set on records pulled from the team hub. */
-  team?: { author: string | null; machine: string | null };
+  team?: TeamLabel;
   /** Set when the memory may be stale or was retired. */
   stale?: StaleMark;
 }
 
-function kindOf(r: Rec): RowKind {
-  const k = strOr(r.kind ?? r.docType ?? r.doc_type ?? r.entity ?? r.recordType).toLowerCase();
-  if (k.startsWith('summ')) return 'summary';
-  if (k.startsWith('prompt') || k === 'user_prompt') return 'prompt';
-  if (k.startsWith('session')) return 'session';
-  if (typeof r.id === 'string' && /^S\d+$/i.test(r.id)) return 'summary';
-  if (typeof r.id === 'string' && /^P\d+$/i.test(r.id)) return 'prompt';
-  return 'observation';
-}
-
-export function asRow(u: unknown): Row | undefined {
-  if (!isRec(u)) return undefined;
-  const kind = kindOf(u);
-  const id = typeof u.id === 'number' ? u.id : typeof u.id === 'string' ? Number(u.id.replace(/^[A-Za-z]+/, '')) : NaN;
-  if (!Number.isSafeInteger(id) || id <= 0) return undefined;
-  const title = strOr(u.title ?? u.request ?? u.text ?? u.prompt ?? u.summary).trim() || l10n.t('{0} #{1}', kind, id);
-  const score = u.score === undefined ? undefined : numOr(u.score, NaN);
-  const tokens = u.readTokens ?? u.estimatedReadTokens ?? u.estimatedTokens ?? u.read_tokens ?? u.tokens;
+/** A search or timeline row (already checked by the contract's parser) as the list shows it. */
+export function rowOf(u: SearchRow | TimelineItem): Row {
+  const title = u.title.trim() || l10n.t('{0} #{1}', u.kind, u.id);
   return {
-    kind,
-    id,
-    key: `${kind}:${id}`,
-    type: strOr(u.type, kind === 'observation' ? 'discovery' : kind),
+    kind: u.kind,
+    id: u.id,
+    key: `${u.kind}:${u.id}`,
+    type: u.type,
     title: title.length > 300 ? `${title.slice(0, 299)}…` : title,
-    project: strOr(u.project),
-    at: epochOf(u),
-    ...(score !== undefined && Number.isFinite(score) ? { score } : {}),
-    ...(tokens !== undefined && Number.isFinite(numOr(tokens, NaN)) ? { readTokens: numOr(tokens) } : {}),
-    ...(u.anchor === true || u.isAnchor === true ? { anchor: true } : {}),
-    ...(typeof u.snippet === 'string' && u.snippet.trim() ? { snippet: u.snippet.slice(0, 500) } : {}),
-    ...(typeof u.sessionId === 'number' ? { sessionId: u.sessionId } : {}),
-    ...(teamOf(u) ? { team: teamOf(u) } : {}),
+    project: u.project,
+    at: u.epoch,
+    ...('score' in u && u.score !== null ? { score: u.score } : {}),
+    readTokens: u.readTokens,
+    ...('anchor' in u && u.anchor === true ? { anchor: true } : {}),
+    ...('snippet' in u && u.snippet?.trim() ? { snippet: u.snippet.slice(0, 500) } : {}),
+    sessionId: u.sessionId,
+    ...(u.team ? { team: u.team } : {}),
     ...(staleMarkOf(u) ? { stale: staleMarkOf(u) } : {}),
   };
 }
 
-const noticeOf = (u: unknown): string | undefined => {
-  if (!isRec(u)) return undefined;
-  for (const k of ['notice', 'warning', 'fallbackReason', 'message']) if (typeof u[k] === 'string' && u[k]) return u[k] as string;
-  if (u.fallback === true) return l10n.t('Semantic search is unavailable; these are keyword results.');
-  return undefined;
-};
-
 export interface RowList {
   rows: Row[];
   notice?: string;
-  total?: number;
   /** More rows past these (the search route's paging). */
   hasMore?: boolean;
   /** The mode that produced the rows (e.g. keyword when semantic was unavailable, browse without words). */
   modeUsed?: string;
 }
 
-export function asSearchResult(u: unknown): RowList {
-  const rows = listOf(u, ['items', 'results', 'rows', 'observations', 'data']).map(asRow).filter((r): r is Row => r !== undefined);
-  const total = isRec(u) && typeof u.total === 'number' ? u.total : undefined;
-  const notice = noticeOf(u);
-  const hasMore = isRec(u) && u.hasMore === true;
-  const modeUsed = isRec(u) && typeof u.modeUsed === 'string' ? u.modeUsed : undefined;
-  return { rows, ...(notice ? { notice } : {}), ...(total !== undefined ? { total } : {}), ...(hasMore ? { hasMore } : {}), ...(modeUsed ? { modeUsed } : {}) };
+export function searchRows(r: SearchResponse): RowList {
+  return { rows: r.items.map(rowOf), ...(r.notice ? { notice: r.notice } : {}), ...(r.hasMore ? { hasMore: true } : {}), modeUsed: r.modeUsed };
 }
 
 /** Splits a snippet into plain and **matched** parts. */
@@ -209,21 +111,9 @@ export function snippetParts(snippet: string): { text: string; match: boolean }[
   return out;
 }
 
-/** A timeline reply: a flat list, or before/anchor/after; rows come out oldest first with the anchor marked. */
-export function asTimeline(u: unknown, anchor: string): RowList {
-  let raw: unknown[];
-  if (isRec(u) && (Array.isArray(u.before) || Array.isArray(u.after))) {
-    raw = [...listOf(u.before, []), ...(u.anchor && isRec(u.anchor) ? [{ ...u.anchor, isAnchor: true }] : []), ...listOf(u.after, [])];
-  } else {
-    raw = listOf(u, ['items', 'timeline', 'entries', 'events', 'rows', 'results']);
-  }
-  const rows = raw.map(asRow).filter((r): r is Row => r !== undefined);
-  const anchorKey = /^S\d+$/i.test(anchor) ? `summary:${anchor.slice(1)}` : /^\d+$/.test(anchor) ? `observation:${anchor}` : undefined;
-  const anchorField = isRec(u) && isRec(u.anchor) ? asRow(u.anchor)?.key : undefined;
-  for (const r of rows) if (r.key === anchorKey || r.key === anchorField) r.anchor = true;
-  rows.sort((a, b) => a.at - b.at);
-  const notice = noticeOf(u);
-  return { rows, ...(notice ? { notice } : {}) };
+/** A timeline: rows oldest first, the anchor marked (by the worker). */
+export function timelineRows(r: TimelineResponse): RowList {
+  return { rows: r.items.map(rowOf).sort((a, b) => a.at - b.at) };
 }
 
 // ---- the live feed ------------------------------------------------------------------------
@@ -291,9 +181,9 @@ export const PLATFORM_LABELS: Record<string, string> = {
   import: l10n.t('Imported'),
 };
 
-export function asSession(u: unknown): SessionLite | undefined {
-  if (!isRec(u) || typeof u.id !== 'number') return undefined;
-  return { id: u.id, project: strOr(u.project), platform: strOr(u.platform), status: strOr(u.status, 'active'), startedAt: epochOf({ createdAt: u.startedAt }) };
+export function sessionLite(u: SessionInfo): SessionLite {
+  const at = Date.parse(u.startedAt);
+  return { id: u.id, project: u.project, platform: u.platform, status: u.status, startedAt: Number.isNaN(at) ? 0 : at };
 }
 
 /** What the app should do after an event. */
@@ -327,7 +217,7 @@ function inDates(at: number, f: Filters): boolean {
 }
 
 /** The author filter: "me" keeps what was not pulled from the hub, a name keeps that teammate's records. */
-export function matchesAuthor(team: { author: string | null } | undefined, f: Filters): boolean {
+export function matchesAuthor(team: Pick<TeamLabel, 'author'> | undefined, f: Filters): boolean {
   const a = f.author?.trim().toLowerCase();
   if (!a) return true;
   if (a === 'me') return team === undefined;

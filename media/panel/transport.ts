@@ -1,7 +1,7 @@
 // How the app reaches memory: one interface, two implementations. In a VS Code webview the page
 // talks only to the extension host (postMessage); in the browser viewer it talks to the worker
 // (fetch + EventSource). The app never knows which.
-import type { Capabilities, ConnectionState, OpName, OpParams, OpResult, StreamEvent } from '../../extension/panel/protocol';
+import type { Capabilities, ConnectionState, OpName, OpParams, OpResult, StreamEvent } from '../../common/contract';
 
 export interface TransportListener {
   event(e: StreamEvent): void;

@@ -1,6 +1,6 @@
 // The app's transport inside a VS Code webview: every operation is a typed message to the
 // extension host, which calls the worker and answers; events arrive relayed by the host.
-import { parseHostMessage, type OpName, type OpParams, type OpResult, type PageMessage } from '../../extension/panel/protocol';
+import { parseHostMessage, type OpName, type OpParams, type OpResult, type PageMessage } from '../../common/contract';
 import { l10n } from './l10n';
 import { ApiError, type HostInfo, type Transport, type TransportListener } from './transport';
 

@@ -77,8 +77,9 @@ test('UI: the Memory panel marks a memory "may be stale" when its cited lines ar
       });
       const id = await step('the save becomes a memory citing src/retry.ts', () =>
         poll('GET /api/freshness/file to list a memory citing src/retry.ts', async () => {
-          const r = await worker.get<{ items: Array<{ id: number; citations: Array<{ path: string }> }> }>(`/api/freshness/file?project=${project}&path=src/retry.ts`);
-          return r.items.find((m) => m.citations.some((c) => c.path === 'src/retry.ts'))?.id;
+          // The save's memory (opening the file may also have made a "Read" one, of the old text).
+          const r = await worker.get<{ items: Array<{ id: number; title: string; status: string }> }>(`/api/freshness/file?project=${project}&path=src/retry.ts`);
+          return r.items.find((m) => /^Saved src\/retry\.ts/.test(m.title) && m.status === 'fresh')?.id;
         }, 60_000),
       );
       t.diagnostic(`memory #${id}`);

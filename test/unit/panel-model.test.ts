@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Observation, StreamEvent } from '../../extension/panel/protocol';
-import { asObservation, asObservations, asSearchResult, asSession, asTimeline, economics, FeedState, filtersActive, matchesObservation, readTokens } from '../../media/panel/model';
+import { ContractError, parseObservation, parseObservationList, parseSearchResponse, parseTimelineResponse } from '../../common/contract';
+import { economics, FeedState, filtersActive, matchesObservation, readTokens, searchRows, sessionLite, timelineRows } from '../../media/panel/model';
 
 const DAY = 86_400_000;
 const T0 = new Date(2026, 0, 15, 12, 0, 0).getTime();
@@ -35,68 +36,72 @@ function obs(id: number, extra: Partial<Observation> = {}): Observation {
 
 const ev = (event: StreamEvent['event'], data: Record<string, unknown>): StreamEvent => ({ event, data });
 
-describe('asObservation', () => {
+describe('observation replies (read with the contract)', () => {
   it('keeps a well-formed observation as it is', () => {
     const o = obs(3, { facts: ['f'], concepts: ['gotcha'], filesRead: ['a.ts'] });
-    assert.deepEqual(asObservation(JSON.parse(JSON.stringify(o))), o);
+    assert.deepEqual(parseObservation(JSON.parse(JSON.stringify(o))), o);
   });
-  it('coerces a sloppy one and refuses non-observations', () => {
-    const o = asObservation({ id: 5, title: 7, facts: ['a', 3, null], concepts: 'x', createdAt: '2026-01-15T12:00:00.000Z', discoveryTokens: '12' });
-    assert.equal(o?.title, '7');
-    assert.deepEqual(o?.facts, ['a']);
-    assert.deepEqual(o?.concepts, []);
-    assert.equal(o?.createdAtEpoch, Date.parse('2026-01-15T12:00:00.000Z'));
-    assert.equal(o?.discoveryTokens, 12);
-    for (const bad of [null, 'x', [], { title: 'no id' }, { id: '5' }, { id: 1.5 }]) assert.equal(asObservation(bad), undefined);
+  it('refuses a sloppy one loudly instead of guessing', () => {
+    const sloppy = { ...obs(5), title: 7, facts: ['a', 3, null], concepts: 'x', discoveryTokens: '12' };
+    assert.throws(() => parseObservation(sloppy), (e: unknown) => e instanceof ContractError && /title must be a string/.test(e.message));
+    for (const bad of [null, 'x', [], { title: 'no id' }, { ...obs(5), id: '5' }, { ...obs(5), id: 1.5 }]) assert.throws(() => parseObservation(bad), ContractError);
   });
-  it('reads list and batch replies', () => {
-    assert.equal(asObservations({ items: [obs(1), { junk: true }, obs(2)], limit: 50 }).length, 2);
-    assert.equal(asObservations([obs(1)]).length, 1);
-    assert.equal(asObservations({ observations: [obs(1), obs(2), obs(3)] }).length, 3);
-    assert.deepEqual(asObservations({ error: 'x' }), []);
+  it('reads the list reply and nothing else', () => {
+    assert.equal(parseObservationList({ items: [obs(1), obs(2)], limit: 50, offset: 0 }).items.length, 2);
+    assert.throws(() => parseObservationList({ items: [obs(1), { junk: true }], limit: 50, offset: 0 }), /items\[1\]/);
+    for (const bad of [[obs(1)], { observations: [obs(1)] }, { error: 'x' }]) assert.throws(() => parseObservationList(bad), ContractError);
   });
 });
 
+const row = (id: number, extra: Record<string, unknown> = {}) => ({ kind: 'observation', id, ref: String(id), type: 'change', title: `t${id}`, project: 'alpha', sessionId: 1, time: new Date(T0 + id).toISOString(), epoch: T0 + id, readTokens: 10, ...extra });
+
 describe('search and timeline replies', () => {
-  it('reads compact search rows under their likely names', () => {
-    const r = asSearchResult({
-      items: [
-        { id: 12, type: 'bugfix', title: 'Fixed the token refresh', createdAtEpoch: T0, project: 'alpha', score: 0.87, readTokens: 42 },
-        { id: 'S4', kind: 'summary', request: 'make the build faster', time: '2026-01-15T12:00:00Z', project: 'alpha' },
-        { id: 9, docType: 'prompt', text: 'why does login fail', created_at: T0 },
-        { nope: true },
-      ],
-      total: 20,
-      notice: 'Semantic search unavailable; keyword results.',
-    });
+  it('shows compact search rows as the route declares them', () => {
+    const r = searchRows(
+      parseSearchResponse({
+        query: 'token',
+        mode: 'hybrid',
+        modeUsed: 'keyword',
+        notice: 'Semantic search unavailable; keyword results.',
+        items: [
+          { ...row(12), type: 'bugfix', title: 'Fixed the token refresh', epoch: T0, score: 0.87, readTokens: 42 },
+          { ...row(4), kind: 'summary', ref: 'S4', type: 'summary', title: 'make the build faster', score: 0.5 },
+          { ...row(9), kind: 'prompt', ref: 'P9', type: 'prompt', title: 'why does login fail', score: 0.2 },
+        ],
+        limit: 20,
+        offset: 0,
+        hasMore: true,
+        tookMs: 3,
+      }),
+    );
     assert.equal(r.rows.length, 3);
-    assert.deepEqual(r.rows[0], { kind: 'observation', id: 12, key: 'observation:12', type: 'bugfix', title: 'Fixed the token refresh', project: 'alpha', at: T0, score: 0.87, readTokens: 42 });
-    assert.equal(r.rows[1].kind, 'summary');
-    assert.equal(r.rows[1].id, 4);
-    assert.equal(r.rows[1].title, 'make the build faster');
-    assert.equal(r.rows[2].kind, 'prompt');
-    assert.equal(r.total, 20);
+    assert.deepEqual(r.rows[0], { kind: 'observation', id: 12, key: 'observation:12', type: 'bugfix', title: 'Fixed the token refresh', project: 'alpha', at: T0, score: 0.87, readTokens: 42, sessionId: 1 });
+    assert.deepEqual([r.rows[1].kind, r.rows[1].id, r.rows[1].title, r.rows[2].kind], ['summary', 4, 'make the build faster', 'prompt']);
+    assert.equal(r.hasMore, true);
     assert.match(r.notice ?? '', /keyword/);
-    assert.equal(asSearchResult({ results: [{ id: 1, title: 'a' }] }).rows.length, 1);
-    assert.equal(asSearchResult([{ id: 1, title: 'a' }]).rows.length, 1);
+    assert.throws(() => parseSearchResponse({ results: [{ id: 1, title: 'a' }] }), ContractError);
+    assert.throws(() => parseSearchResponse([{ id: 1, title: 'a' }]), ContractError);
   });
 
-  it('reads a timeline flat or split around the anchor, oldest first, anchor marked', () => {
-    const flat = asTimeline({ items: [{ id: 3, title: 'c', createdAtEpoch: T0 + 3 }, { id: 1, title: 'a', createdAtEpoch: T0 + 1 }, { id: 2, title: 'b', createdAtEpoch: T0 + 2 }] }, '2');
+  it('shows a timeline oldest first, the anchor marked', () => {
+    const t = timelineRows(
+      parseTimelineResponse({
+        anchor: { kind: 'observation', ref: '2', time: new Date(T0 + 2).toISOString(), epoch: T0 + 2 },
+        project: null,
+        items: [row(3), { ...row(2), anchor: true }, row(1), { ...row(7), kind: 'summary', ref: 'S7', type: 'summary', epoch: T0 + 4 }],
+        depthBefore: 6,
+        depthAfter: 6,
+      }),
+    );
     assert.deepEqual(
-      flat.rows.map((r) => [r.id, r.anchor === true]),
+      t.rows.map((r) => [r.key, r.anchor === true]),
       [
-        [1, false],
-        [2, true],
-        [3, false],
+        ['observation:1', false],
+        ['observation:2', true],
+        ['observation:3', false],
+        ['summary:7', false],
       ],
     );
-    const split = asTimeline({ before: [{ id: 1, title: 'a', createdAtEpoch: T0 + 1 }], anchor: { id: 2, title: 'b', createdAtEpoch: T0 + 2 }, after: [{ id: 'S7', kind: 'summary', request: 'r', createdAtEpoch: T0 + 3 }] }, '2');
-    assert.deepEqual(
-      split.rows.map((r) => r.key),
-      ['observation:1', 'observation:2', 'summary:7'],
-    );
-    assert.equal(split.rows[1].anchor, true);
   });
 });
 
@@ -106,7 +111,7 @@ describe('FeedState', () => {
     f.reset(
       project,
       [obs(1, { sessionId: 1 }), obs(2, { sessionId: 1, type: 'bugfix', concepts: ['gotcha'] }), obs(3, { sessionId: 2, project: 'beta', title: 'Read docs/guide.md', filesRead: ['docs/guide.md'] })],
-      [asSession({ id: 1, platform: 'claude-code', contentSessionId: 'a', project: 'alpha', cwd: null, status: 'active', promptCounter: 1, startedAt: new Date(T0).toISOString(), completedAt: null })!, asSession({ id: 2, platform: 'vscode', project: 'beta', status: 'completed', startedAt: new Date(T0).toISOString() })!],
+      [sessionLite({ id: 1, platform: 'claude-code', contentSessionId: 'a', project: 'alpha', cwd: null, status: 'active', promptCounter: 1, startedAt: new Date(T0).toISOString(), completedAt: null }), sessionLite({ id: 2, platform: 'vscode', contentSessionId: 'b', project: 'beta', cwd: null, status: 'completed', promptCounter: 1, startedAt: new Date(T0).toISOString(), completedAt: null })],
     );
     return f;
   }

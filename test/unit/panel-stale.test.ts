@@ -1,30 +1,34 @@
 // The panel's stale marks (issue 22): read from search rows ({freshness:'stale', staleReason}) and
-// from full records ({freshness:{status, reason}}), and only for stale or retired memories.
+// from full records ({freshness:{status, reason}}), and only for stale or retired memories. Replies
+// are read with the contract's parsers (common/contract/replies.ts) first.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ContractError, parseObservation } from '../../common/contract';
 import { STREAM_EVENTS } from '../../extension/panel/protocol';
-import { asObservation, asRow, observationStale, staleLabel, staleMarkOf } from '../../media/panel/model';
+import { observationStale, rowOf, staleLabel, staleMarkOf } from '../../media/panel/model';
 
-const record = (freshness?: unknown) => ({ id: 7, sessionId: 1, project: 'p', type: 'change', title: 'Retry limit is 3', createdAtEpoch: 1, ...(freshness === undefined ? {} : { freshness }) });
+const record = (freshness?: unknown) => ({
+  id: 7, sessionId: 1, project: 'p', type: 'change', title: 'Retry limit is 3', subtitle: null, facts: [], narrative: null, concepts: [], filesRead: [], filesModified: [],
+  toolName: null, promptNumber: null, source: 'local', inputTokens: 0, outputTokens: 0, discoveryTokens: 0, createdAt: new Date(1).toISOString(), createdAtEpoch: 1,
+  ...(freshness === undefined ? {} : { freshness }),
+});
+const row = (id: number, extra: Record<string, unknown> = {}) => ({ kind: 'observation' as const, id, ref: String(id), type: 'change', title: 't', project: 'p', sessionId: 1, time: '', epoch: 0, readTokens: 1, ...extra });
 
 describe('panel stale marks', () => {
   it('a search row marked stale keeps what changed; a fresh one has no mark', () => {
-    const row = asRow({ id: 7, kind: 'observation', title: 't', freshness: 'stale', staleReason: 'src/retry.ts changed on main 2026-12-03' });
-    assert.deepEqual(row?.stale, { status: 'stale', reason: 'src/retry.ts changed on main 2026-12-03' });
-    assert.equal(asRow({ id: 8, kind: 'observation', title: 't' })?.stale, undefined);
-    assert.equal(asRow({ id: 9, kind: 'observation', title: 't', freshness: 'fresh' })?.stale, undefined);
-    assert.deepEqual(asRow({ id: 10, kind: 'observation', title: 't', freshness: 'retired' })?.stale, { status: 'retired' });
+    assert.deepEqual(rowOf(row(7, { freshness: 'stale', staleReason: 'src/retry.ts changed on main 2026-12-03' })).stale, { status: 'stale', reason: 'src/retry.ts changed on main 2026-12-03' });
+    assert.equal(rowOf(row(8)).stale, undefined);
+    assert.deepEqual(rowOf(row(10, { freshness: 'retired' })).stale, { status: 'retired' });
   });
 
-  it('a full record carries its freshness object through, and only when it is stale or retired', () => {
-    const stale = asObservation(record({ status: 'stale', reason: 'src/retry.ts was deleted', branch: 'main' }));
-    assert.deepEqual(stale?.freshness, { status: 'stale', branch: 'main', reason: 'src/retry.ts was deleted' });
-    assert.deepEqual(observationStale(stale!), { status: 'stale', reason: 'src/retry.ts was deleted' });
-    for (const f of [undefined, { status: 'fresh', branch: 'main', otherBranch: true }, { status: 'confirmed', branch: null }, 'nonsense', 42]) {
-      const o = asObservation(record(f));
-      assert.equal(o?.freshness, undefined, JSON.stringify(f));
-      assert.equal(observationStale(o!), undefined);
+  it('a full record carries its freshness object through; only stale or retired ones are marked', () => {
+    const stale = parseObservation(record({ status: 'stale', reason: 'src/retry.ts was deleted', branch: 'main' }));
+    assert.deepEqual(stale.freshness, { status: 'stale', branch: 'main', reason: 'src/retry.ts was deleted' });
+    assert.deepEqual(observationStale(stale), { status: 'stale', reason: 'src/retry.ts was deleted' });
+    for (const f of [undefined, { status: 'fresh', branch: 'main', otherBranch: true }, { status: 'confirmed', branch: null }]) {
+      assert.equal(observationStale(parseObservation(record(f))), undefined, JSON.stringify(f));
     }
+    for (const f of ['nonsense', 42]) assert.throws(() => parseObservation(record(f)), ContractError);
   });
 
   it('labels and reasons are bounded and worded for a badge', () => {

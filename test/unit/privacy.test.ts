@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { capText, globToRegExp, isExcludedProject } from '../../worker/privacy/filters';
+import { cutText as capText } from '../../common/privacy/cut';
+import { globToRegExp, isExcludedProject } from '../../worker/privacy/filters';
 import { MAX_TAGS, stripDeep, stripPrivate } from '../../worker/privacy/strip';
 
 describe('stripPrivate', () => {

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { asObservation, asRow, filtersActive, matchesAuthor, matchesObservation, teamLabel } from '../../media/panel/model';
+import { parseObservation, type Observation } from '../../common/contract';
+import { filtersActive, matchesAuthor, matchesObservation, rowOf, teamLabel } from '../../media/panel/model';
 
-const obs = (id: number, team?: { author: string; machine: string }) => asObservation({ id, title: `t${id}`, type: 'discovery', createdAtEpoch: 1000, ...(team ? { team } : {}) })!;
+const base = (id: number): Observation => ({ id, sessionId: 1, project: 'p', type: 'discovery', title: `t${id}`, subtitle: null, facts: [], narrative: null, concepts: [], filesRead: [], filesModified: [], toolName: null, promptNumber: null, source: 'local', inputTokens: 0, outputTokens: 0, discoveryTokens: 0, createdAt: new Date(1000).toISOString(), createdAtEpoch: 1000 });
+const obs = (id: number, team?: { author: string; machine: string }) => parseObservation({ ...base(id), ...(team ? { team } : {}) });
 
 describe('team: the panel filter by author', () => {
   it('reads the label of pulled records and shows it as author@machine', () => {
@@ -10,8 +12,8 @@ describe('team: the panel filter by author', () => {
     assert.deepEqual(o.team, { author: 'alice', machine: 'laptop' });
     assert.equal(teamLabel(o.team), 'alice@laptop');
     assert.equal(obs(2).team, undefined);
-    assert.deepEqual(asRow({ kind: 'observation', id: 3, title: 'x', team: { author: 'bob', machine: 'devbox' } })?.team, { author: 'bob', machine: 'devbox' });
-    assert.equal(asObservation({ id: 4, team: 'nonsense' })?.team, undefined);
+    assert.deepEqual(rowOf({ kind: 'observation', id: 3, ref: '3', type: 'discovery', title: 'x', project: 'p', sessionId: 1, time: '', epoch: 0, readTokens: 1, team: { author: 'bob', machine: 'devbox' } }).team, { author: 'bob', machine: 'devbox' });
+    assert.throws(() => parseObservation({ ...base(4), team: 'nonsense' }), /team must be an object/);
   });
 
   it('"me" keeps local records, a name keeps that teammate\'s', () => {

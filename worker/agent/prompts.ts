@@ -1,7 +1,7 @@
 // Prompts for the observer (tool uses -> <observation> XML) and the summariser (session ->
 // <summary> XML). The taxonomy comes from taxonomy.ts. Every tool field is capped (head and tail
 // kept, an elision marker with the original size between) so one huge output cannot blow the context.
-import { capText } from '../privacy/filters';
+import { cutText } from '../../common/privacy/cut';
 import { TAXONOMY } from './taxonomy';
 
 export interface PromptToolUse {
@@ -132,11 +132,11 @@ export function compactToolUse(u: PromptToolUse): { input: string; output: strin
 export function observerPrompt(p: { project: string; request?: string; uses: PromptToolUse[]; fieldChars: number }): string {
   const cwd = p.uses.find((u) => u.cwd)?.cwd;
   const head = [`Project: ${p.project}${cwd ? ` (${cwd})` : ''}`];
-  if (p.request) head.push(`The user's request: ${capText(p.request.trim(), Math.min(2000, p.fieldChars))}`);
+  if (p.request) head.push(`The user's request: ${cutText(p.request.trim(), Math.min(2000, p.fieldChars))}`);
   const uses = p.uses.map((u, i) => {
     const c = compactToolUse(u);
-    const input = capText(c.input, p.fieldChars);
-    const output = capText(c.output, p.fieldChars);
+    const input = cutText(c.input, p.fieldChars);
+    const output = cutText(c.output, p.fieldChars);
     return `<tool_use n="${i + 1}" tool="${escapeAttr(u.toolName)}">\n<input>\n${input}\n</input>\n<output>\n${output}\n</output>\n</tool_use>`;
   });
   return `${head.join('\n')}\n\n${uses.join('\n')}\n\nRecord the observations for tool uses 1-${p.uses.length}.`;
@@ -146,9 +146,9 @@ export function observerPrompt(p: { project: string; request?: string; uses: Pro
 export function summaryPrompt(s: PromptSummaryInput, fieldChars: number): string {
   const obs = s.observations.slice(-60).map((o) => `- [${o.type}] ${o.title}${o.subtitle ? ` — ${o.subtitle}` : ''}`);
   const parts = [`Project: ${s.project}`];
-  parts.push(`The user's request: ${s.request ? capText(s.request.trim(), fieldChars) : '(not recorded)'}`);
+  parts.push(`The user's request: ${s.request ? cutText(s.request.trim(), fieldChars) : '(not recorded)'}`);
   parts.push(obs.length > 0 ? `Observations recorded in this session (oldest first):\n${obs.join('\n')}` : 'No observations were recorded in this session.');
-  if (s.lastAssistantMessage) parts.push(`The assistant's last message:\n${capText(s.lastAssistantMessage.trim(), fieldChars)}`);
+  if (s.lastAssistantMessage) parts.push(`The assistant's last message:\n${cutText(s.lastAssistantMessage.trim(), fieldChars)}`);
   parts.push('Write the summary.');
   return parts.join('\n\n');
 }

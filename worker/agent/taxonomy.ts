@@ -1,28 +1,13 @@
-// The observation taxonomy: the one place that lists observation types and concepts. Prompts,
-// the parser and the docs read it from here. Data only.
+// The observation taxonomy as the compression prompts and the parser read it: built from the one
+// list in common/contract/taxonomy.ts. Data only.
+import { CONCEPTS, DEFAULT_OBSERVATION_TYPE, OBSERVATION_TYPE_INFO, OBSERVATION_TYPES, type ObservationType } from '../../common/contract/taxonomy';
 
 export const TAXONOMY = {
-  types: {
-    bugfix: 'something was broken and is now fixed',
-    feature: 'new capability or behaviour was added',
-    refactor: 'code was restructured without changing behaviour',
-    change: 'a generic modification (configuration, docs, dependencies, chores)',
-    discovery: 'learning how existing code, a tool or a system works',
-    decision: 'a choice between options was made, with its reasons',
-    security_alert: 'a security problem was found (secret exposed, vulnerable code, unsafe permission)',
-    security_note: 'a security-relevant fact worth remembering (auth flow, trust boundary, sanitising)',
-  },
+  /** Each type and what it means. */
+  types: Object.fromEntries(OBSERVATION_TYPES.map((t) => [t, OBSERVATION_TYPE_INFO[t].meaning])) as Record<ObservationType, string>,
   /** Used when the model names no type. */
-  defaultType: 'discovery',
-  concepts: {
-    'how-it-works': 'how a piece of code or a system operates',
-    'why-it-exists': 'the purpose or rationale behind code or a design',
-    'what-changed': 'a concrete modification that was made',
-    'problem-solution': 'a problem and the way it was solved',
-    gotcha: 'a trap, edge case or surprising behaviour',
-    pattern: 'a reusable approach or convention in this codebase',
-    'trade-off': 'a cost weighed against a benefit',
-  },
+  defaultType: DEFAULT_OBSERVATION_TYPE,
+  concepts: CONCEPTS,
 } as const;
 
 export type ObservationKind = keyof typeof TAXONOMY.types;

@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { baseBranches, blobId, findRepo, indexLookup, readHead, relativeTo, statMatches, type GitRepo } from '../freshness/gitRepo';
-import type { CitationFile, CitationsPayload } from '../protocol';
+import type { CitationFile, CitationsPayload } from '../../common/contract';
 
 const MAX_BYTES = 8 * 1024 * 1024;
 /** A bigger index is not read on the hook path (files are hashed instead). */

@@ -14,10 +14,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { defaultDataDir } from '../config';
 import { isLauncher } from './launcher';
+import { HOOK_NAMES, type HookName } from '../../common/contract/hooks';
 
 export type Scope = 'user' | 'project';
 
-export type HookName = 'context' | 'session-init' | 'observation' | 'file-context' | 'summarize' | 'session-end';
+export type { HookName };
 
 export interface HookSpec {
   event: string;
@@ -40,7 +41,7 @@ export const CLAUDE_CODE_HOOKS: readonly HookSpec[] = [
 
 export const MCP_SERVER_NAME = 'claude-mem';
 
-const HANDLERS = '(?:context|session-init|observation|file-context|summarize|session-end)';
+const HANDLERS = `(?:${HOOK_NAMES.join('|')})`;
 const OURS = new RegExp(`(?:^|\\s)hook claude-code ${HANDLERS}\\s*$`);
 /** Ours in a VS Code hook file: written for vscode-agent, or a Claude Code entry copied there. */
 const OURS_VSCODE = new RegExp(`(?:^|\\s)hook (?:vscode-agent|claude-code|auto) ${HANDLERS}\\s*$`);

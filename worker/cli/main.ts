@@ -3,6 +3,7 @@
 // the MCP server (which needs the SDK) in dist/mcp.js; both are loaded only when asked for.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { HOOK_NAMES } from '../../common/contract/hooks';
 
 declare const __VERSION__: string;
 
@@ -66,7 +67,7 @@ const USAGE = `usage: claude-mem <command>
   team <status|share|unshare|sync|connect> [project] [--team T]
                             share chosen projects' memory through a PostgreSQL hub (docs/team.md)
   mcp                       run the MCP server on stdio (Claude Code starts it)
-  hook <claude-code|vscode-agent|copilot-cli|codex|gemini-cli|auto> <context|session-init|observation|file-context|summarize|session-end>
+  hook <claude-code|vscode-agent|copilot-cli|codex|gemini-cli|auto> <${HOOK_NAMES.join('|')}>
                             one hook event; reads the platform's JSON on stdin (a payload of another
                             platform is recognised: VS Code runs Claude Code's hooks too)
 `;

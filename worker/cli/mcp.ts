@@ -4,6 +4,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
+import { OBSERVATION_TYPES } from '../../common/contract/taxonomy';
 import { targetFromEnv } from './client';
 import { DESCRIPTIONS, getObservationsTool, MCP_ALIASES, saveMemoryTool, searchTool, timelineTool, type ToolDeps, type ToolText } from './mcpTools';
 
@@ -48,7 +49,7 @@ export function createMcpServer(deps: ToolDeps): McpServer {
         inputSchema: {
           query: z.string().min(1).describe('Words to look for (keywords or a question)'),
           project: z.string().optional().describe('Project name; default the current project; "*" for all projects'),
-          type: z.string().optional().describe('Observation type: bugfix, feature, refactor, change, discovery, decision, security_alert, security_note'),
+          type: z.string().optional().describe(`Observation type: ${OBSERVATION_TYPES.join(', ')}`),
           concepts: z.string().optional().describe('Comma-separated concepts to require'),
           file: z.string().optional().describe('Only memories about this file path'),
           dateStart: z.string().optional().describe('ISO date: not before'),

@@ -4,7 +4,8 @@
 // (docs/architecture.md), shared with the VS Code language-model tools.
 import { projectFromCwd } from '../project';
 import { NetworkError, query, request, type ClientTarget, type Reply } from './client';
-import { fullObservation, indexLine, rowsOf } from './format';
+import { parseObservationsBatch, parseSaveMemoryResponse, parseSearchResponse, parseTimelineResponse } from '../../common/contract';
+import { fullObservation, indexLine } from './format';
 import { ensureWorker } from './startStop';
 
 export interface ToolText {
@@ -65,7 +66,6 @@ function projectParam(d: ToolDeps, project: string | undefined): string | undefi
 }
 
 function failure(what: string, r: Reply): ToolText {
-  if (r.status === 404) return { text: `${what}: this worker does not serve that route yet (404); update claude-mem.`, isError: true };
   const msg = r.body && typeof r.body === 'object' && 'error' in r.body ? String((r.body as { error: unknown }).error) : JSON.stringify(r.body);
   return { text: `${what} failed (${r.status}): ${msg}`, isError: true };
 }
@@ -87,8 +87,9 @@ export async function searchTool(d: ToolDeps, a: SearchArgs): Promise<ToolText> 
   const project = projectParam(d, a.project);
   const r = await call(d, 'GET', `/api/search${query({ query: a.query, project, type: a.type, concepts: a.concepts, file: a.file, dateStart: a.dateStart, dateEnd: a.dateEnd, limit: a.limit ?? 20, offset: a.offset, mode: a.mode })}`);
   if (r.status !== 200) return failure('search', r);
-  const rows = rowsOf(r.body);
-  const notice = r.body && typeof r.body === 'object' && typeof (r.body as { notice?: unknown }).notice === 'string' ? `Note: ${(r.body as { notice: string }).notice}\n` : '';
+  const body = parseSearchResponse(r.body);
+  const rows = body.items;
+  const notice = body.notice ? `Note: ${body.notice}\n` : '';
   if (rows.length === 0) return { text: `${notice}No memory matches "${a.query}"${project ? ` in project ${project} (project "*" searches all)` : ''}.` };
   return {
     text:
@@ -110,34 +111,25 @@ export async function timelineTool(d: ToolDeps, a: TimelineArgs): Promise<ToolTe
   const project = a.project === undefined ? undefined : projectParam(d, a.project);
   const r = await call(d, 'GET', `/api/timeline${query({ anchor, depth_before: a.depth_before, depth_after: a.depth_after, project })}`);
   if (r.status !== 200) return failure('timeline', r);
-  const rows = rowsOf(r.body);
-  if (rows.length === 0) return { text: typeof r.body === 'string' && r.body ? r.body : `Nothing recorded around ${anchor}.` };
+  const rows = parseTimelineResponse(r.body).items;
+  if (rows.length === 0) return { text: `Nothing recorded around ${anchor}.` };
   return { text: `Around ${anchor}:\n${rows.map(indexLine).join('\n')}\n\nNext: get_memories(ids=[...]) for full records.` };
 }
 
 export async function getObservationsTool(d: ToolDeps, a: { ids: Array<number | string> }): Promise<ToolText> {
   const ids = [...new Set(a.ids.map((x) => Number(String(x).replace(/^#/, ''))))];
   if (ids.length === 0 || !ids.every((n) => Number.isSafeInteger(n) && n > 0)) return { text: 'ids must be positive observation ids, e.g. [12, 15]', isError: true };
-  let rows: Record<string, unknown>[];
   const r = await call(d, 'POST', '/api/observations/batch', { ids });
-  if (r.status === 200) rows = rowsOf(r.body);
-  else if (r.status === 404 && !(r.body && typeof r.body === 'object' && /no such/i.test(JSON.stringify(r.body)))) {
-    // An older worker without the batch route: one by one.
-    rows = [];
-    for (const id of ids) {
-      const one = await call<Record<string, unknown>>(d, 'GET', `/api/observation/${id}`);
-      if (one.status === 200 && one.body && typeof one.body === 'object') rows.push(one.body);
-    }
-  } else return failure('get_memories', r);
+  if (r.status !== 200) return failure('get_memories', r);
+  const { items: rows, missing } = parseObservationsBatch(r.body);
   if (rows.length === 0) return { text: `No observations with ids ${ids.join(', ')}.` };
-  const found = new Set(rows.map((x) => Number(x.id)));
-  const missing = ids.filter((i) => !found.has(i));
   return { text: rows.map(fullObservation).join('\n\n---\n\n') + (missing.length ? `\n\nNot found: ${missing.join(', ')}` : '') };
 }
 
 export async function saveMemoryTool(d: ToolDeps, a: { text: string; title?: string; project?: string }): Promise<ToolText> {
   const project = a.project && a.project.trim() && a.project !== '*' ? a.project.trim() : projectFromCwd(d.cwd);
-  const r = await call<{ id?: number; duplicate?: boolean }>(d, 'POST', '/api/memory/save', { text: a.text, title: a.title, project });
+  const r = await call(d, 'POST', '/api/memory/save', { text: a.text, title: a.title, project });
   if (r.status !== 200 && r.status !== 201) return failure('save_memory', r);
-  return { text: r.body.duplicate ? `Already saved as #${r.body.id} in ${project}.` : `Saved as #${r.body.id} in ${project}.` };
+  const saved = parseSaveMemoryResponse(r.body);
+  return { text: saved.duplicate ? `Already saved as #${saved.id} in ${project}.` : `Saved as #${saved.id} in ${project}.` };
 }

@@ -1,7 +1,8 @@
 // claude-mem search <query> [--project P|--all] [--limit N] [--type T] [--mode keyword|semantic|hybrid] [--json]
 import { projectFromCwd } from '../project';
 import { query, request, targetFromEnv } from './client';
-import { indexLine, rowsOf } from './format';
+import { parseSearchResponse } from '../../common/contract';
+import { indexLine } from './format';
 import { ensureWorker } from './startStop';
 
 export async function runSearch(args: string[]): Promise<number> {
@@ -32,10 +33,6 @@ export async function runSearch(args: string[]): Promise<number> {
     return 1;
   }
   const r = await request(t, 'GET', `/api/search${query({ query: q, project, limit, type, mode })}`, undefined, 30_000);
-  if (r.status === 404) {
-    process.stderr.write('this worker has no search route (GET /api/search); update claude-mem\n');
-    return 1;
-  }
   if (r.status !== 200) {
     process.stderr.write(`search failed (${r.status}): ${JSON.stringify(r.body)}\n`);
     return 1;
@@ -44,7 +41,7 @@ export async function runSearch(args: string[]): Promise<number> {
     process.stdout.write(JSON.stringify(r.body, null, 2) + '\n');
     return 0;
   }
-  const rows = rowsOf(r.body);
+  const rows = parseSearchResponse(r.body).items;
   if (rows.length === 0) {
     process.stdout.write(`nothing found for "${q}"${project ? ` in ${project} (try --all)` : ''}\n`);
     return 0;

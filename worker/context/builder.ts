@@ -11,7 +11,7 @@ import { estimateTokens } from '../hash';
 import { parseList } from '../store/repos/observations';
 import type { Store } from '../store/store';
 import { notTeammatesSql } from '../team/labels';
-import { clean, dayOf, ICONS, iconOf, LEGEND, timeOf } from './format';
+import { clean, dayOf, iconOf, LEGEND, timeOf } from './format';
 import type { ContextOptions } from './options';
 
 export const OPEN = '<claude-mem-context>';
@@ -266,7 +266,7 @@ function rowLine(e: Entry, ctx: RenderContext): string {
   }
   const s = e.row;
   void ctx;
-  return `S${s.id} ${timeOf(s.created_at)} ${ICONS.summary} ${clean(s.request || s.completed || s.learned || 'session summary', 140)} (~${s.read_tokens}t)`;
+  return `S${s.id} ${timeOf(s.created_at)} ${iconOf('summary')} ${clean(s.request || s.completed || s.learned || 'session summary', 140)} (~${s.read_tokens}t)`;
 }
 
 function details(r: ObsRow, ctx: RenderContext): string {

@@ -1,24 +1,12 @@
 // Small formatting pieces of the injected context: icons, the legend, local day and time, and
 // text cleaning (one line, bounded, and never a tag that could close or open our wrapper early).
+import { typeEmoji, typeLegend } from '../../common/contract/taxonomy';
 
-export const ICONS: Record<string, string> = {
-  bugfix: '🔴',
-  feature: '🟣',
-  refactor: '🔄',
-  change: '✅',
-  discovery: '🔵',
-  decision: '⚖️',
-  security_alert: '🚨',
-  security_note: '🔐',
-  summary: '📋',
-};
+/** The legend of the injected context's icons (common/contract/taxonomy.ts). */
+export const LEGEND = `${typeLegend()} · rows are \`#id time icon title (~tokens to read in full)\``;
 
-export const LEGEND =
-  'Legend: 🔴 bugfix · 🟣 feature · 🔄 refactor · ✅ change · 🔵 discovery · ⚖️ decision · 🚨 security alert · 🔐 security note · 📋 session summary · rows are `#id time icon title (~tokens to read in full)`';
-
-export function iconOf(type: string): string {
-  return ICONS[type] ?? '•';
-}
+/** The icon of an observation type, or of a summary. */
+export const iconOf = typeEmoji;
 
 const pad = (n: number) => String(n).padStart(2, '0');
 

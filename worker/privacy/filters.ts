@@ -1,38 +1,20 @@
 // What is never captured: low-value tools, excluded projects, and fields too big to keep whole.
+import { globToRegExp } from '../../common/glob';
 import { cutText } from '../../common/privacy/cut';
+
+export { globToRegExp };
 
 export function isSkippedTool(toolName: string, skipTools: readonly string[]): boolean {
   return skipTools.includes(toolName);
 }
 
-/** Minimal glob: `**` any path, `*` any run without '/', `?` one char. Case-sensitive. */
-export function globToRegExp(glob: string): RegExp {
-  let re = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === '*') {
-      if (glob[i + 1] === '*') {
-        re += '.*';
-        i++;
-      } else re += '[^/]*';
-    } else if (c === '?') re += '[^/]';
-    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`);
-}
-
+/** A project is excluded when a glob (common/glob.ts) matches its name or its folder. */
 export function isExcludedProject(project: string, cwd: string | undefined, globs: readonly string[]): boolean {
   return globs.some((g) => {
     const re = globToRegExp(g);
     return re.test(project) || (cwd !== undefined && re.test(cwd));
   });
 }
-
-/**
- * Keeps the head and tail of a long text with a marker giving the original size between. Private
- * blocks are stripped first (common/privacy/cut.ts), so a cut never keeps half of one.
- */
-export const capText: (text: string, max: number) => string = cutText;
 
 /** Serialises a tool field (any JSON) to text and caps it. */
 export function fieldText(value: unknown, max: number): string {
@@ -46,5 +28,5 @@ export function fieldText(value: unknown, max: number): string {
       text = String(value);
     }
   }
-  return capText(text, max);
+  return cutText(text, max);
 }

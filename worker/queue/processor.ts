@@ -12,7 +12,7 @@ import { shares } from '../agent/modelCompressor';
 import { NotNow, ProviderError } from '../agent/model';
 import { insertObservation } from '../store/repos/observations';
 import { lastPrompt } from '../store/repos/prompts';
-import { failJob, finishJob, type JobRow } from '../store/repos/queue';
+import { failJob, finishJob, jobExists, pendingJobMeta, pendingJobsById, type JobRow } from '../store/repos/queue';
 import { sessionById } from '../store/repos/sessions';
 import { insertSummary } from '../store/repos/summaries';
 import type { Store } from '../store/store';
@@ -160,10 +160,7 @@ export class Processor {
     this.plans += 1;
     const now = Date.now();
     for (const [id, until] of this.deferred) if (until <= now) this.deferred.delete(id);
-    const pending = this.store.all<JobMeta>(
-      `SELECT id, session_id, kind, attempts, next_attempt_at, created_at FROM pending_work WHERE status = 'pending' ORDER BY id LIMIT ?`,
-      [SCAN],
-    );
+    const pending: JobMeta[] = pendingJobMeta(this.store, SCAN);
     const p = plan({ pending, inFlight: this.inFlight, deferred: this.deferred, maxUses: policy.batchMaxUses, maxAgeMs: policy.batchMaxAgeMs, now });
     this.wakeAt = p.wakeAt;
     return p.units;
@@ -202,7 +199,7 @@ export class Processor {
   }
 
   private loadRows(ids: number[]): JobRow[] {
-    return this.store.all<JobRow>(`SELECT * FROM pending_work WHERE status = 'pending' AND id IN (${ids.map(() => '?').join(',')}) ORDER BY id`, ids);
+    return pendingJobsById(this.store, ids);
   }
 
   private async runUnit(u: Unit): Promise<void> {
@@ -270,7 +267,7 @@ export class Processor {
     const inserted = await this.store.write((tx) => {
       const out: { id: number; index: number }[] = [];
       const s = sessionById(tx, sessionId);
-      const alive = new Set(rows.filter((r) => tx.get('SELECT 1 AS x FROM pending_work WHERE id = ?', [r.id]) !== undefined).map((r) => r.id));
+      const alive = new Set(rows.filter((r) => jobExists(tx, r.id)).map((r) => r.id));
       const ordinal = new Map<number, number>();
       result.observations.forEach((o, index) => {
         const row = rows[o.job];
@@ -325,7 +322,7 @@ export class Processor {
     const request = payload.lastUserMessage ?? lastPrompt(this.store, session.id)?.text;
     const result = await this.compressor.summarize({ request, lastAssistantMessage: payload.lastAssistantMessage, observations, project: session.project, createdAt: row.created_at });
     const id = await this.store.write((tx) => {
-      const alive = tx.get('SELECT 1 AS x FROM pending_work WHERE id = ?', [row.id]) !== undefined;
+      const alive = jobExists(tx, row.id);
       const sid =
         result.summary && alive && sessionById(tx, session.id)
           ? insertSummary(tx, {

@@ -8,6 +8,7 @@
 // Changing the recipe changes EMBED_TEXT_VERSION, which re-embeds everything.
 
 import { phrasesFromFacts } from './expansion';
+import { OBSERVATION_TYPE_INFO, OBSERVATION_TYPES } from '../../common/contract/taxonomy';
 
 /** Part of the model id stored with each vector (see vectorModelId). */
 export const EMBED_TEXT_VERSION = 't2';
@@ -38,7 +39,7 @@ export interface SummaryText {
 const MAX = 2000;
 
 /** The type as words in front of the title: "Decision: …" moves a decision towards "why did we …" questions. */
-const LABEL: Record<string, string> = { decision: 'Decision', bugfix: 'Bug fix', feature: 'Feature', refactor: 'Refactor', change: 'Change', discovery: 'Finding', security_alert: 'Security problem', security_note: 'Security note' };
+const LABEL: Record<string, string> = Object.fromEntries(OBSERVATION_TYPES.map((t) => [t, OBSERVATION_TYPE_INFO[t].label]));
 
 export function observationEmbedText(o: ObservationText): string {
   const label = o.type && LABEL[o.type] ? `${LABEL[o.type]}: ` : '';

@@ -1,6 +1,6 @@
 // The search module's services for one store: settings, embedders (one model thread for queries,
 // another for the background indexer, so a search never waits behind a batch), vector indexes,
-// the indexer and the searcher. Routes and main.ts reach it through searchService(ctx).
+// the indexer and the searcher. main.ts creates it; routes reach it as ctx.search (server/context.ts).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { WorkerConfig } from '../config';
@@ -94,13 +94,13 @@ export class SearchService {
   /** Subscribes to store events and starts the first indexing pass. */
   start(): void {
     if (this.unsubscribe) return;
-    this.unsubscribe = this.deps.events.subscribe((e) => {
-      const d = e.data;
-      if (e.event === 'new_observation' || e.event === 'new_summary') this.indexer?.kick();
-      else if (e.event === 'observation_deleted' && typeof d.id === 'number') this.semantic?.removed('observation', d.id, typeof d.project === 'string' ? d.project : undefined);
-      else if (e.event === 'project_deleted' && typeof d.project === 'string') {
-        this.semantic?.projectChanged(d.project).catch((err: Error) => this.deps.log.warn('vector index update failed', { error: err.message }));
-      }
+    const kick = () => this.indexer?.kick();
+    this.unsubscribe = this.deps.events.on({
+      new_observation: kick,
+      observations_imported: kick,
+      new_summary: kick,
+      observation_deleted: (d) => this.semantic?.removed('observation', d.id, d.project),
+      project_deleted: (d) => void this.semantic?.projectChanged(d.project).catch((err: Error) => this.deps.log.warn('vector index update failed', { error: err.message })),
     });
     this.indexer?.kick();
     // Load the vector scan soon after start, off the request path, so the first semantic query is fast.
@@ -220,16 +220,4 @@ function makeEmbedders(cfg: SearchConfig, log: Logger, threadScript?: string): {
 export function defaultThreadScript(): string | undefined {
   const candidates = [path.join(__dirname, 'embedder.js'), path.join(__dirname, 'embedderThread.ts'), path.resolve(__dirname, '..', '..', 'dist', 'embedder.js')];
   return candidates.find((p) => fs.existsSync(p));
-}
-
-const services = new WeakMap<Store, SearchService>();
-
-/** The one search service of this store, created on first use. */
-export function searchService(deps: SearchDeps): SearchService {
-  let s = services.get(deps.store);
-  if (!s) {
-    s = new SearchService(deps);
-    services.set(deps.store, s);
-  }
-  return s;
 }

@@ -5,6 +5,7 @@ import type { EventBus } from '../events';
 import type { Lifecycle } from '../lifecycle';
 import type { Logger } from '../log';
 import type { Processor } from '../queue/processor';
+import type { SearchService } from '../search/service';
 import type { Store } from '../store/store';
 
 export interface AppContext {
@@ -14,6 +15,8 @@ export interface AppContext {
   processor: Processor;
   compressor: Compressor;
   events: EventBus;
+  /** Keyword and vector search, and its indexer (subscribed to `events`). */
+  search: SearchService;
   log: Logger;
   token: string;
   startedAt: number;

@@ -34,31 +34,5 @@ export interface HubChange {
   created_at: string | null;
 }
 
-export type TeamState = 'off' | 'connecting' | 'connected' | 'offline' | 'error';
-
-export interface TeamShareInfo {
-  project: string;
-  team: string;
-  cursor: number;
-  /** 1 when prompts are shared too (a separate opt-in). */
-  prompts: number;
-  waiting: number;
-}
-
-export interface TeamStatus {
-  state: TeamState;
-  /** Where the connection string came from (never the string itself). */
-  source: 'extension' | 'env' | 'file' | null;
-  /** host:port/database of the hub, no user or password. */
-  hub: string | null;
-  author: string | null;
-  machine: string;
-  machineId: string | null;
-  /** Outbox entries not yet acknowledged by the hub. */
-  waiting: number;
-  shares: TeamShareInfo[];
-  lastError: string | null;
-  lastPushAt: string | null;
-  lastPullAt: string | null;
-  injectTeammates: boolean;
-}
+// The status the worker reports is part of the contract (GET /api/team/status).
+export type { TeamShareInfo, TeamState, TeamStatus } from '../../common/contract';

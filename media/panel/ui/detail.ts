@@ -1,6 +1,6 @@
 // One observation in full: facts, narrative, concepts, files (links that open in the editor when
 // the host can), tokens, and the timeline around it.
-import type { Observation } from '../../../extension/panel/protocol';
+import type { Observation } from '../../../common/contract';
 import { formatCount, fullTime, h, icon, relativeTime, typeIcon, typeLabel } from '../dom';
 import { l10n } from '../l10n';
 import { observationStale, readTokens, type RowList, type StaleMark } from '../model';

@@ -1,6 +1,6 @@
 // The memory list: the live feed grouped by session, or flat search results. Rows are buttons
 // with a roving tabindex: Tab enters the list once, arrows move, Enter opens, Delete deletes.
-import type { Observation } from '../../../extension/panel/protocol';
+import type { Observation } from '../../../common/contract';
 import { h, icon, relativeTime, fullTime, typeIcon, typeLabel } from '../dom';
 import { l10n } from '../l10n';
 import { observationStale, PLATFORM_LABELS, snippetParts, staleLabel, teamLabel, type FeedEntry, type Row, type SessionGroup, type StaleMark } from '../model';

@@ -1,5 +1,5 @@
 // Queue and provider status, totals, and token economics.
-import type { AgentStatusLite, ConnectionState, HealthResponse, QueueResponse, SearchStatusLite, StatsResponse } from '../../../extension/panel/protocol';
+import type { AgentStatusResponse, ConnectionState, HealthResponse, QueueResponse, SearchStatus, StatsResponse } from '../../../common/contract';
 import { formatBytes, formatCount, formatDuration, h, icon, type Child } from '../dom';
 import { l10n } from '../l10n';
 import type { Economics } from '../model';
@@ -9,8 +9,8 @@ export interface StatusData {
   health?: HealthResponse;
   stats?: StatsResponse;
   queue?: QueueResponse;
-  agent?: AgentStatusLite;
-  search?: SearchStatusLite;
+  agent?: AgentStatusResponse;
+  search?: SearchStatus;
   economics?: Economics;
   /** Whether economics covers every observation of the scope or only the most recent ones. */
   economicsPartial?: boolean;

@@ -6,7 +6,6 @@ import { branchView, freshnessSettings } from '../../freshness/view';
 import { contextOptions } from '../../context/options';
 import { BadRequest, type ContextInjectResponse } from '../../protocol';
 import { optProject } from '../../search/params';
-import { searchService } from '../../search/service';
 import { teamService } from '../../team/service';
 import type { AppContext } from '../context';
 
@@ -16,7 +15,7 @@ export function contextRoutes(app: Hono, ctx: AppContext): void {
     if (project === undefined) throw new BadRequest(`query 'project' is required`);
     const format = c.req.query('format') ?? 'markdown';
     if (format !== 'markdown' && format !== 'json') throw new BadRequest(`query 'format' must be markdown or json`);
-    const opts = contextOptions(searchService(ctx).settings.context, (name) => c.req.query(name));
+    const opts = contextOptions(ctx.search.settings.context, (name) => c.req.query(name));
     if (!teamService({ store: ctx.store, events: ctx.events, log: ctx.log, dataDir: ctx.config.dataDir }).settings.injectTeammates) opts.excludeTeammates = true;
     const fs = freshnessSettings(ctx);
     const fresh = fs.enabled ? { view: branchView(ctx.store, project, (n) => c.req.query(n)), settings: fs } : undefined;

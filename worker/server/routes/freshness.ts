@@ -121,7 +121,7 @@ export function freshnessRoutes(app: Hono, ctx: AppContext): void {
       return newId;
     });
     decided(id, v.verdict === 'still-true' ? 'confirmed' : 'retired');
-    if (replacedBy !== undefined) ctx.events.emit('new_observation', { id: replacedBy, project: row.project, type: row.type, title: v.title, source: 'verify', replaces: id });
+    if (replacedBy !== undefined) ctx.events.emit('new_observation', { id: replacedBy, project: row.project, type: row.type, title: v.title ?? row.title, source: 'verify', replaces: id });
     const body: VerifyResponse = { id, verdict: v.verdict, ...(replacedBy !== undefined ? { replacedBy } : {}), memory: one(id) as VerifyResponse['memory'] };
     return c.json(body);
   });

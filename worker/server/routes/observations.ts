@@ -1,6 +1,6 @@
 // Reading and curating stored memory.
 import type { Hono } from 'hono';
-import { BadRequest, intParam } from '../../protocol';
+import { BadRequest, intParam, type DeletedResponse, type Observation, type ObservationListResponse, type ProjectDeletedResponse, type ProjectsResponse, type SaveMemoryResponse } from '../../protocol';
 import { deleteObservation, listObservations, observationById, toObservation } from '../../store/repos/observations';
 import { deleteSessionsWhere } from '../../store/repos/sessions';
 import { annotateObservations } from '../../freshness/search';
@@ -16,14 +16,14 @@ export function observationRoutes(app: Hono, ctx: AppContext): void {
     const project = c.req.query('project') || undefined;
     const items = listObservations(ctx.store, project, limit, offset).map(toObservation);
     const view = branchView(ctx.store, project, (n) => c.req.query(n));
-    return c.json({ items: labelObservations(ctx.store, annotateObservations(ctx.store, items, view, freshnessSettings(ctx))), limit, offset });
+    return c.json({ items: labelObservations(ctx.store, annotateObservations(ctx.store, items, view, freshnessSettings(ctx))), limit, offset } satisfies ObservationListResponse);
   });
 
   app.get('/api/observation/:id', (c) => {
     const row = observationById(ctx.store, positiveId(c.req.param('id')));
     if (!row) return c.json({ error: 'no such observation' }, 404);
     const view = branchView(ctx.store, row.project, (n) => c.req.query(n));
-    return c.json(labelObservations(ctx.store, annotateObservations(ctx.store, [toObservation(row)], view, freshnessSettings(ctx)))[0]);
+    return c.json(labelObservations(ctx.store, annotateObservations(ctx.store, [toObservation(row)], view, freshnessSettings(ctx)))[0] satisfies Observation);
   });
 
   app.delete('/api/observation/:id', async (c) => {
@@ -32,7 +32,7 @@ export function observationRoutes(app: Hono, ctx: AppContext): void {
     if (!row) return c.json({ error: 'no such observation' }, 404);
     await ctx.store.write((tx) => deleteObservation(tx, id));
     ctx.events.emit('observation_deleted', { id, project: row.project });
-    return c.json({ deleted: id });
+    return c.json({ deleted: id } satisfies DeletedResponse);
   });
 
   app.get('/api/projects', (c) => {
@@ -42,7 +42,7 @@ export function observationRoutes(app: Hono, ctx: AppContext): void {
               max(s.updated_at) AS last
          FROM sessions s GROUP BY s.project ORDER BY last DESC`,
     );
-    return c.json({ projects: rows.map((r) => ({ name: r.name, sessions: r.sessions, observations: r.observations, lastActivity: new Date(r.last).toISOString() })) });
+    return c.json({ projects: rows.map((r) => ({ name: r.name, sessions: r.sessions, observations: r.observations, lastActivity: new Date(r.last).toISOString() })) } satisfies ProjectsResponse);
   });
 
   app.delete('/api/projects/:name', async (c) => {
@@ -52,7 +52,7 @@ export function observationRoutes(app: Hono, ctx: AppContext): void {
     if (!exists) return c.json({ error: 'no such project' }, 404);
     const sessions = await ctx.store.write((tx) => deleteSessionsWhere(tx, 'project = ?', [name]));
     ctx.events.emit('project_deleted', { project: name, sessions });
-    return c.json({ deleted: name, sessions });
+    return c.json({ deleted: name, sessions } satisfies ProjectDeletedResponse);
   });
 
   app.delete('/api/session/:id', async (c) => {
@@ -61,11 +61,11 @@ export function observationRoutes(app: Hono, ctx: AppContext): void {
     if (!row) return c.json({ error: 'no such session' }, 404);
     await ctx.store.write((tx) => deleteSessionsWhere(tx, 'id = ?', [id]));
     ctx.events.emit('project_deleted', { project: row.project, sessionDbId: id });
-    return c.json({ deleted: id });
+    return c.json({ deleted: id } satisfies DeletedResponse);
   });
 
   app.post('/api/memory/save', async (c) => {
-    const r = await ctx.lifecycle.saveMemory(await jsonBody(c));
+    const r: SaveMemoryResponse = await ctx.lifecycle.saveMemory(await jsonBody(c));
     return c.json(r, r.duplicate ? 200 : 201);
   });
 }

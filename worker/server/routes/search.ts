@@ -7,7 +7,6 @@ import { annotateObservations, annotateRows } from '../../freshness/search';
 import { branchView, freshnessSettings } from '../../freshness/view';
 import { fileHistory } from '../../search/byFile';
 import { optProject, parseSearchRequest } from '../../search/params';
-import { searchService } from '../../search/service';
 import { NotFound, timeline } from '../../search/timeline';
 import { toObservation, type ObservationRow } from '../../store/repos/observations';
 import { labelObservations, labelTeamItems } from '../../team/labels';
@@ -15,7 +14,7 @@ import type { AppContext } from '../context';
 import { bodyText, jsonBody } from '../http';
 
 export function searchRoutes(app: Hono, ctx: AppContext): void {
-  const service = () => searchService(ctx);
+  const service = () => ctx.search;
 
   app.get('/api/search', async (c) => {
     const req = parseSearchRequest((name) => c.req.query(name));

@@ -1,6 +1,6 @@
 // Health, readiness, stats, the queue, and admin actions.
 import type { Hono } from 'hono';
-import type { HealthResponse } from '../../protocol';
+import type { HealthResponse, QueueResponse, ReadinessResponse, RetryResponse, StatsResponse } from '../../protocol';
 import { parseIdList, asObject } from '../../protocol';
 import { SCHEMA_VERSION } from '../../store/schema';
 import { deadJobs, queueCounts, retryDead } from '../../store/repos/queue';
@@ -46,14 +46,15 @@ export function statusRoutes(app: Hono, ctx: AppContext): void {
   // (read-only); `message` is one sentence for people, saying what to do.
   app.get('/api/readiness', (c) => {
     const { degraded, broken } = ctx.store;
-    return c.json({
+    const body: ReadinessResponse = {
       ready: !broken && !degraded,
       schemaVersion: SCHEMA_VERSION,
       storage: degraded ? 'degraded' : broken ? `read-only: ${broken.message}` : 'ok',
       message: readinessMessage(ctx),
       recovery: ctx.store.recovery,
       snapshotReplica: ctx.store.replicaAlive,
-    });
+    };
+    return c.json(body);
   });
 
   app.get('/api/stats', (c) => {
@@ -62,7 +63,7 @@ export function statusRoutes(app: Hono, ctx: AppContext): void {
       'SELECT coalesce(sum(input_tokens),0) AS i, coalesce(sum(output_tokens),0) AS o, coalesce(sum(discovery_tokens),0) AS d FROM observations',
     );
     const sumTokens = ctx.store.get<{ i: number; o: number }>('SELECT coalesce(sum(input_tokens),0) AS i, coalesce(sum(output_tokens),0) AS o FROM session_summaries');
-    return c.json({
+    const body: StatsResponse = {
       sessions: count('sessions'),
       prompts: count('user_prompts'),
       observations: count('observations'),
@@ -75,12 +76,14 @@ export function statusRoutes(app: Hono, ctx: AppContext): void {
       },
       storage: { state: ctx.store.degraded ? 'degraded' : ctx.store.broken ? 'read-only' : 'ok', message: readinessMessage(ctx), journalBytes: ctx.store.journalBytes, journalGen: ctx.store.journalGen, lastSnapshot: ctx.store.lastSnapshot ?? null, fdatasync: ctx.store.syncTimes },
       worker: { pid: process.pid, version: VERSION, uptimeMs: Date.now() - ctx.startedAt, rssBytes: process.memoryUsage().rss, heapUsedBytes: process.memoryUsage().heapUsed, streamClients: ctx.events.clientCount },
-    });
+    };
+    return c.json(body);
   });
 
   app.get('/api/queue', (c) => {
     const dead = deadJobs(ctx.store, 100).map((j) => ({ id: j.id, kind: j.kind, sessionDbId: j.session_id, attempts: j.attempts, lastError: j.last_error, createdAt: new Date(j.created_at).toISOString() }));
-    return c.json({ ...queueCounts(ctx.store), inFlight: ctx.processor.inFlight.size, dead });
+    const body: QueueResponse = { ...queueCounts(ctx.store), inFlight: ctx.processor.inFlight.size, dead };
+    return c.json(body);
   });
 
   app.post('/api/queue/retry', async (c) => {
@@ -88,7 +91,7 @@ export function statusRoutes(app: Hono, ctx: AppContext): void {
     const ids = o.ids === undefined || o.ids === 'all' ? 'all' : parseIdList(o.ids);
     const n = await ctx.store.write((tx) => retryDead(tx, ids, Date.now()));
     ctx.processor.kick();
-    return c.json({ retried: n });
+    return c.json({ retried: n } satisfies RetryResponse);
   });
 
   // Same auth, guards and JSON parsing as a real write, but no store: the baseline for bench/ingest.

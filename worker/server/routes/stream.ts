@@ -5,7 +5,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { StreamEvent } from '../../protocol';
+import type { TypedStreamEvent } from '../../protocol';
+import { toStreamEvent } from '../../events';
 import type { AppContext } from '../context';
 
 const HEARTBEAT_MS = 15_000;
@@ -41,10 +42,10 @@ export function streamRoutes(app: Hono, ctx: AppContext): void {
       else open.delete(key);
     };
     return streamSSE(c, async (stream) => {
-      const queue: StreamEvent[] = [];
+      const queue: TypedStreamEvent[] = [];
       let wake: (() => void) | undefined;
       const unsubscribe = ctx.events.subscribe((e) => {
-        if (queue.length < 1000) queue.push(e); // a stalled client drops events rather than growing memory
+        if (queue.length < 1000) queue.push(toStreamEvent(e)); // a stalled client drops events rather than growing memory
         wake?.();
       }, 'client');
       let closed = false;

@@ -33,6 +33,27 @@ export function isQueued(db: Pick<Store, 'get'>, sessionId: number, hash: string
   return db.get('SELECT 1 AS x FROM pending_work WHERE session_id = ? AND content_hash = ?', [sessionId, hash]) !== undefined;
 }
 
+/** The queue's pending jobs without their payloads, oldest first: what the processor plans with. */
+export function pendingJobMeta(db: Pick<Store, 'all'>, limit: number): Pick<JobRow, 'id' | 'session_id' | 'kind' | 'attempts' | 'next_attempt_at' | 'created_at'>[] {
+  return db.all(`SELECT id, session_id, kind, attempts, next_attempt_at, created_at FROM pending_work WHERE status = 'pending' ORDER BY id LIMIT ?`, [limit]);
+}
+
+/** The pending jobs among `ids`, in id order (a job finished or dead meanwhile is left out). */
+export function pendingJobsById(db: Pick<Store, 'all'>, ids: number[]): JobRow[] {
+  if (ids.length === 0) return [];
+  return db.all<JobRow>(`SELECT * FROM pending_work WHERE status = 'pending' AND id IN (${ids.map(() => '?').join(',')}) ORDER BY id`, ids);
+}
+
+/** The job is still queued (not finished, nor deleted with its session). */
+export function jobExists(db: Pick<Store, 'get'>, id: number): boolean {
+  return db.get('SELECT 1 AS x FROM pending_work WHERE id = ?', [id]) !== undefined;
+}
+
+/** A summary job is queued for the session. */
+export function summaryQueued(db: Pick<Store, 'get'>, sessionId: number): boolean {
+  return db.get(`SELECT 1 AS x FROM pending_work WHERE session_id = ? AND kind = 'summary' LIMIT 1`, [sessionId]) !== undefined;
+}
+
 export function readyJobs(db: Pick<Store, 'all'>, now: number, limit: number): JobRow[] {
   return db.all<JobRow>(`SELECT * FROM pending_work WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY id LIMIT ?`, [now, limit]);
 }
