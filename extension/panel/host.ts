@@ -1,6 +1,7 @@
 // The host side of the Memory panel: answers the page's messages by talking to the worker, and
 // relays the worker's live event stream to the page. No vscode import: index.ts supplies the
 // editor actions, so this is tested with the real message shapes against a real worker.
+import { ENGLISH, type L10n } from '../core/l10n';
 import type { WorkerClient } from '../workerClient';
 import {
   errorText,
@@ -41,9 +42,9 @@ export interface PanelHostDeps {
   pollMs?: number;
   /** Timeout of one worker request. */
   requestTimeoutMs?: number;
+  /** vscode.l10n in the extension; English by default. */
+  l10n?: L10n;
 }
-
-const NO_WORKER = 'The memory worker is not running. It starts with the extension; if it does not, run "Claude Mem: Restart Worker" and see the "Claude Mem" output.';
 
 export class PanelHost implements Disposable {
   private stream: Disposable | undefined;
@@ -55,6 +56,15 @@ export class PanelHost implements Disposable {
 
   constructor(private readonly deps: PanelHostDeps) {
     this.captureSub = deps.capture?.onDidChange((paused) => this.post({ type: 'capture', paused }));
+  }
+
+  private get l10n(): L10n {
+    return this.deps.l10n ?? ENGLISH;
+  }
+
+  /** Shown in the page while there is no worker. */
+  private noWorker(): string {
+    return this.l10n.t('The memory worker is not running. It starts with the extension; if it does not, run "Claude Mem: Restart Worker" and see the "Claude Mem" output.');
   }
 
   /** Handles one message from the page. Malformed messages are logged and ignored. */
@@ -70,7 +80,7 @@ export class PanelHost implements Disposable {
       case 'request':
         return this.request(msg);
       case 'openFile':
-        return this.deps.openFile(msg.path, msg.line, msg.project).catch((e: Error) => this.deps.showError(`Could not open ${msg.path}: ${e.message}`));
+        return this.deps.openFile(msg.path, msg.line, msg.project).catch((e: Error) => this.deps.showError(this.l10n.t('Could not open {0}: {1}', msg.path, e.message)));
       case 'toggleCapture':
         return this.toggleCapture();
     }
@@ -98,7 +108,7 @@ export class PanelHost implements Disposable {
       throw e;
     }
     const client = this.deps.client();
-    if (!client) return fail(503, NO_WORKER);
+    if (!client) return fail(503, this.noWorker());
     try {
       const r = await client.request(call.method, call.path, call.body, this.deps.requestTimeoutMs ?? 15_000);
       if (r.status >= 200 && r.status < 300) this.post({ type: 'reply', id: msg.id, ok: true, result: r.body });
@@ -115,7 +125,7 @@ export class PanelHost implements Disposable {
       if (typeof r === 'boolean') this.post({ type: 'capture', paused: r });
       else if (r && typeof r === 'object' && typeof (r as { paused?: unknown }).paused === 'boolean') this.post({ type: 'capture', paused: (r as { paused: boolean }).paused });
     } catch (e) {
-      this.deps.showError(`Could not pause or resume capture: ${(e as Error).message}`);
+      this.deps.showError(this.l10n.t('Could not pause or resume capture: {0}', (e as Error).message));
     }
   }
 
@@ -145,7 +155,7 @@ export class PanelHost implements Disposable {
     this.stream?.dispose();
     this.stream = undefined;
     this.streamClient = client;
-    if (!client) return this.setState('no-worker', NO_WORKER);
+    if (!client) return this.setState('no-worker', this.noWorker());
     this.setState('connecting');
     this.stream = client.subscribe(
       (event) => this.post({ type: 'event', event }),

@@ -48,7 +48,7 @@ export async function openStoredFile(file: string, line: number | undefined): Pr
     await vscode.window.showTextDocument(uri, { preview: true, ...(pos ? { selection: new vscode.Range(pos, pos) } : {}) });
     return;
   }
-  void vscode.window.showWarningMessage(`${file} is not in this workspace (it may have been moved or deleted, or it belongs to another project).`);
+  void vscode.window.showWarningMessage(vscode.l10n.t('{0} is not in this workspace (it may have been moved or deleted, or it belongs to another project).', file));
 }
 
 class MemoryViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -69,6 +69,9 @@ class MemoryViewProvider implements vscode.WebviewViewProvider, vscode.Disposabl
       csp: webviewCsp(webview.cspSource, nonce),
       host: 'webview',
       script: { src: webview.asWebviewUri(vscode.Uri.joinPath(mediaRoot, 'panel.js')).toString() },
+      // The page translates its own text with the extension's bundle (media/panel/l10n.ts).
+      l10n: vscode.l10n.bundle,
+      lang: vscode.env.language,
     });
     const host = new PanelHost({
       client: this.deps.client,
@@ -80,6 +83,7 @@ class MemoryViewProvider implements vscode.WebviewViewProvider, vscode.Disposabl
       capabilities: { openFiles: true, pauseCapture: true },
       project: this.deps.project ?? workspaceProject,
       capture: this.deps.capture,
+      l10n: vscode.l10n,
     });
     const entry = {
       host,

@@ -15,7 +15,8 @@ import {
   type SearchMode,
   type StreamEvent,
 } from '../../common/contract';
-import { formatCount, h, icon, typeLabel } from './dom';
+import { formatCount, h, icon, modeLabel, typeLabel } from './dom';
+import { l10n } from './l10n';
 import { economics, FeedState, filtersActive, matchesAuthor, PLATFORM_LABELS, searchRows, sessionLite, timelineRows, type Filters, type RowList, type SessionGroup } from './model';
 import { ApiError, type HostInfo, type Transport } from './transport';
 import { confirmDialog } from './ui/confirm';
@@ -33,11 +34,24 @@ type Field = HTMLElement & { value: string };
 type SearchState = { state: 'loading' } | { state: 'ready'; list: RowList } | { state: 'error'; message: string };
 
 const CONNECTION_LABEL: Record<ConnectionState, string> = {
-  connecting: 'Connecting',
-  connected: 'Live',
-  disconnected: 'Reconnecting',
-  'no-worker': 'No worker',
+  connecting: l10n.t('Connecting'),
+  connected: l10n.t('Live'),
+  disconnected: l10n.t('Reconnecting'),
+  'no-worker': l10n.t('No worker'),
 };
+
+/** "12 observations in 3 sessions, newest first", over the feed. */
+function feedHead(observations: number, sessions: number, filtered: boolean): string {
+  const head =
+    observations === 1
+      ? sessions === 1
+        ? l10n.t('{0} observation in {1} session', observations, sessions)
+        : l10n.t('{0} observation in {1} sessions', observations, sessions)
+      : sessions === 1
+        ? l10n.t('{0} observations in {1} session', observations, sessions)
+        : l10n.t('{0} observations in {1} sessions', observations, sessions);
+  return filtered ? l10n.t('{0} (filtered), newest first', head) : l10n.t('{0}, newest first', head);
+}
 
 function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -134,46 +148,46 @@ export class App {
     e.alert = h('div', { class: 'alerts', role: 'alert' });
     e.announce = h('div', { class: 'sr-only', 'aria-live': 'polite', 'aria-atomic': 'true' });
 
-    e.project = h('vscode-single-select', { class: 'project-select', label: 'Project', 'aria-label': 'Project' }) as Field;
+    e.project = h('vscode-single-select', { class: 'project-select', label: l10n.t('Project'), 'aria-label': l10n.t('Project') }) as Field;
     e.project.addEventListener('change', () => this.setProject(e.project.value || undefined));
     e.forgetProject = h(
       'button',
-      { type: 'button', class: 'icon-button forget-project', 'aria-label': 'Forget this project', title: 'Forget this project…', disabled: true, onclick: () => void this.forgetProject() },
+      { type: 'button', class: 'icon-button forget-project', 'aria-label': l10n.t('Forget this project'), title: l10n.t('Forget this project…'), disabled: true, onclick: () => void this.forgetProject() },
       icon('trash'),
     );
 
-    e.query = h('vscode-textfield', { class: 'grow search-field', type: 'search', placeholder: 'Search memory', label: 'Search memory' }) as Field;
+    e.query = h('vscode-textfield', { class: 'grow search-field', type: 'search', placeholder: l10n.t('Search memory'), label: l10n.t('Search memory') }) as Field;
     e.query.addEventListener('input', () => this.debounce('query', 300, () => this.setQuery(e.query.value)));
     e.query.addEventListener('keydown', (ev) => {
       if ((ev as KeyboardEvent).key === 'Enter') this.setQuery(e.query.value, true);
     });
-    e.filters = h('div', { class: 'filters', id: 'filters', hidden: true, role: 'group', 'aria-label': 'Filters' });
+    e.filters = h('div', { class: 'filters', id: 'filters', hidden: true, role: 'group', 'aria-label': l10n.t('Filters') });
     e.filterToggle = h(
       'button',
-      { type: 'button', class: 'icon-button filter-toggle', 'aria-label': 'Filters', 'aria-expanded': 'false', 'aria-controls': 'filters', title: 'Filters', onclick: () => this.toggleFilters() },
+      { type: 'button', class: 'icon-button filter-toggle', 'aria-label': l10n.t('Filters'), 'aria-expanded': 'false', 'aria-controls': 'filters', title: l10n.t('Filters'), onclick: () => this.toggleFilters() },
       icon('filter'),
       h('span', { class: 'count' }),
     );
     e.type = h(
       'vscode-single-select',
-      { class: 'type-filter', label: 'Type', 'aria-label': 'Type' },
-      h('vscode-option', { value: '' }, 'All types'),
-      OBSERVATION_TYPES.map((t) => h('vscode-option', { value: t }, typeLabel(t))),
+      { class: 'type-filter', label: l10n.t('Type'), 'aria-label': l10n.t('Type') },
+      h('vscode-option', { value: '' }, l10n.t('All types')),
+      OBSERVATION_TYPES.map((type) => h('vscode-option', { value: type }, typeLabel(type))),
     ) as Field;
-    e.concept = h('vscode-textfield', { class: 'concept-filter', label: 'Concept', placeholder: 'e.g. gotcha' }) as Field;
+    e.concept = h('vscode-textfield', { class: 'concept-filter', label: l10n.t('Concept'), placeholder: l10n.t('e.g. gotcha') }) as Field;
     e.platform = h(
       'vscode-single-select',
-      { class: 'platform-filter', label: 'Platform', 'aria-label': 'Platform' },
-      h('vscode-option', { value: '' }, 'All platforms'),
+      { class: 'platform-filter', label: l10n.t('Platform'), 'aria-label': l10n.t('Platform') },
+      h('vscode-option', { value: '' }, l10n.t('All platforms')),
       Object.entries(PLATFORM_LABELS).map(([v, label]) => h('vscode-option', { value: v }, label)),
     ) as Field;
-    e.author = h('vscode-textfield', { class: 'author-filter', label: 'Author', placeholder: 'me, or a teammate' }) as Field;
-    e.dateStart = h('vscode-textfield', { class: 'date-start', type: 'date', label: 'From date' }) as Field;
-    e.dateEnd = h('vscode-textfield', { class: 'date-end', type: 'date', label: 'To date' }) as Field;
+    e.author = h('vscode-textfield', { class: 'author-filter', label: l10n.t('Author'), placeholder: l10n.t('me, or a teammate') }) as Field;
+    e.dateStart = h('vscode-textfield', { class: 'date-start', type: 'date', label: l10n.t('From date') }) as Field;
+    e.dateEnd = h('vscode-textfield', { class: 'date-end', type: 'date', label: l10n.t('To date') }) as Field;
     e.mode = h(
       'vscode-single-select',
-      { class: 'mode-select', label: 'Search mode', 'aria-label': 'Search mode' },
-      SEARCH_MODES.map((m) => h('vscode-option', { value: m }, m[0].toUpperCase() + m.slice(1))),
+      { class: 'mode-select', label: l10n.t('Search mode'), 'aria-label': l10n.t('Search mode') },
+      SEARCH_MODES.map((m) => h('vscode-option', { value: m }, modeLabel(m))),
     ) as Field;
     e.type.addEventListener('change', () => this.setFilters({ type: e.type.value || undefined }));
     e.platform.addEventListener('change', () => this.setFilters({ platform: e.platform.value || undefined }));
@@ -187,19 +201,19 @@ export class App {
     });
     const field = (label: string, control: HTMLElement) => h('div', { class: 'field' }, h('span', { class: 'label', 'aria-hidden': 'true' }, label), control);
     e.filters.append(
-      field('Type', e.type),
-      field('Platform', e.platform),
-      field('Concept', e.concept),
-      field('Author', e.author),
-      field('From', e.dateStart),
-      field('To', e.dateEnd),
-      field('Search mode', e.mode),
-      h('div', { class: 'field' }, h('vscode-button', { secondary: true, class: 'clear-filters', onclick: () => this.clearFilters() }, icon('clear-all'), ' Clear')),
+      field(l10n.t('Type'), e.type),
+      field(l10n.t('Platform'), e.platform),
+      field(l10n.t('Concept'), e.concept),
+      field(l10n.t('Author'), e.author),
+      field(l10n.t('From'), e.dateStart),
+      field(l10n.t('To'), e.dateEnd),
+      field(l10n.t('Search mode'), e.mode),
+      h('div', { class: 'field' }, h('vscode-button', { secondary: true, class: 'clear-filters', onclick: () => this.clearFilters() }, icon('clear-all'), ` ${l10n.t('Clear')}`)),
     );
 
     e.notice = h('div', { class: 'list-notice' });
     e.listHead = h('div', { class: 'list-head', 'aria-live': 'polite' });
-    e.list = h('div', { class: 'list', role: 'region', 'aria-label': 'Memory' });
+    e.list = h('div', { class: 'list', role: 'region', 'aria-label': l10n.t('Memory') });
     attachRovingNav(e.list, { remove: (id) => void this.remove(id) });
     // A highlight plays once: a panel shown again (tabs) would replay it.
     for (const end of ['animationend', 'animationcancel']) e.list.addEventListener(end, (ev) => (ev.target as HTMLElement).classList.remove('fresh'));
@@ -225,11 +239,11 @@ export class App {
     e.tabs = h(
       'vscode-tabs',
       { class: 'tabs', 'selected-index': 0 },
-      h('vscode-tab-header', { slot: 'header', class: 'tab-memory' }, 'Memory'),
+      h('vscode-tab-header', { slot: 'header', class: 'tab-memory' }, l10n.t('Memory')),
       h('vscode-tab-panel', null, h('div', { class: 'tab-body' }, e.memory)),
-      h('vscode-tab-header', { slot: 'header', class: 'tab-status' }, 'Status'),
+      h('vscode-tab-header', { slot: 'header', class: 'tab-status' }, l10n.t('Status')),
       h('vscode-tab-panel', null, h('div', { class: 'tab-body' }, e.status)),
-      h('vscode-tab-header', { slot: 'header', class: 'tab-save' }, 'Save'),
+      h('vscode-tab-header', { slot: 'header', class: 'tab-save' }, l10n.t('Save')),
       h('vscode-tab-panel', null, h('div', { class: 'tab-body' }, this.save.element)),
     ) as HTMLElement & { selectedIndex: number };
     e.tabs.addEventListener('vsc-tabs-select', (ev) => {
@@ -244,12 +258,12 @@ export class App {
         h(
           'header',
           { class: 'bar' },
-          h('h1', { class: browser ? '' : 'sr-only' }, 'Memory'),
+          h('h1', { class: browser ? '' : 'sr-only' }, l10n.t('Memory')),
           e.conn,
           h('span', { class: 'spacer' }),
           e.pause,
         ),
-        h('div', { class: 'controls' }, h('div', { class: 'control-row' }, h('span', { class: 'label muted', 'aria-hidden': 'true' }, 'Project'), e.project, e.forgetProject)),
+        h('div', { class: 'controls' }, h('div', { class: 'control-row' }, h('span', { class: 'label muted', 'aria-hidden': 'true' }, l10n.t('Project')), e.project, e.forgetProject)),
         e.alert,
         e.tabs,
         e.announce,
@@ -283,21 +297,21 @@ export class App {
     if (this.info.capabilities.pauseCapture) {
       pause.hidden = false;
       const paused = this.capturePaused;
-      pause.replaceChildren(icon(paused ? 'play' : 'debug-pause'), paused === undefined ? ' Pause / resume capture' : paused ? ' Resume capture' : ' Pause capture');
+      pause.replaceChildren(icon(paused ? 'play' : 'debug-pause'), ` ${paused === undefined ? l10n.t('Pause / resume capture') : paused ? l10n.t('Resume capture') : l10n.t('Pause capture')}`);
       if (paused !== undefined) pause.setAttribute('aria-pressed', String(paused));
-      pause.title = paused ? 'Capture is paused: nothing new is recorded from this window' : 'Stop recording what happens in this window';
+      pause.title = paused ? l10n.t('Capture is paused: nothing new is recorded from this window') : l10n.t('Stop recording what happens in this window');
     }
   }
 
   private renderProjects(): void {
     const names = this.projects.map((p) => p.name);
-    const options = [h('vscode-option', { value: '' }, 'All projects')];
-    for (const p of this.projects) options.push(h('vscode-option', { value: p.name, description: `${p.observations} observations` }, `${p.name} (${formatCount(p.observations)})`));
-    if (this.project && !names.includes(this.project)) options.push(h('vscode-option', { value: this.project }, `${this.project} (no memory yet)`));
+    const options = [h('vscode-option', { value: '' }, l10n.t('All projects'))];
+    for (const p of this.projects) options.push(h('vscode-option', { value: p.name, description: l10n.t('{0} observations', p.observations) }, `${p.name} (${formatCount(p.observations)})`));
+    if (this.project && !names.includes(this.project)) options.push(h('vscode-option', { value: this.project }, l10n.t('{0} (no memory yet)', this.project)));
     this.el.project.replaceChildren(...options);
     this.el.project.value = this.project ?? '';
     this.el.forgetProject.disabled = !this.project || !names.includes(this.project);
-    this.el.forgetProject.setAttribute('aria-label', this.project ? `Forget project ${this.project}` : 'Forget this project (choose a project first)');
+    this.el.forgetProject.setAttribute('aria-label', this.project ? l10n.t('Forget project {0}', this.project) : l10n.t('Forget this project (choose a project first)'));
   }
 
   private async loadProjects(): Promise<void> {
@@ -358,9 +372,9 @@ export class App {
       this.hasMore = list.length >= PAGE;
       for (const o of list) this.feed.addObservation(o);
       this.renderList();
-      this.announce(`${list.length} more observations loaded`);
+      this.announce(l10n.t('{0} more observations loaded', list.length));
     } catch (e) {
-      this.showError(`Could not load more: ${messageOf(e)}`);
+      this.showError(l10n.t('Could not load more: {0}', messageOf(e)));
     }
   }
 
@@ -394,7 +408,7 @@ export class App {
     for (const k of Object.keys(this.filters) as (keyof Filters)[]) if (!this.filters[k]) delete this.filters[k];
     const n = Object.keys(this.filters).length;
     this.el.filterToggle.querySelector('.count')!.textContent = n ? String(n) : '';
-    this.el.filterToggle.setAttribute('aria-label', n ? `Filters (${n} active)` : 'Filters');
+    this.el.filterToggle.setAttribute('aria-label', n ? l10n.t('Filters ({0} active)', n) : l10n.t('Filters'));
     if (this.searching()) void this.runSearch();
     else {
       this.searchSeq++;
@@ -415,7 +429,7 @@ export class App {
     this.query = '';
     this.search = undefined;
     this.setFilters({ type: undefined, platform: undefined, concept: undefined, author: undefined, dateStart: undefined, dateEnd: undefined });
-    this.announce('Filters cleared');
+    this.announce(l10n.t('Filters cleared'));
   }
 
   private toggleFilters(force?: boolean): void {
@@ -452,7 +466,7 @@ export class App {
         list.rows = [...previous.rows, ...list.rows.filter((x) => !seen.has(x.key))];
       }
       this.search = { state: 'ready', list };
-      this.announce(`${list.rows.length} result${list.rows.length === 1 ? '' : 's'}`);
+      this.announce(list.rows.length === 1 ? l10n.t('{0} result', list.rows.length) : l10n.t('{0} results', list.rows.length));
     } catch (e) {
       if (seq !== this.searchSeq) return;
       if (e instanceof ApiError && e.routeMissing) {
@@ -493,7 +507,7 @@ export class App {
           'div',
           { class: 'notice warning search-unavailable', role: 'status' },
           icon('info'),
-          h('span', { class: 'grow' }, 'Search is not available from this worker yet (it has no /api/search route), so your words and filters narrow the loaded feed instead. Update the worker for ranked search over all memory.'),
+          h('span', { class: 'grow' }, l10n.t('Search is not available from this worker yet (it has no /api/search route), so your words and filters narrow the loaded feed instead. Update the worker for ranked search over all memory.')),
         ),
       );
     }
@@ -501,8 +515,8 @@ export class App {
       notice.append(h('div', { class: 'notice error', role: 'status' }, icon('debug-disconnect'), h('span', { class: 'grow' }, this.connectionDetail)));
     }
     if (this.load.state === 'loading') {
-      listHead.textContent = 'Loading memory…';
-      list.replaceChildren(h('div', { class: 'empty' }, h('vscode-progress-ring', { 'aria-label': 'Loading memory' })));
+      listHead.textContent = l10n.t('Loading memory…');
+      list.replaceChildren(h('div', { class: 'empty' }, h('vscode-progress-ring', { 'aria-label': l10n.t('Loading memory') })));
       return;
     }
     if (this.load.state === 'error') {
@@ -512,16 +526,16 @@ export class App {
           'div',
           { class: 'empty error-state', role: 'alert' },
           icon('error'),
-          h('p', null, h('strong', null, 'Memory could not be loaded.')),
+          h('p', null, h('strong', null, l10n.t('Memory could not be loaded.'))),
           h('p', null, this.load.message),
           h(
             'p',
             { class: 'muted' },
             this.t.host === 'webview'
-              ? 'Check that the worker runs: "Claude Mem: Restart Worker" in the Command Palette, and the "Claude Mem" output for errors.'
-              : 'Check that the worker runs (node dist/cli.js status); if it was restarted, open the viewer again with node dist/cli.js viewer.',
+              ? l10n.t('Check that the worker runs: "Claude Mem: Restart Worker" in the Command Palette, and the "Claude Mem" output for errors.')
+              : l10n.t('Check that the worker runs (node dist/cli.js status); if it was restarted, open the viewer again with node dist/cli.js viewer.'),
           ),
-          h('vscode-button', { class: 'retry-load', onclick: () => void this.reload() }, icon('refresh'), ' Try again'),
+          h('vscode-button', { class: 'retry-load', onclick: () => void this.reload() }, icon('refresh'), ` ${l10n.t('Try again')}`),
         ),
       );
       return;
@@ -529,25 +543,37 @@ export class App {
     if (this.searching() && this.search) {
       const s = this.search;
       if (s.state === 'loading') {
-        listHead.textContent = `Searching for “${this.query.trim()}”…`;
-        list.replaceChildren(h('div', { class: 'empty' }, h('vscode-progress-ring', { 'aria-label': 'Searching' })));
+        listHead.textContent = l10n.t('Searching for “{0}”…', this.query.trim());
+        list.replaceChildren(h('div', { class: 'empty' }, h('vscode-progress-ring', { 'aria-label': l10n.t('Searching') })));
       } else if (s.state === 'error') {
         listHead.textContent = '';
-        list.replaceChildren(h('div', { class: 'empty error-state', role: 'alert' }, icon('error'), h('p', null, `Search failed: ${s.message}`), h('p', { class: 'muted' }, 'Change the words or filters and try again.')));
+        list.replaceChildren(h('div', { class: 'empty error-state', role: 'alert' }, icon('error'), h('p', null, l10n.t('Search failed: {0}', s.message)), h('p', { class: 'muted' }, l10n.t('Change the words or filters and try again.'))));
       } else {
         const rows = s.list.rows;
         const words = this.query.trim();
-        const what = words ? `for “${words}” (${s.list.modeUsed && s.list.modeUsed !== 'browse' ? s.list.modeUsed : this.mode})` : 'matching the filters, newest first';
-        listHead.textContent = `${rows.length}${s.list.hasMore ? '+' : ''} result${rows.length === 1 ? '' : 's'} ${what}`;
-        if (s.list.hasMore) more.append(h('vscode-button', { secondary: true, class: 'more-results', onclick: () => void this.runSearch(true) }, 'More results'));
+        const mode = s.list.modeUsed && s.list.modeUsed !== 'browse' ? s.list.modeUsed : this.mode;
+        const count = `${rows.length}${s.list.hasMore ? '+' : ''}`;
+        const one = rows.length === 1;
+        listHead.textContent = words
+          ? one
+            ? l10n.t('{0} result for “{1}” ({2})', count, words, mode)
+            : l10n.t('{0} results for “{1}” ({2})', count, words, mode)
+          : one
+            ? l10n.t('{0} result matching the filters, newest first', count)
+            : l10n.t('{0} results matching the filters, newest first', count);
+        if (s.list.hasMore) more.append(h('vscode-button', { secondary: true, class: 'more-results', onclick: () => void this.runSearch(true) }, l10n.t('More results')));
         if (s.list.notice) notice.append(h('div', { class: 'notice', role: 'status' }, icon('info'), h('span', { class: 'grow' }, s.list.notice)));
         list.replaceChildren(
           rows.length
-            ? renderRows(rows, opts, cb, 'Search results')
+            ? renderRows(rows, opts, cb, l10n.t('Search results'))
             : this.empty(
                 'search',
-                'Nothing matches.',
-                words ? `No memory matches “${words}”${filtersActive(this.filters) ? ' with these filters' : ''}. Try other words, another search mode, or clear the filters.` : 'No memory matches these filters. Loosen or clear them to see more.',
+                l10n.t('Nothing matches.'),
+                words
+                  ? filtersActive(this.filters)
+                    ? l10n.t('No memory matches “{0}” with these filters. Try other words, another search mode, or clear the filters.', words)
+                    : l10n.t('No memory matches “{0}”. Try other words, another search mode, or clear the filters.', words)
+                  : l10n.t('No memory matches these filters. Loosen or clear them to see more.'),
                 filtersActive(this.filters),
               ),
         );
@@ -558,27 +584,30 @@ export class App {
     const filters = this.localFilters();
     const groups = this.feed.groups(filters);
     const count = groups.reduce((n, g) => n + g.entries.filter((x) => x.kind === 'observation').length, 0);
-    listHead.textContent = groups.length
-      ? `${count} observation${count === 1 ? '' : 's'} in ${groups.length} session${groups.length === 1 ? '' : 's'}${filtersActive(filters) ? ' (filtered)' : ''}, newest first`
-      : '';
+    listHead.textContent = groups.length ? feedHead(count, groups.length, filtersActive(filters)) : '';
     if (groups.length) {
       list.replaceChildren(renderFeed(groups, opts, cb));
-      if (this.hasMore && !filtersActive(filters)) more.append(h('vscode-button', { secondary: true, class: 'load-more', onclick: () => void this.loadMore() }, 'Load older observations'));
+      if (this.hasMore && !filtersActive(filters)) more.append(h('vscode-button', { secondary: true, class: 'load-more', onclick: () => void this.loadMore() }, l10n.t('Load older observations')));
     } else if (filtersActive(filters)) {
-      list.replaceChildren(this.empty('filter', 'Nothing matches these filters.', 'Loosen or clear the filters to see more.', true));
+      list.replaceChildren(this.empty('filter', l10n.t('Nothing matches these filters.'), l10n.t('Loosen or clear the filters to see more.'), true));
     } else if (this.project) {
       list.replaceChildren(
         this.empty(
           'inbox',
-          `No memory for ${this.project} yet.`,
-          'Work in this project (Claude Code or VS Code) and observations appear here as they are made; or save one by hand in the Save tab.',
+          l10n.t('No memory for {0} yet.', this.project),
+          l10n.t('Work in this project (Claude Code or VS Code) and observations appear here as they are made; or save one by hand in the Save tab.'),
           false,
-          h('vscode-button', { secondary: true, class: 'show-all', onclick: () => this.setProject(undefined) }, 'Show all projects'),
+          h('vscode-button', { secondary: true, class: 'show-all', onclick: () => this.setProject(undefined) }, l10n.t('Show all projects')),
         ),
       );
     } else {
       list.replaceChildren(
-        this.empty('inbox', 'No memory yet.', 'Work in a session (Claude Code, or VS Code with capture on) and observations appear here as they are made. You can also save one by hand in the Save tab.', false),
+        this.empty(
+          'inbox',
+          l10n.t('No memory yet.'),
+          l10n.t('Work in a session (Claude Code, or VS Code with capture on) and observations appear here as they are made. You can also save one by hand in the Save tab.'),
+          false,
+        ),
       );
     }
     settleTabStop(list, focused, this.selectedId);
@@ -591,7 +620,7 @@ export class App {
       icon(iconName),
       h('p', null, h('strong', null, title)),
       h('p', null, text),
-      clear ? h('vscode-button', { secondary: true, class: 'clear-filters-empty', onclick: () => this.clearFilters() }, 'Clear filters') : null,
+      clear ? h('vscode-button', { secondary: true, class: 'clear-filters-empty', onclick: () => this.clearFilters() }, l10n.t('Clear filters')) : null,
       extra ?? null,
     );
   }
@@ -614,7 +643,7 @@ export class App {
     } catch (e) {
       if (this.selectedId !== id) return;
       this.detail = undefined;
-      this.detailNote = e instanceof ApiError && e.status === 404 ? 'This observation no longer exists (it was deleted).' : `Could not load observation #${id}: ${messageOf(e)}`;
+      this.detailNote = e instanceof ApiError && e.status === 404 ? l10n.t('This observation no longer exists (it was deleted).') : l10n.t('Could not load observation #{0}: {1}', id, messageOf(e));
     }
     this.renderDetail(focus && !same);
   }
@@ -628,10 +657,10 @@ export class App {
           'div',
           { class: 'detail-placeholder', role: 'status' },
           this.detailNote
-            ? [h('p', null, this.detailNote), h('vscode-button', { secondary: true, class: 'back-button', onclick: () => this.back() }, icon('arrow-left'), ' Back')]
+            ? [h('p', null, this.detailNote), h('vscode-button', { secondary: true, class: 'back-button', onclick: () => this.back() }, icon('arrow-left'), ` ${l10n.t('Back')}`)]
             : this.selectedId !== undefined
-              ? h('vscode-progress-ring', { 'aria-label': 'Loading the observation' })
-              : h('p', null, 'Select an observation to see its facts, narrative, files and timeline.'),
+              ? h('vscode-progress-ring', { 'aria-label': l10n.t('Loading the observation') })
+              : h('p', null, l10n.t('Select an observation to see its facts, narrative, files and timeline.')),
         ),
       );
       return;
@@ -687,11 +716,14 @@ export class App {
       if (this.selectedId !== id) return;
       this.timeline = {
         state: 'error',
-        message: e instanceof ApiError && e.routeMissing ? 'The timeline is not available from this worker yet (it has no /api/timeline route). Update the worker; meanwhile the feed shows this observation in its session.' : `Could not load the timeline: ${messageOf(e)}`,
+        message:
+          e instanceof ApiError && e.routeMissing
+            ? l10n.t('The timeline is not available from this worker yet (it has no /api/timeline route). Update the worker; meanwhile the feed shows this observation in its session.')
+            : l10n.t('Could not load the timeline: {0}', messageOf(e)),
       };
     }
     this.renderDetail();
-    this.announce(this.timeline.state === 'ready' ? `Timeline: ${this.timeline.list.rows.length} entries` : 'Timeline unavailable');
+    this.announce(this.timeline.state === 'ready' ? l10n.t('Timeline: {0} entries', this.timeline.list.rows.length) : l10n.t('Timeline unavailable'));
   }
 
   // ---- curating -------------------------------------------------------------------------
@@ -699,9 +731,9 @@ export class App {
   private async remove(id: number): Promise<void> {
     const o = this.feed.observations.get(id) ?? (this.detail?.id === id ? this.detail : undefined);
     const ok = await confirmDialog({
-      title: 'Delete this observation?',
-      message: `“${o?.title ?? `#${id}`}” will be removed from memory for good, in every window.`,
-      confirmLabel: 'Delete',
+      title: l10n.t('Delete this observation?'),
+      message: l10n.t('“{0}” will be removed from memory for good, in every window.', o?.title ?? `#${id}`),
+      confirmLabel: l10n.t('Delete'),
     });
     if (!ok) return;
     const rows = () => Array.from(this.el.list.querySelectorAll<HTMLElement>('button.item'));
@@ -716,10 +748,10 @@ export class App {
         const list = rows();
         list[Math.min(index, list.length - 1)]?.focus();
       }
-      this.announce(`Observation #${id} deleted`);
+      this.announce(l10n.t('Observation #{0} deleted', id));
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) this.removedObservation(id);
-      else this.showError(`Could not delete observation #${id}: ${messageOf(e)}`);
+      else this.showError(l10n.t('Could not delete observation #{0}: {1}', id, messageOf(e)));
     }
   }
 
@@ -739,9 +771,12 @@ export class App {
   private async forgetSession(g: SessionGroup): Promise<void> {
     const n = g.entries.filter((x) => x.kind === 'observation').length;
     const ok = await confirmDialog({
-      title: 'Forget this session?',
-      message: `Session #${g.sessionId} of ${g.project}, with its prompts, ${n} observation${n === 1 ? '' : 's'} and summaries, will be removed from memory for good.`,
-      confirmLabel: 'Forget session',
+      title: l10n.t('Forget this session?'),
+      message:
+        n === 1
+          ? l10n.t('Session #{0} of {1}, with its prompts, {2} observation and summaries, will be removed from memory for good.', g.sessionId, g.project, n)
+          : l10n.t('Session #{0} of {1}, with its prompts, {2} observations and summaries, will be removed from memory for good.', g.sessionId, g.project, n),
+      confirmLabel: l10n.t('Forget session'),
     });
     if (!ok) return;
     try {
@@ -749,10 +784,10 @@ export class App {
       this.feed.removeSession(g.sessionId);
       if (this.detail?.sessionId === g.sessionId) this.closeDetail();
       this.renderList();
-      this.announce(`Session #${g.sessionId} forgotten`);
+      this.announce(l10n.t('Session #{0} forgotten', g.sessionId));
       void this.loadProjects();
     } catch (e) {
-      this.showError(`Could not forget session #${g.sessionId}: ${messageOf(e)}`);
+      this.showError(l10n.t('Could not forget session #{0}: {1}', g.sessionId, messageOf(e)));
     }
   }
 
@@ -761,20 +796,22 @@ export class App {
     if (!name) return;
     const info = this.projects.find((p) => p.name === name);
     const ok = await confirmDialog({
-      title: `Forget project ${name}?`,
-      message: `Everything remembered about ${name}${info ? ` (${info.observations} observations in ${info.sessions} sessions)` : ''} will be removed for good, in every window. This cannot be undone.`,
-      confirmLabel: 'Forget project',
+      title: l10n.t('Forget project {0}?', name),
+      message: info
+        ? l10n.t('Everything remembered about {0} ({1} observations in {2} sessions) will be removed for good, in every window. This cannot be undone.', name, info.observations, info.sessions)
+        : l10n.t('Everything remembered about {0} will be removed for good, in every window. This cannot be undone.', name),
+      confirmLabel: l10n.t('Forget project'),
     });
     if (!ok) return;
     try {
       await this.t.request('forgetProject', { name });
       this.feed.removeProject(name);
-      this.announce(`Project ${name} forgotten`);
+      this.announce(l10n.t('Project {0} forgotten', name));
       this.projects = this.projects.filter((p) => p.name !== name);
       this.setProject(undefined);
       void this.loadProjects();
     } catch (e) {
-      this.showError(`Could not forget project ${name}: ${messageOf(e)}`);
+      this.showError(l10n.t('Could not forget project {0}: {1}', name, messageOf(e)));
     }
   }
 
@@ -782,7 +819,7 @@ export class App {
     const r = await this.t.request('saveMemory', v);
     if (!r.duplicate) this.queueHydrate(r.id);
     void this.loadProjects();
-    const msg = r.duplicate ? `Already remembered as #${r.id} in ${r.project}.` : `Saved as #${r.id} in ${r.project}.`;
+    const msg = r.duplicate ? l10n.t('Already remembered as #{0} in {1}.', r.id, r.project) : l10n.t('Saved as #{0} in {1}.', r.id, r.project);
     this.announce(msg);
     return msg;
   }
@@ -819,7 +856,7 @@ export class App {
       this.closeDetail();
       this.scheduleRender();
     }
-    if (sessionId === undefined && this.project === project) this.announce(`Project ${project} was forgotten`);
+    if (sessionId === undefined && this.project === project) this.announce(l10n.t('Project {0} was forgotten', project));
     this.scheduleRender();
   }
 
@@ -851,7 +888,7 @@ export class App {
     }
     if (added) {
       this.renderList();
-      this.announce(added === 1 ? `New observation: ${list[0].title}` : `${added} new observations`);
+      this.announce(added === 1 ? l10n.t('New observation: {0}', list[0].title) : l10n.t('{0} new observations', added));
     }
   }
 
@@ -907,7 +944,7 @@ export class App {
       search: optional(search),
       economics: list ? economics(list) : this.statusData.economics,
       economicsPartial: list ? list.length >= ECONOMICS_LIMIT : this.statusData.economicsPartial,
-      error: errors.length ? `Some figures could not be loaded: ${[...new Set(errors)].join('; ')}` : undefined,
+      error: errors.length ? l10n.t('Some figures could not be loaded: {0}', [...new Set(errors)].join('; ')) : undefined,
     };
     this.renderStatus();
   }
@@ -925,20 +962,20 @@ export class App {
   private async retryDead(): Promise<void> {
     try {
       const r = await this.t.request('retryQueue', {});
-      this.announce(`${r.retried} failed job${r.retried === 1 ? '' : 's'} queued again`);
+      this.announce(r.retried === 1 ? l10n.t('{0} failed job queued again', r.retried) : l10n.t('{0} failed jobs queued again', r.retried));
       void this.refreshStatus();
     } catch (e) {
-      this.showError(`Could not retry the failed jobs: ${messageOf(e)}`);
+      this.showError(l10n.t('Could not retry the failed jobs: {0}', messageOf(e)));
     }
   }
 
   private async resumeProvider(): Promise<void> {
     try {
       await this.t.request('resumeProvider', {});
-      this.announce('Compression provider resumed');
+      this.announce(l10n.t('Compression provider resumed'));
       void this.refreshStatus();
     } catch (e) {
-      this.showError(`Could not resume the provider: ${messageOf(e)}`);
+      this.showError(l10n.t('Could not resume the provider: {0}', messageOf(e)));
     }
   }
 
@@ -955,7 +992,7 @@ export class App {
       { class: 'notice error' },
       icon('error'),
       h('span', { class: 'grow' }, msg),
-      h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Dismiss', onclick: () => note.remove() }, icon('close')),
+      h('button', { type: 'button', class: 'icon-button', 'aria-label': l10n.t('Dismiss'), onclick: () => note.remove() }, icon('close')),
     );
     this.el.alert.append(note);
   }

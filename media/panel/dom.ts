@@ -1,6 +1,7 @@
 // A tiny element builder. Text always goes in as text (never parsed as HTML), so stored memory
 // (which may hold anything a tool saw) cannot inject markup or script.
 import { typeCodicon } from '../../common/contract/taxonomy';
+import { l10n } from './l10n';
 
 export type Child = Node | string | number | false | null | undefined | Child[];
 type Attrs = Record<string, string | number | boolean | undefined | null | ((e: Event) => void)>;
@@ -40,7 +41,7 @@ export function relativeTime(epoch: number, now = Date.now()): string {
   const s = Math.round((epoch - now) / 1000);
   const abs = Math.abs(s);
   if (!rtf) return new Date(epoch).toLocaleString();
-  if (abs < 45) return 'just now';
+  if (abs < 45) return l10n.t('just now');
   if (abs < 3600) return rtf.format(Math.round(s / 60), 'minute');
   if (abs < 86_400) return rtf.format(Math.round(s / 3600), 'hour');
   if (abs < 7 * 86_400) return rtf.format(Math.round(s / 86_400), 'day');
@@ -56,22 +57,62 @@ export function formatCount(n: number): string {
 }
 
 export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  if (n < 1024) return l10n.t('{0} B', n);
+  if (n < 1024 * 1024) return l10n.t('{0} KiB', (n / 1024).toFixed(1));
+  return l10n.t('{0} MiB', (n / 1024 / 1024).toFixed(1));
 }
 
 export function formatDuration(ms: number): string {
   const s = Math.floor(ms / 1000);
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min`;
-  if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
-  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`;
+  if (s < 60) return l10n.t('{0} s', s);
+  if (s < 3600) return l10n.t('{0} min', Math.floor(s / 60));
+  if (s < 86_400) return l10n.t('{0} h {1} min', Math.floor(s / 3600), Math.floor((s % 3600) / 60));
+  return l10n.t('{0} d {1} h', Math.floor(s / 86_400), Math.floor((s % 86_400) / 3600));
 }
 
 /** The codicon for an observation type (or a feed entry kind): common/contract/taxonomy.ts. */
 export const typeIcon = typeCodicon;
 
+/** An observation type (or a row kind) as people read it; an unknown one with its underscores as spaces. */
 export function typeLabel(type: string): string {
-  return type.replace(/_/g, ' ');
+  switch (type) {
+    case 'bugfix':
+      return l10n.t('bugfix');
+    case 'feature':
+      return l10n.t('feature');
+    case 'refactor':
+      return l10n.t('refactor');
+    case 'change':
+      return l10n.t('change');
+    case 'discovery':
+      return l10n.t('discovery');
+    case 'decision':
+      return l10n.t('decision');
+    case 'security_alert':
+      return l10n.t('security alert');
+    case 'security_note':
+      return l10n.t('security note');
+    case 'summary':
+      return l10n.t('summary');
+    case 'prompt':
+      return l10n.t('prompt');
+    case 'session':
+      return l10n.t('session');
+    default:
+      return type.replace(/_/g, ' ');
+  }
+}
+
+/** A search mode's name in the mode picker. */
+export function modeLabel(mode: string): string {
+  switch (mode) {
+    case 'hybrid':
+      return l10n.t('Hybrid');
+    case 'keyword':
+      return l10n.t('Keyword');
+    case 'semantic':
+      return l10n.t('Semantic');
+    default:
+      return mode[0].toUpperCase() + mode.slice(1);
+  }
 }

@@ -3,6 +3,7 @@
 // page cannot read, set by the worker's entry route).
 import { App } from './app';
 import { BrowserTransport } from './browserTransport';
+import { l10n } from './l10n';
 import { installStyles } from './setup';
 import type { Transport } from './transport';
 import { WebviewTransport } from './webviewTransport';
@@ -23,7 +24,7 @@ function main(): void {
     transport = new BrowserTransport(location.origin);
   }
   new App(transport, root).start().catch((e: Error) => {
-    root.textContent = `The memory panel failed to start: ${e.message}`;
+    root.textContent = l10n.t('The memory panel failed to start: {0}', e.message);
   });
 }
 

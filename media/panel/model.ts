@@ -2,6 +2,7 @@
 // does not match fails loudly), the live feed grouped by session, local filters, and token
 // economics. No DOM: unit-tested in Node.
 import type { Observation, SearchResponse, SearchRow, SessionInfo, StreamEvent, TeamLabel, TimelineItem, TimelineResponse } from '../../common/contract';
+import { l10n } from './l10n';
 
 const strOr = (v: unknown, d = ''): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : d);
 const numOr = (v: unknown, d = 0): number => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : d);
@@ -29,7 +30,7 @@ export function staleMarkOf(u: { freshness?: unknown; staleReason?: unknown }): 
 
 /** "may be stale" / "retired", for a badge. */
 export function staleLabel(m: StaleMark): string {
-  return m.status === 'stale' ? 'may be stale' : 'retired';
+  return m.status === 'stale' ? l10n.t('may be stale') : l10n.t('retired');
 }
 
 /** The stale mark of an observation. */
@@ -64,7 +65,7 @@ export interface Row {
 
 /** A search or timeline row (already checked by the contract's parser) as the list shows it. */
 export function rowOf(u: SearchRow | TimelineItem): Row {
-  const title = u.title.trim() || `${u.kind} #${u.id}`;
+  const title = u.title.trim() || l10n.t('{0} #{1}', u.kind, u.id);
   return {
     kind: u.kind,
     id: u.id,
@@ -170,14 +171,14 @@ export interface Filters {
 
 /** Sessions' platforms, as the filter offers them and the feed names them. */
 export const PLATFORM_LABELS: Record<string, string> = {
-  vscode: 'VS Code',
-  'vscode-agent': 'Copilot agent (VS Code)',
-  'claude-code': 'Claude Code',
-  'copilot-cli': 'Copilot CLI',
-  codex: 'Codex CLI',
-  'gemini-cli': 'Gemini CLI',
-  manual: 'Saved by hand',
-  import: 'Imported',
+  vscode: l10n.t('VS Code'),
+  'vscode-agent': l10n.t('Copilot agent (VS Code)'),
+  'claude-code': l10n.t('Claude Code'),
+  'copilot-cli': l10n.t('Copilot CLI'),
+  codex: l10n.t('Codex CLI'),
+  'gemini-cli': l10n.t('Gemini CLI'),
+  manual: l10n.t('Saved by hand'),
+  import: l10n.t('Imported'),
 };
 
 export function sessionLite(u: SessionInfo): SessionLite {

@@ -1,6 +1,7 @@
 // The app's transport inside a VS Code webview: every operation is a typed message to the
 // extension host, which calls the worker and answers; events arrive relayed by the host.
 import { parseHostMessage, type OpName, type OpParams, type OpResult, type PageMessage } from '../../common/contract';
+import { l10n } from './l10n';
 import { ApiError, type HostInfo, type Transport, type TransportListener } from './transport';
 
 export interface MessageSource {
@@ -62,7 +63,7 @@ export class WebviewTransport implements Transport {
     return new Promise<OpResult<K>>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new ApiError(0, 'The extension did not answer. Reload the view (Developer: Reload Webviews).'));
+        reject(new ApiError(0, l10n.t('The extension did not answer. Reload the view (Developer: Reload Webviews).')));
       }, this.timeoutMs);
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
       this.api.postMessage({ type: 'request', id, op, params });

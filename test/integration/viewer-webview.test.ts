@@ -199,3 +199,54 @@ describe('webview panel: page and host over the typed protocol', () => {
     await page.screenshot({ path: path.join(ROOT, 'test-artifacts', 'webview-panel.png') });
   });
 });
+
+describe('webview panel in another display language', () => {
+  it('shows its text from the bundle the extension passes (vscode.l10n.bundle), under the same CSP', async () => {
+    const english = JSON.parse(fs.readFileSync(path.join(ROOT, 'l10n', 'bundle.l10n.json'), 'utf8')) as Record<string, string>;
+    // A pseudo-translation of every message, and one that tries to end the data block early.
+    const pseudo: Record<string, string> = Object.fromEntries(Object.keys(english).map((m) => [m, `‹${m}›`]));
+    pseudo.Save = '</script><b>Save</b>';
+    const p = await browser.newPage({ viewport: { width: 340, height: 800 } });
+    const seen: string[] = [];
+    p.on('console', (m) => (m.type() === 'error' || m.type() === 'warning') && !/status of 404/.test(m.text()) && seen.push(`console ${m.type()}: ${m.text()}`));
+    p.on('pageerror', (e) => seen.push(`page error: ${e.message}`));
+    const client = new WorkerClient({ host: '127.0.0.1', port: w.port, dataDir: w.dataDir });
+    const host2 = new PanelHost({
+      client: () => client,
+      post: (msg) => p.evaluate((m) => window.postMessage(m, '*'), msg).catch(() => undefined),
+      openFile: async () => undefined,
+      executeCommand: async () => false,
+      showError: (m) => seen.push(`host error: ${m}`),
+      log: { warn: (m) => seen.push(`host warning: ${m}`) },
+      capabilities: { openFiles: true, pauseCapture: true },
+      project: () => 'alpha',
+    });
+    try {
+      await p.exposeFunction('__toHost', (m: unknown) => void host2.handle(m));
+      await p.addInitScript(`window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__toHost(m), getState: () => undefined, setState: () => undefined });`);
+      const script = fs.readFileSync(path.join(ROOT, 'dist', 'media', 'panel.js'));
+      await p.route(`${ORIGIN}/**`, (route) => {
+        if (new URL(route.request().url()).pathname === '/panel.js') return route.fulfill({ status: 200, contentType: 'text/javascript', body: script });
+        const nonce = crypto.randomBytes(16).toString('base64');
+        const body = renderPage({ nonce, csp: webviewCsp(ORIGIN, nonce), host: 'webview', script: { src: `${ORIGIN}/panel.js` }, l10n: pseudo, lang: 'qps-ploc' });
+        return route.fulfill({ status: 200, contentType: 'text/html', body });
+      });
+      await p.goto(`${ORIGIN}/index.html`);
+      await p.locator('vscode-tab-header.tab-memory', { hasText: '‹Memory›' }).waitFor(WAIT);
+      await p.locator('.conn[data-state="connected"]', { hasText: '‹Live›' }).waitFor(WAIT);
+      await p.locator('.list button.item', { hasText: 'Read src/live.ts' }).waitFor(WAIT);
+      assert.match((await p.locator('.list-pane .list-head').textContent()) ?? '', /^‹‹\d+ observations? in \d+ sessions?›, newest first›$/);
+      assert.equal(await p.locator('vscode-tab-header.tab-save').textContent(), '</script><b>Save</b>', 'shown as text, not markup');
+      assert.equal(await p.getAttribute('html', 'lang'), 'qps-ploc');
+      assert.equal(await p.locator('vscode-textfield.search-field').getAttribute('placeholder'), '‹Search memory›');
+      await p.locator('vscode-tab-header.tab-status').click();
+      await p.locator('section.card[aria-label="‹Compression provider›"]').waitFor(WAIT);
+      assert.deepEqual(seen, [], 'no console errors or CSP violations with a bundle');
+      fs.mkdirSync(path.join(ROOT, 'test-artifacts'), { recursive: true });
+      await p.screenshot({ path: path.join(ROOT, 'test-artifacts', 'webview-panel-pseudo.png') });
+    } finally {
+      host2.dispose();
+      await p.close();
+    }
+  });
+});

@@ -1,6 +1,7 @@
 // An in-page confirmation dialog (a modal <dialog>: focus stays inside, Escape cancels, focus
 // returns where it was). Webviews cannot use window.confirm.
 import { h } from '../dom';
+import { l10n } from '../l10n';
 
 export interface ConfirmOptions {
   title: string;
@@ -20,7 +21,7 @@ export function confirmDialog(o: ConfirmOptions): Promise<boolean> {
       before?.focus?.();
       resolve(ok);
     };
-    const cancel = h('vscode-button', { secondary: true, class: 'cancel', onclick: () => finish(false) }, 'Cancel');
+    const cancel = h('vscode-button', { secondary: true, class: 'cancel', onclick: () => finish(false) }, l10n.t('Cancel'));
     const ok = h('vscode-button', { class: 'ok', onclick: () => finish(true) }, o.confirmLabel);
     const titleId = `confirm-title-${Math.random().toString(36).slice(2)}`;
     const dialog = h(

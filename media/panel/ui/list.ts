@@ -2,6 +2,7 @@
 // with a roving tabindex: Tab enters the list once, arrows move, Enter opens, Delete deletes.
 import type { Observation } from '../../../common/contract';
 import { h, icon, relativeTime, fullTime, typeIcon, typeLabel } from '../dom';
+import { l10n } from '../l10n';
 import { observationStale, PLATFORM_LABELS, snippetParts, staleLabel, teamLabel, type FeedEntry, type Row, type SessionGroup, type StaleMark } from '../model';
 
 export interface ListCallbacks {
@@ -23,7 +24,7 @@ export function staleBadge(m: StaleMark | undefined): HTMLElement | null {
 
 function obsButton(o: Observation, opts: ListOptions, cb: ListCallbacks): HTMLElement {
   const key = `observation:${o.id}`;
-  const by = o.team ? `by ${teamLabel(o.team)}` : '';
+  const by = o.team ? l10n.t('by {0}', teamLabel(o.team)) : '';
   const sub = [by, o.subtitle || o.facts[0] || o.narrative?.split('\n')[0] || ''].filter(Boolean).join(' · ');
   return h(
     'button',
@@ -42,7 +43,7 @@ function obsButton(o: Observation, opts: ListOptions, cb: ListCallbacks): HTMLEl
     h(
       'span',
       { class: 'text' },
-      h('span', { class: 'sr-only' }, `${typeLabel(o.type)}: `),
+      h('span', { class: 'sr-only' }, l10n.t('{0}: ', typeLabel(o.type))),
       h('span', { class: 'title' }, o.title, staleBadge(observationStale(o))),
       sub ? h('span', { class: 'sub' }, (opts.showProject ? `${o.project} · ` : '') + sub) : opts.showProject ? h('span', { class: 'sub' }, o.project) : null,
     ),
@@ -58,7 +59,7 @@ function entryItem(e: FeedEntry, opts: ListOptions, cb: ListCallbacks): HTMLElem
       'li',
       { class: `item prompt${fresh}` },
       icon('comment'),
-      h('span', { class: 'text' }, h('span', { class: 'sr-only' }, `Prompt ${e.prompt.promptNumber}: `), h('span', { class: 'title' }, e.prompt.text || '(empty prompt)')),
+      h('span', { class: 'text' }, h('span', { class: 'sr-only' }, l10n.t('Prompt {0}: ', e.prompt.promptNumber)), h('span', { class: 'title' }, e.prompt.text || l10n.t('(empty prompt)'))),
       h('span', { class: 'time' }, relativeTime(e.at)),
     );
   }
@@ -66,15 +67,20 @@ function entryItem(e: FeedEntry, opts: ListOptions, cb: ListCallbacks): HTMLElem
     'li',
     { class: `item summary${fresh}` },
     icon('checklist'),
-    h('span', { class: 'text' }, h('span', { class: 'sr-only' }, 'Session summary: '), h('span', { class: 'title' }, e.summary.request ? `Summary: ${e.summary.request}` : 'Session summarised')),
+    h(
+      'span',
+      { class: 'text' },
+      h('span', { class: 'sr-only' }, l10n.t('Session summary: ')),
+      h('span', { class: 'title' }, e.summary.request ? l10n.t('Summary: {0}', e.summary.request) : l10n.t('Session summarised')),
+    ),
     h('span', { class: 'time' }, relativeTime(e.at)),
   );
 }
 
 function groupLabel(g: SessionGroup): string {
-  if (g.session?.platform === 'manual') return 'Saved by hand';
+  if (g.session?.platform === 'manual') return l10n.t('Saved by hand');
   const label = g.session ? PLATFORM_LABELS[g.session.platform] : undefined;
-  return label ? `${label} session` : `Session #${g.sessionId}`;
+  return label ? l10n.t('{0} session', label) : l10n.t('Session #{0}', g.sessionId);
 }
 
 export function renderFeed(groups: SessionGroup[], opts: ListOptions, cb: ListCallbacks): HTMLElement {
@@ -83,7 +89,8 @@ export function renderFeed(groups: SessionGroup[], opts: ListOptions, cb: ListCa
     const label = groupLabel(g);
     const headId = `g-${g.sessionId}`;
     const s = g.session;
-    const meta = [opts.showProject || !s ? g.project : '', s?.startedAt ? `started ${relativeTime(s.startedAt)}` : '', `${g.entries.length} item${g.entries.length === 1 ? '' : 's'}`].filter(Boolean).join(' · ');
+    const items = g.entries.length === 1 ? l10n.t('{0} item', g.entries.length) : l10n.t('{0} items', g.entries.length);
+    const meta = [opts.showProject || !s ? g.project : '', s?.startedAt ? l10n.t('started {0}', relativeTime(s.startedAt)) : '', items].filter(Boolean).join(' · ');
     root.append(
       h(
         'section',
@@ -93,12 +100,18 @@ export function renderFeed(groups: SessionGroup[], opts: ListOptions, cb: ListCa
           { class: 'group-head' },
           icon(s?.platform === 'manual' ? 'pinned' : 'history'),
           h('h3', { id: headId }, label),
-          s?.status === 'active' ? h('span', { class: 'badge active' }, 'active') : null,
+          s?.status === 'active' ? h('span', { class: 'badge active' }, l10n.t('active')) : null,
           h('span', { class: 'meta' }, meta),
           h('span', { class: 'spacer' }),
           h(
             'button',
-            { type: 'button', class: 'icon-button forget-session', 'aria-label': `Forget this session (${label}, ${g.project}, #${g.sessionId})`, title: 'Forget this session', onclick: () => cb.forgetSession(g) },
+            {
+              type: 'button',
+              class: 'icon-button forget-session',
+              'aria-label': l10n.t('Forget this session ({0}, {1}, #{2})', label, g.project, g.sessionId),
+              title: l10n.t('Forget this session'),
+              onclick: () => cb.forgetSession(g),
+            },
             icon('trash'),
           ),
         ),
@@ -114,13 +127,21 @@ export function renderRows(rows: Row[], opts: ListOptions, cb: ListCallbacks, la
     'ul',
     { class: 'items', 'aria-label': label },
     rows.map((r) => {
-      const sub = [opts.showProject ? r.project : '', r.team ? `by ${teamLabel(r.team)}` : '', typeLabel(r.type), r.score !== undefined ? `score ${r.score.toFixed(2)}` : '', r.readTokens !== undefined ? `~${r.readTokens} tokens` : ''].filter(Boolean).join(' · ');
+      const sub = [
+        opts.showProject ? r.project : '',
+        r.team ? l10n.t('by {0}', teamLabel(r.team)) : '',
+        typeLabel(r.type),
+        r.score !== undefined ? l10n.t('score {0}', r.score.toFixed(2)) : '',
+        r.readTokens !== undefined ? l10n.t('~{0} tokens', r.readTokens) : '',
+      ]
+        .filter(Boolean)
+        .join(' · ');
       const body = [
         icon(typeIcon(r.kind === 'observation' ? r.type : r.kind), `t-${r.type}`),
         h(
           'span',
           { class: 'text' },
-          h('span', { class: 'sr-only' }, `${r.kind === 'observation' ? typeLabel(r.type) : r.kind}: `),
+          h('span', { class: 'sr-only' }, l10n.t('{0}: ', typeLabel(r.kind === 'observation' ? r.type : r.kind))),
           h('span', { class: 'title' }, r.title, staleBadge(r.stale)),
           r.snippet ? h('span', { class: 'snippet' }, snippetParts(r.snippet).map((p) => (p.match ? h('mark', null, p.text) : p.text))) : null,
           h('span', { class: 'sub' }, sub),

@@ -1,6 +1,7 @@
 // Queue and provider status, totals, and token economics.
 import type { AgentStatusResponse, ConnectionState, HealthResponse, QueueResponse, SearchStatus, StatsResponse } from '../../../common/contract';
 import { formatBytes, formatCount, formatDuration, h, icon, type Child } from '../dom';
+import { l10n } from '../l10n';
 import type { Economics } from '../model';
 
 export interface StatusData {
@@ -25,10 +26,10 @@ export interface StatusCallbacks {
 }
 
 const CONNECTION_TEXT: Record<ConnectionState, string> = {
-  connecting: 'Connecting…',
-  connected: 'Live: changes appear as they happen',
-  disconnected: 'Connection lost; retrying',
-  'no-worker': 'No worker running',
+  connecting: l10n.t('Connecting…'),
+  connected: l10n.t('Live: changes appear as they happen'),
+  disconnected: l10n.t('Connection lost; retrying'),
+  'no-worker': l10n.t('No worker running'),
 };
 
 function card(title: string, iconName: string, ...body: Child[]): HTMLElement {
@@ -52,9 +53,9 @@ export function renderStatus(d: StatusData, cb: StatusCallbacks): HTMLElement {
     h(
       'div',
       { class: 'list-head' },
-      h('span', { class: 'grow' }, d.loading ? 'Refreshing…' : 'Worker, queue and token economics'),
+      h('span', { class: 'grow' }, d.loading ? l10n.t('Refreshing…') : l10n.t('Worker, queue and token economics')),
       h('span', { class: 'spacer' }),
-      h('button', { type: 'button', class: 'icon-button refresh-status', 'aria-label': 'Refresh status', title: 'Refresh', onclick: cb.refresh }, icon('refresh')),
+      h('button', { type: 'button', class: 'icon-button refresh-status', 'aria-label': l10n.t('Refresh status'), title: l10n.t('Refresh'), onclick: cb.refresh }, icon('refresh')),
     ),
     d.error ? h('div', { class: 'notice error', role: 'alert' }, icon('error'), h('span', { class: 'grow' }, d.error)) : null,
     storageNotice(stats),
@@ -62,111 +63,136 @@ export function renderStatus(d: StatusData, cb: StatusCallbacks): HTMLElement {
       'div',
       { class: 'cards' },
       card(
-        'Worker',
+        l10n.t('Worker'),
         'server-process',
         h(
           'dl',
           { class: 'meta-grid' },
-          row('Stream', CONNECTION_TEXT[d.connection]),
-          health ? row('Version', health.version) : [],
-          health ? row('Port', String(health.port)) : [],
-          stats ? row('Up for', formatDuration(stats.worker.uptimeMs)) : [],
-          stats ? row('Memory', formatBytes(stats.worker.rssBytes)) : [],
+          row(l10n.t('Stream'), CONNECTION_TEXT[d.connection]),
+          health ? row(l10n.t('Version'), health.version) : [],
+          health ? row(l10n.t('Port'), String(health.port)) : [],
+          stats ? row(l10n.t('Up for'), formatDuration(stats.worker.uptimeMs)) : [],
+          stats ? row(l10n.t('Memory'), formatBytes(stats.worker.rssBytes)) : [],
         ),
       ),
       card(
-        'Compression provider',
+        l10n.t('Compression provider'),
         'sparkle',
         provider.name
           ? [
               h(
                 'dl',
                 { class: 'meta-grid' },
-                row('Provider', provider.name + (provider.model ? ` (${provider.model})` : '')),
-                row('State', providerState.replace(/_/g, ' ') + (provider.pausedReason ? ` (${provider.pausedReason})` : '') + (provider.until ? ` until ${new Date(provider.until).toLocaleTimeString()}` : '')),
-                provider.fallback && providerState !== 'ready' ? row('Meanwhile', `work goes to the ${provider.fallback} compressor`) : [],
-                d.agent?.chosenBy ? row('Chosen by', d.agent.chosenBy) : [],
-                budget?.dailyTokens ? row('Today', `${formatCount(budget.usedToday ?? 0)} of ${formatCount(budget.dailyTokens)} tokens`) : [],
-                d.agent?.windows ? row('VS Code windows', `${d.agent.windows.length} lending a model`) : [],
-                provider.lastError ? row('Last error', provider.lastError) : [],
+                row(l10n.t('Provider'), provider.name + (provider.model ? ` (${provider.model})` : '')),
+                row(
+                  l10n.t('State'),
+                  providerState.replace(/_/g, ' ') +
+                    (provider.pausedReason ? ` (${provider.pausedReason})` : '') +
+                    (provider.until ? ` ${l10n.t('until {0}', new Date(provider.until).toLocaleTimeString())}` : ''),
+                ),
+                provider.fallback && providerState !== 'ready' ? row(l10n.t('Meanwhile'), l10n.t('work goes to the {0} compressor', provider.fallback)) : [],
+                d.agent?.chosenBy ? row(l10n.t('Chosen by'), d.agent.chosenBy) : [],
+                budget?.dailyTokens ? row(l10n.t('Today'), l10n.t('{0} of {1} tokens', formatCount(budget.usedToday ?? 0), formatCount(budget.dailyTokens))) : [],
+                d.agent?.windows ? row(l10n.t('VS Code windows'), l10n.t('{0} lending a model', d.agent.windows.length)) : [],
+                provider.lastError ? row(l10n.t('Last error'), provider.lastError) : [],
               ),
               providerState === 'paused' || providerState === 'backoff'
-                ? h('vscode-button', { secondary: true, class: 'resume-provider', onclick: cb.resumeProvider }, icon('debug-start'), 'Resume provider')
+                ? h('vscode-button', { secondary: true, class: 'resume-provider', onclick: cb.resumeProvider }, icon('debug-start'), l10n.t('Resume provider'))
                 : null,
             ]
-          : h('p', { class: 'muted' }, 'Unknown until the worker answers.'),
+          : h('p', { class: 'muted' }, l10n.t('Unknown until the worker answers.')),
       ),
       card(
-        'Queue',
+        l10n.t('Queue'),
         'list-ordered',
         queue
           ? [
               h('div', { class: 'big' }, formatCount(queue.pending)),
-              h('p', { class: 'muted' }, `waiting · ${queue.inFlight} in progress · ${dead.length} failed`),
+              h('p', { class: 'muted' }, l10n.t('waiting · {0} in progress · {1} failed', queue.inFlight, dead.length)),
               dead.length
                 ? h(
                     'div',
                     null,
-                    h('ul', { class: 'dead-list' }, dead.slice(0, 10).map((j) => h('li', null, `#${j.id} ${j.kind} (session ${j.sessionDbId}, ${j.attempts} attempts): ${j.lastError ?? 'no error recorded'}`))),
-                    h('vscode-button', { secondary: true, class: 'retry-dead', onclick: cb.retryDead }, icon('debug-restart'), ' Retry failed jobs'),
+                    h(
+                      'ul',
+                      { class: 'dead-list' },
+                      dead.slice(0, 10).map((j) => h('li', null, l10n.t('#{0} {1} (session {2}, {3} attempts): {4}', j.id, j.kind, j.sessionDbId, j.attempts, j.lastError ?? l10n.t('no error recorded')))),
+                    ),
+                    h('vscode-button', { secondary: true, class: 'retry-dead', onclick: cb.retryDead }, icon('debug-restart'), ` ${l10n.t('Retry failed jobs')}`),
                   )
                 : null,
             ]
-          : h('p', { class: 'muted' }, 'Unknown until the worker answers.'),
+          : h('p', { class: 'muted' }, l10n.t('Unknown until the worker answers.')),
       ),
       card(
-        'Stored',
+        l10n.t('Stored'),
         'database',
         stats
           ? h(
               'dl',
               { class: 'meta-grid' },
-              row('Observations', formatCount(stats.observations)),
-              row('Sessions', formatCount(stats.sessions)),
-              row('Prompts', formatCount(stats.prompts)),
-              row('Summaries', formatCount(stats.summaries)),
+              row(l10n.t('Observations'), formatCount(stats.observations)),
+              row(l10n.t('Sessions'), formatCount(stats.sessions)),
+              row(l10n.t('Prompts'), formatCount(stats.prompts)),
+              row(l10n.t('Summaries'), formatCount(stats.summaries)),
             )
-          : h('p', { class: 'muted' }, 'Unknown until the worker answers.'),
+          : h('p', { class: 'muted' }, l10n.t('Unknown until the worker answers.')),
       ),
       search
         ? card(
-            'Search index',
+            l10n.t('Search index'),
             'search',
             h(
               'dl',
               { class: 'meta-grid' },
-              row('Embeddings', [search.embeddings?.provider, search.embeddings?.model].filter(Boolean).join(', ') || 'off'),
-              row('State', search.embeddings?.state ?? 'unknown'),
-              row('Indexed', `${formatCount(search.indexed?.observations ?? 0)} observations, ${formatCount(search.indexed?.summaries ?? 0)} summaries`),
-              row('Waiting', formatCount(search.pending ?? 0)),
-              search.embeddings?.lastError ? row('Last error', search.embeddings.lastError) : [],
-              (search.problems ?? []).length ? row('Problems', (search.problems ?? []).join('; ')) : [],
+              row(l10n.t('Embeddings'), [search.embeddings?.provider, search.embeddings?.model].filter(Boolean).join(', ') || l10n.t('off')),
+              row(l10n.t('State'), search.embeddings?.state ?? l10n.t('unknown')),
+              row(l10n.t('Indexed'), l10n.t('{0} observations, {1} summaries', formatCount(search.indexed?.observations ?? 0), formatCount(search.indexed?.summaries ?? 0))),
+              row(l10n.t('Waiting'), formatCount(search.pending ?? 0)),
+              search.embeddings?.lastError ? row(l10n.t('Last error'), search.embeddings.lastError) : [],
+              (search.problems ?? []).length ? row(l10n.t('Problems'), (search.problems ?? []).join('; ')) : [],
             ),
           )
         : null,
       card(
-        d.project ? `Token economics: ${d.project}` : 'Token economics: all projects',
+        d.project ? l10n.t('Token economics: {0}', d.project) : l10n.t('Token economics: all projects'),
         'graph',
         e && e.observations > 0
           ? [
               h(
                 'p',
                 null,
-                `Reading ${formatCount(e.observations)} observation${e.observations === 1 ? '' : 's'}${d.economicsPartial ? ' (the most recent)' : ''} costs about `,
-                h('strong', null, `${formatCount(e.readTokens)} tokens`),
-                `; the work they record took ${formatCount(e.workTokens)}.`,
+                // {1} is the strong "N tokens".
+                around(
+                  e.observations === 1
+                    ? l10n.t('Reading {0} observation costs about {1}; the work they record took {2}.', formatCount(e.observations), MARK, formatCount(e.workTokens))
+                    : d.economicsPartial
+                      ? l10n.t('Reading {0} observations (the most recent) costs about {1}; the work they record took {2}.', formatCount(e.observations), MARK, formatCount(e.workTokens))
+                      : l10n.t('Reading {0} observations costs about {1}; the work they record took {2}.', formatCount(e.observations), MARK, formatCount(e.workTokens)),
+                  h('strong', null, l10n.t('{0} tokens', formatCount(e.readTokens))),
+                ),
               ),
               e.savedPercent === undefined
-                ? h('p', { class: 'muted' }, 'No work tokens recorded yet.')
+                ? h('p', { class: 'muted' }, l10n.t('No work tokens recorded yet.'))
                 : e.savedPercent > 0
                   ? [
-                      h('div', { class: 'meter', role: 'meter', 'aria-label': 'Tokens saved by reading memory', 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': e.savedPercent }, meterFill(e.savedPercent)),
-                      h('p', { class: 'muted' }, `${e.savedPercent}% fewer tokens than redoing the work.`),
+                      h(
+                        'div',
+                        { class: 'meter', role: 'meter', 'aria-label': l10n.t('Tokens saved by reading memory'), 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': e.savedPercent },
+                        meterFill(e.savedPercent),
+                      ),
+                      h('p', { class: 'muted' }, l10n.t('{0}% fewer tokens than redoing the work.', e.savedPercent)),
                     ]
-                  : h('p', { class: 'muted' }, 'Here memory is not smaller than the work it records (the tools saw little); the saving grows with longer sessions.'),
-              h('p', { class: 'muted' }, `Compressing them used ${formatCount(e.modelTokens)} model tokens${stats ? ` (${formatCount(stats.tokens.modelInput + stats.tokens.modelOutput)} for all memory)` : ''}.`),
+                  : h('p', { class: 'muted' }, l10n.t('Here memory is not smaller than the work it records (the tools saw little); the saving grows with longer sessions.')),
+              h(
+                'p',
+                { class: 'muted' },
+                stats
+                  ? l10n.t('Compressing them used {0} model tokens ({1} for all memory).', formatCount(e.modelTokens), formatCount(stats.tokens.modelInput + stats.tokens.modelOutput))
+                  : l10n.t('Compressing them used {0} model tokens.', formatCount(e.modelTokens)),
+              ),
             ]
-          : h('p', { class: 'muted' }, 'No observations yet, so nothing to count.'),
+          : h('p', { class: 'muted' }, l10n.t('No observations yet, so nothing to count.')),
       ),
     ),
   );
@@ -180,8 +206,17 @@ function storageNotice(stats: StatsResponse | undefined): HTMLElement | null {
     'div',
     { class: 'notice error storage-degraded', role: 'alert' },
     icon('warning'),
-    h('span', { class: 'grow' }, st.message ?? `Memory storage is ${st.state}.`),
+    h('span', { class: 'grow' }, st.message ?? l10n.t('Memory storage is {0}.', st.state)),
   );
+}
+
+/** Stands for an element inside a translated sentence (see around). */
+const MARK = '\u0000';
+
+/** A translated sentence formatted with MARK where an element goes, with the element put there. */
+function around(sentence: string, el: HTMLElement): Child[] {
+  const i = sentence.indexOf(MARK);
+  return i < 0 ? [sentence, ' ', el] : [sentence.slice(0, i), el, sentence.slice(i + MARK.length)];
 }
 
 function meterFill(pct: number): HTMLElement {
