@@ -13,6 +13,8 @@
 //        filter narrows the list to bob's record ("bob") or to alice's own ("me")
 //     4. the hub stopped: the status bar shows offline with 1 waiting (a record alice saves meanwhile);
 //        the hub started again: connected, and the record is on the hub (SQL)
+//     5. "Stop Sharing Project Memory…" unshares; "Forget Team Hub Connection" turns team memory off,
+//        and a restarted worker stays off (the string is gone from SecretStorage)
 // Alice's own records are written through her worker's HTTP API (saving a file through the UI is
 // memory-ui's step 2); everything she does to the extension goes through the UI.
 //
@@ -225,6 +227,34 @@ test('UI: Share Project Memory → connected → a teammate\'s record in the pan
         const rows = await pg.sql<{ n: number }>(`SELECT count(*)::int AS n FROM claude_mem.records WHERE project = $1 AND payload->>'title' = 'alice cache key'`, [PROJECT], DB);
         assert.equal(rows[0]?.n, 1, 'the record saved while offline is on the hub once');
         await screenshot('status-connected-again');
+      });
+
+      // ---- 5. Stop Sharing, Forget Team Hub Connection ----
+      await step('"Stop Sharing Project Memory" unshares the picked project', async () => {
+        await runCommand(page, 'Claude Mem: Stop Sharing Project Memory');
+        const row = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: PROJECT }).first();
+        await row.waitFor({ timeout: 20_000 });
+        await row.click();
+        await poll('no project shared', async () => (await team()).shares.length === 0, 20_000, 250, team);
+      });
+      await step('"Forget Team Hub Connection" removes it: the item goes, and a restarted worker stays off', async () => {
+        await runCommand(page, 'Claude Mem: Forget Team Hub Connection');
+        await notification(page, /Team hub connection removed from secret storage/);
+        await poll('team memory off', async () => (await team()).state === 'off', 20_000, 250, team);
+        await poll('the team item hidden', async () => (await teamItem(page).count()) === 0, 20_000);
+        const before = (await worker.health())?.pid;
+        await runCommand(page, 'Claude Mem: Restart Worker');
+        await poll('a new worker pid', async () => {
+          const h = await worker.health();
+          return h && h.pid !== before ? h : undefined;
+        }, 90_000);
+        // The extension hands over what SecretStorage holds as the worker connects: nothing now. An
+        // absence can only be watched for a while: 3 s after the new worker answers (a handover takes ms).
+        await poll('the new worker answering its team status', () => team(), 30_000);
+        await new Promise((r) => setTimeout(r, 3_000));
+        assert.equal((await team()).state, 'off', 'the forgotten string came back');
+        assert.equal(await teamItem(page).count(), 0);
+        await screenshot('forgotten');
       });
     },
   );
