@@ -3,11 +3,16 @@
 //     store and a keyword search there finds it, while both are connected (LISTEN/NOTIFY), p50/p95;
 //  2. the sync's cost on the hook path: the observation hook (whole `claude-mem hook` process) and
 //     ingest (POST /api/sessions/observations, concurrency 8) p99 on a worker whose project is
-//     shared and connected vs. one with team sync off, interleaved in the same run. Bar: within 1.1x.
+//     shared and connected vs. one with team sync off. One on/off pair is noisy on a shared machine
+//     (p99 of a few dozen samples is nearly the maximum), so both run in --rounds interleaved rounds
+//     (each round: a block on one side, then the other, the order alternating); the figure is the
+//     median of the per-round p99 ratios, with the pooled p99s beside it. Bar: within 1.1x.
 //
-//   npm run build && node bench/team.mjs [--records N] [--hooks N] [--ingest N]
+//   npm run build && node bench/team.mjs [--records N] [--hooks N] [--ingest N] [--rounds N]
+//   (--hooks and --ingest are per side, split over the rounds)
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { tsImport } from 'tsx/esm/api';
 import { fmt, load, pct, ROOT, startWorker, tempDir } from './lib.mjs';
@@ -17,9 +22,18 @@ const arg = (name, def) => {
   return i > 0 ? Number(process.argv[i + 1]) : def;
 };
 const RECORDS = arg('--records', 60);
-const HOOKS = arg('--hooks', 60);
+const ROUNDS = Math.max(1, arg('--rounds', 5));
+const HOOKS = arg('--hooks', 150);
 const INGEST = arg('--ingest', 2000);
-const ROUNDS = 4;
+const HOOKS_PER_ROUND = Math.max(1, Math.ceil(HOOKS / ROUNDS));
+const INGEST_PER_ROUND = Math.max(1, Math.ceil(INGEST / ROUNDS));
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const loadAvg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+const loadAtStart = loadAvg();
 
 const pgh = await tsImport('../test/helpers/postgres.ts', import.meta.url);
 const { ensureHubSchema } = await tsImport('../worker/team/hubSchema.ts', import.meta.url);
@@ -111,12 +125,17 @@ try {
     if (r.status !== 0) throw new Error(`hook exited ${r.status}: ${r.stderr}`);
     return Number(process.hrtime.bigint() - t0) / 1e6;
   };
-  const hookLat = { on: [], off: [] };
-  for (let i = 0; i < HOOKS; i++) {
-    // Alternate which side goes first, so drift in machine load hits both alike.
-    for (const side of i % 2 ? ['on', 'off'] : ['off', 'on']) hookLat[side].push(hook(side === 'on' ? on : off, i));
+  // rounds[r] = { on: [...], off: [...] } latencies of that round's blocks.
+  const hookRounds = [];
+  let hookN = 0;
+  for (let r = 0; r < ROUNDS; r++) {
+    const round = { on: [], off: [] };
+    // The side that goes first alternates, so drift in machine load hits both alike.
+    for (const side of r % 2 ? ['on', 'off'] : ['off', 'on']) {
+      for (let i = 0; i < HOOKS_PER_ROUND; i++) round[side].push(hook(side === 'on' ? on : off, hookN++));
+    }
+    hookRounds.push(round);
   }
-  const ingestLat = { on: [], off: [] };
   const post = (w, round, side) => (i) =>
     w.req('POST', '/api/sessions/observations', {
       contentSessionId: `ingest-${round}-${i % 16}`,
@@ -126,28 +145,46 @@ try {
       tool_response: `content ${side} ${round} ${i}`,
       tool_use_id: `t-${side}-${round}-${i}`,
     });
-  const per = Math.ceil(INGEST / ROUNDS);
+  const ingestRounds = [];
+  // Worker CPU per block (until 300 ms after it, so the shared worker's pushes are counted): unlike
+  // wall-clock latency, hardly moved by other processes on the machine.
+  const ingestCpu = { on: 0, off: 0 };
   for (let r = 0; r < ROUNDS; r++) {
+    const round = { on: [], off: [] };
     for (const side of r % 2 ? ['on', 'off'] : ['off', 'on']) {
       const w = side === 'on' ? on : off;
-      const res = await load(post(w, r, side), per, 8);
-      ingestLat[side].push(...res.lat);
+      const cpu0 = w.cpuMs();
+      const res = await load(post(w, r, side), INGEST_PER_ROUND, 8);
+      round[side].push(...res.lat);
       await sleep(300);
+      ingestCpu[side] += w.cpuMs() - cpu0;
     }
+    ingestRounds.push(round);
   }
   // Everything the shared worker stored reached the hub (the cost measured includes the pushes).
   await until(async () => (await on.req('GET', '/api/team/status')).body.waiting === 0, 60_000, 'outbox drained');
   const pushed = (await cluster.sql(`SELECT count(*)::int AS n FROM claude_mem.records WHERE project = 'bench-hook-p'`, [], DB))[0].n;
 
   const p = (xs, q) => fmt(pct(xs, q), 1);
-  const ratio = (k, q) => pct(k.on, q) / pct(k.off, q);
-  console.log(`team sync bench (PostgreSQL ${path.basename(path.dirname(pgh.pgBinDir()))}, local cluster; ${RECORDS} records, ${HOOKS} hooks/side, ${INGEST} ingest posts/side)`);
+  const summarize = (rounds) => {
+    const pooled = { on: rounds.flatMap((x) => x.on), off: rounds.flatMap((x) => x.off) };
+    const ratios = rounds.map((x) => pct(x.on, 99) / pct(x.off, 99));
+    return { pooled, ratios, median: median(ratios), pooledRatio: pct(pooled.on, 99) / pct(pooled.off, 99) };
+  };
+  const line = (name, s) =>
+    `${name} p99 on/off per round: ${s.ratios.map((x) => fmt(x, 2)).join(', ')}; median ${fmt(s.median, 2)}x | pooled p50 ${p(s.pooled.on, 50)} vs ${p(s.pooled.off, 50)} ms, p99 on ${p(s.pooled.on, 99)} vs off ${p(s.pooled.off, 99)} ms = ${fmt(s.pooledRatio, 2)}x`;
+  const hooks = summarize(hookRounds);
+  const ingest = summarize(ingestRounds);
+  console.log(`team sync bench (PostgreSQL ${path.basename(path.dirname(pgh.pgBinDir()))}, local cluster; ${RECORDS} records; ${ROUNDS} interleaved rounds of ${HOOKS_PER_ROUND} hooks and ${INGEST_PER_ROUND} ingest posts per side)`);
+  console.log(`load average at start ${loadAtStart}, at end ${loadAvg()} (${os.cpus().length} cores)`);
   console.log(`propagation A->B (save until searchable): p50 ${p(lat, 50)} ms, p95 ${p(lat, 95)} ms, max ${p(lat, 100)} ms`);
-  console.log(`observation hook: p50 ${p(hookLat.on, 50)} vs ${p(hookLat.off, 50)} ms; p99 sync on ${p(hookLat.on, 99)} ms vs off ${p(hookLat.off, 99)} ms = ${fmt(ratio(hookLat, 99), 2)}x`);
-  console.log(`ingest (c=8):      p50 ${p(ingestLat.on, 50)} vs ${p(ingestLat.off, 50)} ms; p99 sync on ${p(ingestLat.on, 99)} ms vs off ${p(ingestLat.off, 99)} ms = ${fmt(ratio(ingestLat, 99), 2)}x`);
+  console.log(line('observation hook:', hooks));
+  console.log(line('ingest (c=8):     ', ingest));
+  const perPost = (side) => ingestCpu[side] / (INGEST_PER_ROUND * ROUNDS);
+  console.log(`ingest worker CPU per post: on ${fmt(perPost('on'), 2)} ms vs off ${fmt(perPost('off'), 2)} ms = ${fmt(perPost('on') / perPost('off'), 2)}x`);
   console.log(`records of the shared hook project on the hub: ${pushed}`);
-  const ok = ratio(hookLat, 99) <= 1.1 && ratio(ingestLat, 99) <= 1.1;
-  console.log(`bar (p99 within 1.1x): ${ok ? 'met' : 'NOT met'}`);
+  const ok = hooks.median <= 1.1 && ingest.median <= 1.1;
+  console.log(`bar (median per-round p99 ratio within 1.1x): ${ok ? 'met' : 'NOT met'}`);
 } finally {
   for (const w of workers) await w.stop().catch(() => undefined);
   cluster.destroy();

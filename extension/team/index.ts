@@ -9,6 +9,7 @@ import { TeamStatusItem } from './status';
 
 export const TEAM_URL_SECRET = 'claudeMem.teamHubUrl';
 const POLL_MS = 15_000;
+const PUSHING_POLL_MS = 2_000;
 
 export interface Team extends vscode.Disposable {
   share(): Promise<void>;
@@ -34,6 +35,7 @@ export function registerTeam(s: Services): Team {
       last = undefined;
     }
     item.update(last);
+    schedule();
     return last;
   };
 
@@ -72,13 +74,16 @@ export function registerTeam(s: Services): Team {
       await refresh();
     })();
   });
-  // Slower while team memory is off (one cheap GET a minute notices a CLI connect).
+  // Every refresh sets the next one from what it saw: slower while team memory is off (one cheap GET a
+  // minute notices a CLI connect), soon while records are being pushed (so "Team N" does not linger).
   let disposed = false;
-  const tick = () => {
+  function schedule(): void {
     if (disposed) return;
-    timer = setTimeout(() => void refresh().finally(tick), last && last.state !== 'off' ? POLL_MS : 4 * POLL_MS);
-  };
-  tick();
+    clearTimeout(timer);
+    const ms = !last || last.state === 'off' ? 4 * POLL_MS : last.state === 'connected' && last.waiting > 0 ? PUSHING_POLL_MS : POLL_MS;
+    timer = setTimeout(() => void refresh(), ms);
+  }
+  schedule();
 
   async function share(): Promise<void> {
     let st = await refresh();

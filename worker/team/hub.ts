@@ -70,26 +70,35 @@ export class Hub {
    * copy) or already tombstoned is skipped by the hub, so a push can be repeated any number of times.
    */
   async push(records: HubRecord[], tombstones: HubTombstone[]): Promise<void> {
+    const statements: [string, string][] = [];
+    if (records.length > 0) {
+      statements.push([
+        `INSERT INTO ${S}.records (gid, seq, team_id, project, kind, origin, machine, author, origin_session, payload, created_at)
+         SELECT x.gid, 0, x.team_id, x.project, x.kind, x.origin, x.machine, current_user, x.origin_session, x.payload, x.created_at
+           FROM jsonb_to_recordset($1::jsonb) AS x(gid text, team_id text, project text, kind text, origin text, machine text, origin_session text, payload jsonb, created_at bigint)
+         ON CONFLICT (gid) DO NOTHING`,
+        JSON.stringify(records),
+      ]);
+    }
+    if (tombstones.length > 0) {
+      statements.push([
+        `INSERT INTO ${S}.tombstones (gid, seq, team_id, project, kind, deleted_by)
+         SELECT x.gid, 0, x.team_id, x.project, x.kind, current_user
+           FROM jsonb_to_recordset($1::jsonb) AS x(gid text, team_id text, project text, kind text)
+         ON CONFLICT DO NOTHING`,
+        JSON.stringify(tombstones),
+      ]);
+    }
+    // One statement is atomic by itself: the usual push (only records, or only tombstones) is one
+    // round trip instead of three (BEGIN, INSERT, COMMIT), which is most of the sync's cost per record.
+    if (statements.length === 1) {
+      await this.client.query(statements[0][0], [statements[0][1]]);
+      return;
+    }
+    if (statements.length === 0) return;
     await this.client.query('BEGIN');
     try {
-      if (records.length > 0) {
-        await this.client.query(
-          `INSERT INTO ${S}.records (gid, seq, team_id, project, kind, origin, machine, author, origin_session, payload, created_at)
-           SELECT x.gid, 0, x.team_id, x.project, x.kind, x.origin, x.machine, current_user, x.origin_session, x.payload, x.created_at
-             FROM jsonb_to_recordset($1::jsonb) AS x(gid text, team_id text, project text, kind text, origin text, machine text, origin_session text, payload jsonb, created_at bigint)
-           ON CONFLICT (gid) DO NOTHING`,
-          [JSON.stringify(records)],
-        );
-      }
-      if (tombstones.length > 0) {
-        await this.client.query(
-          `INSERT INTO ${S}.tombstones (gid, seq, team_id, project, kind, deleted_by)
-           SELECT x.gid, 0, x.team_id, x.project, x.kind, current_user
-             FROM jsonb_to_recordset($1::jsonb) AS x(gid text, team_id text, project text, kind text)
-           ON CONFLICT DO NOTHING`,
-          [JSON.stringify(tombstones)],
-        );
-      }
+      for (const [text, json] of statements) await this.client.query(text, [json]);
       await this.client.query('COMMIT');
     } catch (e) {
       await this.client.query('ROLLBACK').catch(() => undefined);
