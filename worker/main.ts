@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     },
     shutdown: (reason) => void shutdown(reason),
   };
-  const team = teamService({ store, events, log, dataDir: config.dataDir });
+  const team = teamService({ store, events, log, dataDir: config.dataDir, gap: () => processor.nextGap() });
   const app = createApp(ctx, moduleRoutes);
   const server = createAdaptorServer({ fetch: app.fetch, hostname: config.host });
 

@@ -90,8 +90,11 @@ export class Processor {
     return this.writesInFlight > 0 || performance.now() - this.lastWriteAt < QUIET_MS;
   }
 
-  /** Resolves in the next gap between requests (or after MAX_YIELD_MS), one unit per gap. */
-  private nextGap(): Promise<void> {
+  /**
+   * Resolves in the next gap between write requests (or after MAX_YIELD_MS), one caller per gap:
+   * background work (a compression unit, a team push) goes there, not in front of a hook's answer.
+   */
+  nextGap(): Promise<void> {
     this.gap = this.gap.then(async () => {
       const start = performance.now();
       while (!this.stopped && this.answeringWrites && performance.now() - start < MAX_YIELD_MS) {

@@ -37,6 +37,8 @@ export interface TeamDeps {
   log: Logger;
   dataDir: string;
   env?: NodeJS.ProcessEnv;
+  /** Resolves in a gap between write requests (Processor.nextGap): a push's local reads and writes wait for it. */
+  gap?: () => Promise<void>;
 }
 
 const PUSH_BATCH = 200;
@@ -329,6 +331,7 @@ export class TeamSync {
     for (;;) {
       const hub = this.hub;
       if (this.stopped || !hub?.alive || store.broken) return;
+      await this.deps.gap?.();
       const rows = outboxReady(store, this.clock.now(), this.pushBatch);
       if (rows.length === 0) break;
       pushed += rows.length;
@@ -350,6 +353,7 @@ export class TeamSync {
         break;
       }
       if (this.ackDelayMs > 0) await new Promise((r) => setTimeout(r, this.ackDelayMs));
+      await this.deps.gap?.();
       await store.write((tx) => ackOutbox(tx, batch.ids));
       this.lastPushAt = this.clock.now();
     }
