@@ -20,7 +20,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { before, test } from 'node:test';
-import type { Frame, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { assertToolsInstalled, ensureVsix, isAlive, poll, quickOpen, runCommand, runExtensionTests, webviewFrame, withCodeServerPage, WorkerApi, type WorkerObservation } from './harness';
 
 const skip = process.env.CLAUDE_MEM_SKIP_E2E === '1' && 'CLAUDE_MEM_SKIP_E2E=1';

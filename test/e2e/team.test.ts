@@ -26,11 +26,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { before, test } from 'node:test';
 import { Client } from 'pg';
-import type { Frame, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { ensureHubSchema } from '../../worker/team/hubSchema';
 import { addTeams, createCluster, createHub, pgBinDir, type PgCluster } from '../helpers/postgres';
 import { startWorker, type RunningWorker } from '../helpers/worker';
-import { assertToolsInstalled, ensureVsix, poll, withCodeServerPage, WorkerApi } from './harness';
+import { assertToolsInstalled, ensureVsix, poll, runCommand, webviewFrame, withCodeServerPage, WorkerApi } from './harness';
 
 const skip = (process.env.CLAUDE_MEM_SKIP_E2E === '1' && 'CLAUDE_MEM_SKIP_E2E=1') || (!pgBinDir() && 'PostgreSQL server binaries not installed (scripts/test-setup.sh)');
 let vsix = '';
@@ -284,27 +284,4 @@ async function notification(page: Page, text: RegExp): Promise<void> {
   await runCommand(page, 'Notifications: Show Notifications');
   await page.locator('.notifications-center').getByText(text).first().waitFor({ timeout: 20_000 });
   await page.keyboard.press('Escape');
-}
-
-/** Runs a command by its palette title (F1, type, pick the row whose label matches). */
-async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ timeout: 20_000 });
-  await input.fill(`>${title}`);
-  const row = page.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: title }) }).first();
-  await row.waitFor({ timeout: 20_000 });
-  await row.click();
-}
-
-/** The page inside a webview (two nested iframes); the Memory panel's page has `#app`. */
-async function webviewFrame(page: Page, marker: string): Promise<Frame> {
-  return poll(`a webview page with ${marker}`, async () => {
-    for (const f of page.frames()) {
-      if (f === page.mainFrame()) continue;
-      if (await f.locator(marker).count().catch(() => 0)) return f;
-    }
-    return undefined;
-  }, 30_000);
 }
