@@ -9,6 +9,8 @@ import { decodeReply, NetworkError, type ClientTarget, type Reply } from '../cli
 
 /** How long an unclaimed request waits before the hook takes it back (a live worker claims in ~1 ms). */
 export const CLAIM_MS = 300;
+/** Between looks for the answer: an existsSync is a few microseconds, and a hook has nothing else to do. */
+const POLL_MS = 0.2;
 
 let seq = 0;
 
@@ -73,6 +75,6 @@ export function spoolRequest<T>(dir: string, method: string, urlPath: string, bo
       }
     }
     if (waited >= timeoutMs) throw new NetworkError(`${method} ${urlPath.split('?')[0]} through the spool timed out after ${timeoutMs} ms`, 'ETIMEDOUT');
-    pause(1);
+    pause(POLL_MS);
   }
 }
