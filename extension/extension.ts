@@ -20,7 +20,7 @@ import { Exclusions } from './core/exclusions';
 import { MemoryApi } from './core/memoryApi';
 import { QueuedPoster } from './core/poster';
 import { SessionTracker, windowSessionId } from './core/session';
-import { enabledGlobs, readSettings, SECTION, workerEnv, type ExtensionSettings } from './core/settings';
+import { contextParams, enabledGlobs, readSettings, SECTION, workerEnv, type ExtensionSettings } from './core/settings';
 import { WorkerSupervisor } from './core/supervisor';
 import { Debouncer } from './core/timers';
 import { vscodeLmPort } from './lmProvider';
@@ -92,12 +92,7 @@ export function activate(context: vscode.ExtensionContext): { services: Services
   });
   const poster = new QueuedPoster(() => (supervisor.state.kind === 'connected' ? supervisor.client : undefined));
   const api = new MemoryApi(() => supervisor.client);
-  const contextCache = new ContextCache(api, () => ({
-    observations: settings.context.observations,
-    sessions: settings.context.sessions,
-    full: settings.context.full,
-    budget: settings.context.budget,
-  }));
+  const contextCache = new ContextCache(api, () => contextParams(settings.context));
 
   const session = new SessionTracker({
     sessionId: sid.id,

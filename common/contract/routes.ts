@@ -259,7 +259,7 @@ export function parseAgentCredentials(body: unknown): AgentCredentialsRequest {
 //   POST /api/observations/batch {ids}                                                          -> ObservationsBatchResponse
 //   GET  /api/search/by-file?path&project&limit&offset                                          -> FileHistoryResponse
 //   GET  /api/search/status, POST /api/search/reindex {project?, reembed?}                      -> SearchStatus
-//   GET  /api/context/inject?project&budget&observations&sessions&full&types&concepts&format=markdown|json
+//   GET  /api/context/inject?project&budget&observations&sessions&full&types&concepts&teammates=0|1&format=markdown|json
 
 export type SearchMode = 'keyword' | 'semantic' | 'hybrid';
 export type SearchKind = 'observation' | 'summary' | 'prompt';

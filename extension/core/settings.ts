@@ -99,6 +99,12 @@ export const SETTINGS: Record<string, SettingDecl> = {
   'context.sessions': { type: 'number', default: 10, minimum: 0, maximum: 100, scope: 'window', description: 'How many recent sessions the injected project context covers.' },
   'context.fullObservations': { type: 'number', default: 5, minimum: 0, maximum: 50, scope: 'window', description: 'How many of the listed observations the injected context shows in full.' },
   'context.tokenBudget': { type: 'number', default: 4000, minimum: 200, maximum: 100000, scope: 'window', description: 'Hard token budget of the injected project context.' },
+  'team.injectTeammates': {
+    type: 'boolean',
+    default: true,
+    scope: 'window',
+    markdownDescription: "Put memory pulled from teammates (projects shared through team memory) into the context this window injects. Off: only your own machines' memory is injected; teammates' stays searchable. The worker's own `team.injectTeammates` (settings.json, for hooks of other agents) can turn it off for everyone. See docs/team.md.",
+  },
   'chat.maxResults': { type: 'number', default: 10, minimum: 1, maximum: 50, scope: 'window', description: 'How many memories @memory and the search command retrieve.' },
   'chat.rerank': { type: 'boolean', default: true, scope: 'window', description: 'Let the chat model reorder the best 20 search results by relevance in @memory and search_memory (one short extra model request per search).' },
   // Read by extension/freshness (docs/freshness.md).
@@ -123,7 +129,7 @@ export interface ExtensionSettings {
   respectGitignore: boolean;
   respectFilesExclude: boolean;
   idleSummaryMs: number;
-  context: { observations: number; sessions: number; full: number; budget: number };
+  context: { observations: number; sessions: number; full: number; budget: number; teammates: boolean };
   maxResults: number;
   rerank: boolean;
 }
@@ -169,10 +175,16 @@ export function readSettings(get: Getter): ExtensionSettings {
     respectGitignore: bool('capture.respectGitignore'),
     respectFilesExclude: bool('capture.respectFilesExclude'),
     idleSummaryMs: n('session.idleSummaryMinutes') * 60_000,
-    context: { observations: n('context.observations'), sessions: n('context.sessions'), full: n('context.fullObservations'), budget: n('context.tokenBudget') },
+    context: { observations: n('context.observations'), sessions: n('context.sessions'), full: n('context.fullObservations'), budget: n('context.tokenBudget'), teammates: bool('team.injectTeammates') },
     maxResults: n('chat.maxResults'),
     rerank: bool('chat.rerank'),
   };
+}
+
+/** The query of this window's context injection (GET /api/context/inject). */
+export function contextParams(c: ExtensionSettings['context']): Record<string, number | undefined> {
+  // teammates=0 only narrows: the worker's own team.injectTeammates can still turn teammates off.
+  return { observations: c.observations, sessions: c.sessions, full: c.full, budget: c.budget, teammates: c.teammates ? undefined : 0 };
 }
 
 /**

@@ -75,6 +75,7 @@ describe('GET /api/context/inject', () => {
       [{ project: 'a', sessions: '0' }, /'sessions'/],
       [{ project: 'a', full: '51' }, /'full'/],
       [{ project: 'a', format: 'xml' }, /'format'/],
+      [{ project: 'a', teammates: 'maybe' }, /'teammates'/],
       [{ project: 'a', types: Array.from({ length: 21 }, (_, i) => `t${i}`).join(',') }, /'types'/],
     ];
     for (const [p, msg] of cases) {

@@ -181,6 +181,9 @@ describe('team memory through PostgreSQL', () => {
     const ctx = await bob.w.req('GET', '/api/context/inject?project=sum-p&format=json');
     assert.equal(ctx.body.summaries + ctx.body.observations >= 2, true, JSON.stringify(ctx.body));
     assert.match(ctx.body.markdown, /\[alice@laptop\]/);
+    // A client that turned teammates off for its own injection (claudeMem.team.injectTeammates) gets none.
+    const mine = await bob.w.req('GET', '/api/context/inject?project=sum-p&format=json&teammates=0');
+    assert.equal(mine.body.observations + mine.body.summaries, 0, mine.body.markdown);
     // With teammates' memory turned off, none of it is injected (search still has it).
     const quiet = await teammate('bob', 'devbox-quiet', { env: { CLAUDE_MEM_TEAM_INJECT: '0' } });
     await share(quiet, 'sum-p');

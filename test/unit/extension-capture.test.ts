@@ -14,7 +14,7 @@ import { IdleTimer, type IdleSummary } from '../../extension/core/idle';
 import { BoundedOutput, cleanTerminalOutput, mapEvent, redactSecrets } from '../../extension/core/observe';
 import { QueuedPoster } from '../../extension/core/poster';
 import { SessionTracker } from '../../extension/core/session';
-import { enabledGlobs, readSettings, workerEnv } from '../../extension/core/settings';
+import { contextParams, enabledGlobs, readSettings, workerEnv } from '../../extension/core/settings';
 import type { Timers } from '../../extension/core/timers';
 
 /** A manual clock: timers fire only when advanced. */
@@ -433,6 +433,13 @@ describe('settings', () => {
     assert.equal(env.CLAUDE_MEM_IDLE_SHUTDOWN_MS, String(30 * 60_000));
     assert.equal(workerEnv(readSettings(() => undefined), undefined).ANTHROPIC_API_KEY, undefined);
     assert.equal(workerEnv(readSettings(() => undefined), undefined).CLAUDE_MEM_EXTENSION_API_KEY, undefined);
+  });
+
+  it("asks for context without teammates' memory only when the window turned it off", () => {
+    assert.equal(contextParams(readSettings(() => undefined).context).teammates, undefined, 'on by default: the worker decides');
+    const off = contextParams(readSettings((k) => ({ 'team.injectTeammates': false, 'context.tokenBudget': 900 })[k]).context);
+    assert.equal(off.teammates, 0);
+    assert.equal(off.budget, 900);
   });
 });
 

@@ -23,7 +23,15 @@ export function contextOptions(settings: ContextSettings, q: Query): ContextOpti
     fullNarrativeChars: num('narrativeChars', 'fullNarrativeChars'),
     types: list(q('types') ?? q('type'), 'types') ?? settings.types,
     concepts: list(q('concepts'), 'concepts') ?? settings.concepts,
+    ...(teammatesOff(q('teammates')) ? { excludeTeammates: true } : {}),
   };
+}
+
+/** `teammates=0` leaves teammates' records out of this injection; it can only narrow what the worker's setting allows. */
+function teammatesOff(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '1' || raw === 'true') return false;
+  if (raw === '0' || raw === 'false') return true;
+  throw new BadRequest(`query 'teammates' must be 0 or 1`);
 }
 
 function list(raw: string | undefined, name: string): string[] | undefined {
