@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fingerprintToolUse } from '../../worker/cli/fingerprint';
+import { fingerprintToolUse } from '../../cli/fingerprint';
 import { checkRequest } from '../../worker/freshness/clientCheck';
 import { hitLine, observationText } from '../../extension/core/format';
 import type { ExportDocument } from '../../worker/transfer';

@@ -1,10 +1,10 @@
 // Reading git by its files (worker/freshness/gitRepo.ts) and the hook-side fingerprints
-// (worker/cli/fingerprint.ts), checked against git itself on real repositories in temp dirs.
+// (cli/fingerprint.ts), checked against git itself on real repositories in temp dirs.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { fingerprintToolUse, toolFiles } from '../../worker/cli/fingerprint';
+import { fingerprintToolUse, toolFiles } from '../../cli/fingerprint';
 import { baseBranches, blobId, findRepo, fingerprint, indexLookup, pathsByBlob, readHead, readIndex } from '../../worker/freshness/gitRepo';
 import { makeRepo } from '../helpers/gitRepo';
 

@@ -10,8 +10,8 @@ import { observeToolUse } from '../../worker/agent/local';
 import { DEFAULT_SETTINGS } from '../../worker/config';
 import { isSkippedTool } from '../../worker/privacy/filters';
 import { canonicalUse, isReadTool, patchFiles, toolFiles, toolKind } from '../../worker/agent/toolKinds';
-import { ADAPTERS, pickAdapter, platformArg, platformOfPayload } from '../../worker/cli/hooks/adapters';
-import type { HookInput, PlatformId } from '../../worker/cli/hooks/input';
+import { ADAPTERS, pickAdapter, platformArg, platformOfPayload } from '../../cli/hooks/adapters';
+import type { HookInput, PlatformId } from '../../cli/hooks/input';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const P = '/work/proj';

@@ -1,7 +1,7 @@
 // Stop (and PreCompact, as a checkpoint of the session so far): ask for a summary, with the last
 // prompt and reply (from the hook input, else from the end of the transcript). Where Stop ends the
 // session (VS Code: there is no SessionEnd) the session is completed too.
-import { cleanAndCut } from '../../../../common/privacy';
+import { cleanAndCut } from '../../../common/privacy';
 import type { HookInput, HookReply } from '../input';
 import { call, type HookEnv } from '../io';
 import { lastMessages } from '../transcript';

@@ -1,7 +1,7 @@
 // claude-mem search <query> [--project P|--all] [--limit N] [--type T] [--mode keyword|semantic|hybrid] [--json]
-import { projectFromCwd } from '../project';
+import { projectFromCwd } from '../worker/project';
 import { query, request, targetFromEnv } from './client';
-import { parseSearchResponse } from '../../common/contract';
+import { parseSearchResponse } from '../common/contract';
 import { indexLine } from './format';
 import { ensureWorker } from './startStop';
 

@@ -4,7 +4,7 @@
 // vectors are dropped first and the worker embeds every record again in the background (after
 // switching the embedding model, say). Starts a worker if none is running, like `search`, unless
 // CLAUDE_MEM_NO_AUTOSTART=1.
-import type { ReindexResponse } from '../../common/contract';
+import type { ReindexResponse } from '../common/contract';
 import { health, request, targetFromEnv } from './client';
 import { ensureWorker } from './startStop';
 

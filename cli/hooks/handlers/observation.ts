@@ -1,6 +1,6 @@
 // PostToolUse and PostToolUseFailure: queue the tool use for compression.
-import { scrubToolUse } from '../../../../common/privacy/toolUse';
-import { readSettings } from '../../../config';
+import { scrubToolUse } from '../../../common/privacy/toolUse';
+import { readSettings } from '../../../worker/config';
 import { fingerprintToolUse } from '../../fingerprint';
 import type { HookInput, HookReply } from '../input';
 import { call, type HookEnv } from '../io';

@@ -5,8 +5,8 @@
 // token (worker/identity.ts); a proof is cached in the data dir so most hooks skip that round trip.
 import { readFileSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
-import { defaultDataDir, defaultPort, isLoopbackHost } from '../config';
-import { cachedProof, checkHealthProof, newNonce, processAlive as alive, saveProof } from '../identity';
+import { defaultDataDir, defaultPort, isLoopbackHost } from '../worker/config';
+import { cachedProof, checkHealthProof, newNonce, processAlive as alive, saveProof } from '../worker/identity';
 import { openConnection, type Conn } from './transport';
 
 export interface ClientTarget {

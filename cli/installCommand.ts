@@ -1,7 +1,7 @@
 // claude-mem install|uninstall claude-code [--user|--project [dir]] [--no-mcp] [--node PATH] [--cli PATH] [--launcher]
 // claude-mem install|uninstall vscode-agent [--user|--workspace [dir]] [--node PATH] [--cli PATH] [--launcher]
 import * as path from 'node:path';
-import { defaultDataDir } from '../config';
+import { defaultDataDir } from '../worker/config';
 import {
   InstallError,
   installClaudeCode,

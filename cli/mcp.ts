@@ -4,7 +4,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
-import { OBSERVATION_TYPES } from '../../common/contract/taxonomy';
+import { OBSERVATION_TYPES } from '../common/contract/taxonomy';
 import { targetFromEnv } from './client';
 import { DESCRIPTIONS, getObservationsTool, MCP_ALIASES, saveMemoryTool, searchTool, timelineTool, type ToolDeps, type ToolText } from './mcpTools';
 

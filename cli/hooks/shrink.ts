@@ -2,7 +2,7 @@
 // only maxFieldChars of each field anyway. Long strings keep their head and tail (as the worker's
 // capText does) so the structure stays valid JSON for the compressor. The cutter strips private
 // blocks first (common/privacy/cut.ts): a block whose opening falls in the cut leaves no tail behind.
-import { cutText as capText } from '../../../common/privacy/cut';
+import { cutText as capText } from '../../common/privacy/cut';
 
 /** Caps every string inside value at maxChars; also bounds depth and array length. */
 export function shrinkDeep(value: unknown, maxChars: number, depth = 0): unknown {

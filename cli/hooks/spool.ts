@@ -3,8 +3,8 @@
 // and the caller sends it over TCP instead, so a stale lock costs a hook a moment, never the call.
 import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SPOOL_DIR, type SpoolRequest, type SpoolResponse } from '../../../common/spool';
-import { isLoopbackHost } from '../../config';
+import { SPOOL_DIR, type SpoolRequest, type SpoolResponse } from '../../common/spool';
+import { isLoopbackHost } from '../../worker/config';
 import { decodeReply, NetworkError, type ClientTarget, type Reply } from '../client';
 
 /** How long an unclaimed request waits before the hook takes it back (a live worker claims in ~1 ms). */

@@ -1,6 +1,6 @@
 // Plain-text rendering of memory rows for the terminal and the MCP tools. The rows come from the
 // contract's parsers (common/contract/replies.ts), so every field is the one the route declares.
-import type { Observation, SearchRow, TimelineItem } from '../../common/contract';
+import type { Observation, SearchRow, TimelineItem } from '../common/contract';
 
 export type Row = SearchRow | TimelineItem;
 

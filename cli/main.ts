@@ -3,7 +3,7 @@
 // the MCP server (which needs the SDK) in dist/mcp.js; both are loaded only when asked for.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { HOOK_NAMES } from '../../common/contract/hooks';
+import { HOOK_NAMES } from '../common/contract/hooks';
 
 declare const __VERSION__: string;
 

@@ -7,13 +7,13 @@
 // deleted: files recovery could not use are moved to db/damaged/, the rest stay where they are.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadConfig } from '../config';
-import { acquireLock, releaseLock } from '../lock';
-import { segmentName, syncDir } from '../store/journal';
-import { recover, type RecoveryReport } from '../store/recovery';
-import { createSchema } from '../store/schema';
-import { snapshotName, verifySnapshot, writeSnapshot } from '../store/snapshot';
-import { loadSqlJs } from '../store/sqlite';
+import { loadConfig } from '../worker/config';
+import { acquireLock, releaseLock } from '../worker/lock';
+import { segmentName, syncDir } from '../worker/store/journal';
+import { recover, type RecoveryReport } from '../worker/store/recovery';
+import { createSchema } from '../worker/store/schema';
+import { snapshotName, verifySnapshot, writeSnapshot } from '../worker/store/snapshot';
+import { loadSqlJs } from '../worker/store/sqlite';
 
 export const RECOVER_USAGE = 'usage: claude-mem recover [--accept-loss] [--json]\n';
 
