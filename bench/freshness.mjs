@@ -3,7 +3,7 @@
 // 1. Fingerprinting on the hook path: whole-process wall time of `hook claude-code observation`
 //    (the PostToolUse fixture, a Read of a file in a git repository with a commit) with and without
 //    the fingerprint call, interleaved round-robin in the same run, beside a bare `node -e 0`.
-//    While the observation handler does not call cli/fingerprint.ts yet, the "with" bundle is
+//    While the observation handler does not call common/node/freshness/fingerprint.ts yet, the "with" bundle is
 //    built here from the same sources with the call added where the lead will put it (the body of
 //    POST /api/sessions/observations gets `citations: fingerprintToolUse(input)`); once it does,
 //    the built dist/cli.js is timed with CLAUDE_MEM_FRESHNESS=0 (without) and unset (with).
@@ -177,11 +177,11 @@ if (instructions.with) console.log(`instructions per hook process (callgrind, me
 
 // ---- 2. the stale check for FILES cited files -------------------------------------------------
 const { checkFiles, repoState } = await import(path.join(tmp, 'clientCheck.cjs')).catch(async () => {
-  await esbuild.build({ entryPoints: [path.join(ROOT, 'worker/freshness/clientCheck.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: path.join(tmp, 'clientCheck.cjs'), logLevel: 'warning' });
+  await esbuild.build({ entryPoints: [path.join(ROOT, 'extension/freshness/clientCheck.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: path.join(tmp, 'clientCheck.cjs'), logLevel: 'warning' });
   return import(path.join(tmp, 'clientCheck.cjs'));
 });
 const { fingerprintToolUse } = await (async () => {
-  await esbuild.build({ entryPoints: [path.join(ROOT, 'cli/fingerprint.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: path.join(tmp, 'fingerprint.cjs'), logLevel: 'warning' });
+  await esbuild.build({ entryPoints: [path.join(ROOT, 'common/node/freshness/fingerprint.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: path.join(tmp, 'fingerprint.cjs'), logLevel: 'warning' });
   return import(path.join(tmp, 'fingerprint.cjs'));
 })();
 

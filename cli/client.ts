@@ -2,11 +2,11 @@
 // connection (./transport): `node:http` (and fetch/undici) cost a hook more to load than all its
 // other work. One request per connection, a hard total deadline, the bearer token from the data dir.
 // Before the token or any data goes out, the worker on the port proves it holds this data dir's
-// token (worker/identity.ts); a proof is cached in the data dir so most hooks skip that round trip.
+// token (common/node/identity.ts); a proof is cached in the data dir so most hooks skip that round trip.
 import { readFileSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
-import { defaultDataDir, defaultPort, isLoopbackHost } from '../worker/config';
-import { cachedProof, checkHealthProof, newNonce, processAlive as alive, saveProof } from '../worker/identity';
+import { defaultDataDir, defaultPort, isLoopbackHost } from '../common/node/config';
+import { cachedProof, checkHealthProof, newNonce, processAlive as alive, saveProof } from '../common/node/identity';
 import { openConnection, type Conn } from './transport';
 
 export interface ClientTarget {

@@ -2,7 +2,7 @@
 // returns text for the model. Progressive disclosure: search_memory (index rows) -> get_memory_timeline
 // (what happened around one) -> get_memories (full records, by id). Names as in the glossary
 // (docs/architecture.md), shared with the VS Code language-model tools.
-import { projectFromCwd } from '../worker/project';
+import { projectFromCwd } from '../common/node/project';
 import { NetworkError, query, request, type ClientTarget, type Reply } from './client';
 import { parseObservationsBatch, parseSaveMemoryResponse, parseSearchResponse, parseTimelineResponse } from '../common/contract';
 import { fullObservation, indexLine } from './format';

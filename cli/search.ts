@@ -1,5 +1,5 @@
 // claude-mem search <query> [--project P|--all] [--limit N] [--type T] [--mode keyword|semantic|hybrid] [--json]
-import { projectFromCwd } from '../worker/project';
+import { projectFromCwd } from '../common/node/project';
 import { query, request, targetFromEnv } from './client';
 import { parseSearchResponse } from '../common/contract';
 import { indexLine } from './format';

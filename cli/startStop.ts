@@ -2,7 +2,7 @@
 // node:child_process is loaded only when a worker must be started: hooks rarely need it.
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { rotateIfLarge } from '../worker/log';
+import { rotateIfLarge } from '../common/node/log';
 import { health, probe, request, targetFromEnv, type ClientTarget } from './client';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -2,9 +2,9 @@
 // (docs/team.md). The connection string is a secret: `connect` reads it from stdin (never from
 // the command line, where ps and shell history would keep it) into <dataDir>/team.url, mode 0600;
 // CLAUDE_MEM_TEAM_URL in the worker's environment works too.
-import { projectFromCwd } from '../worker/project';
-import { validUrl, writeUrlFile } from '../worker/team/connection';
-import type { TeamStatus } from '../worker/team/types';
+import { projectFromCwd } from '../common/node/project';
+import { validUrl, writeUrlFile } from '../common/node/teamConnection';
+import type { TeamStatus } from '../common/contract';
 import { request, targetFromEnv, type ClientTarget } from './client';
 import { ensureWorker } from './startStop';
 

@@ -1,8 +1,10 @@
 // The terminal commands (start, stop, status, install, uninstall, viewer, search, reindex) as their own
 // bundle, dist/cli-tools.js, so their code is never parsed on the hook path. dist/cli.js loads it.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { hooksStatusText } from './hooksStatus';
 import { runInstallCommand } from './installCommand';
-import { runRecover } from './recover';
 import { runReindex } from './reindex';
 import { runSearch } from './search';
 import { runStartStop } from './startStop';
@@ -29,10 +31,29 @@ export async function runTool(cmd: string, args: string[]): Promise<number | und
     case 'reindex':
       return runReindex(args);
     case 'recover':
-      return runRecover(args);
+      return inWorker('recover', args);
     case 'team':
       return runTeam(args);
     default:
       return undefined;
   }
+}
+
+/**
+ * Runs dist/worker.js (beside this bundle) in one of its offline modes, on this terminal, and
+ * returns its exit status. `recover` rebuilds the worker's store from its files: that is the
+ * worker's code (worker/recover.ts), so the CLI runs it there instead of bundling a copy of the store.
+ */
+function inWorker(mode: string, args: string[]): number {
+  const script = join(__dirname, 'worker.js');
+  if (!existsSync(script)) {
+    process.stderr.write(`claude-mem: ${script} is missing; rebuild with npm run build\n`);
+    return 1;
+  }
+  const r = spawnSync(process.execPath, [script, mode, ...args], { stdio: 'inherit', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+  if (r.error) {
+    process.stderr.write(`claude-mem: ${r.error.message}\n`);
+    return 1;
+  }
+  return r.status ?? 1;
 }

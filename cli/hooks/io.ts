@@ -2,7 +2,7 @@
 // Only fs, path, the spool and the net client (loaded only when used): nothing here may slow a hook's start.
 import { fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { redact } from '../../worker/log';
+import { redact } from '../../common/node/log';
 import { NetworkError, request, type ClientTarget, type Reply } from '../client';
 import { spoolFor, spoolRequest } from './spool';
 

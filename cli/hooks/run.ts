@@ -2,7 +2,7 @@
 // one internal HookInput (adapters/), run the handler (handlers/), print only the platform's JSON.
 // Never exits 2 (that would block the user's session).
 import { resolve as resolvePath } from 'node:path';
-import { defaultDataDir } from '../../worker/config';
+import { defaultDataDir } from '../../common/node/config';
 import { targetFromEnv, type ClientTarget } from '../client';
 import { pickAdapter, platformArg, ADAPTERS, type Adapter } from './adapters';
 import { DEFAULT_START_MS } from './budgets';

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SPOOL_DIR, type SpoolRequest, type SpoolResponse } from '../../common/spool';
-import { isLoopbackHost } from '../../worker/config';
+import { isLoopbackHost } from '../../common/node/config';
 import { decodeReply, NetworkError, type ClientTarget, type Reply } from '../client';
 
 /** How long an unclaimed request waits before the hook takes it back (a live worker claims in ~1 ms). */

@@ -100,7 +100,7 @@ describe('request', () => {
     await assert.rejects(request({ ...target, port: closed }, 'GET', '/json'), (e: NetworkError) => e.code === 'ECONNREFUSED');
   });
   it('uses public Node APIs only (no process.binding, no tcp_wrap) in source and bundle', () => {
-    for (const f of ['cli/transport.ts', 'cli/client.ts', 'worker/identity.ts']) assert.doesNotMatch(fs.readFileSync(path.join(ROOT, f), 'utf8'), /process\.binding|tcp_wrap/, f);
+    for (const f of ['cli/transport.ts', 'cli/client.ts', 'common/node/identity.ts']) assert.doesNotMatch(fs.readFileSync(path.join(ROOT, f), 'utf8'), /process\.binding|tcp_wrap/, f);
     for (const f of ['dist/cli-main.js', 'dist/cli-tools.js', 'dist/mcp.js']) {
       const file = path.join(ROOT, f);
       if (fs.existsSync(file)) assert.doesNotMatch(fs.readFileSync(file, 'utf8'), /tcp_wrap|stream_wrap/, f);

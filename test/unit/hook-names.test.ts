@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HOOK_NAMES } from '../../common/contract/hooks';
-import { CLAUDE_CODE_HOOKS, VSCODE_AGENT_HOOKS } from '../../cli/install';
+import { CLAUDE_CODE_HOOKS, VSCODE_AGENT_HOOKS } from '../../common/node/install';
 import { HOOK_HANDLERS } from '../../cli/hooks/run';
 
 describe('hook names', () => {

@@ -1,7 +1,7 @@
 // SessionStart (and SubagentStart, where the platform sends one): make sure a worker runs, then
 // hand the agent the project's memory as additionalContext. No worker in time: the same shape,
 // empty context.
-import { projectFromCwd } from '../../../worker/project';
+import { projectFromCwd } from '../../../common/node/project';
 import { query } from '../../client';
 import { ensureWorker } from '../../startStop';
 import { DEFAULT_START_MS } from '../budgets';

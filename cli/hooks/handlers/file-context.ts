@@ -5,8 +5,8 @@
 // has already seen.
 import { statSync, type Stats } from 'node:fs';
 import { isAbsolute, relative, resolve as resolvePath } from 'node:path';
-import { isReadTool, toolFiles } from '../../../worker/agent/toolKinds';
-import { projectFromCwd } from '../../../worker/project';
+import { isReadTool, toolFiles } from '../../../common/toolKinds';
+import { projectFromCwd } from '../../../common/node/project';
 import { query } from '../../client';
 import { claim } from '../fileContextState';
 import type { HookInput, HookReply } from '../input';

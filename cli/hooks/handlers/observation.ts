@@ -1,7 +1,7 @@
 // PostToolUse and PostToolUseFailure: queue the tool use for compression.
 import { scrubToolUse } from '../../../common/privacy/toolUse';
-import { readSettings } from '../../../worker/config';
-import { fingerprintToolUse } from '../../fingerprint';
+import { readSettings } from '../../../common/node/config';
+import { fingerprintToolUse } from '../../../common/node/freshness/fingerprint';
 import type { HookInput, HookReply } from '../input';
 import { call, type HookEnv } from '../io';
 import { boundField } from '../shrink';

@@ -8,8 +8,8 @@
 // node:crypto's start-up costs more). Files over MAX_BYTES are left out; no git process ever.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { baseBranches, blobId, findRepo, indexLookup, readHead, relativeTo, statMatches, type GitRepo } from '../worker/freshness/gitRepo';
-import type { CitationFile, CitationsPayload } from '../common/contract';
+import { baseBranches, blobId, findRepo, indexLookup, readHead, relativeTo, statMatches, type GitRepo } from './gitRepo';
+import type { CitationFile, CitationsPayload } from '../../contract';
 
 const MAX_BYTES = 8 * 1024 * 1024;
 /** A bigger index is not read on the hook path (files are hashed instead). */

@@ -12,9 +12,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { defaultDataDir } from '../worker/config';
+import { defaultDataDir } from './config';
 import { isLauncher } from './launcher';
-import { HOOK_NAMES, type HookName } from '../common/contract/hooks';
+import { HOOK_NAMES, type HookName } from '../contract/hooks';
 
 export type Scope = 'user' | 'project';
 

@@ -1,8 +1,8 @@
 // The client half of a stale check (extension, bench, tests): fingerprint the cited files of one
 // repository by its index (no file read while size and mtime match) and find where a missing file's
 // content went (a rename). Node builtins only; the worker never runs this on the user's files.
-import type { CheckFile, CitedFilesResponse, FreshnessCheckRequest } from '../protocol';
-import { baseBranches, findRepo, fingerprint, pathsByBlob, readHead, readIndex, type GitRepo } from './gitRepo';
+import type { CheckFile, CitedFilesResponse, FreshnessCheckRequest } from '../../common/contract';
+import { baseBranches, findRepo, fingerprint, pathsByBlob, readHead, readIndex, type GitRepo } from '../../common/node/freshness/gitRepo';
 
 export interface RepoState {
   repo: GitRepo | undefined;

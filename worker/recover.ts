@@ -1,4 +1,6 @@
-// claude-mem recover [--accept-loss] [--json]
+// claude-mem recover [--accept-loss] [--json], which runs `node dist/worker.js recover …` (the
+// worker's offline mode, worker/main.ts): rebuilding the store from its files is the worker's code,
+// so the CLI starts the worker bundle for it instead of carrying a copy of the store.
 // Rebuilds the database from the files in <dataDir>/db while the worker is stopped: the newest
 // snapshot that checks out and every journal record after it; or, when no snapshot is usable and
 // the early journals are gone, every surviving journal record replayed onto an empty schema.
@@ -7,13 +9,13 @@
 // deleted: files recovery could not use are moved to db/damaged/, the rest stay where they are.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadConfig } from '../worker/config';
-import { acquireLock, releaseLock } from '../worker/lock';
-import { segmentName, syncDir } from '../worker/store/journal';
-import { recover, type RecoveryReport } from '../worker/store/recovery';
-import { createSchema } from '../worker/store/schema';
-import { snapshotName, verifySnapshot, writeSnapshot } from '../worker/store/snapshot';
-import { loadSqlJs } from '../worker/store/sqlite';
+import { loadConfig } from '../common/node/config';
+import { acquireLock, releaseLock } from './lock';
+import { segmentName, syncDir } from './store/journal';
+import { recover, type RecoveryReport } from './store/recovery';
+import { createSchema } from './store/schema';
+import { snapshotName, verifySnapshot, writeSnapshot } from './store/snapshot';
+import { loadSqlJs } from './store/sqlite';
 
 export const RECOVER_USAGE = 'usage: claude-mem recover [--accept-loss] [--json]\n';
 

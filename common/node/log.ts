@@ -3,7 +3,7 @@
 // bundle copy every export of node:fs at start.
 import { closeSync, fstatSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { redactSecrets } from '../common/privacy/redact';
+import { redactSecrets } from '../privacy/redact';
 
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 
