@@ -4,7 +4,7 @@
 // (docs/architecture.md), shared with the VS Code language-model tools.
 import { projectFromCwd } from '../common/node/project';
 import { NetworkError, query, request, type ClientTarget, type Reply } from './client';
-import { parseObservationsBatch, parseSaveMemoryResponse, parseSearchResponse, parseTimelineResponse } from '../common/contract';
+import { parseObservationsBatch, parseSaveMemoryResponse, parseSearchResponse, parseTimelineResponse, type SearchParams } from '../common/contract';
 import { fullObservation, indexLine } from './format';
 import { ensureWorker } from './startStop';
 
@@ -70,18 +70,8 @@ function failure(what: string, r: Reply): ToolText {
   return { text: `${what} failed (${r.status}): ${msg}`, isError: true };
 }
 
-export interface SearchArgs {
-  query: string;
-  project?: string;
-  type?: string;
-  concepts?: string;
-  file?: string;
-  dateStart?: string;
-  dateEnd?: string;
-  limit?: number;
-  offset?: number;
-  mode?: string;
-}
+/** The search tool's arguments: the contract's GET /api/search parameters an agent may set, with `query` required (project "*" searches every project). */
+export type SearchArgs = Pick<SearchParams, 'project' | 'type' | 'concepts' | 'file' | 'dateStart' | 'dateEnd' | 'limit' | 'offset' | 'mode'> & { query: string };
 
 export async function searchTool(d: ToolDeps, a: SearchArgs): Promise<ToolText> {
   const project = projectParam(d, a.project);
