@@ -24,7 +24,7 @@ const optionalNodeEntries = [
   // The Anthropic SDK, loaded by the worker on first use only (keeps dist/worker.js small).
   ['worker/agent/sdkEntry.ts', 'anthropic-sdk'],
   // The CLI's terminal commands (start/stop/status, install, mcp, search, viewer): kept out of the hook path.
-  ['cli/tools.ts', 'cli-tools'],
+  ['cli/commands/index.ts', 'cli-tools'],
 ];
 const mediaEntries = [['media/panel/main.ts', 'media/panel']];
 

@@ -1,8 +1,8 @@
 // claude-mem viewer [--print]: opens the browser viewer (prints its URL with --print or without a
 // TTY). The URL carries a single-use code that expires in a minute, obtained with the token over an
 // authenticated POST: the long-lived token never goes on a command line, in history or in a URL.
-import { request, targetFromEnv } from './client';
-import { ensureWorker, portProblem } from './startStop';
+import { request, targetFromEnv } from '../client';
+import { ensureWorker, portProblem } from '../startStop';
 
 export async function runViewer(args: string[]): Promise<number> {
   const t = targetFromEnv();

@@ -1,6 +1,6 @@
 // `claude-mem status`: where our hooks are installed, and a word when VS Code will run them twice
 // (Claude Code's settings and a Copilot hook file both carry them: VS Code reads both).
-import { claudeCodeInstallState, vscodeAgentInstallState } from '../common/node/install';
+import { claudeCodeInstallState, vscodeAgentInstallState } from '../../common/node/install';
 
 export interface HookInstallPlace {
   label: string;

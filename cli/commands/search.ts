@@ -1,9 +1,9 @@
 // claude-mem search <query> [--project P|--all] [--limit N] [--type T] [--mode keyword|semantic|hybrid] [--json]
-import { projectFromCwd } from '../common/node/project';
-import { query, request, targetFromEnv } from './client';
-import { parseSearchResponse } from '../common/contract';
-import { indexLine } from './format';
-import { ensureWorker } from './startStop';
+import { projectFromCwd } from '../../common/node/project';
+import { query, request, targetFromEnv } from '../client';
+import { parseSearchResponse } from '../../common/contract';
+import { indexLine } from '../format';
+import { ensureWorker } from '../startStop';
 
 export async function runSearch(args: string[]): Promise<number> {
   const words: string[] = [];

@@ -2,11 +2,11 @@
 // (docs/team.md). The connection string is a secret: `connect` reads it from stdin (never from
 // the command line, where ps and shell history would keep it) into <dataDir>/team.url, mode 0600;
 // CLAUDE_MEM_TEAM_URL in the worker's environment works too.
-import { projectFromCwd } from '../common/node/project';
-import { validUrl, writeUrlFile } from '../common/node/teamConnection';
-import type { TeamStatus } from '../common/contract';
-import { request, targetFromEnv, type ClientTarget } from './client';
-import { ensureWorker } from './startStop';
+import { projectFromCwd } from '../../common/node/project';
+import { validUrl, writeUrlFile } from '../../common/node/teamConnection';
+import type { TeamStatus } from '../../common/contract';
+import { request, targetFromEnv, type ClientTarget } from '../client';
+import { ensureWorker } from '../startStop';
 
 export const TEAM_USAGE = `usage: claude-mem team <command>
   status [--json]                 the hub connection, shared projects and records waiting to be pushed

@@ -4,9 +4,9 @@
 // vectors are dropped first and the worker embeds every record again in the background (after
 // switching the embedding model, say). Starts a worker if none is running, like `search`, unless
 // CLAUDE_MEM_NO_AUTOSTART=1.
-import type { ReindexResponse } from '../common/contract';
-import { health, request, targetFromEnv } from './client';
-import { ensureWorker } from './startStop';
+import type { ReindexResponse } from '../../common/contract';
+import { health, request, targetFromEnv } from '../client';
+import { ensureWorker } from '../startStop';
 
 export const REINDEX_USAGE = 'usage: claude-mem reindex [--project P] [--reembed] [--json]\n';
 

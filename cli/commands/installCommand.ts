@@ -1,7 +1,7 @@
 // claude-mem install|uninstall claude-code [--user|--project [dir]] [--no-mcp] [--node PATH] [--cli PATH] [--launcher]
 // claude-mem install|uninstall vscode-agent [--user|--workspace [dir]] [--node PATH] [--cli PATH] [--launcher]
 import * as path from 'node:path';
-import { defaultDataDir } from '../common/node/config';
+import { defaultDataDir } from '../../common/node/config';
 import {
   InstallError,
   installClaudeCode,
@@ -11,8 +11,8 @@ import {
   type FileChange,
   type InstallOptions,
   type VscodeInstallOptions,
-} from '../common/node/install';
-import { writeLauncher } from '../common/node/launcher';
+} from '../../common/node/install';
+import { writeLauncher } from '../../common/node/launcher';
 
 const USAGE =
   'usage: claude-mem install|uninstall claude-code [--user | --project [dir]] [--no-mcp] [--node PATH] [--cli PATH] [--launcher]\n' +

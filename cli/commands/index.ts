@@ -1,4 +1,4 @@
-// The terminal commands (start, stop, status, install, uninstall, viewer, search, reindex) as their own
+// The terminal commands (start, stop, status, install, uninstall, viewer, search, reindex, recover, team) as their own
 // bundle, dist/cli-tools.js, so their code is never parsed on the hook path. dist/cli.js loads it.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { hooksStatusText } from './hooksStatus';
 import { runInstallCommand } from './installCommand';
 import { runReindex } from './reindex';
 import { runSearch } from './search';
-import { runStartStop } from './startStop';
+import { runStartStop } from '../startStop';
 import { runTeam } from './team';
 import { runViewer } from './viewer';
 
