@@ -13,9 +13,9 @@ const nodeEntries = [
   ['extension/extension.ts', 'extension'],
   ['worker/main.ts', 'worker'],
   // The hook CLI: a tiny loader (cli.js) that runs the dispatcher (cli-main.js) with a compile cache.
-  ['worker/cli/loader.ts', 'cli'],
-  ['worker/cli/main.ts', 'cli-main'],
-  ['worker/cli/mcp.ts', 'mcp'],
+  ['cli/loader.ts', 'cli'],
+  ['cli/main.ts', 'cli-main'],
+  ['cli/mcp.ts', 'mcp'],
   ['worker/store/replica.ts', 'replica'],
 ];
 // Optional entries land as their issues do; missing files are skipped.
@@ -24,7 +24,7 @@ const optionalNodeEntries = [
   // The Anthropic SDK, loaded by the worker on first use only (keeps dist/worker.js small).
   ['worker/agent/sdkEntry.ts', 'anthropic-sdk'],
   // The CLI's terminal commands (start/stop/status, install, mcp, search, viewer): kept out of the hook path.
-  ['worker/cli/tools.ts', 'cli-tools'],
+  ['cli/commands/index.ts', 'cli-tools'],
 ];
 const mediaEntries = [['media/panel/main.ts', 'media/panel']];
 

@@ -648,7 +648,7 @@ const git = (args) => {
   const r = spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : '';
 };
-env.commit = `${git(['rev-parse', '--short', 'HEAD']) || 'unknown commit'}${git(['status', '--porcelain', '--', 'worker', 'extension', 'package.json']) ? ' plus uncommitted changes' : ''}`;
+env.commit = `${git(['rev-parse', '--short', 'HEAD']) || 'unknown commit'}${git(['status', '--porcelain', '--', 'worker', 'cli', 'extension', 'package.json']) ? ' plus uncommitted changes' : ''}`;
 const rows = buildRows(R, baseline, sides.map((s) => s.name));
 for (const side of sides) {
   const res = R[side.name];

@@ -3,7 +3,7 @@
 // 1. Fingerprinting on the hook path: whole-process wall time of `hook claude-code observation`
 //    (the PostToolUse fixture, a Read of a file in a git repository with a commit) with and without
 //    the fingerprint call, interleaved round-robin in the same run, beside a bare `node -e 0`.
-//    While the observation handler does not call worker/cli/fingerprint.ts yet, the "with" bundle is
+//    While the observation handler does not call common/node/freshness/fingerprint.ts yet, the "with" bundle is
 //    built here from the same sources with the call added where the lead will put it (the body of
 //    POST /api/sessions/observations gets `citations: fingerprintToolUse(input)`); once it does,
 //    the built dist/cli.js is timed with CLAUDE_MEM_FRESHNESS=0 (without) and unset (with).
@@ -41,7 +41,7 @@ const tmp = tempDir('bench-fresh-');
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 
 // ---- the two hook bundles -------------------------------------------------------------------
-const HANDLER = path.join(ROOT, 'worker', 'cli', 'hooks', 'handlers', 'observation.ts');
+const HANDLER = path.join(ROOT, 'cli', 'hooks', 'handlers', 'observation.ts');
 const wired = fs.readFileSync(HANDLER, 'utf8').includes('fingerprintToolUse');
 
 async function buildCli(outdir, patch) {
@@ -62,8 +62,8 @@ async function buildCli(outdir, patch) {
       ]
     : [];
   const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', minify: true, legalComments: 'none', define: { __VERSION__: JSON.stringify(pkg.version) }, external: ['vscode'], logLevel: 'warning' };
-  await esbuild.build({ ...common, entryPoints: { cli: path.join(ROOT, 'worker/cli/loader.ts') }, outdir });
-  await esbuild.build({ ...common, entryPoints: { 'cli-main': path.join(ROOT, 'worker/cli/main.ts') }, outdir, plugins });
+  await esbuild.build({ ...common, entryPoints: { cli: path.join(ROOT, 'cli/loader.ts') }, outdir });
+  await esbuild.build({ ...common, entryPoints: { 'cli-main': path.join(ROOT, 'cli/main.ts') }, outdir, plugins });
   fs.writeFileSync(path.join(outdir, 'package.json'), '{ "type": "commonjs" }\n');
   return path.join(outdir, 'cli.js');
 }
@@ -177,11 +177,11 @@ if (instructions.with) console.log(`instructions per hook process (callgrind, me
 
 // ---- 2. the stale check for FILES cited files -------------------------------------------------
 const { checkFiles, repoState } = await import(path.join(tmp, 'clientCheck.cjs')).catch(async () => {
-  await esbuild.build({ entryPoints: [path.join(ROOT, 'worker/freshness/clientCheck.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: path.join(tmp, 'clientCheck.cjs'), logLevel: 'warning' });
+  await esbuild.build({ entryPoints: [path.join(ROOT, 'extension/freshness/clientCheck.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: path.join(tmp, 'clientCheck.cjs'), logLevel: 'warning' });
   return import(path.join(tmp, 'clientCheck.cjs'));
 });
 const { fingerprintToolUse } = await (async () => {
-  await esbuild.build({ entryPoints: [path.join(ROOT, 'worker/cli/fingerprint.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: path.join(tmp, 'fingerprint.cjs'), logLevel: 'warning' });
+  await esbuild.build({ entryPoints: [path.join(ROOT, 'common/node/freshness/fingerprint.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: path.join(tmp, 'fingerprint.cjs'), logLevel: 'warning' });
   return import(path.join(tmp, 'fingerprint.cjs'));
 })();
 

@@ -24,7 +24,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nullLogger } from '../worker/log.ts';
+import { nullLogger } from '../common/node/log.ts';
 import { LOCAL_MODEL_NAME } from '../worker/search/embed/protocol.ts';
 import { vectorModelId } from '../worker/search/embedText.ts';
 import { isStopWord } from '../worker/search/ftsQuery.ts';

@@ -3,8 +3,8 @@
 // the worker, reading the API key and fetching the project context all happen afterwards.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { defaultDataDir, defaultPort } from '../worker/config';
-import { projectFromCwd } from '../worker/project';
+import { defaultDataDir, defaultPort } from '../common/node/config';
+import { projectFromCwd } from '../common/node/project';
 import type { StreamEvent } from '../common/contract';
 import { registerCapture } from './capture';
 import { installAgentHooksCommand, registerAgentHooks } from './commands/agentHooks';

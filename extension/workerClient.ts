@@ -1,13 +1,13 @@
 // The extension's connection to the worker: authenticated JSON requests, fire-and-forget posts
 // (2 s timeout, never blocking the UI), and the SSE event stream with reconnection.
 // Before the token or any data goes out, the worker proves it holds this data dir's token
-// (worker/identity.ts); the proof holds while that worker's process lives.
+// (common/node/identity.ts); the proof holds while that worker's process lives.
 // Plain node:http: no vscode import, so it is unit-testable against a real worker.
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
-import { isLoopbackHost } from '../worker/config';
-import { checkHealthProof, newNonce, processAlive as alive } from '../worker/identity';
+import { isLoopbackHost } from '../common/node/config';
+import { checkHealthProof, newNonce, processAlive as alive } from '../common/node/identity';
 import type { HealthResponse, StreamEvent } from '../common/contract';
 
 /** What answers on the port is not this data dir's worker: nothing was sent to it. */

@@ -2,7 +2,7 @@
 // team sync and the SSE stream (GET /stream, common/contract/stream.ts) each subscribe; the stream
 // is one subscriber among them and decides what clients see.
 import { EventEmitter } from 'node:events';
-import type { ObservationStoredPayload, StreamPayloads, TypedStreamEvent } from './protocol';
+import type { ObservationStoredPayload, StreamPayloads, TypedStreamEvent } from '../common/contract';
 
 export interface WorkerEvents extends Omit<StreamPayloads, 'new_observation'> {
   /** One observation stored (compressed, saved by hand, pulled from the team hub, or re-verified). */

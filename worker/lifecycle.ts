@@ -1,10 +1,10 @@
 // The session lifecycle: what each hook event does to the store. Route handlers stay thin and call this.
-import type { Settings } from './config';
+import type { Settings } from '../common/node/config';
 import type { EventBus } from './events';
 import { parseCitations } from './freshness/parse';
 import { recordSeen } from './freshness/record';
 import { contentHash } from './hash';
-import { projectFromCwd } from './project';
+import { projectFromCwd } from '../common/node/project';
 import {
   asObject,
   BadRequest,
@@ -15,7 +15,7 @@ import {
   type InitResponse,
   type QueuedResponse,
   type SkippedResponse,
-} from './protocol';
+} from '../common/contract';
 import { cleanText, scrubToolUse } from '../common/privacy';
 import { cutText } from '../common/privacy/cut';
 import { fieldText, isExcludedProject, isSkippedTool } from './privacy/filters';

@@ -5,15 +5,16 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createCompressor } from './agent';
 import { ensureToken } from './auth';
-import { checkHealthProof, dropProof, newNonce } from './identity';
-import { isLoopbackHost, loadConfig } from './config';
+import { checkHealthProof, dropProof, newNonce } from '../common/node/identity';
+import { isLoopbackHost, loadConfig } from '../common/node/config';
 import { EventBus } from './events';
 import { Lifecycle } from './lifecycle';
 import { startSpool, type Spool } from './server/spool';
 import { acquireLock, releaseLock, updateLock } from './lock';
-import { createLogger } from './log';
-import type { HealthResponse } from './protocol';
+import { createLogger } from '../common/node/log';
+import type { HealthResponse } from '../common/contract';
 import { Processor } from './queue/processor';
+import { runRecover } from './recover';
 import { SearchService } from './search/service';
 import { createApp } from './server/app';
 import { moduleRoutes } from './server/routes';
@@ -208,7 +209,19 @@ async function main(): Promise<void> {
   say('  stop:     Ctrl+C, or `node dist/cli.js stop`');
 }
 
-main().catch((e: Error) => {
-  process.stderr.write(`claude-mem worker failed to start: ${e.stack ?? e.message}\n`);
-  process.exit(1);
-});
+// `node dist/worker.js recover [--accept-loss] [--json]` (what `claude-mem recover` runs): the
+// offline rebuild of the store from its files, with the worker stopped; no server.
+if (process.argv[2] === 'recover') {
+  runRecover(process.argv.slice(3)).then(
+    (code) => process.exit(code),
+    (e: Error) => {
+      process.stderr.write(`claude-mem: ${e.message}\n`);
+      process.exit(1);
+    },
+  );
+} else {
+  main().catch((e: Error) => {
+    process.stderr.write(`claude-mem worker failed to start: ${e.stack ?? e.message}\n`);
+    process.exit(1);
+  });
+}

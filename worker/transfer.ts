@@ -1,7 +1,7 @@
 // Export and import: a self-describing JSON document. Import is validated whole (a bad field stores
 // nothing), then written in chunks so other requests are answered meanwhile; it is idempotent
 // (sessions by platform + id, the rest by their natural keys), so importing twice adds nothing.
-import { BadRequest, asObject } from './protocol';
+import { BadRequest, asObject } from '../common/contract';
 import { cleanText } from '../common/privacy';
 import { insertObservation, observationContent, type ObservationRow } from './store/repos/observations';
 import { insertPrompt, type PromptRow } from './store/repos/prompts';

@@ -14,7 +14,7 @@ export interface HealthResponse {
   queueDepth: number;
   /** lastError only for a caller that sent the token. */
   provider: { name: string; state: string; lastError?: string };
-  /** With ?nonce=: HMAC-SHA256 under the token of nonce, port, data dir and pid (worker/identity.ts). */
+  /** With ?nonce=: HMAC-SHA256 under the token of nonce, port, data dir and pid (common/node/identity.ts). */
   proof?: string;
 }
 

@@ -3,8 +3,8 @@
 // ours are installed. The hook commands run <data dir>/bin/claude-mem, never this version's folder.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { claudeCodeInstallState, InstallError, installVscodeAgent, vscodeAgentInstallState } from '../../worker/cli/install';
-import { writeLauncher } from '../../worker/cli/launcher';
+import { claudeCodeInstallState, InstallError, installVscodeAgent, vscodeAgentInstallState } from '../../common/node/install';
+import { writeLauncher } from '../../common/node/launcher';
 import type { Services } from '../services';
 
 export const INSTALL_AGENT_HOOKS = 'claudeMem.installAgentHooks';

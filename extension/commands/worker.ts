@@ -1,7 +1,7 @@
 // Commands about the worker and capture: restart, pause/resume, the API key, Claude Code hooks, panel, log.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { InstallError, installClaudeCode } from '../../worker/cli/install';
+import { InstallError, installClaudeCode } from '../../common/node/install';
 import { refreshLauncher } from './agentHooks';
 import { PANEL_VIEW_ID } from '../panel';
 import type { Services } from '../services';

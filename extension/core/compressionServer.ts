@@ -1,4 +1,4 @@
-// The window side of the worker's `vscode` compression provider (protocol in worker/protocol.ts,
+// The window side of the worker's `vscode` compression provider (protocol in common/contract/,
 // "agent"): long-polls GET /api/agent/jobs, runs each model call with the window's language model
 // through an LmPort, and posts the reply or a classified error to POST /api/agent/results. When
 // the worker's provider is not `vscode` it answers at once with active=false and this loop backs

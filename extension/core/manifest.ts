@@ -213,8 +213,8 @@ export const L10N_DIR = './l10n';
 
 /**
  * The English source of the l10n bundle: the first argument of every `l10n.t(...)` call under
- * extension/ (vscode.l10n.t, and the L10n that vscode-free modules take) and media/panel/ (the
- * Memory panel's page, which gets vscode.l10n.bundle: media/panel/l10n.ts), as @vscode/l10n-dev
+ * extension/ (vscode.l10n.t, and the L10n that vscode-free modules take), common/panel/ and
+ * media/panel/ (the Memory panel's page and app, which get vscode.l10n.bundle: common/panel/l10n.ts), as @vscode/l10n-dev
  * would export it. A call whose message is not a string literal cannot be translated: listed in
  * `nonLiteral` (file:line) so a test can fail on it.
  */
@@ -226,7 +226,7 @@ export function l10nMessages(root = path.resolve(__dirname, '..', '..')): { mess
   const nonLiteral: string[] = [];
   const walk = (dir: string): string[] =>
     fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
-  for (const file of [...walk(path.join(root, 'extension')), ...walk(path.join(root, 'media', 'panel'))].sort()) {
+  for (const file of [...walk(path.join(root, 'extension')), ...walk(path.join(root, 'common', 'panel')), ...walk(path.join(root, 'media', 'panel'))].sort()) {
     const text = fs.readFileSync(file, 'utf8');
     if (!text.includes('l10n.t(')) continue;
     const src = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);

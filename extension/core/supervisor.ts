@@ -6,7 +6,7 @@ import * as childProcess from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { HealthResponse } from '../../common/contract';
-import { rotateIfLarge } from '../../worker/log';
+import { rotateIfLarge } from '../../common/node/log';
 import { WorkerClient, type WorkerTarget } from '../workerClient';
 
 export type WorkerState =

@@ -1,10 +1,10 @@
 // Citations for the extension's own captures (saves, file operations, focus): the same
-// fingerprints the hook CLI takes (worker/cli/fingerprint.ts), of the files the event names, so
+// fingerprints the hook CLI takes (common/node/freshness/fingerprint.ts), of the files the event names, so
 // memories made from editor activity can go stale too. Synchronous and small: a few stats and
 // reads per captured event.
 import type { ObservationRequest } from '../../common/contract';
-import { fingerprintToolUse } from '../../worker/cli/fingerprint';
-import { blobId } from '../../worker/freshness/gitRepo';
+import { fingerprintToolUse } from '../../common/node/freshness/fingerprint';
+import { blobId } from '../../common/node/freshness/gitRepo';
 
 type Req = Omit<ObservationRequest, 'contentSessionId' | 'platform' | 'project'>;
 

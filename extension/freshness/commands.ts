@@ -1,7 +1,7 @@
 // Open, confirm, retire and re-verify a memory, from the view, the CodeLens quick pick, or by id.
 import * as vscode from 'vscode';
 import type { MemoryFreshness } from '../../common/contract';
-import { findRepo, fingerprint } from '../../worker/freshness/gitRepo';
+import { findRepo, fingerprint } from '../../common/node/freshness/gitRepo';
 import { observationUri } from '../contentProvider';
 import { FreshnessError, type FreshnessApi } from './api';
 import type { FreshnessController } from './controller';

@@ -5,8 +5,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CheckFile, MemoryFreshness } from '../../common/contract';
-import { checkFiles } from '../../worker/freshness/clientCheck';
-import { baseBranches, blobId, findRepo, fingerprint, readHead, relativeTo, type GitRepo } from '../../worker/freshness/gitRepo';
+import { checkFiles } from './clientCheck';
+import { baseBranches, blobId, findRepo, fingerprint, readHead, relativeTo, type GitRepo } from '../../common/node/freshness/gitRepo';
 import type { BranchInfo, FreshnessApi } from './api';
 
 export interface ControllerDeps {

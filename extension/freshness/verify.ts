@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { MemoryFreshness, VerifyFile } from '../../common/contract';
 import { diffSummary } from '../core/diff';
-import { fingerprint, type GitRepo } from '../../worker/freshness/gitRepo';
+import { fingerprint, type GitRepo } from '../../common/node/freshness/gitRepo';
 
 const MAX_CONTENT = 50_000;
 

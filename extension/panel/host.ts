@@ -13,7 +13,7 @@ import {
   type ConnectionState,
   type HostMessage,
   type PageMessage,
-} from './protocol';
+} from '../../common/contract';
 
 export type PanelWorkerClient = Pick<WorkerClient, 'request' | 'subscribe'>;
 

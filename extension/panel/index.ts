@@ -4,8 +4,8 @@
 import * as crypto from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { projectFromCwd } from '../../worker/project';
-import { renderPage, webviewCsp } from '../../media/panel/page';
+import { projectFromCwd } from '../../common/node/project';
+import { renderPage, webviewCsp } from '../../common/panel/page';
 import type { WorkerClient } from '../workerClient';
 import { candidatePaths, PanelHost, type CaptureState } from './host';
 

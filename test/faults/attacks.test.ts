@@ -6,7 +6,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { after, before, it } from 'node:test';
 import { chromium } from 'playwright-core';
-import { renderPage, webviewCsp } from '../../media/panel/page';
+import { renderPage, webviewCsp } from '../../common/panel/page';
 import { startWorker, type RunningWorker } from '../helpers/worker';
 import { faultCase } from './record';
 

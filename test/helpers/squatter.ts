@@ -3,7 +3,7 @@
 // workers that do know the token (tests of the clients against canned replies).
 import * as http from 'node:http';
 import type * as net from 'node:net';
-import { dataDirIdentity, identityProof } from '../../worker/identity';
+import { dataDirIdentity, identityProof } from '../../common/node/identity';
 
 export interface Seen {
   method: string;

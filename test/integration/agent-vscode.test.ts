@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { AgentJob, AgentJobsResponse } from '../../worker/protocol';
+import type { AgentJob, AgentJobsResponse } from '../../common/contract';
 import { startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
 
 async function vscodeWorker(settings: Record<string, unknown>): Promise<RunningWorker> {

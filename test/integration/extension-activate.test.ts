@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Observation } from '../../worker/protocol';
+import type { Observation } from '../../common/contract';
 import { ROOT, tempDir, until } from '../helpers/worker';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports

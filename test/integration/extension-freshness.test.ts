@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { MemoryFreshness } from '../../worker/protocol';
+import type { MemoryFreshness } from '../../common/contract';
 import { makeRepo } from '../helpers/gitRepo';
 import { ROOT, tempDir, until } from '../helpers/worker';
 

@@ -16,7 +16,7 @@ import { SessionTracker } from '../../extension/core/session';
 import { WorkerSupervisor, type WorkerState } from '../../extension/core/supervisor';
 import { handleChat, type ChatModelPort, type ChatMsg } from '../../extension/chat/handler';
 import { TOOLS } from '../../extension/tools/index';
-import type { Observation } from '../../worker/protocol';
+import type { Observation } from '../../common/contract';
 import { startWorker, tempDir, until, WORKER_JS, type RunningWorker } from '../helpers/worker';
 
 const log = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };

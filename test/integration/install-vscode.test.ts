@@ -7,9 +7,9 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { hookInstallPlaces, bothInstalled, hooksStatusText } from '../../worker/cli/hooksStatus';
-import { InstallError, installClaudeCode, installVscodeAgent, uninstallClaudeCode, uninstallVscodeAgent, VSCODE_AGENT_HOOKS, vscodeHookFile } from '../../worker/cli/install';
-import { launcherPath, writeLauncher } from '../../worker/cli/launcher';
+import { hookInstallPlaces, bothInstalled, hooksStatusText } from '../../cli/commands/hooksStatus';
+import { InstallError, installClaudeCode, installVscodeAgent, uninstallClaudeCode, uninstallVscodeAgent, VSCODE_AGENT_HOOKS, vscodeHookFile } from '../../common/node/install';
+import { launcherPath, writeLauncher } from '../../common/node/launcher';
 import type { ExportDocument } from '../../worker/transfer';
 import { CLI_JS, ROOT, startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
 

@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { CLAUDE_CODE_HOOKS, hookCommand, installClaudeCode, uninstallClaudeCode, InstallError } from '../../worker/cli/install';
+import { CLAUDE_CODE_HOOKS, hookCommand, installClaudeCode, uninstallClaudeCode, InstallError } from '../../common/node/install';
 import { CLI_JS, tempDir } from '../helpers/worker';
 
 const CLI = fs.realpathSync(CLI_JS);

@@ -9,9 +9,9 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { PanelHost } from '../../extension/panel/host';
-import { OP_NAMES, parseHostMessage, parsePageMessage, type HostMessage } from '../../extension/panel/protocol';
+import { OP_NAMES, parseHostMessage, parsePageMessage, type HostMessage } from '../../common/contract';
 import { WorkerClient } from '../../extension/workerClient';
-import { renderPage, webviewCsp } from '../../media/panel/page';
+import { renderPage, webviewCsp } from '../../common/panel/page';
 import { ROOT, startWorker, until, type RunningWorker } from '../helpers/worker';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

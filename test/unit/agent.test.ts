@@ -11,8 +11,8 @@ import { compactToolUse, OBSERVER_SYSTEM, observerPrompt } from '../../worker/ag
 import { TYPE_NAMES } from '../../worker/agent/taxonomy';
 import { VscodeBridge } from '../../worker/agent/vscode';
 import type { ObservationJob } from '../../worker/lifecycle';
-import type { Logger } from '../../worker/log';
-import { OBSERVATION_TYPES, parseAgentResult } from '../../worker/protocol';
+import type { Logger } from '../../common/node/log';
+import { OBSERVATION_TYPES, parseAgentResult } from '../../common/contract';
 import { backoffMs } from '../../worker/queue/processor';
 import { plan, type JobMeta } from '../../worker/queue/plan';
 

@@ -1,4 +1,4 @@
-// The CLI's hand-written HTTP/1.1 client (worker/cli/client.ts) against real loopback servers.
+// The CLI's hand-written HTTP/1.1 client (cli/client.ts) against real loopback servers.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -6,7 +6,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { NetworkError, parseResponse, query, request, type ClientTarget } from '../../worker/cli/client';
+import { NetworkError, parseResponse, query, request, type ClientTarget } from '../../cli/client';
 import { proofReply } from '../helpers/squatter';
 import { ROOT } from '../helpers/worker';
 
@@ -100,7 +100,7 @@ describe('request', () => {
     await assert.rejects(request({ ...target, port: closed }, 'GET', '/json'), (e: NetworkError) => e.code === 'ECONNREFUSED');
   });
   it('uses public Node APIs only (no process.binding, no tcp_wrap) in source and bundle', () => {
-    for (const f of ['worker/cli/transport.ts', 'worker/cli/client.ts', 'worker/identity.ts']) assert.doesNotMatch(fs.readFileSync(path.join(ROOT, f), 'utf8'), /process\.binding|tcp_wrap/, f);
+    for (const f of ['cli/transport.ts', 'cli/client.ts', 'common/node/identity.ts']) assert.doesNotMatch(fs.readFileSync(path.join(ROOT, f), 'utf8'), /process\.binding|tcp_wrap/, f);
     for (const f of ['dist/cli-main.js', 'dist/cli-tools.js', 'dist/mcp.js']) {
       const file = path.join(ROOT, f);
       if (fs.existsSync(file)) assert.doesNotMatch(fs.readFileSync(file, 'utf8'), /tcp_wrap|stream_wrap/, f);

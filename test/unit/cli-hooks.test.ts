@@ -5,12 +5,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { contextText } from '../../worker/cli/hooks/handlers/context';
-import { formatFileHistory, historyRows } from '../../worker/cli/hooks/handlers/file-context';
-import { claim, forgetSession } from '../../worker/cli/hooks/fileContextState';
-import { parseHookInput } from '../../worker/cli/hooks/io';
-import { boundField, shrinkDeep } from '../../worker/cli/hooks/shrink';
-import { lastMessages } from '../../worker/cli/hooks/transcript';
+import { contextText } from '../../cli/hooks/handlers/context';
+import { formatFileHistory, historyRows } from '../../cli/hooks/handlers/file-context';
+import { claim, forgetSession } from '../../cli/hooks/fileContextState';
+import { parseHookInput } from '../../cli/hooks/io';
+import { boundField, shrinkDeep } from '../../cli/hooks/shrink';
+import { lastMessages } from '../../cli/hooks/transcript';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'cli-hooks-'));
 

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { buildContext, CLOSE, OPEN } from '../../worker/context/builder';
 import { contextOptions } from '../../worker/context/options';
 import { estimateTokens } from '../../worker/hash';
-import { nullLogger } from '../../worker/log';
+import { nullLogger } from '../../common/node/log';
 import { stripPrivate } from '../../worker/privacy/strip';
 import { DEFAULT_CONTEXT_SETTINGS, type ContextSettings } from '../../worker/search/settings';
 import { insertObservation } from '../../worker/store/repos/observations';

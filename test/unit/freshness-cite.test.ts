@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { withCitations } from '../../extension/freshness/cite';
-import { blobId } from '../../worker/freshness/gitRepo';
+import { blobId } from '../../common/node/freshness/gitRepo';
 import { makeRepo } from '../helpers/gitRepo';
 
 describe('extension citations', () => {

@@ -1,11 +1,11 @@
-// Reading git by its files (worker/freshness/gitRepo.ts) and the hook-side fingerprints
-// (worker/cli/fingerprint.ts), checked against git itself on real repositories in temp dirs.
+// Reading git by its files (common/node/freshness/gitRepo.ts) and the hook-side fingerprints
+// (common/node/freshness/fingerprint.ts), checked against git itself on real repositories in temp dirs.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { fingerprintToolUse, toolFiles } from '../../worker/cli/fingerprint';
-import { baseBranches, blobId, findRepo, fingerprint, indexLookup, pathsByBlob, readHead, readIndex } from '../../worker/freshness/gitRepo';
+import { fingerprintToolUse, toolFiles } from '../../common/node/freshness/fingerprint';
+import { baseBranches, blobId, findRepo, fingerprint, indexLookup, pathsByBlob, readHead, readIndex } from '../../common/node/freshness/gitRepo';
 import { makeRepo } from '../helpers/gitRepo';
 
 describe('gitRepo', () => {

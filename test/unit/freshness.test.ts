@@ -6,7 +6,7 @@ import { freshnessNote, hitLine } from '../../extension/core/format';
 import { lensTitle, statusText } from '../../extension/freshness/labels';
 import { parseCheck, parseCitations } from '../../worker/freshness/parse';
 import { parseVerdict, verifyPrompt } from '../../worker/freshness/verify';
-import type { MemoryFreshness } from '../../worker/protocol';
+import type { MemoryFreshness } from '../../common/contract';
 
 const blob = 'a'.repeat(40);
 const mem = (o: Partial<MemoryFreshness>): MemoryFreshness => ({ id: 1, title: 't', type: 'change', project: 'p', createdAt: '', status: 'fresh', branch: 'main', citations: [], ...o });

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { createLogger, rotateIfLarge } from '../../worker/log';
+import { createLogger, rotateIfLarge } from '../../common/node/log';
 import { VectorIndexes } from '../../worker/search/vectors/indexes';
 
 const tmp = (p: string) => fs.mkdtempSync(path.join(os.tmpdir(), p));

@@ -7,11 +7,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { observeToolUse } from '../../worker/agent/local';
-import { DEFAULT_SETTINGS } from '../../worker/config';
+import { DEFAULT_SETTINGS } from '../../common/node/config';
 import { isSkippedTool } from '../../worker/privacy/filters';
-import { canonicalUse, isReadTool, patchFiles, toolFiles, toolKind } from '../../worker/agent/toolKinds';
-import { ADAPTERS, pickAdapter, platformArg, platformOfPayload } from '../../worker/cli/hooks/adapters';
-import type { HookInput, PlatformId } from '../../worker/cli/hooks/input';
+import { canonicalUse, isReadTool, patchFiles, toolFiles, toolKind } from '../../common/toolKinds';
+import { ADAPTERS, pickAdapter, platformArg, platformOfPayload } from '../../cli/hooks/adapters';
+import type { HookInput, PlatformId } from '../../cli/hooks/input';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const P = '/work/proj';

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HOOK_NAMES } from '../../common/contract/hooks';
-import { CLAUDE_CODE_HOOKS, VSCODE_AGENT_HOOKS } from '../../worker/cli/install';
-import { HOOK_HANDLERS } from '../../worker/cli/hooks/run';
+import { CLAUDE_CODE_HOOKS, VSCODE_AGENT_HOOKS } from '../../common/node/install';
+import { HOOK_HANDLERS } from '../../cli/hooks/run';
 
 describe('hook names', () => {
   it('the handler table is the list', () => {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { observeToolUse } from '../../worker/agent/local';
-import { projectFromCwd } from '../../worker/project';
+import { projectFromCwd } from '../../common/node/project';
 import { tempDir } from '../helpers/worker';
 
 describe('local heuristic', () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { candidatePaths, PanelHost, type CaptureState, type PanelHostDeps, type PanelWorkerClient } from '../../extension/panel/host';
-import type { HostMessage } from '../../extension/panel/protocol';
+import type { HostMessage } from '../../common/contract';
 import { WorkerClient } from '../../extension/workerClient';
 import { startWorker, until, type RunningWorker } from '../helpers/worker';
 

@@ -1,9 +1,10 @@
-// The Memory panel's localisation (media/panel/l10n.ts, page.ts): the page formats like
+// The Memory panel's localisation (common/panel/l10n.ts, page.ts; media/panel/l10n.ts): the page formats like
 // vscode.l10n.t, translates with the bundle the extension passes, and stays English without one.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BUNDLE_ELEMENT_ID, format, l10n, localizer } from '../../media/panel/l10n';
-import { renderPage, webviewCsp } from '../../media/panel/page';
+import { BUNDLE_ELEMENT_ID, format, localizer } from '../../common/panel/l10n';
+import { l10n } from '../../media/panel/l10n';
+import { renderPage, webviewCsp } from '../../common/panel/page';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { l10nT } = require('../helpers/fakeVscode.cjs') as { l10nT: (m: string, ...a: unknown[]) => string };
 

@@ -2,7 +2,7 @@
 // event shapes (as lifecycle.ts, processor.ts and the routes emit them), filters, economics.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Observation, StreamEvent } from '../../extension/panel/protocol';
+import type { Observation, StreamEvent } from '../../common/contract';
 import { ContractError, parseObservation, parseObservationList, parseSearchResponse, parseTimelineResponse } from '../../common/contract';
 import { economics, FeedState, filtersActive, matchesObservation, readTokens, searchRows, sessionLite, timelineRows } from '../../media/panel/model';
 

@@ -2,8 +2,8 @@
 // transport), message validation on both sides, and the page shell.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { errorText, httpFor, OP_NAMES, parseHostMessage, parsePageMessage, ProtocolError, type OpName } from '../../extension/panel/protocol';
-import { inlineScript, renderPage, viewerCsp, viewerCspHeader, webviewCsp } from '../../media/panel/page';
+import { errorText, httpFor, OP_NAMES, parseHostMessage, parsePageMessage, ProtocolError, type OpName } from '../../common/contract';
+import { inlineScript, renderPage, viewerCsp, viewerCspHeader, webviewCsp } from '../../common/panel/page';
 
 describe('httpFor', () => {
   const cases: [OpName, unknown, { method: string; path: string; body?: unknown }][] = [

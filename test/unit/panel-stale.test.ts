@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ContractError, parseObservation } from '../../common/contract';
-import { STREAM_EVENTS } from '../../extension/panel/protocol';
+import { STREAM_EVENTS } from '../../common/contract';
 import { observationStale, rowOf, staleLabel, staleMarkOf } from '../../media/panel/model';
 
 const record = (freshness?: unknown) => ({

@@ -2,7 +2,7 @@
 // posted as MessageEvents the way a webview receives them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { HostMessage, PageMessage, StreamEvent } from '../../extension/panel/protocol';
+import type { HostMessage, PageMessage, StreamEvent } from '../../common/contract';
 import { ApiError, type TransportListener } from '../../media/panel/transport';
 import { WebviewTransport } from '../../media/panel/webviewTransport';
 

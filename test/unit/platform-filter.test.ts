@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FeedState, filtersActive, PLATFORM_LABELS } from '../../media/panel/model';
-import type { Observation } from '../../extension/panel/protocol';
+import type { Observation } from '../../common/contract';
 
 const obs = (id: number, sessionId: number): Observation => ({
   id,

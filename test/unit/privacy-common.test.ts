@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { cutText, isSecretName, isSecretPath, redactDeep, redactSecrets, REDACTED, scrubToolUse, stripDeep, stripPrivate } from '../../common/privacy';
-import { boundField } from '../../worker/cli/hooks/shrink';
+import { boundField } from '../../cli/hooks/shrink';
 
 describe('private tags: nesting and blocks split across fields', () => {
   const cases: [string, string][] = [

@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { LocalCompressor } from '../../worker/agent/compressor';
-import { DEFAULT_SETTINGS } from '../../worker/config';
+import { DEFAULT_SETTINGS } from '../../common/node/config';
 import { EventBus } from '../../worker/events';
 import { Lifecycle } from '../../worker/lifecycle';
-import { nullLogger } from '../../worker/log';
+import { nullLogger } from '../../common/node/log';
 import { Processor } from '../../worker/queue/processor';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';

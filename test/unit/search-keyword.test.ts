@@ -4,8 +4,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { nullLogger } from '../../worker/log';
-import type { SearchMode } from '../../worker/protocol';
+import { nullLogger } from '../../common/node/log';
+import type { SearchMode } from '../../common/contract';
 import { bm25, idf, registerSearchFunctions } from '../../worker/search/bm25';
 import { parseFtsQuery } from '../../worker/search/ftsQuery';
 import { parseSearchRequest, type SearchFilters } from '../../worker/search/params';

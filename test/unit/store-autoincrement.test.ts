@@ -2,7 +2,7 @@
 // keeps every row, id, index, trigger and full-text entry of a database made by schema 3.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { nullLogger } from '../../worker/log';
+import { nullLogger } from '../../common/node/log';
 import { currentVersion, migrate, SCHEMA_VERSION } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
 import { tempDir } from '../helpers/worker';

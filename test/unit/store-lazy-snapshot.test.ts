@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { nullLogger } from '../../worker/log';
+import { nullLogger } from '../../common/node/log';
 import { CHUNK, LazyFileBytes } from '../../worker/store/lazyFile';
 import { listSnapshots, openSnapshot, readSnapshot, snapshotName, writeSnapshot } from '../../worker/store/snapshot';
 import { Store } from '../../worker/store/store';

@@ -103,7 +103,7 @@ describe('PagedBytes under sql.js', () => {
 describe('Store with pageCacheBytes (opt-in)', () => {
   it('reopens through the page cache, takes writes, snapshots and reopens with every write', async () => {
     const { Store } = await import('../../worker/store/store');
-    const { nullLogger } = await import('../../worker/log');
+    const { nullLogger } = await import('../../common/node/log');
     const dir = path.join(tempDir('paged-store-'), 'db');
     const open = () => Store.open({ dir, log: nullLogger, snapshotJournalBytes: 1 << 40, replicaScript: null, pageCacheBytes: 4 << 20 });
     let store = await open();

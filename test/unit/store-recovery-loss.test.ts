@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { nullLogger } from '../../worker/log';
+import { nullLogger } from '../../common/node/log';
 import { listSegments, segmentName } from '../../worker/store/journal';
 import { Store } from '../../worker/store/store';
 import { tempDir } from '../helpers/worker';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { nullLogger } from '../../worker/log';
+import { nullLogger } from '../../common/node/log';
 import { frame, listSegments, readSegment, segmentName } from '../../worker/store/journal';
 import { listSnapshots, snapshotName } from '../../worker/store/snapshot';
 import { Store } from '../../worker/store/store';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Logger } from '../../worker/log';
+import type { Logger } from '../../common/node/log';
 import { VectorIndexes } from '../../worker/search/vectors/indexes';
 import { projectFolder, projectFolderName } from '../../worker/search/vectors/projectDir';
 import type { VectorItem, VectorKind } from '../../worker/search/vectors/types';

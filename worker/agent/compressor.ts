@@ -1,7 +1,7 @@
 // What the queue needs from a compression provider. The local heuristic implements it here;
 // model-backed providers (Anthropic, VS Code LM) implement the same shape in modelCompressor.ts.
 import type { ObservationJob } from '../lifecycle';
-import type { ProviderStatus } from '../protocol';
+import type { ProviderStatus } from '../../common/contract';
 import type { ObservationDraft } from '../store/repos/observations';
 import type { SummaryDraft } from '../store/repos/summaries';
 import { observeToolUse, summarizeLocally } from './local';

@@ -1,7 +1,7 @@
 // Which files a tool use read or modified, from the tool's own input (edit/write inputs, saved
 // paths), never from a model's word. Model-reported files are kept only when evidence confirms them.
 import * as path from 'node:path';
-import { toolFiles, toolKind } from './toolKinds';
+import { toolFiles, toolKind } from '../../common/toolKinds';
 
 export interface ToolEvidence {
   read: string[];

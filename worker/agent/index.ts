@@ -7,10 +7,10 @@
 //   then local, the heuristic that is always there.
 // While the chosen model cannot take work (paused, budget spent, no key, no window for too long)
 // the work goes to local; data never goes to a provider the user did not choose.
-import type { Settings, WorkerConfig } from '../config';
+import type { Settings, WorkerConfig } from '../../common/node/config';
 import type { EventBus } from '../events';
-import type { Logger } from '../log';
-import type { AgentStatusResponse, ProviderName, ProviderStatus } from '../protocol';
+import type { Logger } from '../../common/node/log';
+import type { AgentStatusResponse, ProviderName, ProviderStatus } from '../../common/contract';
 import type { Store } from '../store/store';
 import { AnthropicBackend, DEFAULT_MODEL } from './anthropic';
 import { TokenBudget } from './budget';

@@ -3,7 +3,7 @@
 import * as path from 'node:path';
 import type { ObservationDraft } from '../store/repos/observations';
 import type { SummaryDraft } from '../store/repos/summaries';
-import { canonicalUse, toolFiles, toolKind } from './toolKinds';
+import { canonicalUse, toolFiles, toolKind } from '../../common/toolKinds';
 
 export interface ToolUse {
   toolName: string;

@@ -4,8 +4,8 @@
 // `vscode` batch waits up to vscodeWaitMs for a window before going local; a cooling-down provider
 // (after 429/5xx/network) makes batches wait. Work never goes to a model the user did not choose.
 import { estimateTokens } from '../hash';
-import type { Logger } from '../log';
-import type { ProviderStatus } from '../protocol';
+import type { Logger } from '../../common/node/log';
+import type { ProviderStatus } from '../../common/contract';
 import { searchPhrasesFact } from '../search/expansion';
 import type { ObservationDraft } from '../store/repos/observations';
 import type { SummaryDraft } from '../store/repos/summaries';

@@ -4,7 +4,7 @@
 // crash or a vanished window costs one call, never a job.
 import { randomUUID } from 'node:crypto';
 import { estimateTokens } from '../hash';
-import { AGENT_WINDOW_GRACE_MS, type AgentJob, type AgentResultRequest, type AgentWindowInfo } from '../protocol';
+import { AGENT_WINDOW_GRACE_MS, type AgentJob, type AgentResultRequest, type AgentWindowInfo } from '../../common/contract';
 import { NotNow, ProviderError, type ModelBackend, type ModelReply, type ModelRequest, type Unavailable } from './model';
 
 interface Call {

@@ -1,7 +1,7 @@
 // Options of one context injection: settings.json's "context" object, overridden per request by
 // query parameters (budget, observations, sessions, full, types, concepts). Out-of-range numbers
 // in a request are a 400; in settings they are clamped (see search/settings.ts).
-import { BadRequest, intParam } from '../protocol';
+import { BadRequest, intParam } from '../../common/contract';
 import { CONTEXT_BOUNDS, type ContextSettings } from '../search/settings';
 
 /** excludeTeammates: leave out records pulled from teammates (team.injectTeammates false, docs/team.md). */

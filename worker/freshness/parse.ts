@@ -1,6 +1,6 @@
 // Validation of the freshness wire inputs (citations on an observation, check reports, verify
 // requests). Bounded everywhere: a client can send many files, never unbounded text.
-import { asObject, BadRequest, reqId, type CheckFile, type CitationFile, type CitationsPayload, type FreshnessCheckRequest, type VerifyFile } from '../protocol';
+import { asObject, BadRequest, reqId, type CheckFile, type CitationFile, type CitationsPayload, type FreshnessCheckRequest, type VerifyFile } from '../../common/contract';
 
 const MAX_FILES = 200;
 const MAX_CHECK_FILES = 20_000;

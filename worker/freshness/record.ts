@@ -2,7 +2,7 @@
 // by a trigger when the tool use's observations are stored), stale checks against reported
 // fingerprints, and a person's or the model's decision (confirm, retire). All inside Store.write:
 // deterministic statements, `now` passed in.
-import type { CheckFile, CitationFile, CitationsPayload, FreshnessCheckRequest, FreshnessCheckResponse } from '../protocol';
+import type { CheckFile, CitationFile, CitationsPayload, FreshnessCheckRequest, FreshnessCheckResponse } from '../../common/contract';
 import type { Store, WriteTx } from '../store/store';
 
 type Reader = Pick<Store, 'all' | 'get'>;

@@ -1,6 +1,6 @@
 // Freshness on search rows: the stale or retired mark with what changed, and the branch a memory
 // is from; with preferBranch, rows of other branches move after the rest of the page (stable).
-import type { Observation, SearchRow, TimelineItem } from '../protocol';
+import type { Observation, SearchRow, TimelineItem } from '../../common/contract';
 import type { Store } from '../store/store';
 import type { FreshnessSettings } from './settings';
 import { freshnessOf, type BranchView } from './state';

@@ -1,6 +1,6 @@
 // Reading freshness: each memory's status (fresh, stale, confirmed, retired, aged out), what changed,
 // and its branch relative to the branch a client is on. One statement per table for a list of ids.
-import type { CitationInfo, FreshnessStatus, MemoryFreshness } from '../protocol';
+import type { CitationInfo, FreshnessStatus, MemoryFreshness } from '../../common/contract';
 import type { Store } from '../store/store';
 import type { FreshnessSettings } from './settings';
 

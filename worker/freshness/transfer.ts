@@ -1,7 +1,7 @@
 // Freshness in export and import: an observation's citations (with their stale state) and its
 // confirmed/retired state, and a session's branch. Optional fields of the export document (a
 // document without them imports as before; an older importer ignores them), so the version stays 1.
-import { BadRequest, asObject } from '../protocol';
+import { BadRequest, asObject } from '../../common/contract';
 import type { Store, WriteTx } from '../store/store';
 
 type Reader = Pick<Store, 'all' | 'get'>;

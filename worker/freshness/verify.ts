@@ -2,7 +2,7 @@
 // answers still-true, changed (with the corrected memory) or wrong. The client sends the lines: the
 // worker never reads the user's files.
 import type { ModelReply, ModelRequest } from '../agent/model';
-import type { VerifyFile } from '../protocol';
+import type { VerifyFile } from '../../common/contract';
 
 export const VERIFY_SYSTEM = `You check whether a stored memory about a codebase still holds after the files it cites changed.
 You get the memory and, per file, the changed lines (a unified diff) or the current content.

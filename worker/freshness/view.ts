@@ -1,6 +1,6 @@
 // What routes need from freshness for one worker: its settings (read once) and the branch view of a
 // request (query `branch` and `bases`, else the branch the project was last worked on).
-import { BadRequest } from '../protocol';
+import { BadRequest } from '../../common/contract';
 import type { Store } from '../store/store';
 import { readFreshnessSettings, type FreshnessSettings } from './settings';
 import { lastBranch, type BranchView } from './state';

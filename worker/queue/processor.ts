@@ -5,7 +5,7 @@
 // NotNow (no window yet, provider cooling down) waits in memory without counting an attempt.
 import type { EventBus } from '../events';
 import type { ObservationJob, SummaryJob } from '../lifecycle';
-import type { Logger } from '../log';
+import type { Logger } from '../../common/node/log';
 import { contentHash, estimateTokens } from '../hash';
 import type { Compressor, QueuePolicy } from '../agent/compressor';
 import { shares } from '../agent/modelCompressor';

@@ -4,7 +4,7 @@
 // index narrows the candidates (rows holding the file name's tokens as a phrase) before the
 // exact comparison in JS.
 import * as path from 'node:path';
-import { BadRequest, type FileHistoryItem, type FileHistoryResponse } from '../protocol';
+import { BadRequest, type FileHistoryItem, type FileHistoryResponse } from '../../common/contract';
 import type { Store } from '../store/store';
 import { tokenize } from './ftsQuery';
 import { KINDS, parseList, toTimelineItem, type RecordInfo } from './records';

@@ -13,7 +13,7 @@
 // The recency term gives a brand-new record recencyWeight (0.15) of a first rank in one list,
 // halving every 30 days: enough to order near-ties, never to lift a poor match.
 // Measured on test/fixtures/search (52 questions), see docs/search.md.
-import type { SearchKind } from '../protocol';
+import type { SearchKind } from '../../common/contract';
 
 export interface FusionInput {
   kind: SearchKind;

@@ -6,7 +6,7 @@
 // Newest records first, in id windows, yielding between batches. After a pass finds nothing it
 // remembers the highest id checked and later passes look only above it, so a quiet worker does
 // no scanning; start-up and reindex do one full pass.
-import type { Logger } from '../log';
+import type { Logger } from '../../common/node/log';
 import type { Store } from '../store/store';
 import { observationEmbedText, summaryEmbedText, vectorModelId, type ObservationText, type SummaryText } from './embedText';
 import type { Embedder } from './embed/types';

@@ -15,7 +15,7 @@
 //     `capped`. When a capped query has a word rarer than the cap and no common word, the AND of
 //     all its words (complete, and cheap then) is ranked as well, so older rows that match every
 //     word are not lost.
-import type { SearchKind } from '../protocol';
+import type { SearchKind } from '../../common/contract';
 import type { Store } from '../store/store';
 import { bm25Idf, idf } from './bm25';
 import type { FtsQuery } from './ftsQuery';

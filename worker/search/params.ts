@@ -1,6 +1,6 @@
 // Query parameters of the search routes, validated at the edge: anything malformed is a 400
 // that names the parameter; a query string itself is never an error (see ftsQuery.ts).
-import { BadRequest, intParam, OBSERVATION_TYPES, type SearchKind, type SearchMode } from '../protocol';
+import { BadRequest, intParam, OBSERVATION_TYPES, type SearchKind, type SearchMode } from '../../common/contract';
 
 export interface SearchFilters {
   project?: string;

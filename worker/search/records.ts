@@ -1,6 +1,6 @@
 // The three searchable record kinds as compact rows: what a result list shows, what a filter
 // checks, and the text a snippet is cut from. One statement per kind, ids passed as a JSON array.
-import type { SearchKind, SearchRow, TimelineItem } from '../protocol';
+import type { SearchKind, SearchRow, TimelineItem } from '../../common/contract';
 import type { Store } from '../store/store';
 import type { SearchFilters } from './params';
 

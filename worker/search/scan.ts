@@ -2,7 +2,7 @@
 // brute force with a WebAssembly SIMD dot product (int8dot.ts). At 100k x 512 that is 52 MB and a
 // few milliseconds per query, against vectra's 1.6 GB and 166 ms (DESIGN.md). Built from SQLite,
 // so it is never the only copy.
-import type { SearchKind } from '../protocol';
+import type { SearchKind } from '../../common/contract';
 import { CHUNK_ROWS, createArena, type Int8Arena } from './int8dot';
 import { quantizeInt8 } from './vectors/quantize';
 

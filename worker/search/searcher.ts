@@ -1,7 +1,7 @@
 // One search request: keyword, semantic or hybrid, with filters and paging. Hybrid starts the
 // query embedding (off-thread) first, ranks keywords while it runs, then fuses both lists.
 // When the vector side cannot answer, the keyword ranking is returned with a notice saying so.
-import type { SearchResponse, SearchRow } from '../protocol';
+import type { SearchResponse, SearchRow } from '../../common/contract';
 import type { Store } from '../store/store';
 import { parseFtsQuery, type FtsQuery } from './ftsQuery';
 import { fuseHybrid } from './hybrid';

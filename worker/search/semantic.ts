@@ -4,8 +4,8 @@
 //   - the int8 scan (scan.ts), built from SQLite on first use, for everything else: cross-project
 //     queries, bigger projects, and any project whose vectra index is stale or being rebuilt.
 // SQLite is the source of truth; both backends can be thrown away and rebuilt from it.
-import type { Logger } from '../log';
-import type { SearchKind } from '../protocol';
+import type { Logger } from '../../common/node/log';
+import type { SearchKind } from '../../common/contract';
 import type { Store } from '../store/store';
 import { ScanIndex, type ScanFilter, type ScanHit } from './scan';
 import type { VectorBackend } from './settings';

@@ -3,10 +3,10 @@
 // the indexer and the searcher. main.ts creates it; routes reach it as ctx.search (server/context.ts).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { WorkerConfig } from '../config';
+import type { WorkerConfig } from '../../common/node/config';
 import type { EventBus } from '../events';
-import type { Logger } from '../log';
-import type { ReindexRequest, ReindexResponse, SearchStatus } from '../protocol';
+import type { Logger } from '../../common/node/log';
+import type { ReindexRequest, ReindexResponse, SearchStatus } from '../../common/contract';
 import type { Store } from '../store/store';
 import { registerSearchFunctions } from './bm25';
 import { cachedEmbedder } from './embed/cache';

@@ -1,6 +1,6 @@
 // What happened around a point: prompts, observations and summaries before and after an anchor
 // (an observation id, S<summaryId>, P<promptId>, or a time), oldest first.
-import { BadRequest, type SearchKind, type TimelineItem, type TimelineResponse } from '../protocol';
+import { BadRequest, type SearchKind, type TimelineItem, type TimelineResponse } from '../../common/contract';
 import type { Store } from '../store/store';
 import { parseTime } from './params';
 import { KINDS, refOf, toTimelineItem, type RecordInfo } from './records';

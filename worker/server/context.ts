@@ -1,9 +1,9 @@
 // What route handlers may use. Built once in main.ts.
 import type { Compressor } from '../agent/compressor';
-import type { WorkerConfig } from '../config';
+import type { WorkerConfig } from '../../common/node/config';
 import type { EventBus } from '../events';
 import type { Lifecycle } from '../lifecycle';
-import type { Logger } from '../log';
+import type { Logger } from '../../common/node/log';
 import type { Processor } from '../queue/processor';
 import type { SearchService } from '../search/service';
 import type { Store } from '../store/store';

@@ -3,7 +3,7 @@
 // The token is never accepted in a URL: the viewer's entry route takes it (or a single-use code)
 // once and swaps it for the cookie (routes/viewer.ts).
 import type { Context, MiddlewareHandler } from 'hono';
-import { isLoopbackHost } from '../config';
+import { isLoopbackHost } from '../../common/node/config';
 import { tokenChecker } from '../auth';
 import { cookieValid, viewerCookieName } from './viewerSession';
 

@@ -1,9 +1,9 @@
 // Small helpers shared by route files: JSON bodies and error mapping.
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
-import { BadRequest } from '../protocol';
+import { BadRequest } from '../../common/contract';
 import { StoreUnavailableError } from '../store/store';
-import type { Logger } from '../log';
+import type { Logger } from '../../common/node/log';
 
 /** Per-request body caps, set by the app's middleware (import has a bigger one than other routes). */
 const bodyCaps = new WeakMap<Context, number>();

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SPOOL_DIR, SPOOL_ID_RE, SPOOL_MAX_REQUEST_BYTES, validSpoolRequest, type SpoolResponse } from '../../common/spool';
-import type { Logger } from '../log';
+import type { Logger } from '../../common/node/log';
 
 export interface SpoolOptions {
   dataDir: string;

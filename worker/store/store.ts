@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
-import type { Logger } from '../log';
+import type { Logger } from '../../common/node/log';
 import { inTransaction, runStatement, StatementCache } from './apply';
 import { JournalWriter, listSegments, segmentName, type SyncTimes } from './journal';
 import { encodeTx, type Param, type Statement } from './records';

@@ -1,6 +1,6 @@
 // Who wrote a pulled record and on which machine, for search rows, timelines and the panel.
 // Local records carry no label (they are the user's own, from this machine).
-import type { TeamLabel } from '../protocol';
+import type { TeamLabel } from '../../common/contract';
 import type { Store } from '../store/store';
 
 interface Labelled {

@@ -4,11 +4,11 @@
 // being down only means the outbox waits. Hub work runs one operation at a time on one connection.
 import { randomUUID } from 'node:crypto';
 import type { EventBus } from '../events';
-import type { Logger } from '../log';
-import { BadRequest } from '../protocol';
+import type { Logger } from '../../common/node/log';
+import { BadRequest } from '../../common/contract';
 import type { Store } from '../store/store';
 import { TeamClock } from './clock';
-import { describeUrl, resolveUrl, scrub, validUrl, type UrlSource } from './connection';
+import { describeUrl, resolveUrl, scrub, validUrl, type UrlSource } from '../../common/node/teamConnection';
 import { Hub } from './hub';
 import { HubSchemaError } from './hubSchema';
 import {

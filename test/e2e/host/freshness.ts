@@ -4,7 +4,7 @@
 // marks it "may be stale" in the CodeLens and in what the "Memories for This File" view lists.
 import * as vscode from 'vscode';
 import type { Services } from '../../../extension/services';
-import type { FileMemoriesResponse } from '../../../worker/protocol';
+import type { FileMemoriesResponse } from '../../../common/contract';
 import { createSuite, waitFor } from './runner';
 
 const OUR_ID = 'claude-mem-vscode.claude-mem-vscode';

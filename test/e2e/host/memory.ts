@@ -4,7 +4,7 @@
 // test/e2e/memory.test.ts ("memory-host"); the workspace holds notes.txt.
 import * as vscode from 'vscode';
 import type { Services } from '../../../extension/services';
-import type { Observation } from '../../../worker/protocol';
+import type { Observation } from '../../../common/contract';
 import { createSuite, waitFor } from './runner';
 
 const OUR_ID = 'claude-mem-vscode.claude-mem-vscode';

@@ -3,7 +3,7 @@
 // and the next call starts a fresh thread.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { Logger } from '../../log';
+import type { Logger } from '../../../common/node/log';
 import { LOCAL_MODEL_DIMS, LOCAL_MODEL_NAME, type EmbedderThreadData, type FromThread, type ToThread } from './protocol';
 import type { Embedder } from './types';
 

@@ -15,7 +15,7 @@
 // again under the new name, and `claude-mem reindex --reembed` drops the old vectors.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Logger } from '../../log';
+import type { Logger } from '../../../common/node/log';
 import { createLocalEmbedder } from './embedder';
 import type { Embedder } from './types';
 

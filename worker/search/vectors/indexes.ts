@@ -4,7 +4,7 @@
 // holds every vector too, so an index can always be rebuilt from there with rebuild().
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Logger } from '../../log';
+import type { Logger } from '../../../common/node/log';
 import { projectFolder } from './projectDir';
 import type { VectorHit, VectorItem, VectorKind, VectorMeta } from './types';
 import { loadVectra, type IndexCodec, type LocalIndex } from './vectra';

@@ -1,5 +1,5 @@
 // The agent's routes: provider status and control, and the `vscode` provider protocol through
-// which an extension window lends its language model (types in worker/protocol.ts, docs/agent.md).
+// which an extension window lends its language model (types in common/contract/, docs/agent.md).
 import type { Hono } from 'hono';
 import { Agent } from '../../agent';
 import {
@@ -11,7 +11,7 @@ import {
   parseAgentResult,
   type AgentJobsResponse,
   type AgentResultResponse,
-} from '../../protocol';
+} from '../../../common/contract';
 import type { AppContext } from '../context';
 import { jsonBody } from '../http';
 

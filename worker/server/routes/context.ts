@@ -4,7 +4,7 @@ import type { Hono } from 'hono';
 import { buildContext } from '../../context/builder';
 import { branchView, freshnessSettings } from '../../freshness/view';
 import { contextOptions } from '../../context/options';
-import { BadRequest, type ContextInjectResponse } from '../../protocol';
+import { BadRequest, type ContextInjectResponse } from '../../../common/contract';
 import { optProject } from '../../search/params';
 import { teamService } from '../../team/service';
 import type { AppContext } from '../context';

@@ -8,7 +8,7 @@ import { applyCheck, citedFiles, confirm, copyCitations, retire } from '../../fr
 import { memoriesForFile, memoryFreshness } from '../../freshness/state';
 import { branchView, freshnessSettings } from '../../freshness/view';
 import { contentHash } from '../../hash';
-import { BadRequest, intParam, type CitedFilesResponse, type FileMemoriesResponse, type VerifyResponse } from '../../protocol';
+import { BadRequest, intParam, type CitedFilesResponse, type FileMemoriesResponse, type VerifyResponse } from '../../../common/contract';
 import { insertObservation, observationById, parseList } from '../../store/repos/observations';
 import { optProject } from '../../search/params';
 import type { AppContext } from '../context';

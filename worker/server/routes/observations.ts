@@ -1,6 +1,6 @@
 // Reading and curating stored memory.
 import type { Hono } from 'hono';
-import { BadRequest, intParam, type DeletedResponse, type Observation, type ObservationListResponse, type ProjectDeletedResponse, type ProjectsResponse, type SaveMemoryResponse } from '../../protocol';
+import { BadRequest, intParam, type DeletedResponse, type Observation, type ObservationListResponse, type ProjectDeletedResponse, type ProjectsResponse, type SaveMemoryResponse } from '../../../common/contract';
 import { deleteObservation, listObservations, observationById, toObservation } from '../../store/repos/observations';
 import { deleteSessionsWhere } from '../../store/repos/sessions';
 import { annotateObservations } from '../../freshness/search';

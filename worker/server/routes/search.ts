@@ -2,7 +2,7 @@
 // what happened around a point (timeline), full records for chosen ids (observations/batch).
 // Plus the vector index's status and a reindex. Registered in worker/server/routes/index.ts.
 import type { Hono } from 'hono';
-import { BadRequest, intParam, parseBatchRequest, parseReindexRequest, type ObservationsBatchResponse } from '../../protocol';
+import { BadRequest, intParam, parseBatchRequest, parseReindexRequest, type ObservationsBatchResponse } from '../../../common/contract';
 import { annotateObservations, annotateRows } from '../../freshness/search';
 import { branchView, freshnessSettings } from '../../freshness/view';
 import { fileHistory } from '../../search/byFile';

@@ -1,6 +1,6 @@
 // Hook endpoints: init (UserPromptSubmit), observations (PostToolUse), summarize (Stop), complete (SessionEnd).
 import type { Hono } from 'hono';
-import { intParam, type CompleteResponse, type InitReply, type QueuedOrSkipped, type SessionListResponse } from '../../protocol';
+import { intParam, type CompleteResponse, type InitReply, type QueuedOrSkipped, type SessionListResponse } from '../../../common/contract';
 import { listSessions, toSessionInfo } from '../../store/repos/sessions';
 import type { AppContext } from '../context';
 import { jsonBody } from '../http';

@@ -1,14 +1,14 @@
 // Health, readiness, stats, the queue, and admin actions.
 import type { Hono } from 'hono';
-import type { HealthResponse, QueueResponse, ReadinessResponse, RetryResponse, StatsResponse } from '../../protocol';
-import { parseIdList, asObject } from '../../protocol';
+import type { HealthResponse, QueueResponse, ReadinessResponse, RetryResponse, StatsResponse } from '../../../common/contract';
+import { parseIdList, asObject } from '../../../common/contract';
 import { SCHEMA_VERSION } from '../../store/schema';
 import { deadJobs, queueCounts, retryDead } from '../../store/repos/queue';
 import { VERSION } from '../../version';
 import type { AppContext } from '../context';
 import { jsonBody } from '../http';
 import { isAuthed } from '../guard';
-import { dataDirIdentity, identityProof, NONCE_RE } from '../../identity';
+import { dataDirIdentity, identityProof, NONCE_RE } from '../../../common/node/identity';
 
 /** One sentence for people when storage is not ok: what is wrong and what to do; null when it is ok. */
 function readinessMessage(ctx: AppContext): string | null {
@@ -22,7 +22,7 @@ export function statusRoutes(app: Hono, ctx: AppContext): void {
   const dirId = dataDirIdentity(ctx.config.dataDir);
   app.get('/api/health', (c) => {
     // ?nonce= asks the worker to prove, without the client sending the token, that it holds this
-    // data dir's token (worker/identity.ts): clients check it before they send anything else.
+    // data dir's token (common/node/identity.ts): clients check it before they send anything else.
     const nonce = c.req.query('nonce');
     if (nonce !== undefined && !NONCE_RE.test(nonce)) return c.json({ error: 'nonce must be 16-128 characters of [A-Za-z0-9_-]' }, 400);
     const q = queueCounts(ctx.store);

@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { TypedStreamEvent } from '../../protocol';
+import type { TypedStreamEvent } from '../../../common/contract';
 import { toStreamEvent } from '../../events';
 import type { AppContext } from '../context';
 

@@ -2,8 +2,8 @@
 // the extension (held in memory only), and the shared records of a project. Registered in
 // worker/server/routes/index.ts.
 import type { Hono } from 'hono';
-import { asObject, BadRequest, optId, optString, reqId } from '../../protocol';
-import { scrub } from '../../team/connection';
+import { asObject, BadRequest, optId, optString, reqId } from '../../../common/contract';
+import { scrub } from '../../../common/node/teamConnection';
 import { teamService } from '../../team/service';
 import type { AppContext } from '../context';
 import { jsonBody } from '../http';

@@ -1,6 +1,6 @@
 // GET /api/export and POST /api/import.
 import type { Hono } from 'hono';
-import type { ExportDocument, ImportResponse } from '../../protocol';
+import type { ExportDocument, ImportResponse } from '../../../common/contract';
 import { exportMemory, importChunked, parseImportYielding } from '../../transfer';
 import type { AppContext } from '../context';
 import { jsonBody } from '../http';

@@ -8,7 +8,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Hono } from 'hono';
-import { renderPage, viewerCsp, viewerCspHeader } from '../../../media/panel/page';
+import { renderPage, viewerCsp, viewerCspHeader } from '../../../common/panel/page';
 import { tokenChecker } from '../../auth';
 import type { AppContext } from '../context';
 import { setCookieHeader, ViewerCodes } from '../viewerSession';

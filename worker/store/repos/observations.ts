@@ -1,5 +1,5 @@
 // observations: the compressed memory. Lists are stored as JSON text (also indexed by FTS4).
-import type { Observation } from '../../protocol';
+import type { Observation } from '../../../common/contract';
 import type { Store, WriteTx } from '../store';
 
 export interface ObservationRow {

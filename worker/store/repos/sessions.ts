@@ -1,5 +1,5 @@
 // sessions: one row per (platform, content session id); every other table hangs off it.
-import type { SessionInfo } from '../../protocol';
+import type { SessionInfo } from '../../../common/contract';
 import type { Store, WriteTx } from '../store';
 
 export interface SessionRow {

@@ -1,5 +1,5 @@
 // session_summaries: what a session asked, found, did and left to do.
-import type { Summary } from '../../protocol';
+import type { Summary } from '../../../common/contract';
 import type { Store, WriteTx } from '../store';
 
 export interface SummaryRow {

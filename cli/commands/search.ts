@@ -1,0 +1,51 @@
+// claude-mem search <query> [--project P|--all] [--limit N] [--type T] [--mode keyword|semantic|hybrid] [--json]
+import { projectFromCwd } from '../../common/node/project';
+import { query, request, targetFromEnv } from '../client';
+import { parseSearchResponse } from '../../common/contract';
+import { indexLine } from '../format';
+import { ensureWorker } from '../startStop';
+
+export async function runSearch(args: string[]): Promise<number> {
+  const words: string[] = [];
+  let project: string | undefined = projectFromCwd(process.cwd());
+  let limit: string | undefined;
+  let type: string | undefined;
+  let mode: string | undefined;
+  let json = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--project') project = args[++i];
+    else if (a === '--all') project = undefined;
+    else if (a === '--limit') limit = args[++i];
+    else if (a === '--type') type = args[++i];
+    else if (a === '--mode') mode = args[++i];
+    else if (a === '--json') json = true;
+    else words.push(a);
+  }
+  const q = words.join(' ').trim();
+  if (!q) {
+    process.stderr.write('usage: claude-mem search <query> [--project P | --all] [--limit N] [--type T] [--mode keyword|semantic|hybrid] [--json]\n');
+    return 2;
+  }
+  const t = targetFromEnv();
+  if (!(await ensureWorker(t, 20_000))) {
+    process.stderr.write(`claude-mem worker is not running and did not start at ${t.host}:${t.port}\n`);
+    return 1;
+  }
+  const r = await request(t, 'GET', `/api/search${query({ query: q, project, limit, type, mode })}`, undefined, 30_000);
+  if (r.status !== 200) {
+    process.stderr.write(`search failed (${r.status}): ${JSON.stringify(r.body)}\n`);
+    return 1;
+  }
+  if (json) {
+    process.stdout.write(JSON.stringify(r.body, null, 2) + '\n');
+    return 0;
+  }
+  const rows = parseSearchResponse(r.body).items;
+  if (rows.length === 0) {
+    process.stdout.write(`nothing found for "${q}"${project ? ` in ${project} (try --all)` : ''}\n`);
+    return 0;
+  }
+  process.stdout.write(rows.map(indexLine).join('\n') + '\n');
+  return 0;
+}

@@ -1,0 +1,43 @@
+// Plain-text rendering of memory rows for the terminal and the MCP tools. The rows come from the
+// contract's parsers (common/contract/replies.ts), so every field is the one the route declares.
+import type { Observation, SearchRow, TimelineItem } from '../common/contract';
+
+export type Row = SearchRow | TimelineItem;
+
+const s = (v: string | null | undefined): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
+
+/** Local "YYYY-MM-DD HH:MM" of an epoch in ms. */
+export function when(epoch: number): string {
+  if (!Number.isFinite(epoch)) return '';
+  const d = new Date(epoch);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+/** The id as the routes spell it: observations by number (#12), summaries S<id>, prompts P<id>. */
+export function idOf(r: Pick<Row, 'ref'>): string {
+  return /^\d+$/.test(r.ref) ? `#${r.ref}` : r.ref;
+}
+
+/** One index line: `#12 2025-01-02 14:03 [bugfix] Title (project) ~120t`. */
+export function indexLine(r: Row): string {
+  const title = (s(r.title) ?? '(untitled)').replace(/\s+/g, ' ').slice(0, 160);
+  const parts = [idOf(r), when(r.epoch), r.type ? `[${r.type}]` : '', title, r.project ? `(${r.project})` : '', `~${r.readTokens}t`];
+  const anchor = 'anchor' in r && r.anchor === true ? '  <- anchor' : '';
+  const snippet = 'snippet' in r ? s(r.snippet) : undefined;
+  return parts.filter(Boolean).join(' ') + anchor + (snippet ? `\n    ${snippet.replace(/\s+/g, ' ').slice(0, 240)}` : '');
+}
+
+/** A full observation as markdown. */
+export function fullObservation(o: Observation): string {
+  const out = [`## #${o.id} ${s(o.title) ?? '(untitled)'}`];
+  const meta = [s(o.type), s(o.project), when(o.createdAtEpoch), s(o.toolName) ? `tool ${o.toolName}` : undefined].filter(Boolean).join(' · ');
+  if (meta) out.push(meta);
+  if (s(o.subtitle)) out.push(String(o.subtitle));
+  if (s(o.narrative)) out.push('', String(o.narrative));
+  if (o.facts.length) out.push('', 'Facts:', ...o.facts.map((f) => `- ${f}`));
+  if (o.concepts.length) out.push('', `Concepts: ${o.concepts.join(', ')}`);
+  if (o.filesRead.length) out.push(`Files read: ${o.filesRead.join(', ')}`);
+  if (o.filesModified.length) out.push(`Files modified: ${o.filesModified.join(', ')}`);
+  return out.join('\n');
+}

@@ -1,0 +1,96 @@
+// PreToolUse on a read: add what memory knows about the file as additionalContext. Never changes
+// the tool input and never decides the permission (a sync "allow" would skip the user's prompt).
+// Silent for every other tool (VS Code ignores matchers, so this runs on every tool call: the check
+// costs a table lookup), small files, files with no history, and a file whose history this session
+// has already seen.
+import { statSync, type Stats } from 'node:fs';
+import { isAbsolute, relative, resolve as resolvePath } from 'node:path';
+import { isReadTool, toolFiles } from '../../../common/toolKinds';
+import { projectFromCwd } from '../../../common/node/project';
+import { query } from '../../client';
+import { claim } from '../fileContextState';
+import type { HookInput, HookReply } from '../input';
+import { call, type HookEnv } from '../io';
+
+/** Files smaller than this are cheaper to read than to be told about. */
+export const MIN_FILE_BYTES = 1500;
+const SHOW = 12;
+
+export interface FileHistoryRow {
+  id: number;
+  title: string;
+  type: string;
+  epoch: number;
+  /** What that observation did with the file, when the route says. */
+  action?: string;
+}
+
+/** Accepts the rows however the by-file route wraps them (array, items, observations, results). */
+export function historyRows(body: unknown): FileHistoryRow[] {
+  const o = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  const list = Array.isArray(body) ? body : [o.items, o.observations, o.results].find(Array.isArray);
+  if (!Array.isArray(list)) return [];
+  const rows: FileHistoryRow[] = [];
+  for (const x of list) {
+    if (!x || typeof x !== 'object') continue;
+    const r = x as Record<string, unknown>;
+    const id = Number(r.id);
+    if (!Number.isSafeInteger(id) || id <= 0) continue;
+    const epochRaw = r.epoch ?? r.createdAtEpoch ?? (typeof r.time === 'string' ? Date.parse(r.time) : typeof r.createdAt === 'string' ? Date.parse(r.createdAt) : undefined);
+    const epoch = Number(epochRaw);
+    rows.push({
+      id,
+      title: typeof r.title === 'string' && r.title.trim() ? r.title.replace(/\s+/g, ' ').trim().slice(0, 160) : '(untitled)',
+      type: typeof r.type === 'string' ? r.type : 'observation',
+      epoch: Number.isFinite(epoch) ? epoch : 0,
+      action: typeof r.action === 'string' ? r.action : undefined,
+    });
+  }
+  return rows;
+}
+
+function stamp(epoch: number): string {
+  if (!epoch) return '';
+  const d = new Date(epoch);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+export function formatFileHistory(displayPath: string, rows: FileHistoryRow[], fileMtimeMs: number): string {
+  const shown = [...rows].sort((a, b) => b.epoch - a.epoch || b.id - a.id).slice(0, SHOW).reverse();
+  const newest = Math.max(...rows.map((r) => r.epoch));
+  const lines = [
+    '<claude-mem-context>',
+    `Memory has ${rows.length} past observation${rows.length === 1 ? '' : 's'} about ${displayPath} (oldest first). The Read result is the file as it is now; these are history.`,
+    ...shown.map((r) => `- #${r.id} ${stamp(r.epoch)} [${r.type}] ${r.title}${r.action ? ` (${r.action})` : ''}`.replace(/ {2,}/g, ' ')),
+  ];
+  if (rows.length > shown.length) lines.push(`- …and ${rows.length - shown.length} older`);
+  if (newest && fileMtimeMs > newest) lines.push('The file has changed since the newest of these.');
+  lines.push('Details: get_observations with these ids (claude-mem MCP server).', '</claude-mem-context>');
+  return lines.join('\n');
+}
+
+export async function fileContextHook(input: HookInput, env: HookEnv): Promise<HookReply> {
+  if (!input.toolName || !isReadTool(input.toolName)) return {};
+  const filePath = toolFiles(input.toolName, input.toolInput)[0];
+  const sessionId = input.sessionId;
+  if (!filePath || !sessionId) return {};
+  const cwd = input.cwd ?? process.cwd();
+  const abs = resolvePath(cwd, filePath);
+  let st: Stats;
+  try {
+    st = statSync(abs);
+  } catch {
+    return {};
+  }
+  if (!st.isFile() || st.size < MIN_FILE_BYTES) return {};
+  const rel = relative(cwd, abs);
+  const inside = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  const r = await call(env, 'GET', `/api/search/by-file${query({ path: abs, project: projectFromCwd(cwd) })}`, undefined, { optionalRoute: true });
+  if (!r.ok) return {};
+  const rows = historyRows(r.reply.body);
+  if (rows.length === 0) return {};
+  const signature = `${Math.floor(st.mtimeMs)}:${st.size}:${Math.max(...rows.map((x) => x.id))}:${rows.length}`;
+  if (!claim(env.target.dataDir, sessionId, abs, signature)) return {};
+  return { context: formatFileHistory(inside ? rel : abs, rows, st.mtimeMs), event: 'PreToolUse' };
+}

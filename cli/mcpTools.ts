@@ -1,0 +1,125 @@
+// The MCP tools over the worker's HTTP routes, without the SDK: each takes parsed arguments and
+// returns text for the model. Progressive disclosure: search_memory (index rows) -> get_memory_timeline
+// (what happened around one) -> get_memories (full records, by id). Names as in the glossary
+// (docs/architecture.md), shared with the VS Code language-model tools.
+import { projectFromCwd } from '../common/node/project';
+import { NetworkError, query, request, type ClientTarget, type Reply } from './client';
+import { parseObservationsBatch, parseSaveMemoryResponse, parseSearchResponse, parseTimelineResponse, type SearchParams } from '../common/contract';
+import { fullObservation, indexLine } from './format';
+import { ensureWorker } from './startStop';
+
+export interface ToolText {
+  text: string;
+  isError?: boolean;
+}
+
+export const DESCRIPTIONS = {
+  search_memory:
+    'Search the persistent memory of past coding sessions (observations, session summaries, prompts). ' +
+    'Step 1 of 3: returns a compact index (id, time, type, title, estimated tokens to read), not full records. ' +
+    'Then use `get_memory_timeline` with an id as anchor to see what happened around it, and `get_memories` with the ids ' +
+    'worth reading in full. Searching first and fetching only what matters keeps the context small. ' +
+    'Defaults to the current project; project "*" searches every project.',
+  get_memory_timeline:
+    'Step 2 of 3: what happened around one point in the memory: observations, prompts and summaries before and after an ' +
+    'anchor. The anchor is an observation id from `search_memory` (e.g. 123), a summary id (S45) or an ISO time. ' +
+    'Then fetch the interesting ids with `get_memories`.',
+  get_memories:
+    'Step 3 of 3: full records (narrative, facts, concepts, files) for observation ids found with `search_memory` or `get_memory_timeline`. ' +
+    'Fetch only the ids you need; each costs a few hundred tokens.',
+  save_memory:
+    'Save a note to the persistent memory (a decision, a finding, something to remember next session). ' +
+    'It becomes searchable with `search_memory`. Defaults to the current project.',
+} as const;
+
+/** The 0.1 MCP tool names, still served for one release (same input, same result). */
+export const MCP_ALIASES = {
+  search: 'search_memory',
+  timeline: 'get_memory_timeline',
+  get_observations: 'get_memories',
+} as const;
+
+export interface ToolDeps {
+  target: ClientTarget;
+  cwd: string;
+  /** How long to wait for a worker this server had to start. */
+  startMs?: number;
+}
+
+/** Generous: the first semantic search after a worker start loads the embedding model. */
+const TOOL_TIMEOUT_MS = 30_000;
+
+async function call<T = unknown>(d: ToolDeps, method: string, urlPath: string, body?: unknown): Promise<Reply<T>> {
+  try {
+    return await request<T>(d.target, method, urlPath, body, TOOL_TIMEOUT_MS);
+  } catch (e) {
+    if (!(e instanceof NetworkError) || e.code !== 'ECONNREFUSED') throw e;
+    if (process.env.CLAUDE_MEM_NO_AUTOSTART === '1') throw new Error(`the claude-mem worker is not running at ${d.target.host}:${d.target.port} (start it with: claude-mem start)`);
+    if (!(await ensureWorker(d.target, d.startMs ?? 15_000))) throw new Error(`the claude-mem worker is not running at ${d.target.host}:${d.target.port} and did not start (see ${d.target.dataDir}/logs)`);
+    return request<T>(d.target, method, urlPath, body, TOOL_TIMEOUT_MS);
+  }
+}
+
+function projectParam(d: ToolDeps, project: string | undefined): string | undefined {
+  if (project === '*') return undefined;
+  return project && project.trim() ? project.trim() : projectFromCwd(d.cwd);
+}
+
+function failure(what: string, r: Reply): ToolText {
+  const msg = r.body && typeof r.body === 'object' && 'error' in r.body ? String((r.body as { error: unknown }).error) : JSON.stringify(r.body);
+  return { text: `${what} failed (${r.status}): ${msg}`, isError: true };
+}
+
+/** The search tool's arguments: the contract's GET /api/search parameters an agent may set, with `query` required (project "*" searches every project). */
+export type SearchArgs = Pick<SearchParams, 'project' | 'type' | 'concepts' | 'file' | 'dateStart' | 'dateEnd' | 'limit' | 'offset' | 'mode'> & { query: string };
+
+export async function searchTool(d: ToolDeps, a: SearchArgs): Promise<ToolText> {
+  const project = projectParam(d, a.project);
+  const r = await call(d, 'GET', `/api/search${query({ query: a.query, project, type: a.type, concepts: a.concepts, file: a.file, dateStart: a.dateStart, dateEnd: a.dateEnd, limit: a.limit ?? 20, offset: a.offset, mode: a.mode })}`);
+  if (r.status !== 200) return failure('search', r);
+  const body = parseSearchResponse(r.body);
+  const rows = body.items;
+  const notice = body.notice ? `Note: ${body.notice}\n` : '';
+  if (rows.length === 0) return { text: `${notice}No memory matches "${a.query}"${project ? ` in project ${project} (project "*" searches all)` : ''}.` };
+  return {
+    text:
+      `${notice}${rows.length} result(s) for "${a.query}"${project ? ` in ${project}` : ''}:\n` +
+      rows.map(indexLine).join('\n') +
+      '\n\nNext: timeline around one with get_memory_timeline(anchor=<id>), full records with get_memories(ids=[...]).',
+  };
+}
+
+export interface TimelineArgs {
+  anchor: string;
+  depth_before?: number;
+  depth_after?: number;
+  project?: string;
+}
+
+export async function timelineTool(d: ToolDeps, a: TimelineArgs): Promise<ToolText> {
+  const anchor = String(a.anchor).replace(/^#/, '');
+  const project = a.project === undefined ? undefined : projectParam(d, a.project);
+  const r = await call(d, 'GET', `/api/timeline${query({ anchor, depth_before: a.depth_before, depth_after: a.depth_after, project })}`);
+  if (r.status !== 200) return failure('timeline', r);
+  const rows = parseTimelineResponse(r.body).items;
+  if (rows.length === 0) return { text: `Nothing recorded around ${anchor}.` };
+  return { text: `Around ${anchor}:\n${rows.map(indexLine).join('\n')}\n\nNext: get_memories(ids=[...]) for full records.` };
+}
+
+export async function getObservationsTool(d: ToolDeps, a: { ids: Array<number | string> }): Promise<ToolText> {
+  const ids = [...new Set(a.ids.map((x) => Number(String(x).replace(/^#/, ''))))];
+  if (ids.length === 0 || !ids.every((n) => Number.isSafeInteger(n) && n > 0)) return { text: 'ids must be positive observation ids, e.g. [12, 15]', isError: true };
+  const r = await call(d, 'POST', '/api/observations/batch', { ids });
+  if (r.status !== 200) return failure('get_memories', r);
+  const { items: rows, missing } = parseObservationsBatch(r.body);
+  if (rows.length === 0) return { text: `No observations with ids ${ids.join(', ')}.` };
+  return { text: rows.map(fullObservation).join('\n\n---\n\n') + (missing.length ? `\n\nNot found: ${missing.join(', ')}` : '') };
+}
+
+export async function saveMemoryTool(d: ToolDeps, a: { text: string; title?: string; project?: string }): Promise<ToolText> {
+  const project = a.project && a.project.trim() && a.project !== '*' ? a.project.trim() : projectFromCwd(d.cwd);
+  const r = await call(d, 'POST', '/api/memory/save', { text: a.text, title: a.title, project });
+  if (r.status !== 200 && r.status !== 201) return failure('save_memory', r);
+  const saved = parseSaveMemoryResponse(r.body);
+  return { text: saved.duplicate ? `Already saved as #${saved.id} in ${project}.` : `Saved as #${saved.id} in ${project}.` };
+}
