@@ -4,6 +4,7 @@
 // reply adds beyond the contract are ignored (an older client keeps working with a newer worker).
 import type {
   ContextInjectResponse,
+  FileHistoryResponse,
   Observation,
   ObservationListResponse,
   ObservationsBatchResponse,
@@ -254,6 +255,25 @@ export function parseTimelineResponse(u: unknown): TimelineResponse {
     depthBefore: r.int('depthBefore'),
     depthAfter: r.int('depthAfter'),
   };
+}
+
+/** GET /api/search/by-file */
+export function parseFileHistory(u: unknown): FileHistoryResponse {
+  const r = Reader.of('GET /api/search/by-file', u);
+  return {
+    path: r.str('path'),
+    project: r.nullableStr('project'),
+    items: r.list('items', (x) => ({ ...timelineItem(x), action: x.oneOf('action', ['modified', 'read'] as const), path: x.str('path') })),
+    limit: r.int('limit'),
+    offset: r.int('offset'),
+    hasMore: r.bool('hasMore'),
+  };
+}
+
+/** The markdown of a GET /api/context/inject reply, whichever form it came in. */
+export function contextMarkdown(u: unknown): string {
+  const r = parseContextInject(u);
+  return typeof r === 'string' ? r : r.markdown;
 }
 
 /** POST /api/memory/save */

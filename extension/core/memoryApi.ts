@@ -2,7 +2,7 @@
 // the tools and the commands. Replies are read with the contract's parsers: a reply that does not
 // match is a bug and fails loudly (ContractError). No vscode import.
 import {
-  parseContextInject,
+  contextMarkdown,
   parseObservationList,
   parseObservationsBatch,
   parseSaveMemoryResponse,
@@ -159,8 +159,7 @@ export class MemoryApi {
 
   /** The project's injected context (markdown inside <claude-mem-context>). */
   async context(project: string, params: Record<string, string | number | undefined> = {}): Promise<{ text: string }> {
-    const reply = parseContextInject(await this.ok<unknown>('GET', `/api/context/inject${qs({ project, ...params })}`));
-    return { text: typeof reply === 'string' ? reply : reply.markdown };
+    return { text: contextMarkdown(await this.ok<unknown>('GET', `/api/context/inject${qs({ project, ...params })}`)) };
   }
 
   async forgetProject(project: string): Promise<ProjectDeletedResponse> {

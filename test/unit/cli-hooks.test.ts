@@ -89,13 +89,14 @@ describe('lastMessages (transcript JSONL)', () => {
 
 describe('file context', () => {
   it('reads the by-file rows and formats them inside claude-mem-context', () => {
-    const rows = historyRows({
-      items: [
-        { kind: 'observation', id: 7, ref: '7', type: 'bugfix', title: 'Fixed the  parser\n crash', epoch: Date.parse('2025-03-02T10:00:00Z'), action: 'modified' },
-        { id: 3, type: 'discovery', title: 'Read parser', time: '2025-03-01T09:00:00Z', action: 'read' },
-        { id: 'bad' },
-      ],
+    // Rows as the worker sends them (common/contract FileHistoryResponse).
+    const row = (id: number, type: string, title: string, time: string, action: 'modified' | 'read') => ({
+      kind: 'observation', id, ref: String(id), type, title, project: 'p', sessionId: 1, time, epoch: Date.parse(time), readTokens: 10, action, path: 'src/parser.ts',
     });
+    const reply = (items: unknown[]) => ({ path: '/p/src/parser.ts', project: 'p', items, limit: 50, offset: 0, hasMore: false });
+    const rows = historyRows(
+      reply([row(7, 'bugfix', 'Fixed the  parser\n crash', '2025-03-02T10:00:00Z', 'modified'), row(3, 'discovery', 'Read parser', '2025-03-01T09:00:00Z', 'read')]),
+    );
     assert.deepEqual(rows.map((r) => r.id), [7, 3]);
     const text = formatFileHistory('src/parser.ts', rows, Date.parse('2025-03-03T00:00:00Z'));
     assert.match(text, /^<claude-mem-context>\n/);
@@ -104,8 +105,10 @@ describe('file context', () => {
     assert.ok(text.indexOf('#3 ') < text.indexOf('#7 '), 'oldest first');
     assert.match(text, /#7 .*\[bugfix\] Fixed the parser crash \(modified\)/);
     assert.match(text, /changed since the newest/);
-    assert.deepEqual(historyRows([{ id: 1, title: 't' }]).map((r) => r.id), [1]);
-    assert.deepEqual(historyRows('nope'), []);
+    // A reply off the contract is a bug: named, never guessed at (issue 16).
+    assert.throws(() => historyRows(reply([{ id: 'bad' }])), /GET \/api\/search\/by-file does not match the contract: items\[0\]/);
+    assert.throws(() => historyRows([{ id: 1, title: 't' }]), /must be an object/);
+    assert.throws(() => historyRows('nope'), /must be an object/);
   });
   it('claims a (file, signature) once per session', () => {
     const d = tmp();
@@ -121,7 +124,13 @@ describe('file context', () => {
 describe('contextText', () => {
   it('takes markdown text or JSON carrying it', () => {
     assert.equal(contextText('<claude-mem-context>x</claude-mem-context>'), '<claude-mem-context>x</claude-mem-context>');
-    assert.equal(contextText({ markdown: 'm' }), 'm');
+    const json = { project: 'p', markdown: 'm', tokens: 1, budget: 4000, observations: 0, summaries: 0, truncated: false };
+    assert.equal(contextText(json), 'm');
+    // Off the contract: no guessing at other keys; the hook logs the error and starts without memory.
+    const logged: string[] = [];
+    const env = { log: { error: (m: string) => logged.push(m) } } as unknown as Parameters<typeof contextText>[1];
+    assert.equal(contextText({ markdown: 'm' }, env), '');
+    assert.match(logged[0], /GET \/api\/context\/inject does not match the contract: project must be a string/);
     assert.equal(contextText({ error: 'x' }), '');
     assert.equal(contextText(undefined), '');
   });

@@ -1,6 +1,7 @@
 // SessionStart (and SubagentStart, where the platform sends one): make sure a worker runs, then
 // hand the agent the project's memory as additionalContext. No worker in time: the same shape,
 // empty context.
+import { contextMarkdown } from '../../../common/contract/replies';
 import { projectFromCwd } from '../../../common/node/project';
 import { query } from '../../client';
 import { ensureWorker } from '../../startStop';
@@ -8,14 +9,14 @@ import { DEFAULT_START_MS } from '../budgets';
 import type { HookInput, HookReply } from '../input';
 import { call, type HookEnv } from '../io';
 
-/** The context route answers markdown (text) or JSON carrying it; take whichever came. */
-export function contextText(body: unknown): string {
-  if (typeof body === 'string') return body;
-  if (body && typeof body === 'object') {
-    const o = body as Record<string, unknown>;
-    for (const k of ['context', 'markdown', 'text', 'additionalContext']) if (typeof o[k] === 'string') return o[k] as string;
+/** The reply's markdown; a reply off the contract is our bug: logged, and the session starts without memory. */
+export function contextText(body: unknown, env?: Pick<HookEnv, 'log'>): string {
+  try {
+    return contextMarkdown(body);
+  } catch (e) {
+    env?.log.error((e as Error).message);
+    return '';
   }
-  return '';
 }
 
 export async function contextHook(input: HookInput, env: HookEnv): Promise<HookReply> {
@@ -36,5 +37,5 @@ export async function contextHook(input: HookInput, env: HookEnv): Promise<HookR
     env.log.info(`started worker pid ${h.pid} on port ${h.port}`);
     r = await call(env, 'GET', path, undefined, { optionalRoute: true });
   }
-  return reply(r.ok ? contextText(r.reply.body) : '');
+  return reply(r.ok ? contextText(r.reply.body, env) : '');
 }

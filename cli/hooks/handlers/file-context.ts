@@ -5,6 +5,7 @@
 // has already seen.
 import { statSync, type Stats } from 'node:fs';
 import { isAbsolute, relative, resolve as resolvePath } from 'node:path';
+import { parseFileHistory } from '../../../common/contract/replies';
 import { isReadTool, toolFiles } from '../../../common/toolKinds';
 import { projectFromCwd } from '../../../common/node/project';
 import { query } from '../../client';
@@ -25,28 +26,15 @@ export interface FileHistoryRow {
   action?: string;
 }
 
-/** Accepts the rows however the by-file route wraps them (array, items, observations, results). */
+/** The rows of a GET /api/search/by-file reply (common/contract); throws ContractError off the contract. */
 export function historyRows(body: unknown): FileHistoryRow[] {
-  const o = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
-  const list = Array.isArray(body) ? body : [o.items, o.observations, o.results].find(Array.isArray);
-  if (!Array.isArray(list)) return [];
-  const rows: FileHistoryRow[] = [];
-  for (const x of list) {
-    if (!x || typeof x !== 'object') continue;
-    const r = x as Record<string, unknown>;
-    const id = Number(r.id);
-    if (!Number.isSafeInteger(id) || id <= 0) continue;
-    const epochRaw = r.epoch ?? r.createdAtEpoch ?? (typeof r.time === 'string' ? Date.parse(r.time) : typeof r.createdAt === 'string' ? Date.parse(r.createdAt) : undefined);
-    const epoch = Number(epochRaw);
-    rows.push({
-      id,
-      title: typeof r.title === 'string' && r.title.trim() ? r.title.replace(/\s+/g, ' ').trim().slice(0, 160) : '(untitled)',
-      type: typeof r.type === 'string' ? r.type : 'observation',
-      epoch: Number.isFinite(epoch) ? epoch : 0,
-      action: typeof r.action === 'string' ? r.action : undefined,
-    });
-  }
-  return rows;
+  return parseFileHistory(body).items.map((r) => ({
+    id: r.id,
+    title: r.title.trim() ? r.title.replace(/\s+/g, ' ').trim().slice(0, 160) : '(untitled)',
+    type: r.type,
+    epoch: r.epoch,
+    action: r.action,
+  }));
 }
 
 function stamp(epoch: number): string {
@@ -88,7 +76,13 @@ export async function fileContextHook(input: HookInput, env: HookEnv): Promise<H
   const inside = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
   const r = await call(env, 'GET', `/api/search/by-file${query({ path: abs, project: projectFromCwd(cwd) })}`, undefined, { optionalRoute: true });
   if (!r.ok) return {};
-  const rows = historyRows(r.reply.body);
+  let rows: FileHistoryRow[];
+  try {
+    rows = historyRows(r.reply.body);
+  } catch (e) {
+    env.log.error((e as Error).message); // our bug: no context this time, and said loudly in the log
+    return {};
+  }
   if (rows.length === 0) return {};
   const signature = `${Math.floor(st.mtimeMs)}:${st.size}:${Math.max(...rows.map((x) => x.id))}:${rows.length}`;
   if (!claim(env.target.dataDir, sessionId, abs, signature)) return {};
