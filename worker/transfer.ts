@@ -1,7 +1,7 @@
 // Export and import: a self-describing JSON document. Import is validated whole (a bad field stores
 // nothing), then written in chunks so other requests are answered meanwhile; it is idempotent
 // (sessions by platform + id, the rest by their natural keys), so importing twice adds nothing.
-import { BadRequest, asObject } from '../common/contract';
+import { BadRequest, asObject, type ObservationContent, type SummaryContent } from '../common/contract';
 import { cleanText } from '../common/privacy';
 import { insertObservation, observationContent, type ObservationRow } from './store/repos/observations';
 import { insertPrompt, type PromptRow } from './store/repos/prompts';
@@ -39,15 +39,8 @@ export interface ExportedSession {
   git?: ExportedSessionGit;
   prompts: { promptNumber: number; text: string; createdAt: number }[];
   /** With their citations and confirmed/retired state (freshness; absent in older documents). */
-  observations: (ObservationFreshness & {
-    type: string;
-    title: string;
-    subtitle: string | null;
-    facts: string[];
-    narrative: string | null;
-    concepts: string[];
-    filesRead: string[];
-    filesModified: string[];
+  observations: (ObservationFreshness &
+    ObservationContent & {
     toolName: string | null;
     promptNumber: number | null;
     contentHash: string;
@@ -57,19 +50,13 @@ export interface ExportedSession {
     discoveryTokens: number;
     createdAt: number;
   })[];
-  summaries: {
-    request: string | null;
-    investigated: string | null;
-    learned: string | null;
-    completed: string | null;
-    nextSteps: string | null;
-    notes: string | null;
+  summaries: (SummaryContent & {
     promptNumber: number | null;
     contentHash: string;
     inputTokens: number;
     outputTokens: number;
     createdAt: number;
-  }[];
+  })[];
 }
 
 export interface ExportDocument {

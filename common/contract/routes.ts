@@ -73,10 +73,8 @@ export interface SaveMemoryRequest {
   project?: string;
 }
 
-export interface Observation {
-  id: number;
-  sessionId: number;
-  project: string;
+/** What an observation says: written by the compressor, stored, exported, served (one list of fields). */
+export interface ObservationContent {
   type: string;
   title: string;
   subtitle: string | null;
@@ -85,6 +83,22 @@ export interface Observation {
   concepts: string[];
   filesRead: string[];
   filesModified: string[];
+}
+
+/** What a session summary says. */
+export interface SummaryContent {
+  request: string | null;
+  investigated: string | null;
+  learned: string | null;
+  completed: string | null;
+  nextSteps: string | null;
+  notes: string | null;
+}
+
+export interface Observation extends ObservationContent {
+  id: number;
+  sessionId: number;
+  project: string;
   toolName: string | null;
   promptNumber: number | null;
   source: string;
@@ -99,16 +113,10 @@ export interface Observation {
   freshness?: { status: FreshnessStatus; reason?: string; branch: string | null; otherBranch?: true; replacedBy?: number };
 }
 
-export interface Summary {
+export interface Summary extends SummaryContent {
   id: number;
   sessionId: number;
   project: string;
-  request: string | null;
-  investigated: string | null;
-  learned: string | null;
-  completed: string | null;
-  nextSteps: string | null;
-  notes: string | null;
   promptNumber: number | null;
   createdAt: string;
   createdAtEpoch: number;

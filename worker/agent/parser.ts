@@ -1,21 +1,14 @@
 // The tolerant reply parser: finds <observation> and <summary> XML wherever the model put it
 // (code fences, prose around it, several in one reply, truncated or unclosed tags), normalises
 // types and concepts against the taxonomy, and classifies replies that hold no XML at all.
+import type { ObservationContent, SummaryContent } from '../../common/contract';
 import { CONCEPT_NAMES, TAXONOMY, TYPE_NAMES } from './taxonomy';
 
 /** What a reply with no usable XML was: nothing to say, chatter, or a provider problem in prose. */
 export type ProseKind = 'empty' | 'idle' | 'prose' | 'quota' | 'auth';
 
-export interface ParsedObservation {
-  type: string;
-  title: string;
-  subtitle: string | null;
-  facts: string[];
-  narrative: string | null;
-  concepts: string[];
-  filesRead: string[];
-  /** The model's word only: the caller keeps what the tool uses' evidence confirms. */
-  filesModified: string[];
+/** filesModified is the model's word only: the caller keeps what the tool uses' evidence confirms. */
+export interface ParsedObservation extends ObservationContent {
   /** 1-based numbers of the tool uses the observation says it covers (empty when not said). */
   toolUses: number[];
   /** Phrases a later question might use (doc expansion); absent when the model gave none. */
@@ -33,14 +26,7 @@ export interface ObservationParse {
   skipReason?: string;
 }
 
-export interface ParsedSummary {
-  request: string | null;
-  investigated: string | null;
-  learned: string | null;
-  completed: string | null;
-  nextSteps: string | null;
-  notes: string | null;
-}
+export type ParsedSummary = SummaryContent;
 
 export interface SummaryParse {
   kind: 'summary' | 'skip' | 'malformed' | ProseKind;
