@@ -5,11 +5,12 @@ import { OBSERVATION_TYPES, SEARCH_MODES, type ConnectionState } from '../../../
 import type { PanelActions } from '../actions';
 import { formatCount, h, icon, modeLabel, typeLabel } from '../dom';
 import { l10n } from '../l10n';
-import { filtersActive, PLATFORM_LABELS } from '../model';
+import { PLATFORM_LABELS } from '../model';
 import type { PanelState } from '../state';
 import type { Timers } from '../timers';
 import { renderDetail } from './detail';
-import { attachRovingNav, renderFeed, renderRows, settleTabStop, type ListCallbacks } from './list';
+import { renderList } from './feed';
+import { attachRovingNav } from './list';
 import { saveForm, type SaveForm } from './save';
 import { renderStatus } from './status';
 
@@ -22,18 +23,6 @@ const CONNECTION_LABEL: Record<ConnectionState, string> = {
   'no-worker': l10n.t('No worker'),
 };
 
-/** "12 observations in 3 sessions, newest first", over the feed. */
-function feedHead(observations: number, sessions: number, filtered: boolean): string {
-  const head =
-    observations === 1
-      ? sessions === 1
-        ? l10n.t('{0} observation in {1} session', observations, sessions)
-        : l10n.t('{0} observation in {1} sessions', observations, sessions)
-      : sessions === 1
-        ? l10n.t('{0} observations in {1} session', observations, sessions)
-        : l10n.t('{0} observations in {1} sessions', observations, sessions);
-  return filtered ? l10n.t('{0} (filtered), newest first', head) : l10n.t('{0}, newest first', head);
-}
 
 export class PanelView {
   private readonly el = {} as {
@@ -247,147 +236,22 @@ export class PanelView {
     this.el.filterToggle.setAttribute('aria-pressed', String(open));
   }
 
-  listCallbacks(): ListCallbacks {
-    return {
-      open: (id) => void this.a.open(id),
-      remove: (id) => void this.a.remove(id),
-      forgetSession: (g) => void this.a.forgetSession(g),
-    };
-  }
-
   scheduleRender(): void {
     this.timers.debounce('render', 30, () => this.renderList());
   }
 
   renderList(): void {
     const { list, listHead, notice, more } = this.el;
-    const focused = document.activeElement instanceof HTMLElement && list.contains(document.activeElement) ? document.activeElement.dataset.key : undefined;
-    const opts = { fresh: this.s.fresh, selectedId: this.s.selectedId, showProject: this.s.project === undefined };
-    const cb = this.listCallbacks();
-    notice.replaceChildren();
-    more.replaceChildren();
-    if (this.s.searchUnavailable && (this.s.query.trim() || filtersActive(this.s.filters))) {
-      notice.append(
-        h(
-          'div',
-          { class: 'notice warning search-unavailable', role: 'status' },
-          icon('info'),
-          h('span', { class: 'grow' }, l10n.t('Search is not available from this worker yet (it has no /api/search route), so your words and filters narrow the loaded feed instead. Update the worker for ranked search over all memory.')),
-        ),
-      );
-    }
-    if (this.s.connection === 'no-worker' && this.s.connectionDetail) {
-      notice.append(h('div', { class: 'notice error', role: 'status' }, icon('debug-disconnect'), h('span', { class: 'grow' }, this.s.connectionDetail)));
-    }
-    if (this.s.load.state === 'loading') {
-      listHead.textContent = l10n.t('Loading memory…');
-      list.replaceChildren(h('div', { class: 'empty' }, h('vscode-progress-ring', { 'aria-label': l10n.t('Loading memory') })));
-      return;
-    }
-    if (this.s.load.state === 'error') {
-      listHead.textContent = '';
-      list.replaceChildren(
-        h(
-          'div',
-          { class: 'empty error-state', role: 'alert' },
-          icon('error'),
-          h('p', null, h('strong', null, l10n.t('Memory could not be loaded.'))),
-          h('p', null, this.s.load.message),
-          h(
-            'p',
-            { class: 'muted' },
-            this.host === 'webview'
-              ? l10n.t('Check that the worker runs: "Claude Mem: Restart Worker" in the Command Palette, and the "Claude Mem" output for errors.')
-              : l10n.t('Check that the worker runs (node dist/cli.js status); if it was restarted, open the viewer again with node dist/cli.js viewer.'),
-          ),
-          h('vscode-button', { class: 'retry-load', onclick: () => void this.a.reload() }, icon('refresh'), ` ${l10n.t('Try again')}`),
-        ),
-      );
-      return;
-    }
-    if (this.s.searching() && this.s.search) {
-      const s = this.s.search;
-      if (s.state === 'loading') {
-        listHead.textContent = l10n.t('Searching for “{0}”…', this.s.query.trim());
-        list.replaceChildren(h('div', { class: 'empty' }, h('vscode-progress-ring', { 'aria-label': l10n.t('Searching') })));
-      } else if (s.state === 'error') {
-        listHead.textContent = '';
-        list.replaceChildren(h('div', { class: 'empty error-state', role: 'alert' }, icon('error'), h('p', null, l10n.t('Search failed: {0}', s.message)), h('p', { class: 'muted' }, l10n.t('Change the words or filters and try again.'))));
-      } else {
-        const rows = s.list.rows;
-        const words = this.s.query.trim();
-        const mode = s.list.modeUsed && s.list.modeUsed !== 'browse' ? s.list.modeUsed : this.s.mode;
-        const count = `${rows.length}${s.list.hasMore ? '+' : ''}`;
-        const one = rows.length === 1;
-        listHead.textContent = words
-          ? one
-            ? l10n.t('{0} result for “{1}” ({2})', count, words, mode)
-            : l10n.t('{0} results for “{1}” ({2})', count, words, mode)
-          : one
-            ? l10n.t('{0} result matching the filters, newest first', count)
-            : l10n.t('{0} results matching the filters, newest first', count);
-        if (s.list.hasMore) more.append(h('vscode-button', { secondary: true, class: 'more-results', onclick: () => void this.a.runSearch(true) }, l10n.t('More results')));
-        if (s.list.notice) notice.append(h('div', { class: 'notice', role: 'status' }, icon('info'), h('span', { class: 'grow' }, s.list.notice)));
-        list.replaceChildren(
-          rows.length
-            ? renderRows(rows, opts, cb, l10n.t('Search results'))
-            : this.empty(
-                'search',
-                l10n.t('Nothing matches.'),
-                words
-                  ? filtersActive(this.s.filters)
-                    ? l10n.t('No memory matches “{0}” with these filters. Try other words, another search mode, or clear the filters.', words)
-                    : l10n.t('No memory matches “{0}”. Try other words, another search mode, or clear the filters.', words)
-                  : l10n.t('No memory matches these filters. Loosen or clear them to see more.'),
-                filtersActive(this.s.filters),
-              ),
-        );
-      }
-      settleTabStop(list, focused, this.s.selectedId);
-      return;
-    }
-    const filters = this.s.localFilters();
-    const groups = this.s.feed.groups(filters);
-    const count = groups.reduce((n, g) => n + g.entries.filter((x) => x.kind === 'observation').length, 0);
-    listHead.textContent = groups.length ? feedHead(count, groups.length, filtersActive(filters)) : '';
-    if (groups.length) {
-      list.replaceChildren(renderFeed(groups, opts, cb));
-      if (this.s.hasMore && !filtersActive(filters)) more.append(h('vscode-button', { secondary: true, class: 'load-more', onclick: () => void this.a.loadMore() }, l10n.t('Load older observations')));
-    } else if (filtersActive(filters)) {
-      list.replaceChildren(this.empty('filter', l10n.t('Nothing matches these filters.'), l10n.t('Loosen or clear the filters to see more.'), true));
-    } else if (this.s.project) {
-      list.replaceChildren(
-        this.empty(
-          'inbox',
-          l10n.t('No memory for {0} yet.', this.s.project),
-          l10n.t('Work in this project (Claude Code or VS Code) and observations appear here as they are made; or save one by hand in the Save tab.'),
-          false,
-          h('vscode-button', { secondary: true, class: 'show-all', onclick: () => this.a.setProject(undefined) }, l10n.t('Show all projects')),
-        ),
-      );
-    } else {
-      list.replaceChildren(
-        this.empty(
-          'inbox',
-          l10n.t('No memory yet.'),
-          l10n.t('Work in a session (Claude Code, or VS Code with capture on) and observations appear here as they are made. You can also save one by hand in the Save tab.'),
-          false,
-        ),
-      );
-    }
-    settleTabStop(list, focused, this.s.selectedId);
-  }
-
-  empty(iconName: string, title: string, text: string, clear: boolean, extra?: HTMLElement): HTMLElement {
-    return h(
-      'div',
-      { class: 'empty', role: 'status' },
-      icon(iconName),
-      h('p', null, h('strong', null, title)),
-      h('p', null, text),
-      clear ? h('vscode-button', { secondary: true, class: 'clear-filters-empty', onclick: () => this.a.clearFilters() }, l10n.t('Clear filters')) : null,
-      extra ?? null,
-    );
+    renderList({ list, listHead, notice, more }, this.s, this.host, {
+      open: (id) => void this.a.open(id),
+      remove: (id) => void this.a.remove(id),
+      forgetSession: (g) => void this.a.forgetSession(g),
+      reload: () => void this.a.reload(),
+      moreResults: () => void this.a.runSearch(true),
+      loadMore: () => void this.a.loadMore(),
+      clearFilters: () => this.a.clearFilters(),
+      showAll: () => this.a.setProject(undefined),
+    });
   }
 
   renderDetail(focus = false): void {
