@@ -6,6 +6,8 @@ import type { MemoryApi } from './core/memoryApi';
 import type { SessionTracker } from './core/session';
 import type { ExtensionSettings } from './core/settings';
 import type { WorkerSupervisor } from './core/supervisor';
+import type { ModelBridge } from './model';
+import { API_KEY_SECRET, type Session, type WindowState } from './session';
 
 export interface Services {
   context: vscode.ExtensionContext;
@@ -25,4 +27,23 @@ export interface Services {
   refreshStatus(): void;
   /** Hands the Anthropic key (or null: forget it) to the running worker; false when it could not. */
   sendApiKey(key: string | null): Promise<boolean>;
+}
+
+export function createServices(w: WindowState, s: Session, capture: Capture, model: ModelBridge, status: { refresh(): void }): Services {
+  return {
+    context: w.context,
+    log: w.log,
+    supervisor: s.supervisor,
+    api: s.api,
+    session: s.tracker,
+    capture,
+    contextCache: s.contextCache,
+    settings: w.settings,
+    project: w.currentProject,
+    paused: w.paused,
+    setPaused: w.setPaused,
+    apiKeySecret: API_KEY_SECRET,
+    refreshStatus: status.refresh,
+    sendApiKey: model.sendApiKey,
+  };
 }

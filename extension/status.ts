@@ -2,6 +2,8 @@
 import * as vscode from 'vscode';
 import { ENGLISH, type L10n } from './core/l10n';
 import type { WorkerState } from './core/supervisor';
+import { Debouncer } from './core/timers';
+import type { Session, WindowState } from './session';
 
 /** The worker's storage as /api/readiness reports it: 'ok', 'degraded' (data missing) or 'read-only: …'. */
 export interface StorageState {
@@ -103,4 +105,46 @@ export class StatusBar implements vscode.Disposable {
   dispose(): void {
     this.item.dispose();
   }
+}
+
+/** The status bar item, kept current: worker state, pause, trust, and today's observation count. */
+export function registerStatusBar(w: WindowState, s: Session): { refresh(): void } {
+  const status = new StatusBar();
+  let today: number | undefined;
+  const refresh = () =>
+    status.update({ worker: s.supervisor.state, today, paused: w.paused(), trusted: vscode.workspace.isTrusted, captureEnabled: w.settings().capture.enabled });
+  // Today's observation count, refreshed on connect and (debounced) on new observations.
+  const countToday = new Debouncer<void>(
+    () => 1500,
+    () => {
+      s.api.countToday(w.primaryProject()).then(
+        (n) => {
+          today = n;
+          refresh();
+        },
+        () => undefined,
+      );
+    },
+  );
+  w.context.subscriptions.push(
+    status,
+    s.onState((st) => {
+      refresh();
+      if (st.kind === 'connected') {
+        void status.checkStorage(s.supervisor.client).then(refresh);
+        countToday.poke();
+      }
+    }),
+    s.onEvent((e) => {
+      if (e.event === 'new_observation' || e.event === 'observation_deleted' || e.event === 'project_deleted') countToday.poke();
+    }),
+    w.onDidChangeSettings(() => refresh()),
+    w.onDidChangePaused(() => refresh()),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      w.log.info('workspace trusted: capture starts');
+      refresh();
+    }),
+    { dispose: () => countToday.cancel() },
+  );
+  return { refresh };
 }

@@ -8,6 +8,7 @@
 // reach only these routes, with validated parameters. No vscode, no DOM, no Node imports.
 import type { RouteReply, SaveMemoryRequest, SearchMode } from './routes';
 import { STREAM_EVENT_NAMES, type StreamEvent, type StreamEventName } from './stream';
+import { FieldChecks } from './validate';
 
 /** The stream events the panel follows: all of them. */
 export const STREAM_EVENTS: readonly StreamEventName[] = STREAM_EVENT_NAMES;
@@ -113,6 +114,14 @@ export class ProtocolError extends Error {}
 
 type Params = Record<string, unknown>;
 
+/** The panel's parameters: "project must be a string" (the worker's checks, named plainly). */
+const fields = new FieldChecks({
+  name: (key) => key,
+  fail: (message) => {
+    throw new ProtocolError(message);
+  },
+});
+
 function obj(v: unknown): Params {
   if (v === undefined || v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) throw new ProtocolError('params must be an object');
@@ -122,29 +131,24 @@ function obj(v: unknown): Params {
 function str(p: Params, key: string, max = 1000): string | undefined {
   const v = p[key];
   if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v !== 'string') throw new ProtocolError(`${key} must be a string`);
-  if (v.length > max) throw new ProtocolError(`${key} is longer than ${max} characters`);
-  if (/[\u0000-\u001f]/.test(v) && key !== 'text') throw new ProtocolError(`${key} must not contain control characters`);
-  return v;
+  fields.maxLength(key, fields.string(key, v), max);
+  return key === 'text' ? (v as string) : fields.printable(key, v as string);
 }
 
 function reqStr(p: Params, key: string, max = 1000): string {
   const v = str(p, key, max);
-  if (v === undefined || v.trim() === '') throw new ProtocolError(`${key} is required`);
-  return v;
+  return fields.notBlank(key, v ?? '', 'is required');
 }
 
 function int(p: Params, key: string, min: number, max: number): number | undefined {
   const v = p[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) throw new ProtocolError(`${key} must be an integer from ${min} to ${max}`);
-  return v;
+  return fields.int(key, v, min, max);
 }
 
 function reqId(p: Params, key = 'id'): number {
   const v = int(p, key, 1, Number.MAX_SAFE_INTEGER);
-  if (v === undefined) throw new ProtocolError(`${key} is required`);
-  return v;
+  return v ?? fields.fail(key, 'is required');
 }
 
 function ids(p: Params): number[] {

@@ -1,5 +1,7 @@
 // Request validation at the edge: a bad field is a 400 with a sentence that names it. One kit for
-// every route and client; no runtime dependencies.
+// every route and client; no runtime dependencies. The checks themselves (FieldChecks) are shared
+// with the panel's protocol (panel.ts) and the language-model tools (extension/tools/types.ts),
+// which name a field differently in their messages and throw their own error.
 
 export class BadRequest extends Error {
   constructor(message: string, readonly status = 400) {
@@ -9,9 +11,66 @@ export class BadRequest extends Error {
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
+/** How a validator names a field in its sentences ("field 'project'", "project") and what it throws. */
+export interface FieldNaming {
+  name(key: string): string;
+  fail(message: string): never;
+}
+
+/** The field checks every validator shares; each fails with "<name> <what is wrong>". */
+export class FieldChecks {
+  constructor(private readonly naming: FieldNaming) {}
+
+  /** Fails with "<name of key> <what>". */
+  fail(key: string, what: string): never {
+    return this.naming.fail(`${this.naming.name(key)} ${what}`);
+  }
+
+  /** A JSON object (not null, not an array): "<what> must be a JSON object" otherwise. */
+  object(v: unknown, what: string): Record<string, unknown> {
+    if (!v || typeof v !== 'object' || Array.isArray(v)) this.naming.fail(`${what} must be a JSON object`);
+    return v as Record<string, unknown>;
+  }
+
+  string(key: string, v: unknown, what = 'must be a string'): string {
+    if (typeof v !== 'string') this.fail(key, what);
+    return v as string;
+  }
+
+  /** Not empty once trimmed. */
+  notBlank(key: string, v: string, what = 'must not be empty'): string {
+    if (v.trim() === '') this.fail(key, what);
+    return v;
+  }
+
+  maxLength(key: string, v: string, max: number): string {
+    if (v.length > max) this.fail(key, `is longer than ${max} characters`);
+    return v;
+  }
+
+  /** No control characters (identifiers, names, one-line fields). */
+  printable(key: string, v: string): string {
+    if (/[\u0000-\u001f]/.test(v)) this.fail(key, 'must not contain control characters');
+    return v;
+  }
+
+  /** A safe integer in [min, max]. */
+  int(key: string, v: unknown, min: number, max: number): number {
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) this.fail(key, `must be an integer from ${min} to ${max}`);
+    return v as number;
+  }
+}
+
+/** The worker's routes: "field 'project' must be a string", a 400. */
+const fields = new FieldChecks({
+  name: (key) => `field '${key}'`,
+  fail: (message) => {
+    throw new BadRequest(message);
+  },
+});
+
 export function asObject(body: unknown, what = 'body'): Record<string, unknown> {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new BadRequest(`${what} must be a JSON object`);
-  return body as Record<string, unknown>;
+  return fields.object(body, what);
 }
 
 interface StrOpts {
@@ -20,36 +79,30 @@ interface StrOpts {
 }
 
 export function reqString(o: Record<string, unknown>, key: string, opts: StrOpts = {}): string {
-  const v = o[key];
-  if (typeof v !== 'string') throw new BadRequest(`field '${key}' is required and must be a string`);
-  return checkString(key, v, opts);
+  return checkString(key, fields.string(key, o[key], 'is required and must be a string'), opts);
 }
 
 export function optString(o: Record<string, unknown>, key: string, opts: StrOpts = {}): string | undefined {
   const v = o[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw new BadRequest(`field '${key}' must be a string`);
-  return checkString(key, v, { allowEmpty: true, ...opts });
+  return checkString(key, fields.string(key, v), { allowEmpty: true, ...opts });
 }
 
 function checkString(key: string, v: string, opts: StrOpts): string {
-  if (!opts.allowEmpty && v.trim() === '') throw new BadRequest(`field '${key}' must not be empty`);
-  if (opts.max !== undefined && v.length > opts.max) throw new BadRequest(`field '${key}' is longer than ${opts.max} characters`);
+  if (!opts.allowEmpty) fields.notBlank(key, v);
+  if (opts.max !== undefined) fields.maxLength(key, v, opts.max);
   return v;
 }
 
 /** Session ids, project names and similar identifiers: printable, bounded. */
 export function reqId(o: Record<string, unknown>, key: string): string {
-  const v = reqString(o, key, { max: 256 });
-  if (/[\u0000-\u001f]/.test(v)) throw new BadRequest(`field '${key}' must not contain control characters`);
-  return v;
+  return fields.printable(key, reqString(o, key, { max: 256 }));
 }
 
 export function optId(o: Record<string, unknown>, key: string): string | undefined {
   const v = optString(o, key, { max: 256 });
   if (v === undefined || v === '') return undefined;
-  if (/[\u0000-\u001f]/.test(v)) throw new BadRequest(`field '${key}' must not contain control characters`);
-  return v;
+  return fields.printable(key, v);
 }
 
 /** Integer query parameter with bounds; absent gives the default. */

@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { followupsFor, handleChat, type ChatDeps, type ChatModelPort, type ChatMsg, type ChatOutcome } from './handler';
 import { observationUri } from '../contentProvider';
+import type { Services } from '../services';
 import type { ToolDeps } from '../tools/types';
 import { rerankHits } from './rerank';
 
@@ -88,4 +89,21 @@ export function registerChatParticipant(context: vscode.ExtensionContext, deps: 
     },
   };
   return participant;
+}
+
+/** The @memory participant over the window's services. */
+export function registerChat(s: Services): vscode.Disposable {
+  const deps: ChatDeps = {
+    api: s.api,
+    project: s.project,
+    session: s.session,
+    context: () => s.contextCache.get(s.project()).catch(() => ''),
+    get maxResults() {
+      return s.settings().maxResults;
+    },
+    get rerank() {
+      return s.settings().rerank;
+    },
+  };
+  return registerChatParticipant(s.context, deps, s.log);
 }

@@ -2,6 +2,7 @@
 // the CodeLens, and the commands. Called once from extension.ts.
 import * as vscode from 'vscode';
 import type { Requester } from '../core/memoryApi';
+import type { Session, WindowState } from '../session';
 import { FreshnessApi } from './api';
 import { freshnessCommands } from './commands';
 import { FreshnessController } from './controller';
@@ -55,4 +56,23 @@ export function registerFreshness(deps: FreshnessDeps): Freshness {
       for (const s of subs) s.dispose();
     },
   };
+}
+
+/** Freshness for this window, kept current: a full check on connect, the file's memories on every change. */
+export function startFreshness(w: WindowState, s: Session): vscode.Disposable {
+  const freshness = registerFreshness({
+    client: () => (s.supervisor.state.kind === 'connected' ? s.supervisor.client : undefined),
+    projectOf: (p) => w.projectOf(w.folderOf(p) || w.folders()[0]),
+    log: w.log,
+  });
+  return vscode.Disposable.from(
+    freshness,
+    s.onState((st) => {
+      if (st.kind === 'connected') freshness.refresh(undefined, true);
+    }),
+    s.onEvent((e) => {
+      const project = typeof e.data.project === 'string' ? e.data.project : undefined;
+      if (e.event === 'new_observation' || e.event === 'memory_freshness' || e.event === 'observation_deleted') freshness.refresh(project);
+    }),
+  );
 }

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { projectFromCwd } from '../../common/node/project';
 import { renderPage, webviewCsp } from '../../common/panel/page';
+import type { Session, WindowState } from '../session';
 import type { WorkerClient } from '../workerClient';
 import { candidatePaths, PanelHost, type CaptureState } from './host';
 
@@ -23,6 +24,16 @@ export interface PanelDeps {
 export function registerMemoryPanel(context: vscode.ExtensionContext, deps: PanelDeps): vscode.Disposable {
   const provider = new MemoryViewProvider(context.extensionUri, deps);
   return vscode.Disposable.from(vscode.window.registerWebviewViewProvider(PANEL_VIEW_ID, provider), provider);
+}
+
+/** The panel over the window's worker, project and pause state. */
+export function openMemoryPanel(w: WindowState, s: Session): vscode.Disposable {
+  return registerMemoryPanel(w.context, {
+    client: () => s.supervisor.client,
+    log: w.log,
+    project: w.currentProject,
+    capture: { isPaused: w.paused, onDidChange: (l) => w.onDidChangePaused(l) },
+  });
 }
 
 export function workspaceProject(): string | undefined {

@@ -1,5 +1,7 @@
 // Registers each memory tool with vscode.lm.registerTool; the logic lives in the tool files.
 import * as vscode from 'vscode';
+import { lmRerank } from '../chat/participant';
+import type { Services } from '../services';
 import { TOOLS } from './index';
 import type { ToolDeps } from './types';
 
@@ -32,4 +34,9 @@ export function registerTools(deps: ToolDeps, log: vscode.LogOutputChannel): vsc
       },
     }),
   );
+}
+
+/** The memory tools over the window's services. */
+export function registerMemoryTools(s: Services): vscode.Disposable[] {
+  return registerTools({ api: s.api, project: s.project, context: () => s.contextCache.get(s.project()), rerank: lmRerank(() => s.settings().rerank) }, s.log);
 }

@@ -1,5 +1,6 @@
 // The shape of one language-model tool: its manifest (mirrored in package.json's
 // contributes.languageModelTools; a unit test keeps them equal) and its vscode-free logic.
+import { FieldChecks } from '../../common/contract';
 import type { L10n } from '../core/l10n';
 import type { MemoryApi, SearchHit } from '../core/memoryApi';
 
@@ -40,22 +41,33 @@ export interface MemoryTool<I> {
 
 export class ToolInputError extends Error {}
 
+/**
+ * The model's input: the shared field checks (common/contract/validate.ts), with "'query' must be
+ * a string" as the sentence. Unlike the worker and the panel, which refuse a bad field, a tool
+ * repairs what it can (a long string is cut, a number out of range is clamped, "5" is 5): the model
+ * is not a client that can be fixed, and a refusal would cost it a turn.
+ */
+const fields = new FieldChecks({
+  name: (key) => `'${key}'`,
+  fail: (message) => {
+    throw new ToolInputError(message);
+  },
+});
+
 export function obj(input: unknown): Record<string, unknown> {
-  if (!input || typeof input !== 'object' || Array.isArray(input)) throw new ToolInputError('input must be a JSON object');
-  return input as Record<string, unknown>;
+  return fields.object(input, 'input');
 }
 
 export function optStr(o: Record<string, unknown>, k: string, max = 2000): string | undefined {
   const v = o[k];
   if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v !== 'string') throw new ToolInputError(`'${k}' must be a string`);
-  return v.slice(0, max);
+  return fields.string(k, v).slice(0, max);
 }
 
 export function optInt(o: Record<string, unknown>, k: string, min: number, max: number): number | undefined {
   const v = o[k];
   if (v === undefined || v === null) return undefined;
   const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n)) throw new ToolInputError(`'${k}' must be an integer`);
-  return Math.min(max, Math.max(min, n));
+  if (typeof n !== 'number' || !Number.isInteger(n)) fields.fail(k, 'must be an integer');
+  return Math.min(max, Math.max(min, n as number));
 }

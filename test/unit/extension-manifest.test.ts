@@ -32,7 +32,7 @@ describe('package.json contributions', () => {
       'memory_search', 'memory_timeline', 'memory_get', 'memory_save', 'memory_context',
     ]);
     assert.deepEqual(TOOLS.map((t) => t.manifest.name), pkg.contributes.languageModelTools.map((t: { name: string }) => t.name));
-    const src = fs.readFileSync(path.join(root, 'extension', 'extension.ts'), 'utf8');
+    const src = fs.readFileSync(path.join(root, 'extension', 'commands', 'index.ts'), 'utf8');
     // Freshness registers its commands in its own folder (extension/freshness/index.ts).
     const fresh = fs.readFileSync(path.join(root, 'extension', 'freshness', 'index.ts'), 'utf8');
     const registered = [...src.matchAll(/reg\('(claudeMem\.\w+)'/g), ...fresh.matchAll(/registerCommand\('(claudeMem\.[\w.]+)'/g)].map((m) => m[1]).sort();

@@ -3,10 +3,11 @@
 import type { Observation } from '../../../common/contract';
 import { formatCount, fullTime, h, icon, relativeTime, typeIcon, typeLabel } from '../dom';
 import { l10n } from '../l10n';
-import { observationStale, readTokens, type RowList, type StaleMark } from '../model';
+import { observationStale, readTokens, type StaleMark } from '../model';
+import type { TimelineState } from '../state';
 import { renderRows, type ListCallbacks } from './list';
 
-export type TimelineState = { state: 'idle' } | { state: 'loading' } | { state: 'error'; message: string } | { state: 'ready'; list: RowList };
+export type { TimelineState };
 
 export interface DetailCallbacks {
   back(): void;
