@@ -136,7 +136,7 @@ export function registerStatusBar(w: WindowState, s: Session): { refresh(): void
       }
     }),
     s.onEvent((e) => {
-      if (e.event === 'new_observation' || e.event === 'observation_deleted' || e.event === 'project_deleted') countToday.poke();
+      if (e.event === 'new_observation' || e.event === 'observation_deleted' || e.event === 'project_deleted' || e.event === 'session_forgotten') countToday.poke();
     }),
     w.onDidChangeSettings(() => refresh()),
     w.onDidChangePaused(() => refresh()),

@@ -11,8 +11,10 @@ export interface StreamPayloads {
   new_summary: { id: number; sessionDbId?: number; project: string; request?: string | null; source?: string };
   session_completed: { sessionDbId: number; project: string; reason?: string };
   observation_deleted: { id: number; project: string };
-  /** A project forgotten ({project, sessions}) or one session of it forgotten ({project, sessionDbId}). */
+  /** A project forgotten with all its sessions. (A worker before 0.2 also sent {project, sessionDbId} for one session.) */
   project_deleted: { project: string; sessions?: number; sessionDbId?: number };
+  /** One session forgotten with everything recorded in it. */
+  session_forgotten: { project: string; sessionDbId: number };
   queue_changed: { jobId: number; state: 'dead' | 'retry'; attempts: number; error: string };
   /** A memory confirmed or retired ({id, status}), or a check that changed some ({stale, fresh}). */
   memory_freshness: { project: string | null; id?: number; status?: string; stale?: number; fresh?: number };
@@ -43,6 +45,7 @@ export const STREAM_EVENT_NAMES: readonly StreamEventName[] = [
   'session_completed',
   'observation_deleted',
   'project_deleted',
+  'session_forgotten',
   'queue_changed',
   'memory_freshness',
 ];

@@ -178,7 +178,7 @@ export function startSession(w: WindowState): Session {
     states,
     events.event((e) => {
       const project = typeof e.data.project === 'string' ? e.data.project : undefined;
-      if (e.event === 'new_summary' || e.event === 'project_deleted' || (e.event === 'new_observation' && e.data.imported)) contextCache.invalidate(project);
+      if (e.event === 'new_summary' || e.event === 'project_deleted' || e.event === 'session_forgotten' || (e.event === 'new_observation' && e.data.imported)) contextCache.invalidate(project);
     }),
     w.onDidChangeSettings((e) => {
       if (e.affectsConfiguration(`${SECTION}.worker`)) log.info('worker settings changed: they apply after "Claude Mem: Restart Worker"');

@@ -318,7 +318,7 @@ export class PanelActions {
     const eff = this.s.feed.apply(e);
     const d = e.data;
     if (e.event === 'observation_deleted' && typeof d.id === 'number') this.removedObservation(d.id);
-    if (e.event === 'project_deleted') this.projectDeleted(typeof d.project === 'string' ? d.project : '', typeof d.sessionDbId === 'number' ? d.sessionDbId : undefined);
+    if (e.event === 'project_deleted' || e.event === 'session_forgotten') this.projectDeleted(typeof d.project === 'string' ? d.project : '', typeof d.sessionDbId === 'number' ? d.sessionDbId : undefined);
     if ((e.event === 'new_prompt' || e.event === 'new_summary') && eff.changed && typeof d.id === 'number') this.s.markFresh(`${e.event === 'new_prompt' ? 'prompt' : 'summary'}:${d.id}`);
     if (eff.fetch) for (const id of eff.fetch) this.queueHydrate(id);
     if (eff.reload) void this.reload();

@@ -345,6 +345,7 @@ export class FeedState {
       }
       case 'observation_deleted':
         return { changed: id !== undefined && this.removeObservation(id), status: true };
+      case 'session_forgotten':
       case 'project_deleted':
         if (sessionId !== undefined) return { changed: this.removeSession(sessionId), status: true, projects: true };
         return { changed: project !== '' && this.removeProject(project), status: true, projects: true };

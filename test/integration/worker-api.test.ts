@@ -293,4 +293,33 @@ describe('stream', () => {
     ac.abort();
     for (const e of ['session_started', 'new_prompt', 'observation_queued', 'new_observation']) assert.match(text, new RegExp(`event: ${e}`));
   });
+
+  it('forgetting a session sends session_forgotten, forgetting a project project_deleted (glossary: forget)', async () => {
+    const ac = new AbortController();
+    const r = await fetch(`${w.url}/stream`, { signal: ac.signal, headers: { authorization: `Bearer ${w.token}` } });
+    const reader = r.body!.getReader();
+    let text = '';
+    const until = (re: RegExp) =>
+      Promise.race([
+        (async () => {
+          while (!re.test(text)) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            text += new TextDecoder().decode(value);
+          }
+        })(),
+        new Promise((_, rej) => setTimeout(() => rej(new Error(`no ${re}: ${text}`)), 5000)),
+      ]);
+    const init = await w.req('POST', '/api/sessions/init', { contentSessionId: 'forget-1', project: 'p-forget', prompt: 'one' });
+    await w.req('POST', '/api/sessions/init', { contentSessionId: 'forget-2', project: 'p-forget', prompt: 'two' });
+    assert.equal((await w.req('DELETE', `/api/session/${init.body.sessionDbId}`)).status, 200);
+    await until(/event: session_forgotten\ndata: [^\n]*/);
+    const data = JSON.parse(/event: session_forgotten\ndata: ([^\n]*)/.exec(text)![1]);
+    assert.deepEqual(data, { project: 'p-forget', sessionDbId: init.body.sessionDbId });
+    assert.doesNotMatch(text, /event: project_deleted/, 'one session is not the project');
+    assert.equal((await w.req('DELETE', '/api/projects/p-forget')).status, 200);
+    await until(/event: project_deleted\ndata: [^\n]*/);
+    assert.deepEqual(JSON.parse(/event: project_deleted\ndata: ([^\n]*)/.exec(text)![1]), { project: 'p-forget', sessions: 1 });
+    ac.abort();
+  });
 });

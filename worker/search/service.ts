@@ -95,12 +95,14 @@ export class SearchService {
   start(): void {
     if (this.unsubscribe) return;
     const kick = () => this.indexer?.kick();
+    const projectChanged = (d: { project: string }) => void this.semantic?.projectChanged(d.project).catch((err: Error) => this.deps.log.warn('vector index update failed', { error: err.message }));
     this.unsubscribe = this.deps.events.on({
       new_observation: kick,
       observations_imported: kick,
       new_summary: kick,
       observation_deleted: (d) => this.semantic?.removed('observation', d.id, d.project),
-      project_deleted: (d) => void this.semantic?.projectChanged(d.project).catch((err: Error) => this.deps.log.warn('vector index update failed', { error: err.message })),
+      project_deleted: projectChanged,
+      session_forgotten: projectChanged,
     });
     this.indexer?.kick();
     // Load the vector scan soon after start, off the request path, so the first semantic query is fast.

@@ -101,7 +101,7 @@ export class TeamSync {
     this.stopped = false;
     // Anything that may have filled the outbox (the triggers do it in the record's own transaction).
     this.unsubscribe = this.deps.events.subscribe((e) => {
-      if (e.event === 'new_observation' || e.event === 'observations_imported' || e.event === 'new_summary' || e.event === 'new_prompt' || e.event === 'observation_deleted' || e.event === 'project_deleted') this.schedulePush(this.lastPushRows >= BURST_ROWS ? PUSH_BURST_MS : PUSH_COALESCE_MS);
+      if (e.event === 'new_observation' || e.event === 'observations_imported' || e.event === 'new_summary' || e.event === 'new_prompt' || e.event === 'observation_deleted' || e.event === 'project_deleted' || e.event === 'session_forgotten') this.schedulePush(this.lastPushRows >= BURST_ROWS ? PUSH_BURST_MS : PUSH_COALESCE_MS);
     });
     void this.connect();
   }

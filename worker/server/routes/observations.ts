@@ -60,7 +60,7 @@ export function observationRoutes(app: Hono, ctx: AppContext): void {
     const row = ctx.store.get<{ project: string }>('SELECT project FROM sessions WHERE id = ?', [id]);
     if (!row) return c.json({ error: 'no such session' }, 404);
     await ctx.store.write((tx) => deleteSessionsWhere(tx, 'id = ?', [id]));
-    ctx.events.emit('project_deleted', { project: row.project, sessionDbId: id });
+    ctx.events.emit('session_forgotten', { project: row.project, sessionDbId: id });
     return c.json({ deleted: id } satisfies DeletedResponse);
   });
 
