@@ -190,6 +190,9 @@ test('UI: Share Project Memory → connected → a teammate\'s record in the pan
         await row.waitFor({ timeout: 60_000 });
         const text = await row.innerText();
         assert.match(text, /by bob@devbox/, `the row says: ${text}`);
+        // Its session's header says whose it is, not "Session #n".
+        const head = await panel.locator('section.group', { has: row }).locator('h3').innerText();
+        assert.equal(head, 'Session by bob@devbox');
         await screenshot('panel-teammate-record');
         return row;
       });

@@ -77,8 +77,15 @@ function entryItem(e: FeedEntry, opts: ListOptions, cb: ListCallbacks): HTMLElem
   );
 }
 
+/** Records pulled from the team hub sit in sessions of platform `team` (worker/team/local.ts). */
+const TEAM_PLATFORM = 'team';
+
 function groupLabel(g: SessionGroup): string {
   if (g.session?.platform === 'manual') return l10n.t('Saved by hand');
+  if (g.session?.platform === TEAM_PLATFORM) {
+    const by = g.entries.find((e) => e.kind === 'observation' && e.obs.team);
+    return by?.kind === 'observation' && by.obs.team ? l10n.t('Session by {0}', teamLabel(by.obs.team)) : l10n.t("A teammate's session");
+  }
   const label = g.session ? PLATFORM_LABELS[g.session.platform] : undefined;
   return label ? l10n.t('{0} session', label) : l10n.t('Session #{0}', g.sessionId);
 }
@@ -98,7 +105,7 @@ export function renderFeed(groups: SessionGroup[], opts: ListOptions, cb: ListCa
         h(
           'div',
           { class: 'group-head' },
-          icon(s?.platform === 'manual' ? 'pinned' : 'history'),
+          icon(s?.platform === 'manual' ? 'pinned' : s?.platform === TEAM_PLATFORM ? 'organization' : 'history'),
           h('h3', { id: headId }, label),
           s?.status === 'active' ? h('span', { class: 'badge active' }, l10n.t('active')) : null,
           h('span', { class: 'meta' }, meta),
