@@ -80,12 +80,17 @@ function entryItem(e: FeedEntry, opts: ListOptions, cb: ListCallbacks): HTMLElem
 /** Records pulled from the team hub sit in sessions of platform `team` (worker/team/local.ts). */
 const TEAM_PLATFORM = 'team';
 
+function teamOf(g: SessionGroup): Observation['team'] {
+  for (const e of g.entries) if (e.kind === 'observation' && e.obs.team) return e.obs.team;
+  return undefined;
+}
+
 function groupLabel(g: SessionGroup): string {
   if (g.session?.platform === 'manual') return l10n.t('Saved by hand');
-  if (g.session?.platform === TEAM_PLATFORM) {
-    const by = g.entries.find((e) => e.kind === 'observation' && e.obs.team);
-    return by?.kind === 'observation' && by.obs.team ? l10n.t('Session by {0}', teamLabel(by.obs.team)) : l10n.t("A teammate's session");
-  }
+  // A record that arrived live may come before its session is listed: its label tells as much.
+  const team = teamOf(g);
+  if (team) return l10n.t('Session by {0}', teamLabel(team));
+  if (g.session?.platform === TEAM_PLATFORM) return l10n.t("A teammate's session");
   const label = g.session ? PLATFORM_LABELS[g.session.platform] : undefined;
   return label ? l10n.t('{0} session', label) : l10n.t('Session #{0}', g.sessionId);
 }
@@ -105,7 +110,7 @@ export function renderFeed(groups: SessionGroup[], opts: ListOptions, cb: ListCa
         h(
           'div',
           { class: 'group-head' },
-          icon(s?.platform === 'manual' ? 'pinned' : s?.platform === TEAM_PLATFORM ? 'organization' : 'history'),
+          icon(s?.platform === 'manual' ? 'pinned' : s?.platform === TEAM_PLATFORM || teamOf(g) ? 'organization' : 'history'),
           h('h3', { id: headId }, label),
           s?.status === 'active' ? h('span', { class: 'badge active' }, l10n.t('active')) : null,
           h('span', { class: 'meta' }, meta),
