@@ -1,7 +1,7 @@
 // Export and import: a self-describing JSON document. Import is validated whole (a bad field stores
 // nothing), then written in chunks so other requests are answered meanwhile; it is idempotent
 // (sessions by platform + id, the rest by their natural keys), so importing twice adds nothing.
-import { BadRequest, asObject, type ObservationContent, type SummaryContent } from '../common/contract';
+import { BadRequest, asObject, type ObservationContent, type SessionContent, type SummaryContent } from '../common/contract';
 import { cleanText } from '../common/privacy';
 import { insertObservation, observationContent, type ObservationRow } from './store/repos/observations';
 import { insertPrompt, type PromptRow } from './store/repos/prompts';
@@ -24,13 +24,7 @@ import {
 export const EXPORT_FORMAT = 'claude-mem-vscode/export';
 export const EXPORT_VERSION = 1;
 
-export interface ExportedSession {
-  platform: string;
-  contentSessionId: string;
-  project: string;
-  cwd: string | null;
-  status: string;
-  promptCounter: number;
+export interface ExportedSession extends SessionContent {
   startedAt: number;
   updatedAt: number;
   completedAt: number | null;

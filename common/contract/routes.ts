@@ -122,14 +122,18 @@ export interface Summary extends SummaryContent {
   createdAtEpoch: number;
 }
 
-export interface SessionInfo {
-  id: number;
+/** What a session is, wherever it is sent (a route's reply, an export). */
+export interface SessionContent {
   platform: string;
   contentSessionId: string;
   project: string;
   cwd: string | null;
   status: string;
   promptCounter: number;
+}
+
+export interface SessionInfo extends SessionContent {
+  id: number;
   startedAt: string;
   completedAt: string | null;
 }
