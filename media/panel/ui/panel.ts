@@ -52,6 +52,8 @@ export class PanelView {
     tabs: HTMLElement & { selectedIndex: number };
   };
   private save!: SaveForm;
+  /** What the project picker's options were last built from (see renderProjects). */
+  private projectOptions = '';
 
   constructor(
     private readonly s: PanelState,
@@ -223,8 +225,14 @@ export class PanelView {
     const options = [h('vscode-option', { value: '' }, l10n.t('All projects'))];
     for (const p of this.s.projects) options.push(h('vscode-option', { value: p.name, description: l10n.t('{0} observations', p.observations) }, `${p.name} (${formatCount(p.observations)})`));
     if (this.s.project && !names.includes(this.s.project)) options.push(h('vscode-option', { value: this.s.project }, l10n.t('{0} (no memory yet)', this.s.project)));
-    this.el.project.replaceChildren(...options);
-    this.el.project.value = this.s.project ?? '';
+    // Rebuilding the options closes a dropdown the user has open: only when they changed (a new
+    // observation reloads the list for its counts, usually to the same thing).
+    const signature = options.map((o) => `${o.getAttribute('value')}\u0000${o.textContent}\u0000${o.getAttribute('description') ?? ''}`).join('\u0001');
+    if (signature !== this.projectOptions) {
+      this.projectOptions = signature;
+      this.el.project.replaceChildren(...options);
+    }
+    if (this.el.project.value !== (this.s.project ?? '')) this.el.project.value = this.s.project ?? '';
     this.el.forgetProject.disabled = !this.s.project || !names.includes(this.s.project);
     this.el.forgetProject.setAttribute('aria-label', this.s.project ? l10n.t('Forget project {0}', this.s.project) : l10n.t('Forget this project (choose a project first)'));
   }
