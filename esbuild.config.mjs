@@ -22,7 +22,7 @@ const nodeEntries = [
 const optionalNodeEntries = [
   ['worker/search/embedderThread.ts', 'embedder'],
   // The Anthropic SDK, loaded by the worker on first use only (keeps dist/worker.js small).
-  ['worker/agent/sdkEntry.ts', 'anthropic-sdk'],
+  ['worker/compression/sdkEntry.ts', 'anthropic-sdk'],
   // The CLI's terminal commands (start/stop/status, install, mcp, search, viewer): kept out of the hook path.
   ['cli/commands/index.ts', 'cli-tools'],
 ];

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import { createCompressor } from './agent';
+import { createCompressor } from './compression';
 import { ensureToken } from './auth';
 import { checkHealthProof, dropProof, newNonce } from '../common/node/identity';
 import { isLoopbackHost, loadConfig } from '../common/node/config';

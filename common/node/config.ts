@@ -24,7 +24,7 @@ export interface Settings {
   allowRemoteBind: boolean;
   /** Shut down after this many ms without any client request; 0 = never. */
   idleShutdownMs: number;
-  // ---- compression agent (docs/agent.md) ----
+  // ---- compression (docs/agent.md; the settings keep the old word: agent*) ----
   /** 'anthropic' | 'vscode' | 'local'; '' chooses: CLAUDE_MEM_PROVIDER, else anthropic with a key, else local. */
   provider: string;
   /** Anthropic model; CLAUDE_MEM_MODEL wins; '' = the default Haiku. */

@@ -1,5 +1,5 @@
 // Editor events to observation requests: one plain function per event kind, naming the tool_name
-// and tool_input shapes the worker's local heuristic understands (worker/agent/local.ts).
+// and tool_input shapes the worker's local heuristic understands (worker/compression/local.ts).
 // Private blocks are removed before anything is diffed or cut, so an excerpt can never hold half of
 // one. No vscode import.
 import type { ObservationRequest } from '../../common/contract';

@@ -189,7 +189,7 @@ export function contextParams(c: ExtensionSettings['context']): Record<string, n
 
 /**
  * Environment for a worker this window forks. The key from SecretStorage goes as
- * CLAUDE_MEM_EXTENSION_API_KEY (worker/agent/index.ts), apart from a user's own ANTHROPIC_API_KEY, so
+ * CLAUDE_MEM_EXTENSION_API_KEY (worker/compression/index.ts), apart from a user's own ANTHROPIC_API_KEY, so
  * that "Remove Anthropic API Key" can take it back from a running worker; a worker forked after the
  * removal never gets it.
  */

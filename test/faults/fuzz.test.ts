@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as http from 'node:http';
 import { after, before, it } from 'node:test';
-import { parseObservations, parseSummary } from '../../worker/agent/parser';
+import { parseObservations, parseSummary } from '../../worker/compression/parser';
 import { stripPrivate } from '../../worker/privacy/strip';
 import { startWorker, type RunningWorker } from '../helpers/worker';
 import { faultCase } from './record';

@@ -1,4 +1,4 @@
-// The compression agent against a fake Anthropic Messages server on loopback, scripted per test:
+// The compression service against a fake Anthropic Messages server on loopback, scripted per test:
 // each case asserts what is stored and what the queue holds. Run `npm run build` first.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parseObservations } from '../../worker/agent/parser';
+import { parseObservations } from '../../worker/compression/parser';
 import { observationEmbedText } from '../../worker/search/embedText';
 import { phrasesFromFacts, searchPhrasesFact } from '../../worker/search/expansion';
 import { allText, startFakeAnthropic, text, type FakeAnthropic } from '../helpers/fakeAnthropic';

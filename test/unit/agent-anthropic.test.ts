@@ -2,8 +2,8 @@
 // each kind of failure is classified (retry, pause, fail).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { AnthropicBackend, DEFAULT_MODEL } from '../../worker/agent/anthropic';
-import { ProviderError } from '../../worker/agent/model';
+import { AnthropicBackend, DEFAULT_MODEL } from '../../worker/compression/anthropic';
+import { ProviderError } from '../../worker/compression/model';
 import { delay, httpError, raw, startFakeAnthropic, text, type FakeAnthropic } from '../helpers/fakeAnthropic';
 
 describe('anthropic backend', () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { observeToolUse } from '../../worker/agent/local';
+import { observeToolUse } from '../../worker/compression/local';
 import { DEFAULT_SETTINGS } from '../../common/node/config';
 import { isSkippedTool } from '../../worker/privacy/filters';
 import { canonicalUse, isReadTool, patchFiles, toolFiles, toolKind } from '../../common/toolKinds';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { observeToolUse } from '../../worker/agent/local';
+import { observeToolUse } from '../../worker/compression/local';
 import { projectFromCwd } from '../../common/node/project';
 import { tempDir } from '../helpers/worker';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classifyProse, normalizeConcept, parseObservations, parseSummary } from '../../worker/agent/parser';
-import { TAXONOMY } from '../../worker/agent/taxonomy';
+import { classifyProse, normalizeConcept, parseObservations, parseSummary } from '../../worker/compression/parser';
+import { TAXONOMY } from '../../worker/compression/taxonomy';
 
 const OBS = `<observation>
   <type>bugfix</type>

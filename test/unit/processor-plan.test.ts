@@ -2,7 +2,7 @@
 // slots wait in memory instead of a new 500-row scan per finished unit.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { LocalCompressor } from '../../worker/agent/compressor';
+import { LocalCompressor } from '../../worker/compression/compressor';
 import { DEFAULT_SETTINGS } from '../../common/node/config';
 import { EventBus } from '../../worker/events';
 import { Lifecycle } from '../../worker/lifecycle';

@@ -9,7 +9,7 @@ import { statusRoutes } from './routes/status';
 import { streamRoutes } from './routes/stream';
 import { transferRoutes } from './routes/transfer';
 
-/** Route groups added by later modules (search, context, viewer, agent) register here. */
+/** Route groups added by later modules (search, context, viewer, compression) register here. */
 export type RouteGroup = (app: Hono, ctx: AppContext) => void;
 
 export function createApp(ctx: AppContext, extraRoutes: RouteGroup[] = []): Hono {

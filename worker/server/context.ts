@@ -1,5 +1,5 @@
 // What route handlers may use. Built once in main.ts.
-import type { Compressor } from '../agent/compressor';
+import type { Compressor } from '../compression/compressor';
 import type { WorkerConfig } from '../../common/node/config';
 import type { EventBus } from '../events';
 import type { Lifecycle } from '../lifecycle';

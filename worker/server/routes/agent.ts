@@ -1,7 +1,8 @@
-// The agent's routes: provider status and control, and the `vscode` provider protocol through
-// which an extension window lends its language model (types in common/contract/, docs/agent.md).
+// The compression service's routes: provider status and control, and the `vscode` provider
+// protocol through which an extension window lends its language model (types in common/contract/,
+// docs/agent.md). The wire keeps the old word: /api/agent/*.
 import type { Hono } from 'hono';
-import { Agent } from '../../agent';
+import { CompressionService } from '../../compression';
 import {
   AGENT_MAX_WAIT_MS,
   AGENT_PROTOCOL_VERSION,
@@ -21,10 +22,10 @@ function windowIdOf(raw: string | undefined): string {
 }
 
 export function agentRoutes(app: Hono, ctx: AppContext): void {
-  const agent = ctx.compressor instanceof Agent ? ctx.compressor : undefined;
-  const need = (): Agent => {
-    if (!agent) throw new BadRequest('this worker runs without the agent module', 501);
-    return agent;
+  const service = ctx.compressor instanceof CompressionService ? ctx.compressor : undefined;
+  const need = (): CompressionService => {
+    if (!service) throw new BadRequest('this worker runs without the agent module', 501);
+    return service;
   };
 
   app.get('/api/agent/status', (c) => c.json(need().status()));

@@ -1,4 +1,5 @@
-// Chooses the compression provider and wires its fallback. The choice, first that applies:
+// CompressionService, the worker's compressor: chooses the compression provider and wires its
+// fallback. The choice, first that applies:
 //   CLAUDE_MEM_PROVIDER (anthropic | vscode | local), then settings.json "provider",
 //   then anthropic when an API key is known (ANTHROPIC_API_KEY or one the extension passed),
 // The extension's key (VS Code SecretStorage) arrives as CLAUDE_MEM_EXTENSION_API_KEY at fork or
@@ -73,7 +74,7 @@ function spentSince(store: Store, since: number): number {
 }
 
 /** The compressor the worker uses: the chosen provider with its fallback, switchable at run time. */
-export class Agent implements Compressor {
+export class CompressionService implements Compressor {
   readonly bridge: VscodeBridge;
   readonly budget: TokenBudget;
   private apiKey: string | undefined;
@@ -218,6 +219,6 @@ export class Agent implements Compressor {
   }
 }
 
-export function createCompressor(deps: CompressorDeps): Agent {
-  return new Agent(deps);
+export function createCompressor(deps: CompressorDeps): CompressionService {
+  return new CompressionService(deps);
 }

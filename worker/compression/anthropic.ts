@@ -23,7 +23,7 @@ let sdk: Promise<Sdk> | undefined;
 /**
  * Loaded on first use and kept out of dist/worker.js (it is 1.4 MB, twice the rest of the worker, and
  * compiling it would slow every cold start): from dist/anthropic-sdk.js when the build makes that
- * bundle (entry worker/agent/sdkEntry.ts), else from node_modules.
+ * bundle (entry worker/compression/sdkEntry.ts), else from node_modules.
  */
 function loadSdk(): Promise<Sdk> {
   sdk ??= Promise.resolve().then(() => {
