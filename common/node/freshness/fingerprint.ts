@@ -4,8 +4,8 @@
 // handler and send the result as `citations` in the POST /api/sessions/observations body.
 // Cost (bench/freshness.mjs): a few stats and small reads for HEAD; a tracked file that git's index
 // says is unchanged (size and mtime match) takes the index's blob id, found by a native search in
-// the index file, without being read; any other file is read and hashed (SHA-1 in JS up to 16 KB:
-// node:crypto's start-up costs more). Files over MAX_BYTES are left out; no git process ever.
+// the index file, without being read; any other file is read and hashed (SHA-1 in WebAssembly up
+// to 1 MiB: node:crypto's start-up costs more). Files over MAX_BYTES are left out; no git process ever.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { baseBranches, blobId, findRepo, indexLookup, readHead, relativeTo, statMatches, type GitRepo } from './gitRepo';

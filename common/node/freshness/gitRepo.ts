@@ -34,7 +34,7 @@ export interface IndexEntry {
 export function blobId(content: Uint8Array): string {
   const header = Buffer.from(`blob ${content.length}\0`, 'latin1');
   if (content.length <= SMALL) return sha1Hex([header, content]);
-  // Loaded only for big files: node:crypto's start-up costs a hook more than hashing a small file in JS.
+  // Loaded only for big files: node:crypto's start-up costs a hook more than hashing in WebAssembly.
   const { createHash } = require('node:crypto') as typeof import('node:crypto');
   return createHash('sha1').update(header).update(content).digest('hex');
 }

@@ -1,88 +1,54 @@
-// SHA-1 in plain JS for small inputs. Loading node:crypto costs a hook process about 50 M
-// instructions (OpenSSL's start-up, measured with callgrind: half of a whole observation hook);
-// a hook's code runs in V8's interpreter, where this costs about 160 k instructions per 64-byte
-// block (callgrind), so blobId() uses it up to SMALL bytes (about where the two cost the same)
-// and node:crypto above (see docs/freshness.md).
-export const SMALL = 16 * 1024;
+// SHA-1 for git blob ids on the hook path, in WebAssembly (sha1Wasm.ts, built from the WAT in
+// scripts/sha1-wasm.mjs). Loading node:crypto costs a hook process about 54 M instructions
+// (OpenSSL's start-up); SHA-1 in plain JS was cheap only until V8 optimised it (9 KB: 41 M, most
+// of it TurboFan compiling the loop). The wasm module compiles and runs a 9 KB file in well under
+// 1 M, so blobId() uses it up to SMALL bytes and node:crypto above (see docs/freshness.md).
+import { HASH_OFFSET, MESSAGE_OFFSET, SHA1_WASM } from './sha1Wasm';
 
-const W = new Int32Array(80);
+/** Above this, node:crypto's native SHA-1 repays its start-up. */
+export const SMALL = 1024 * 1024;
+
+const PAGE = 64 * 1024;
+
+interface Sha1Module {
+  mem: WebAssembly.Memory;
+  sha1: (blocks: number) => void;
+}
+let mod: Sha1Module | undefined;
+
+function instance(): Sha1Module {
+  if (!mod) {
+    const exports = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(SHA1_WASM, 'base64'))).exports;
+    mod = { mem: exports.mem as WebAssembly.Memory, sha1: exports.sha1 as Sha1Module['sha1'] };
+  }
+  return mod;
+}
 
 export function sha1Hex(parts: Uint8Array[]): string {
   let len = 0;
   for (const p of parts) len += p.length;
   // Message + 0x80 + zero padding + 64-bit big-endian bit length, to a multiple of 64 bytes.
   const total = (((len + 9 + 63) >> 6) << 6) >>> 0;
-  const buf = Buffer.alloc(total);
+  const m = instance();
+  const need = MESSAGE_OFFSET + total;
+  if (m.mem.buffer.byteLength < need) m.mem.grow(Math.ceil((need - m.mem.buffer.byteLength) / PAGE));
+  // Views after any grow: growing detaches the old buffer.
+  const msg = Buffer.from(m.mem.buffer, MESSAGE_OFFSET, total);
   let off = 0;
   for (const p of parts) {
-    buf.set(p, off);
+    msg.set(p, off);
     off += p.length;
   }
-  buf[len] = 0x80;
+  msg.fill(0, len); // the memory keeps the previous message
+  msg[len] = 0x80;
   const bits = len * 8;
-  buf.writeUInt32BE(Math.floor(bits / 2 ** 32), total - 8);
-  buf.writeUInt32BE(bits >>> 0, total - 4);
-  // Big-endian words: one native byte swap, then read them as host-order (little-endian) ints.
-  buf.swap32();
-  const m = new Int32Array(buf.buffer, buf.byteOffset, total >> 2);
-  let h0 = 0x67452301;
-  let h1 = 0xefcdab89 | 0;
-  let h2 = 0x98badcfe | 0;
-  let h3 = 0x10325476;
-  let h4 = 0xc3d2e1f0 | 0;
-  const w = W;
-  for (let blk = 0; blk < m.length; blk += 16) {
-    for (let i = 0; i < 16; i++) w[i] = m[blk + i];
-    for (let i = 16; i < 80; i++) {
-      const x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16];
-      w[i] = (x << 1) | (x >>> 31);
-    }
-    let a = h0;
-    let b = h1;
-    let c = h2;
-    let d = h3;
-    let e = h4;
-    let t = 0;
-    let i = 0;
-    for (; i < 20; i++) {
-      t = (((a << 5) | (a >>> 27)) + ((b & c) | (~b & d)) + e + 0x5a827999 + w[i]) | 0;
-      e = d;
-      d = c;
-      c = (b << 30) | (b >>> 2);
-      b = a;
-      a = t;
-    }
-    for (; i < 40; i++) {
-      t = (((a << 5) | (a >>> 27)) + (b ^ c ^ d) + e + 0x6ed9eba1 + w[i]) | 0;
-      e = d;
-      d = c;
-      c = (b << 30) | (b >>> 2);
-      b = a;
-      a = t;
-    }
-    for (; i < 60; i++) {
-      t = (((a << 5) | (a >>> 27)) + ((b & c) | (b & d) | (c & d)) + e - 0x70e44324 + w[i]) | 0;
-      e = d;
-      d = c;
-      c = (b << 30) | (b >>> 2);
-      b = a;
-      a = t;
-    }
-    for (; i < 80; i++) {
-      t = (((a << 5) | (a >>> 27)) + (b ^ c ^ d) + e - 0x359d3e2a + w[i]) | 0;
-      e = d;
-      d = c;
-      c = (b << 30) | (b >>> 2);
-      b = a;
-      a = t;
-    }
-    h0 = (h0 + a) | 0;
-    h1 = (h1 + b) | 0;
-    h2 = (h2 + c) | 0;
-    h3 = (h3 + d) | 0;
-    h4 = (h4 + e) | 0;
-  }
-  return hex(h0) + hex(h1) + hex(h2) + hex(h3) + hex(h4);
+  msg.writeUInt32BE(Math.floor(bits / 2 ** 32), total - 8);
+  msg.writeUInt32BE(bits >>> 0, total - 4);
+  // Big-endian words: one native byte swap, then wasm reads them as little-endian i32.
+  msg.swap32();
+  m.sha1(total >> 6);
+  const h = new Int32Array(m.mem.buffer, HASH_OFFSET, 5);
+  return hex(h[0]) + hex(h[1]) + hex(h[2]) + hex(h[3]) + hex(h[4]);
 }
 
 const hex = (h: number) => (h >>> 0).toString(16).padStart(8, '0');
