@@ -4,6 +4,8 @@
 
 export const PLATFORMS = ['claude-code', 'vscode', 'manual', 'import', 'vscode-agent', 'copilot-cli', 'codex', 'gemini-cli'] as const;
 export type Platform = string;
+/** The platform of sessions that hold records pulled from the team hub (worker/team/local.ts); never pushed back. */
+export const TEAM_PLATFORM = 'team';
 
 /**
  * Each observation type: what it means (for the model), a label for people, the emoji of the

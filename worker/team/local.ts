@@ -8,9 +8,8 @@ import { insertSummary, type SummaryRow } from '../store/repos/summaries';
 import type { Store, WriteTx } from '../store/store';
 import { sanitizeDeep } from './sanitize';
 import type { HubChange, HubRecord, HubTombstone } from './types';
+import { TEAM_PLATFORM } from '../../common/contract/taxonomy';
 
-/** Sessions holding pulled records; the outbox triggers skip them (never pushed back). */
-export const TEAM_PLATFORM = 'team';
 
 export interface ShareRow {
   project: string;

@@ -1,6 +1,7 @@
 // The memory list: the live feed grouped by session, or flat search results. Rows are buttons
 // with a roving tabindex: Tab enters the list once, arrows move, Enter opens, Delete deletes.
 import type { Observation } from '../../../common/contract';
+import { TEAM_PLATFORM } from '../../../common/contract/taxonomy';
 import { h, icon, relativeTime, fullTime, typeIcon, typeLabel } from '../dom';
 import { l10n } from '../l10n';
 import { observationStale, PLATFORM_LABELS, snippetParts, staleLabel, teamLabel, type FeedEntry, type Row, type SessionGroup, type StaleMark } from '../model';
@@ -77,8 +78,6 @@ function entryItem(e: FeedEntry, opts: ListOptions, cb: ListCallbacks): HTMLElem
   );
 }
 
-/** Records pulled from the team hub sit in sessions of platform `team` (worker/team/local.ts). */
-const TEAM_PLATFORM = 'team';
 
 function teamOf(g: SessionGroup): Observation['team'] {
   for (const e of g.entries) if (e.kind === 'observation' && e.obs.team) return e.obs.team;
