@@ -274,8 +274,20 @@ describe('browser viewer', () => {
 });
 
 /** Picks an option of a vscode-single-select by clicking it open and clicking the option. */
+/**
+ * Picks an option and waits until the select holds it. The panel rebuilds the project options when
+ * a count changes (the worker is still storing the seeded records), which closes an open dropdown;
+ * a pick lost that way is made again, up to five times.
+ */
 async function chooseOption(p: Page, select: string, label: string): Promise<void> {
   const el = p.locator(select);
-  await el.click();
-  await el.locator('.dropdown li, [role="option"]', { hasText: label }).first().click();
+  const want = await el.evaluate((e, l) => Array.from(e.querySelectorAll('vscode-option') as ArrayLike<Element>).find((o) => (o.textContent ?? '').includes(l))?.getAttribute('value') ?? undefined, label);
+  assert.notEqual(want, undefined, `${select} has no option "${label}"`);
+  for (let i = 0; i < 5; i++) {
+    await el.click();
+    await el.locator('.dropdown li, [role="option"]', { hasText: label }).first().click({ timeout: 5_000 }).catch(() => undefined);
+    if ((await el.evaluate((e) => (e as unknown as { value: string }).value)) === want) return;
+    await p.keyboard.press('Escape');
+  }
+  assert.fail(`${select}: "${label}" was not chosen after 5 tries`);
 }
