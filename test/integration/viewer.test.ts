@@ -273,9 +273,8 @@ describe('browser viewer', () => {
   });
 });
 
-/** Picks an option of a vscode-single-select by clicking it open and clicking the option. */
 /**
- * Picks an option and waits until the select holds it. The panel rebuilds the project options when
+ * Picks an option of a vscode-single-select and waits until the select holds it. The panel rebuilds the project options when
  * a count changes (the worker is still storing the seeded records), which closes an open dropdown;
  * a pick lost that way is made again, up to five times.
  */

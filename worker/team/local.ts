@@ -10,7 +10,6 @@ import { sanitizeDeep } from './sanitize';
 import type { HubChange, HubRecord, HubTombstone } from './types';
 import { TEAM_PLATFORM } from '../../common/contract/taxonomy';
 
-
 export interface ShareRow {
   project: string;
   team: string;

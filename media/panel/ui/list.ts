@@ -78,7 +78,6 @@ function entryItem(e: FeedEntry, opts: ListOptions, cb: ListCallbacks): HTMLElem
   );
 }
 
-
 function teamOf(g: SessionGroup): Observation['team'] {
   for (const e of g.entries) if (e.kind === 'observation' && e.obs.team) return e.obs.team;
   return undefined;
