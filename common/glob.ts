@@ -15,6 +15,29 @@ export function globToRegExp(glob: string, caseInsensitive = false): RegExp {
   return re;
 }
 
+/**
+ * True when a glob whose only wildcard is `*` matches the whole of name (no '/' in either), without
+ * building a RegExp: a hook checks every path it sees against the secret-file names, and compiling
+ * their RegExp cost a hook process 0.7 ms (measured with bench/hooks.mjs's timeline).
+ * `parts` is the glob split on '*'.
+ */
+export function starGlobMatches(parts: readonly string[], name: string): boolean {
+  const last = parts.length - 1;
+  if (last === 0) return name === parts[0];
+  if (name.length < parts.reduce((n, p) => n + p.length, 0) || !name.startsWith(parts[0]) || !name.endsWith(parts[last])) return false;
+  let at = parts[0].length;
+  const end = name.length - parts[last].length;
+  for (let i = 1; i < last; i++) {
+    const found = name.indexOf(parts[i], at);
+    if (found < 0 || found + parts[i].length > end) return false;
+    at = found + parts[i].length;
+  }
+  return true;
+}
+
+/** Globs that starGlobMatches can answer: `*` is their only special character. */
+export const isStarGlob = (glob: string): boolean => !['?', '[', ']', '{', '}', '\\'].some((c) => glob.includes(c));
+
 function translate(glob: string): string {
   let re = '';
   let depth = 0; // inside {…}

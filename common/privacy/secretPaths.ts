@@ -1,7 +1,7 @@
 // Paths that look like they hold secrets: the extension never captures them, and a tool use that
 // reads or writes one (Claude Code's Read of .env, an agent's read_file of id_rsa) keeps its path
 // but loses its content. Pure string code, no Node import.
-import { globToRegExp } from '../glob';
+import { globToRegExp, isStarGlob, starGlobMatches } from '../glob';
 
 /** Basenames (case-insensitive globs, common/glob.ts) that look like they hold secrets. */
 export const SECRET_BASENAMES = [
@@ -44,14 +44,18 @@ export const SECRET_BASENAMES = [
 /** Folders whose whole content is secret. */
 export const SECRET_DIRS = ['.ssh', '.gnupg', '.aws', '.azure', '.kube', '.docker', '.password-store'];
 
-/** All the basename patterns as one case-insensitive RegExp, compiled on first use. */
-let secretBase: RegExp | undefined;
+/** Each basename glob lower-cased and split on '*' (all of them are `*`-only globs), or its RegExp. */
+let secretBase: (string[] | RegExp)[] | undefined;
+
+function isSecretBasename(lowerBase: string): boolean {
+  secretBase ??= SECRET_BASENAMES.map((g) => (isStarGlob(g) ? g.toLowerCase().split('*') : globToRegExp(g, true)));
+  return secretBase.some((g) => (g instanceof RegExp ? g.test(lowerBase) : starGlobMatches(g, lowerBase)));
+}
 
 export function isSecretPath(file: string): boolean {
   if (file.length > 4096) return false;
   const parts = file.replace(/\\/g, '/').split('/').filter(Boolean);
   const base = (parts[parts.length - 1] ?? '').toLowerCase();
-  secretBase ??= new RegExp(SECRET_BASENAMES.map((g) => globToRegExp(g).source).join('|'), 'i');
-  if (base !== '' && secretBase.test(base)) return true;
+  if (base !== '' && isSecretBasename(base)) return true;
   return parts.slice(0, -1).some((d) => SECRET_DIRS.includes(d.toLowerCase()));
 }

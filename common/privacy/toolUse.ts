@@ -16,7 +16,9 @@ export interface ScrubbedToolUse {
 }
 
 /** Keys that name a file in the tool inputs and results of the platforms we serve. */
-const PATH_KEY = /^(?:file_?path|filePath|path|file|filename|fileName|uri|notebook_path|target_file|targetFile|source|destination|new_path|old_path)$/i;
+const PATH_KEYS = new Set(['filepath', 'file_path', 'path', 'file', 'filename', 'uri', 'notebook_path', 'target_file', 'targetfile', 'source', 'destination', 'new_path', 'old_path']);
+/** Case-insensitive, like the platforms' spellings (filePath, FilePath); a Set, not a RegExp, whose first use costs a hook more. */
+const isPathKey = (k: string): boolean => k.length <= 16 && PATH_KEYS.has(k.toLowerCase());
 
 /** The first secret-looking path named under a path key, searched a few levels deep. */
 export function secretPathIn(value: unknown, depth = 0): string | undefined {
@@ -24,7 +26,7 @@ export function secretPathIn(value: unknown, depth = 0): string | undefined {
   const entries = Array.isArray(value) ? value.slice(0, 100).map((v) => ['', v] as const) : Object.entries(value as Record<string, unknown>).slice(0, 200);
   for (const [k, v] of entries) {
     if (typeof v === 'string') {
-      if (k !== '' && PATH_KEY.test(k) && v.length <= 4096 && isSecretPath(v.replace(/^file:\/\//, ''))) return v;
+      if (k !== '' && isPathKey(k) && v.length <= 4096 && isSecretPath(v.replace(/^file:\/\//, ''))) return v;
     } else {
       const found = secretPathIn(v, depth + 1);
       if (found) return found;
@@ -45,7 +47,7 @@ function dropContent(value: unknown, marker: string, depth = 0): unknown {
   if (depth > 32) return marker;
   if (Array.isArray(value)) return value.map((v) => dropContent(v, marker, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = typeof v === 'string' && PATH_KEY.test(k) ? v : dropContent(v, marker, depth + 1);
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = typeof v === 'string' && isPathKey(k) ? v : dropContent(v, marker, depth + 1);
   return out;
 }
 

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { cutText, isSecretName, isSecretPath, redactDeep, redactSecrets, REDACTED, scrubToolUse, stripDeep, stripPrivate } from '../../common/privacy';
 import { boundField } from '../../cli/hooks/shrink';
+import { globToRegExp, isStarGlob, starGlobMatches } from '../../common/glob';
+import { SECRET_BASENAMES } from '../../common/privacy/secretPaths';
 
 describe('private tags: nesting and blocks split across fields', () => {
   const cases: [string, string][] = [
@@ -150,6 +152,17 @@ describe('secret-looking files', () => {
   it('recognises paths', () => {
     for (const p of ['/p/.env', '/p/.env.local', 'C:\\p\\prod.env', '/p/cert.pem', '/p/server.key', '/h/.ssh/id_rsa', '/p/id_ed25519.pub', '/p/credentials', '/p/aws-credentials.json', '/h/.aws/config']) assert.ok(isSecretPath(p), p);
     for (const p of ['/p/src/env.ts', '/p/environment.md', '/p/keyboard.ts', '/p/src/keys.ts', '/p/README.md']) assert.ok(!isSecretPath(p), p);
+  });
+
+  it('the RegExp-free `*` matcher answers exactly what the glob RegExp answers', () => {
+    const names = ['', '.env', '.env.', '.env.local', 'prod.env', 'env', '.envrc', 'a.pem', '.pem', 'pem', 'id_rsa', 'id_rsa.pub', 'xid_rsa', 'credentials', 'credentials.json', 'my-credentials-prod.json', 'credentials.json.bak', 'secrets.', 'secrets.yaml', 'x.secret', 'x.secrets', 'service-account.json', 'service-account-prod.json', 'service-accountjson', 'terraform.tfvars', 'a.tfstate', 'aaa', 'aa', 'a', 'abab', 'readme.md'];
+    const globs = [...SECRET_BASENAMES, 'a*a', 'a*b*a', '*', '**', 'ab*ab', '*x*', 'x'];
+    for (const g of globs) {
+      assert.ok(isStarGlob(g), g);
+      const re = globToRegExp(g, true);
+      for (const n of names) assert.equal(starGlobMatches(g.toLowerCase().split('*'), n), re.test(n), `${g} vs "${n}"`);
+    }
+    for (const g of ['a?', '[ab]', '{a,b}', 'a\\*']) assert.ok(!isStarGlob(g), g);
   });
 
   it('a Read of .env keeps its path and loses its content', () => {
