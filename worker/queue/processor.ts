@@ -112,8 +112,9 @@ export class Processor {
       return;
     }
     if (this.timer) clearTimeout(this.timer);
-    // Start on the next turn: the request that queued the job answers first.
-    this.running = new Promise<void>((r) => setImmediate(r)).then(() => this.drain()).finally(() => {
+    // Start after the request that queued the job has answered: a spool answer takes a few turns of
+    // the loop, and planning in front of it made a hook wait (a batch waits for a quiet gap anyway).
+    this.running = new Promise<void>((r) => setTimeout(r, QUIET_MS)).then(() => this.drain()).finally(() => {
       this.running = undefined;
       if (this.again) {
         this.again = false;

@@ -18,7 +18,13 @@ export function setBodyCap(c: Context, max: number): void {
  */
 export async function bodyText(c: Context): Promise<string> {
   const max = bodyCaps.get(c) ?? Infinity;
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const env = c.env as { incoming?: IncomingMessage; spoolBody?: string } | undefined;
+  // A spool request's body (server/spool.ts) comes beside its Request, which has none.
+  if (typeof env?.spoolBody === 'string') {
+    if (Buffer.byteLength(env.spoolBody) > max) throw new BadRequest(`request body is larger than ${max} bytes`, 413);
+    return env.spoolBody;
+  }
+  const incoming = env?.incoming;
   if (!incoming) {
     const text = await c.req.text();
     if (Buffer.byteLength(text) > max) throw new BadRequest(`request body is larger than ${max} bytes`, 413);
