@@ -116,3 +116,21 @@ describe('reindex and restart', () => {
     assert.equal(r.body.items[0].id, ids.money);
   });
 });
+
+describe('a floor on the vector side (search.vectorMinScore)', () => {
+  it('off by default: a word that matches nothing lists the small store’s nearest records; with the floor, none, and a near record still comes first', async () => {
+    const pool = qs({ query: 'pool', project: 'sem' });
+    // Default (0, off): every record is some query's nearest, and the relative window keeps them.
+    const before = await w.req('GET', '/api/search' + pool);
+    assert.equal(before.body.modeUsed, 'hybrid');
+    assert.ok(before.body.items.length > 0, 'without a floor the weak neighbours are listed');
+    await w.stop();
+    fs.writeFileSync(path.join(w.dataDir, 'settings.json'), JSON.stringify({ search: { vectorMinScore: 0.2 } }));
+    w = await startWorker({ dataDir: w.dataDir });
+    const after = await w.req('GET', '/api/search' + pool);
+    assert.equal(after.body.modeUsed, 'hybrid');
+    assert.deepEqual(after.body.items.map((i: { title: string }) => i.title), []);
+    const near = await w.req('GET', '/api/search' + qs({ query: 'people kept being logged out', project: 'sem' }));
+    assert.equal(near.body.items[0]?.id, ids.logout, 'a record near in meaning still comes first');
+  });
+});

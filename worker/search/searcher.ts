@@ -119,6 +119,7 @@ export class Searcher {
       recencyHalfLifeDays: s.recencyHalfLifeDays,
       keywordMinRelative: s.keywordMinRelative,
       vectorWindow: s.vectorWindow,
+      vectorMinScore: s.vectorMinScore,
       keywordLeadRatio: s.keywordLeadRatio,
       vectorWeight: s.vectorFusionWeight,
       leaderFloor: s.keywordLeaderFloor,

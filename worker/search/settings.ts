@@ -32,6 +32,8 @@ export interface SearchSettings {
   keywordMinRelative: number;
   /** Hybrid: vector hits more than this below the best cosine do not vote. */
   vectorWindow: number;
+  /** Hybrid: vector hits under this cosine do not vote, whatever the best one is (a small store's every record is some query's nearest). */
+  vectorMinScore: number;
   /** Hybrid: a best keyword hit scoring this many times the runner-up stays first (0 = off). */
   keywordLeadRatio: number;
   /** Hybrid: a brand-new record gains this fraction of a first-rank RRF score, halving every recencyHalfLifeDays. */
@@ -91,6 +93,7 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   rrfK: 60,
   keywordMinRelative: 0.3,
   vectorWindow: 0.1,
+  vectorMinScore: 0,
   keywordLeadRatio: 1.5,
   recencyWeight: 0.15,
   recencyHalfLifeDays: 30,
@@ -126,6 +129,7 @@ const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   rrfK: [1, 1000],
   keywordMinRelative: [0, 1],
   vectorWindow: [0, 2],
+  vectorMinScore: [-1, 1],
   keywordLeadRatio: [0, 100],
   recencyWeight: [0, 10],
   recencyHalfLifeDays: [0.1, 3650],
