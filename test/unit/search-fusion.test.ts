@@ -36,3 +36,10 @@ test('synonyms: typed words get their group, weighted below the typed ones and s
   const none = parseFtsQuery('zebra')!;
   assert.equal(expandQuery(none, 0.4), none, 'no synonyms: the query itself');
 });
+
+test('vectorMinScore: vector hits under the floor do not vote, even when the relative window would keep them', () => {
+  const vector = [hit(1, 0.12), hit(2, 0.1), hit(3, 0.05)];
+  assert.deepEqual(fuseHybrid([], vector, base).map((f) => f.id), [1, 2, 3], 'the window keeps all three');
+  assert.deepEqual(fuseHybrid([], vector, { ...base, vectorMinScore: 0.2 }).map((f) => f.id), []);
+  assert.deepEqual(fuseHybrid([hit(9, 5)], [hit(1, 0.5), ...vector], { ...base, vectorMinScore: 0.2 }).map((f) => f.id).sort(), [1, 9]);
+});
