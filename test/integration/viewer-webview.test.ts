@@ -137,6 +137,7 @@ describe('webview panel: page and host over the typed protocol', () => {
     await button.click();
     await page.locator('vscode-button.pause-capture', { hasText: 'Resume capture' }).waitFor(WAIT);
     assert.deepEqual(commands, ['claudeMem.toggleCapture']);
+    await page.locator('vscode-button.pause-capture[aria-pressed="true"]').waitFor(WAIT); // the label and the attribute can land in separate renders
     assert.equal(await button.getAttribute('aria-pressed'), 'true');
     await button.click();
     await page.locator('vscode-button.pause-capture', { hasText: 'Pause capture' }).waitFor(WAIT);
