@@ -7,6 +7,13 @@
 //           write <id>.res (tmp + rename), remove <id>.work
 //   hook:   read and remove <id>.res
 //
+// A request marked ack: "claim" (a hook that needs no answer: an observation) is handed over at the
+// claim: the hook stops waiting once <id>.req is gone, and the worker writes no <id>.res but logs a
+// refusal itself. The claim is a hand-off, not a guess: <id>.work stays until the request has been
+// answered, and a worker that dies holding it leaves it to the next one (ingest is idempotent).
+// The hook checks such a request against the contract first, so what the route would refuse still
+// fails the hook (exit 1) with the route's own sentence.
+//
 // Only the user can write the data dir (0700), and whoever can reads auth.token too, so a file in
 // the spool is as trusted as a bearer header; the worker adds the header itself. The worker
 // advertises the spool in its lock (worker.pid: {"spool": true}); a hook uses it only for a live
@@ -22,6 +29,8 @@ export interface SpoolRequest {
   path: string;
   /** JSON text, when the request has a body. */
   body?: string;
+  /** "claim": the hook stops waiting at the claim; no answer file is written. */
+  ack?: 'claim';
 }
 
 /** A response file's body. */
@@ -47,6 +56,7 @@ export function validSpoolRequest(v: unknown): v is SpoolRequest {
     typeof r.path === 'string' &&
     /^\/api\/[\x21-\x7e]*$/.test(r.path) &&
     !/(^|\/)\.\.?(\/|\?|$)/.test(r.path) &&
-    (r.body === undefined || typeof r.body === 'string')
+    (r.body === undefined || typeof r.body === 'string') &&
+    (r.ack === undefined || r.ack === 'claim')
   );
 }

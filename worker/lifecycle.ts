@@ -8,6 +8,7 @@ import { projectFromCwd } from '../common/node/project';
 import {
   asObject,
   BadRequest,
+  checkObservationRequest,
   optId,
   optString,
   reqId,
@@ -111,7 +112,7 @@ export class Lifecycle {
   }
 
   async observe(body: unknown): Promise<QueuedResponse | SkippedResponse> {
-    const o = asObject(body);
+    const o = checkObservationRequest(body);
     const contentSessionId = reqId(o, 'contentSessionId');
     const toolName = clean(reqString(o, 'tool_name', { max: 200 })).trim();
     if (toolName === '') throw new BadRequest("field 'tool_name' is empty once private content is removed");

@@ -2,6 +2,7 @@
 // Only fs, path, the spool and the net client (loaded only when used): nothing here may slow a hook's start.
 import { fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { BadRequest } from '../../common/contract/validate';
 import { redact } from '../../common/node/log';
 import { NetworkError, request, type ClientTarget, type Reply } from '../client';
 import { spoolFor, spoolRequest } from './spool';
@@ -191,39 +192,81 @@ export type CallResult<T> =
   | { ok: true; reply: Reply<T> }
   | { ok: false; reason: 'network' | 'unavailable' | 'not_found' | 'rejected'; status?: number; message: string; code?: string };
 
+export interface CallOptions {
+  timeoutMs?: number;
+  /** A 404 means an older worker without the route: not_found, not our bug. */
+  optionalRoute?: boolean;
+  /** Through the spool, stop waiting once the worker has claimed the request (common/spool.ts). */
+  ackAtClaim?: boolean;
+  /** The route's own contract check (common/contract), run before sending: a BadRequest is its 4xx. */
+  check?: (body: unknown) => unknown;
+  /** Work that need not wait for the answer: run once the request is out, while the worker answers. */
+  meanwhile?: () => void;
+}
+
 /**
  * Calls the worker. Network errors, timeouts, 5xx and 429 are logged as warnings (the session goes
  * on); 404 is returned as not_found for routes that may not exist on an older worker (callers
  * decide); any other 4xx is our bug: logged as an error and the hook exits 1 (non-blocking).
  */
-export async function call<T = unknown>(
-  env: HookEnv,
-  method: string,
-  urlPath: string,
-  body?: unknown,
-  opts: { timeoutMs?: number; optionalRoute?: boolean } = {},
-): Promise<CallResult<T>> {
+export async function call<T = unknown>(env: HookEnv, method: string, urlPath: string, body?: unknown, opts: CallOptions = {}): Promise<CallResult<T>> {
+  if (opts.check) {
+    try {
+      opts.check(body);
+    } catch (e) {
+      if (!(e instanceof BadRequest)) throw e;
+      return classify<T>(env, method, urlPath, { status: e.status, body: { error: e.message } as T, headers: {} }, opts, ' before it was sent (the route\'s contract)');
+    }
+  }
   let reply: Reply<T>;
+  const timeoutMs = opts.timeoutMs ?? REQUEST_TIMEOUT_MS;
   try {
-    reply = (await viaSpool<T>(env, method, urlPath, body, opts.timeoutMs ?? REQUEST_TIMEOUT_MS)) ?? (await request<T>(env.target, method, urlPath, body, opts.timeoutMs ?? REQUEST_TIMEOUT_MS));
+    const o = { ...opts, meanwhile: once(env, opts.meanwhile) };
+    const spooled = viaSpool<T>(env, method, urlPath, body, timeoutMs, o);
+    if (spooled) reply = spooled;
+    else {
+      const sent = request<T>(env.target, method, urlPath, body, timeoutMs);
+      o.meanwhile?.();
+      reply = await sent;
+    }
   } catch (e) {
     const code = e instanceof NetworkError ? e.code : undefined;
     const message = code ? `${code}: ${(e as Error).message}` : String(e);
     env.log.warn(`worker unreachable at ${env.target.host}:${env.target.port}; nothing sent`, { error: message });
     return { ok: false, reason: 'network', message, code };
   }
+  return classify(env, method, urlPath, reply, opts, '');
+}
+
+/** Runs fn at most once, and never lets it fail the call (a request taken back runs it on TCP too). */
+function once(env: HookEnv, fn: (() => void) | undefined): (() => void) | undefined {
+  if (!fn) return undefined;
+  let ran = false;
+  return () => {
+    if (ran) return;
+    ran = true;
+    try {
+      fn();
+    } catch (e) {
+      env.log.warn(`preparing while the worker answers failed: ${(e as Error).message}`);
+    }
+  };
+}
+
+function classify<T>(env: HookEnv, method: string, urlPath: string, reply: Reply<T>, opts: CallOptions, when: string): CallResult<T> {
   const s = reply.status;
   if (s >= 200 && s < 300) return { ok: true, reply };
+  const route = `${method} ${urlPath.split('?')[0]}`;
   const detail = typeof reply.body === 'object' && reply.body !== null ? JSON.stringify(reply.body).slice(0, 500) : String(reply.body).slice(0, 500);
   if (s >= 500 || s === 429) {
-    env.log.warn(`${method} ${urlPath.split('?')[0]} answered ${s}; dropped`, { body: detail });
+    env.log.warn(`${route} answered ${s}; dropped`, { body: detail });
     return { ok: false, reason: 'unavailable', status: s, message: detail };
   }
   if (s === 404 && opts.optionalRoute) {
-    env.log.info(`${method} ${urlPath.split('?')[0]} not served by this worker (404)`);
+    env.log.info(`${route} not served by this worker (404)`);
     return { ok: false, reason: 'not_found', status: s, message: detail };
   }
-  const msg = `claude-mem: ${method} ${urlPath.split('?')[0]} was refused with ${s}: ${detail}`;
+  const msg = `claude-mem: ${route} was refused with ${s}${when}: ${detail}`;
   env.log.error(msg);
   env.stderr.push(`${msg} (see ${env.log.file})`);
   env.exitCode = 1;
@@ -234,11 +277,11 @@ export async function call<T = unknown>(
  * The call through the worker's spool when one serves this target (see ./spool); undefined when it
  * does not, or when the file could not be written or was not claimed: the caller uses TCP.
  */
-async function viaSpool<T>(env: HookEnv, method: string, urlPath: string, body: unknown, timeoutMs: number): Promise<Reply<T> | undefined> {
+function viaSpool<T>(env: HookEnv, method: string, urlPath: string, body: unknown, timeoutMs: number, opts: CallOptions): Reply<T> | undefined {
   const dir = spoolFor(env.target);
   if (!dir) return undefined;
   try {
-    return spoolRequest<T>(dir, method, urlPath, body, timeoutMs);
+    return spoolRequest<T>(dir, method, urlPath, body, timeoutMs, opts.ackAtClaim === true, opts.meanwhile);
   } catch (e) {
     if (e instanceof NetworkError) throw e;
     env.log.info(`spool not usable (${(e as Error).message}); using TCP`);

@@ -36,20 +36,26 @@ function pause(ms: number): void {
   if (cell) Atomics.wait(cell, 0, 0, ms);
 }
 
+/** What a request handed over at the claim gets back: the worker has it (common/spool.ts). */
+export const CLAIMED: Reply<{ claimed: true }> = { status: 202, body: { claimed: true }, headers: { 'content-type': 'application/json' } };
+
 /**
- * Sends one request through the spool and waits (blocking) for the answer. Returns undefined when
- * no worker claimed it within CLAIM_MS (the request was taken back: send it over TCP); throws
- * NetworkError ETIMEDOUT when a claimed request is not answered within timeoutMs (the worker will
- * still answer it, as it would a request whose client went away).
+ * Sends one request through the spool and waits (blocking) for the answer, or with ackAtClaim only
+ * until a worker claims it (CLAIMED); meanwhile runs once the request is out, before the wait.
+ * Returns undefined when no worker claimed it within CLAIM_MS (the request was taken back: send it
+ * over TCP); throws NetworkError ETIMEDOUT when a claimed request is not answered within timeoutMs
+ * (the worker will still answer it, as it would a request whose client went away).
  */
-export function spoolRequest<T>(dir: string, method: string, urlPath: string, body: unknown, timeoutMs: number): Reply<T> | undefined {
+export function spoolRequest<T>(dir: string, method: string, urlPath: string, body: unknown, timeoutMs: number, ackAtClaim = false, meanwhile?: () => void): Reply<T> | undefined {
   const id = `${process.pid.toString(36)}-${Date.now().toString(36)}-${(seq++).toString(36)}`;
   const req: SpoolRequest = { v: 1, method, path: urlPath };
   if (body !== undefined) req.body = typeof body === 'string' ? body : JSON.stringify(body);
+  if (ackAtClaim) req.ack = 'claim';
   const base = join(dir, id);
   writeFileSync(`${base}.tmp`, JSON.stringify(req), { mode: 0o600, flag: 'wx' });
   renameSync(`${base}.tmp`, `${base}.req`);
   const start = Date.now();
+  meanwhile?.();
   let claimed = false;
   for (;;) {
     // existsSync first: a failed read throws, and an Error with its stack on every poll costs more
@@ -66,12 +72,14 @@ export function spoolRequest<T>(dir: string, method: string, urlPath: string, bo
     }
     const waited = Date.now() - start;
     if (!claimed && !existsSync(`${base}.req`)) claimed = true;
+    if (claimed && ackAtClaim) return CLAIMED as Reply<T>;
     if (!claimed && waited >= Math.min(CLAIM_MS, timeoutMs)) {
       try {
         unlinkSync(`${base}.req`); // taken back: no worker will see it
         return undefined;
       } catch {
         claimed = true; // claimed just now
+        if (ackAtClaim) return CLAIMED as Reply<T>;
       }
     }
     if (waited >= timeoutMs) throw new NetworkError(`${method} ${urlPath.split('?')[0]} through the spool timed out after ${timeoutMs} ms`, 'ETIMEDOUT');

@@ -105,6 +105,23 @@ export function optId(o: Record<string, unknown>, key: string): string | undefin
   return fields.printable(key, v);
 }
 
+/**
+ * POST /api/sessions/observations: every check that refuses the request with a 400 before the
+ * worker cleans its text. The route runs it, and so does the hook before it hands a request over
+ * the spool, because it stops waiting once the worker claims it (common/spool.ts): a request that
+ * would be refused is refused in the hook, where it can still exit 1 and say why.
+ */
+export function checkObservationRequest(body: unknown): Record<string, unknown> {
+  const o = asObject(body);
+  reqId(o, 'contentSessionId');
+  reqString(o, 'tool_name', { max: 200 });
+  optId(o, 'tool_use_id');
+  optId(o, 'platform');
+  optString(o, 'cwd', { max: 4096 });
+  optId(o, 'project');
+  return o;
+}
+
 /** Integer query parameter with bounds; absent gives the default. */
 export function intParam(raw: string | undefined, name: string, def: number, min: number, max: number): number {
   if (raw === undefined || raw === '') return def;

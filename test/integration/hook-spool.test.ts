@@ -3,7 +3,7 @@
 // real hook subprocesses, real data dirs: what is stored, what a hook loads, what is left behind,
 // and the ways it must fail soft (a stale lock, a crashed worker's claimed request, bad files).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -116,6 +116,14 @@ describe('hook spool against a real worker', () => {
       assert.equal(res.status, 400, `${id}: ${res.body}`);
       fs.unlinkSync(path.join(dir, `${id}.res`));
     }
+    // Handed over at the claim: no answer file; a refusal goes to the worker's log, nothing is stored.
+    const refused = { contentSessionId: 'sess-ack-bad', tool_name: '<private>x</private>', cwd: project };
+    fs.writeFileSync(path.join(dir, 'zz-ack-1.tmp'), JSON.stringify({ v: 1, method: 'POST', path: '/api/sessions/observations', body: JSON.stringify(refused), ack: 'claim' }), { mode: 0o600 });
+    fs.renameSync(path.join(dir, 'zz-ack-1.tmp'), path.join(dir, 'zz-ack-1.req'));
+    await until(() => !spoolFiles(w.dataDir).some((f) => f.startsWith('zz-ack-1')), 5_000, 'the claimed request answered');
+    const workerLog = () => (fs.existsSync(path.join(w.dataDir, 'logs', 'worker.log')) ? fs.readFileSync(path.join(w.dataDir, 'logs', 'worker.log'), 'utf8') : '');
+    await until(() => /ERROR .*handed over at the claim\) answered 400: .*tool_name/.test(workerLog()), 5_000, 'the refusal in the worker log');
+    assert.equal(await observationsOf('sess-ack-bad').then((o) => o.length), 0);
     // A well-formed request gets the route's own answer, with the worker's own credentials.
     fs.writeFileSync(path.join(dir, 'zz-ok-1.tmp'), JSON.stringify({ v: 1, method: 'GET', path: '/api/stats' }), { mode: 0o600 });
     fs.renameSync(path.join(dir, 'zz-ok-1.tmp'), path.join(dir, 'zz-ok-1.req'));
@@ -137,6 +145,41 @@ describe('hook spool failing soft', () => {
     assert.ok(r.ms < 15_000, `the hook took ${r.ms} ms`);
     assert.deepEqual(spoolFiles(dataDir), [], 'the request was taken back');
     assert.match(fs.readFileSync(path.join(dataDir, 'logs', 'hooks.log'), 'utf8'), /worker unreachable/);
+  });
+
+  it('an observation hook stops waiting once its request is claimed: the claim is the hand-off', async () => {
+    const dataDir = tempDir('spool-claim-');
+    const dir = path.join(dataDir, 'spool');
+    fs.mkdirSync(dir, { mode: 0o700 });
+    // A claimer that takes every request (as a worker does first) and never answers: a hook that
+    // waited for the answer would time out and log it.
+    const claimer = spawn(process.execPath, ['-e', `const fs=require('fs');const d=${JSON.stringify(dir)};fs.watch(d,(e,n)=>{n=String(n);if(n.endsWith('.req'))try{fs.renameSync(d+'/'+n,d+'/'+n.slice(0,-4)+'.work')}catch{}});setInterval(()=>{},1000)`], { stdio: 'ignore' });
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      fs.writeFileSync(path.join(dataDir, 'worker.pid'), JSON.stringify({ pid: claimer.pid, port: 1, startedAt: Date.now(), spool: true }));
+      const r = observe(postToolUse(dataDir, 'sess-claim', 'toolu_claim'), { CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: '1', CLAUDE_MEM_NO_AUTOSTART: '1' });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, '{}');
+      const log = fs.existsSync(path.join(dataDir, 'logs', 'hooks.log')) ? fs.readFileSync(path.join(dataDir, 'logs', 'hooks.log'), 'utf8') : '';
+      assert.doesNotMatch(log, /timed out|unreachable/);
+      const [work] = spoolFiles(dataDir);
+      assert.match(work ?? '', /\.work$/, 'the claimed request stays for the worker (or the next one) to answer');
+      assert.equal(JSON.parse(fs.readFileSync(path.join(dir, work), 'utf8')).ack, 'claim');
+    } finally {
+      claimer.kill();
+    }
+  });
+
+  it('a request that breaks the contract is refused by the hook before it is handed over: exit 1, nothing left in the spool', async () => {
+    const dataDir = tempDir('spool-refuse-');
+    fs.mkdirSync(path.join(dataDir, 'spool'), { mode: 0o700 });
+    fs.writeFileSync(path.join(dataDir, 'worker.pid'), JSON.stringify({ pid: process.pid, port: 1, startedAt: Date.now(), spool: true }));
+    const input = JSON.parse(postToolUse(dataDir, 'sess-refuse', 'toolu_refuse'));
+    input.tool_name = 'T'.repeat(300);
+    const r = observe(JSON.stringify(input), { CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: '1', CLAUDE_MEM_NO_AUTOSTART: '1' });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /refused with 400.*tool_name/);
+    assert.deepEqual(spoolFiles(dataDir), []);
   });
 
   it('a request a worker claimed and never answered (it died) is answered by the next worker', async () => {

@@ -5,7 +5,7 @@
 // idempotent on tool use id and prompt, so a replay stores nothing twice).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { SPOOL_DIR, SPOOL_ID_RE, SPOOL_MAX_REQUEST_BYTES, validSpoolRequest, type SpoolResponse } from '../../common/spool';
+import { SPOOL_DIR, SPOOL_ID_RE, SPOOL_MAX_REQUEST_BYTES, validSpoolRequest, type SpoolRequest, type SpoolResponse } from '../../common/spool';
 import type { Logger } from '../../common/node/log';
 
 export interface SpoolOptions {
@@ -40,22 +40,31 @@ export function startSpool(o: SpoolOptions): Spool {
 
   const file = (id: string, ext: string) => path.join(dir, `${id}${ext}`);
 
-  async function answer(id: string): Promise<SpoolResponse> {
+  /** The answer, and the request when it was one (its ack decides whether anyone reads the answer). */
+  async function answer(id: string): Promise<{ res: SpoolResponse; req?: SpoolRequest }> {
     const work = file(id, '.work');
     const size = fs.statSync(work).size;
-    if (size > SPOOL_MAX_REQUEST_BYTES) return error(413, `request file is larger than ${SPOOL_MAX_REQUEST_BYTES} bytes`);
+    if (size > SPOOL_MAX_REQUEST_BYTES) return { res: error(413, `request file is larger than ${SPOOL_MAX_REQUEST_BYTES} bytes`) };
     let req: unknown;
     try {
       req = JSON.parse(fs.readFileSync(work, 'utf8'));
     } catch {
-      return error(400, 'malformed spool request (not JSON)');
+      return { res: error(400, 'malformed spool request (not JSON)') };
     }
-    if (!validSpoolRequest(req)) return error(400, 'malformed spool request (method, path under /api/, or body)');
+    if (!validSpoolRequest(req)) return { res: error(400, 'malformed spool request (method, path under /api/, or body)') };
     const host = `127.0.0.1:${o.port()}`;
     const headers: Record<string, string> = { host, authorization: `Bearer ${o.token}`, accept: 'application/json' };
     if (req.body !== undefined) headers['content-type'] = 'application/json';
     const res = await o.fetch(new Request(`http://${host}${req.path}`, { method: req.method, headers }), { spoolBody: req.body });
-    return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: await res.text() };
+    return { res: { status: res.status, contentType: res.headers.get('content-type') ?? '', body: await res.text() }, req };
+  }
+
+  /** A request handed over at the claim has nobody to tell of a refusal but this log. */
+  function logUnread(req: SpoolRequest, res: SpoolResponse): void {
+    if (res.status < 400) return;
+    const what = `spool: ${req.method} ${req.path.split('?')[0]} (handed over at the claim) answered ${res.status}: ${res.body.slice(0, 500)}`;
+    if (res.status >= 500 || res.status === 429) o.log.warn(`${what}; dropped`);
+    else o.log.error(what);
   }
 
   function error(status: number, message: string): SpoolResponse {
@@ -74,15 +83,18 @@ export function startSpool(o: SpoolOptions): Spool {
           return; // taken back by the hook, or already served
         }
       }
-      let res: SpoolResponse;
+      let out: { res: SpoolResponse; req?: SpoolRequest };
       try {
-        res = await answer(id);
+        out = await answer(id);
       } catch (e) {
-        res = error(500, `spool request failed: ${(e as Error).message}`);
+        out = { res: error(500, `spool request failed: ${(e as Error).message}`) };
       }
-      const tmp = file(id, '.res-tmp');
-      fs.writeFileSync(tmp, JSON.stringify(res), { mode: 0o600 });
-      fs.renameSync(tmp, file(id, '.res'));
+      if (out.req?.ack === 'claim') logUnread(out.req, out.res);
+      else {
+        const tmp = file(id, '.res-tmp');
+        fs.writeFileSync(tmp, JSON.stringify(out.res), { mode: 0o600 });
+        fs.renameSync(tmp, file(id, '.res'));
+      }
       fs.rmSync(file(id, '.work'), { force: true });
     } catch (e) {
       o.log.error(`spool: ${id}: ${(e as Error).message}`);

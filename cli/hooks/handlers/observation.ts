@@ -1,4 +1,6 @@
-// PostToolUse and PostToolUseFailure: queue the tool use for compression.
+// PostToolUse and PostToolUseFailure: queue the tool use for compression. Nothing in the answer
+// matters to the hook, so through the spool it stops waiting once the worker has claimed the request.
+import { checkObservationRequest } from '../../../common/contract/validate';
 import { scrubToolUse } from '../../../common/privacy/toolUse';
 import { readSettings } from '../../../common/node/config';
 import { fingerprintToolUse } from '../../../common/node/freshness/fingerprint';
@@ -31,6 +33,6 @@ export async function observationHook(input: HookInput, env: HookEnv): Promise<H
     platform: input.platform,
     // Fingerprints of the files the tool touched, taken here where the files are (docs/freshness.md).
     citations: fingerprintToolUse({ cwd: input.cwd, tool_input: input.toolInput }),
-  });
+  }, { ackAtClaim: true, check: checkObservationRequest });
   return {};
 }
