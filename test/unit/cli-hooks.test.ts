@@ -119,6 +119,27 @@ describe('file context', () => {
     forgetSession(d, 'sess/1');
     assert.equal(claim(d, 'sess/1', '/p/a.ts', '1:2:4'), true);
   });
+  it('drops sessions older than a week when a new session starts, at most once an hour', () => {
+    const d = tmp();
+    const dir = path.join(d, 'hooks', 'file-context');
+    const stale = (name: string) => {
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, name), '{}');
+      const old = (Date.now() - 8 * 24 * 3600 * 1000) / 1000;
+      fs.utimesSync(path.join(dir, name), old, old);
+    };
+    stale('gone-1.json');
+    assert.equal(claim(d, 'new-1', '/p/a.ts', '1'), true);
+    assert.equal(fs.existsSync(path.join(dir, 'gone-1.json')), false, 'pruned at a new session');
+    stale('gone-2.json');
+    assert.equal(claim(d, 'new-2', '/p/a.ts', '1'), true);
+    assert.equal(fs.existsSync(path.join(dir, 'gone-2.json')), true, 'not again within the hour');
+    const hourAgo = (Date.now() - 3601 * 1000) / 1000;
+    fs.utimesSync(path.join(dir, '.pruned'), hourAgo, hourAgo);
+    assert.equal(claim(d, 'new-3', '/p/a.ts', '1'), true);
+    assert.equal(fs.existsSync(path.join(dir, 'gone-2.json')), false, 'pruned once the hour is up');
+    assert.equal(claim(d, 'new-1', '/p/a.ts', '1'), false, 'live sessions are kept');
+  });
 });
 
 describe('contextText', () => {

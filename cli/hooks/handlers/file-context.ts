@@ -9,7 +9,7 @@ import { parseFileHistory } from '../../../common/contract/replies';
 import { isReadTool, toolFiles } from '../../../common/toolKinds';
 import { projectFromCwd } from '../../../common/node/project';
 import { query } from '../../client';
-import { claim } from '../fileContextState';
+import { SeenFiles } from '../fileContextState';
 import type { HookInput, HookReply } from '../input';
 import { call, type HookEnv } from '../io';
 
@@ -74,7 +74,9 @@ export async function fileContextHook(input: HookInput, env: HookEnv): Promise<H
   if (!st.isFile() || st.size < MIN_FILE_BYTES) return {};
   const rel = relative(cwd, abs);
   const inside = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
-  const r = await call(env, 'GET', `/api/search/by-file${query({ path: abs, project: projectFromCwd(cwd) })}`, undefined, { optionalRoute: true });
+  // What this session has been shown is read while the worker looks the history up.
+  const seen = new SeenFiles(env.target.dataDir, sessionId);
+  const r = await call(env, 'GET', `/api/search/by-file${query({ path: abs, project: projectFromCwd(cwd) })}`, undefined, { optionalRoute: true, meanwhile: () => seen.load() });
   if (!r.ok) return {};
   let rows: FileHistoryRow[];
   try {
@@ -85,6 +87,6 @@ export async function fileContextHook(input: HookInput, env: HookEnv): Promise<H
   }
   if (rows.length === 0) return {};
   const signature = `${Math.floor(st.mtimeMs)}:${st.size}:${Math.max(...rows.map((x) => x.id))}:${rows.length}`;
-  if (!claim(env.target.dataDir, sessionId, abs, signature)) return {};
+  if (!seen.claim(abs, signature)) return {};
   return { context: formatFileHistory(inside ? rel : abs, rows, st.mtimeMs), event: 'PreToolUse' };
 }
