@@ -26,15 +26,21 @@ export interface FileHistoryRow {
   action?: string;
 }
 
-/** The rows of a GET /api/search/by-file reply (common/contract); throws ContractError off the contract. */
-export function historyRows(body: unknown): FileHistoryRow[] {
-  return parseFileHistory(body).items.map((r) => ({
+/** A GET /api/search/by-file reply (common/contract): its rows, and whether the file has more; throws ContractError off the contract. */
+export function fileHistory(body: unknown): { rows: FileHistoryRow[]; more: boolean } {
+  const reply = parseFileHistory(body);
+  const rows = reply.items.map((r) => ({
     id: r.id,
     title: r.title.trim() ? r.title.replace(/\s+/g, ' ').trim().slice(0, 160) : '(untitled)',
     type: r.type,
     epoch: r.epoch,
     action: r.action,
   }));
+  return { rows, more: reply.hasMore };
+}
+
+export function historyRows(body: unknown): FileHistoryRow[] {
+  return fileHistory(body).rows;
 }
 
 function stamp(epoch: number): string {
@@ -44,15 +50,18 @@ function stamp(epoch: number): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
-export function formatFileHistory(displayPath: string, rows: FileHistoryRow[], fileMtimeMs: number): string {
+/** more: the worker has older rows than these (the hook asks for SHOW only). */
+export function formatFileHistory(displayPath: string, rows: FileHistoryRow[], fileMtimeMs: number, more = false): string {
   const shown = [...rows].sort((a, b) => b.epoch - a.epoch || b.id - a.id).slice(0, SHOW).reverse();
   const newest = Math.max(...rows.map((r) => r.epoch));
+  const count = more ? `more than ${rows.length} past observations` : `${rows.length} past observation${rows.length === 1 ? '' : 's'}`;
   const lines = [
     '<claude-mem-context>',
-    `Memory has ${rows.length} past observation${rows.length === 1 ? '' : 's'} about ${displayPath} (oldest first). The Read result is the file as it is now; these are history.`,
+    `Memory has ${count} about ${displayPath} (${more ? `the newest ${shown.length}, ` : ''}oldest first). The Read result is the file as it is now; these are history.`,
     ...shown.map((r) => `- #${r.id} ${stamp(r.epoch)} [${r.type}] ${r.title}${r.action ? ` (${r.action})` : ''}`.replace(/ {2,}/g, ' ')),
   ];
   if (rows.length > shown.length) lines.push(`- …and ${rows.length - shown.length} older`);
+  else if (more) lines.push('- …and older ones (search_memory with the file name finds them)');
   if (newest && fileMtimeMs > newest) lines.push('The file has changed since the newest of these.');
   lines.push('Details: get_observations with these ids (claude-mem MCP server).', '</claude-mem-context>');
   return lines.join('\n');
@@ -76,17 +85,21 @@ export async function fileContextHook(input: HookInput, env: HookEnv): Promise<H
   const inside = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
   // What this session has been shown is read while the worker looks the history up.
   const seen = new SeenFiles(env.target.dataDir, sessionId);
-  const r = await call(env, 'GET', `/api/search/by-file${query({ path: abs, project: projectFromCwd(cwd) })}`, undefined, { optionalRoute: true, meanwhile: () => seen.load() });
+  // Only the rows it shows: the reply is read, checked and parsed by a cold process on every Read.
+  const url = `/api/search/by-file${query({ path: abs, project: projectFromCwd(cwd), limit: SHOW })}`;
+  const r = await call(env, 'GET', url, undefined, { optionalRoute: true, meanwhile: () => seen.load() });
   if (!r.ok) return {};
-  let rows: FileHistoryRow[];
+  let history: { rows: FileHistoryRow[]; more: boolean };
   try {
-    rows = historyRows(r.reply.body);
+    history = fileHistory(r.reply.body);
   } catch (e) {
     env.log.error((e as Error).message); // our bug: no context this time, and said loudly in the log
     return {};
   }
+  const { rows, more } = history;
   if (rows.length === 0) return {};
-  const signature = `${Math.floor(st.mtimeMs)}:${st.size}:${Math.max(...rows.map((x) => x.id))}:${rows.length}`;
+  // The newest id changes with any new observation; the count only up to SHOW (then "+").
+  const signature = `${Math.floor(st.mtimeMs)}:${st.size}:${Math.max(...rows.map((x) => x.id))}:${rows.length}${more ? '+' : ''}`;
   if (!seen.claim(abs, signature)) return {};
-  return { context: formatFileHistory(inside ? rel : abs, rows, st.mtimeMs), event: 'PreToolUse' };
+  return { context: formatFileHistory(inside ? rel : abs, rows, st.mtimeMs, more), event: 'PreToolUse' };
 }
