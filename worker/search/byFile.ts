@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { BadRequest, type FileHistoryItem, type FileHistoryResponse } from '../../common/contract';
 import type { Store } from '../store/store';
 import { tokenize } from './ftsQuery';
-import { KINDS, parseList, toTimelineItem, type RecordInfo } from './records';
+import { hydrate, parseList, toTimelineItem } from './records';
 
 export function normalizePath(p: string): string {
   return p.trim().replace(/\\/g, '/').replace(/\/+$/, '').replace(/^\.\//, '');
@@ -25,37 +25,45 @@ export function fileHistory(store: Store, rawPath: string | undefined, opts: { p
   if (wanted.length > 4096 || /[\u0000-\u001f]/.test(wanted)) throw new BadRequest(`query 'path' must be a path of at most 4096 characters`);
   const base = path.posix.basename(wanted);
   const tokens = tokenize(base);
-  const out: FileHistoryItem[] = [];
+  // Candidates carry only what the match and the order need; the page shown is read in full after.
+  const found: Array<{ id: number; epoch: number; action: 'modified' | 'read'; path: string }> = [];
   const need = opts.offset + opts.limit + 1;
   if (tokens.length > 0) {
     // Any column: this stock FTS4 build has no column filter on phrases. A superset; the exact check follows.
     const expr = `"${tokens.join(' ')}"`;
-    const k = KINDS.observation;
     const where = [`observations_fts MATCH ?`, ...(opts.project !== undefined ? ['c.project = ?'] : [])];
     // Newest first by rowid, in pages, until enough exact matches are found.
     let before = Number.MAX_SAFE_INTEGER;
     for (;;) {
-      const rows = store.all<RecordInfo>(
-        `SELECT ${k.select} FROM observations_fts CROSS JOIN observations c ON c.id = observations_fts.docid
+      const rows = store.all<{ id: number; epoch: number; filesRead: string; filesModified: string }>(
+        `SELECT c.id AS id, c.created_at AS epoch, c.files_read AS filesRead, c.files_modified AS filesModified
+         FROM observations_fts CROSS JOIN observations c ON c.id = observations_fts.docid
          WHERE ${where.join(' AND ')} AND observations_fts.docid < ? ORDER BY observations_fts.docid DESC LIMIT 500`,
         [expr, ...(opts.project !== undefined ? [opts.project] : []), before],
       );
       for (const r of rows) {
         const modified = parseList(r.filesModified).find((f) => pathMatches(f, wanted));
         const read = modified ?? parseList(r.filesRead).find((f) => pathMatches(f, wanted));
-        if (read !== undefined) out.push({ ...toTimelineItem(r), action: modified !== undefined ? 'modified' : 'read', path: read });
+        if (read !== undefined) found.push({ id: r.id, epoch: r.epoch, action: modified !== undefined ? 'modified' : 'read', path: read });
       }
-      if (rows.length < 500 || out.length >= need) break;
+      if (rows.length < 500 || found.length >= need) break;
       before = rows[rows.length - 1].id;
     }
   }
-  out.sort((a, b) => b.epoch - a.epoch || b.id - a.id);
+  found.sort((a, b) => b.epoch - a.epoch || b.id - a.id);
+  const page = found.slice(opts.offset, opts.offset + opts.limit);
+  const records = hydrate(store, 'observation', page.map((f) => f.id));
+  const items: FileHistoryItem[] = [];
+  for (const f of page) {
+    const r = records.get(f.id);
+    if (r) items.push({ ...toTimelineItem(r), action: f.action, path: f.path });
+  }
   return {
     path: rawPath ?? '',
     project: opts.project ?? null,
-    items: out.slice(opts.offset, opts.offset + opts.limit),
+    items,
     limit: opts.limit,
     offset: opts.offset,
-    hasMore: out.length > opts.offset + opts.limit,
+    hasMore: found.length > opts.offset + opts.limit,
   };
 }
