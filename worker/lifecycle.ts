@@ -70,9 +70,11 @@ export class Lifecycle {
   // Every text a client sends goes through clean() (private blocks stripped, secrets redacted)
   // before it is hashed, journaled or queued: ids, paths and reasons included.
   private projectOf(o: Record<string, unknown>): { project: string; cwd?: string } {
-    const rawCwd = optString(o, 'cwd', { max: 4096 });
+    return this.projectFrom(optString(o, 'cwd', { max: 4096 }), optId(o, 'project'));
+  }
+
+  private projectFrom(rawCwd: string | undefined, rawProject: string | undefined): { project: string; cwd?: string } {
     const cwd = rawCwd === undefined ? undefined : clean(rawCwd);
-    const rawProject = optId(o, 'project');
     const project = (rawProject === undefined ? '' : clean(rawProject).trim()) || projectFromCwd(cwd);
     return { project, cwd: cwd || undefined };
   }
@@ -112,14 +114,13 @@ export class Lifecycle {
   }
 
   async observe(body: unknown): Promise<QueuedResponse | SkippedResponse> {
-    const o = checkObservationRequest(body);
-    const contentSessionId = reqId(o, 'contentSessionId');
-    const toolName = clean(reqString(o, 'tool_name', { max: 200 })).trim();
+    const req = checkObservationRequest(body);
+    const { o, contentSessionId } = req;
+    const toolName = clean(req.toolName).trim();
     if (toolName === '') throw new BadRequest("field 'tool_name' is empty once private content is removed");
-    const rawToolUseId = optId(o, 'tool_use_id');
-    const toolUseId = rawToolUseId === undefined ? undefined : clean(rawToolUseId) || undefined;
-    const platform = this.platformOf(o);
-    const { project, cwd } = this.projectOf(o);
+    const toolUseId = req.toolUseId === undefined ? undefined : clean(req.toolUseId) || undefined;
+    const platform = req.platform ?? DEFAULT_PLATFORM;
+    const { project, cwd } = this.projectFrom(req.cwd, req.project);
     if (isSkippedTool(toolName, this.settings.skipTools)) return { skipped: 'skip_list' };
     if (isExcludedProject(project, cwd, this.settings.excludedProjects)) return { skipped: 'excluded_project' };
     // Private blocks (keys too), the content of secret-looking files, then secrets; cut last.

@@ -111,15 +111,28 @@ export function optId(o: Record<string, unknown>, key: string): string | undefin
  * the spool, because it stops waiting once the worker claims it (common/spool.ts): a request that
  * would be refused is refused in the hook, where it can still exit 1 and say why.
  */
-export function checkObservationRequest(body: unknown): Record<string, unknown> {
+export function checkObservationRequest(body: unknown): ObservationRequestFields {
   const o = asObject(body);
-  reqId(o, 'contentSessionId');
-  reqString(o, 'tool_name', { max: 200 });
-  optId(o, 'tool_use_id');
-  optId(o, 'platform');
-  optString(o, 'cwd', { max: 4096 });
-  optId(o, 'project');
-  return o;
+  return {
+    o,
+    contentSessionId: reqId(o, 'contentSessionId'),
+    toolName: reqString(o, 'tool_name', { max: 200 }),
+    toolUseId: optId(o, 'tool_use_id'),
+    platform: optId(o, 'platform'),
+    cwd: optString(o, 'cwd', { max: 4096 }),
+    project: optId(o, 'project'),
+  };
+}
+
+/** The checked fields, as sent (not yet cleaned), and the whole body for the rest. */
+export interface ObservationRequestFields {
+  o: Record<string, unknown>;
+  contentSessionId: string;
+  toolName: string;
+  toolUseId?: string;
+  platform?: string;
+  cwd?: string;
+  project?: string;
 }
 
 /** Integer query parameter with bounds; absent gives the default. */

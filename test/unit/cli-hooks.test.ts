@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { contextText } from '../../cli/hooks/handlers/context';
-import { fileHistory, formatFileHistory, historyRows } from '../../cli/hooks/handlers/file-context';
+import { formatFileHistory, historyReply, historyRows } from '../../cli/hooks/handlers/file-context';
 import { claim, forgetSession } from '../../cli/hooks/fileContextState';
 import { parseHookInput } from '../../cli/hooks/io';
 import { boundField, shrinkDeep } from '../../cli/hooks/shrink';
@@ -107,12 +107,12 @@ describe('file context', () => {
     assert.match(text, /changed since the newest/);
     // The hook asks for the rows it shows; a reply with more says so instead of a count it lacks.
     const many = Array.from({ length: 12 }, (_, i) => row(20 + i, 'change', `Edit ${i}`, `2025-03-0${1 + (i % 9)}T10:00:00Z`, 'modified'));
-    const h = fileHistory({ ...reply(many), limit: 12, hasMore: true });
+    const h = historyReply({ ...reply(many), limit: 12, hasMore: true });
     assert.equal(h.more, true);
     const capped = formatFileHistory('src/parser.ts', h.rows, 0, h.more);
     assert.match(capped, /Memory has more than 12 past observations about src\/parser\.ts \(the newest 12, oldest first\)/);
     assert.match(capped, /…and older ones/);
-    assert.equal(fileHistory(reply([])).more, false);
+    assert.equal(historyReply(reply([])).more, false);
     // A reply off the contract is a bug: named, never guessed at (issue 16).
     assert.throws(() => historyRows(reply([{ id: 'bad' }])), /GET \/api\/search\/by-file does not match the contract: items\[0\]/);
     assert.throws(() => historyRows([{ id: 1, title: 't' }]), /must be an object/);

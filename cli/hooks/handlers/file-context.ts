@@ -27,7 +27,7 @@ export interface FileHistoryRow {
 }
 
 /** A GET /api/search/by-file reply (common/contract): its rows, and whether the file has more; throws ContractError off the contract. */
-export function fileHistory(body: unknown): { rows: FileHistoryRow[]; more: boolean } {
+export function historyReply(body: unknown): { rows: FileHistoryRow[]; more: boolean } {
   const reply = parseFileHistory(body);
   const rows = reply.items.map((r) => ({
     id: r.id,
@@ -40,7 +40,7 @@ export function fileHistory(body: unknown): { rows: FileHistoryRow[]; more: bool
 }
 
 export function historyRows(body: unknown): FileHistoryRow[] {
-  return fileHistory(body).rows;
+  return historyReply(body).rows;
 }
 
 function stamp(epoch: number): string {
@@ -91,7 +91,7 @@ export async function fileContextHook(input: HookInput, env: HookEnv): Promise<H
   if (!r.ok) return {};
   let history: { rows: FileHistoryRow[]; more: boolean };
   try {
-    history = fileHistory(r.reply.body);
+    history = historyReply(r.reply.body);
   } catch (e) {
     env.log.error((e as Error).message); // our bug: no context this time, and said loudly in the log
     return {};
