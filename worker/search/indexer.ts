@@ -1,7 +1,9 @@
 // The background embedding indexer: finds observations and summaries without a vector of the
 // current model (an anti-join on `vectors`), embeds them in batches on the embedder's thread,
-// stores the vectors through store.write (journaled like any write), then hands them to the
-// vector indexes. Nothing on the ingest path waits for it: new records are only a kick.
+// appends the vectors to their files (vectors/files.ts, synced), records where they are through
+// store.write (journaled like any write), then hands them to the vector indexes. Nothing on the
+// ingest path waits for it: new records are only a kick. Between passes it also tidies the vector
+// files (vectors/upkeep.ts), so nothing else ever writes them while it appends.
 //
 // Newest records first, in id windows, yielding between batches. After a pass finds nothing it
 // remembers the highest id checked and later passes look only above it, so a quiet worker does
@@ -13,6 +15,7 @@ import type { Embedder } from './embed/types';
 import type { SemanticIndex, StoredVector } from './semantic';
 import { encodeVector } from './vectorBlob';
 import { BacklogRate } from './backlogRate';
+import { compactAndSweep, moveBlobsToFiles } from './vectors/upkeep';
 
 export type IndexerState = 'idle' | 'indexing' | 'unavailable' | 'stopped';
 
@@ -37,6 +40,8 @@ interface Candidate {
 }
 
 const KIND_TABLE = { observation: 'observations', summary: 'session_summaries' } as const;
+/** The vector files are tidied at most this often (each time reads a group-by over `vectors`). */
+const TIDY_MS = 10 * 60_000;
 
 export class EmbeddingIndexer {
   state: IndexerState = 'idle';
@@ -52,6 +57,10 @@ export class EmbeddingIndexer {
   private failures = 0;
   /** Projects that got vectors during a backlog; their vectra indexes are rebuilt once it drains. */
   private readonly backlogProjects = new Set<string>();
+  /** When the vector files were last tidied (0: not yet since start or the last reindex). */
+  private tidiedAt = 0;
+  /** Records were deleted: their entries are rewritten out of the files at the next tidy. */
+  private eraseDue = false;
 
   constructor(private readonly o: IndexerOptions) {}
 
@@ -80,10 +89,11 @@ export class EmbeddingIndexer {
     });
   }
 
-  /** Forget what was checked: the next pass looks at every record again. */
+  /** Forget what was checked: the next pass looks at every record again (and tidies the vector files). */
   rescan(): void {
     this.checkedUpTo.observation = 0;
     this.checkedUpTo.summary = 0;
+    this.tidiedAt = 0;
     this.kick();
   }
 
@@ -139,18 +149,7 @@ export class EmbeddingIndexer {
       this.lastError = undefined;
       const rows: StoredVector[] = batch.map((c, i) => ({ kind: c.kind, id: c.id, project: c.project, epoch: c.epoch, blob: encodeVector(vectors[i]) }));
       const model = this.model;
-      const stored = await this.o.store.write((tx) =>
-        rows.filter((r) => {
-          const dims = r.blob.byteLength - 4;
-          // The record may have gone (or moved project) while it was being embedded.
-          const res = tx.run(
-            `INSERT OR REPLACE INTO vectors (kind, ref_id, project, model, dims, data, created_at)
-             SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM ${KIND_TABLE[r.kind]} WHERE id = ? AND project = ?)`,
-            [r.kind, r.id, r.project, model, dims, r.blob, r.epoch, r.id, r.project],
-          );
-          return res.changes > 0;
-        }),
-      );
+      const stored = await this.store(model, rows);
       this.embedded += stored.length;
       this.rate.stored(stored.length);
       if (full) for (const r of stored) this.backlogProjects.add(r.project);
@@ -160,7 +159,57 @@ export class EmbeddingIndexer {
     }
   }
 
+  /** Appends the vectors to their files, then records where they are. */
+  private async store(model: string, rows: StoredVector[]): Promise<StoredVector[]> {
+    const byProject = new Map<string, StoredVector[]>();
+    for (const r of rows) byProject.set(r.project, [...(byProject.get(r.project) ?? []), r]);
+    const placed = new Map<StoredVector, { gen: number; offset: number }>();
+    for (const [project, group] of byProject) {
+      const locs = await this.o.semantic.files.append(model, project, group.map((r) => ({ kind: r.kind, id: r.id, blob: r.blob })));
+      group.forEach((r, i) => placed.set(r, locs[i]));
+    }
+    return this.o.store.write((tx) =>
+      rows.filter((r) => {
+        const dims = r.blob.byteLength - 4;
+        const at = placed.get(r) as { gen: number; offset: number };
+        // The record may have gone (or moved project) while it was being embedded: its entry stays unused.
+        const res = tx.run(
+          `INSERT OR REPLACE INTO vectors (kind, ref_id, project, model, dims, data, created_at, file_gen, file_offset)
+           SELECT ?, ?, ?, ?, ?, x'', ?, ?, ? WHERE EXISTS (SELECT 1 FROM ${KIND_TABLE[r.kind]} WHERE id = ? AND project = ?)`,
+          [r.kind, r.id, r.project, model, dims, r.epoch, at.gen, at.offset, r.id, r.project],
+        );
+        return res.changes > 0;
+      }),
+    );
+  }
+
+  /** Records were deleted: rewrite their vectors out of the files soon (not only once files are mostly dead). */
+  erase(): void {
+    this.eraseDue = true;
+    this.tidiedAt = 0;
+    this.kick();
+  }
+
+  /** Moves old blobs out, rewrites mostly-dead files, deletes unused ones: after start and reindex, then at most every TIDY_MS. */
+  private async tidy(): Promise<void> {
+    if (this.tidiedAt !== 0 && Date.now() - this.tidiedAt < TIDY_MS) return;
+    this.tidiedAt = Date.now();
+    const erase = this.eraseDue;
+    this.eraseDue = false;
+    const stopped = () => this.stopped;
+    try {
+      const moved = await moveBlobsToFiles(this.o.store, this.o.semantic.files, stopped);
+      if (moved > 0) this.o.log.info('vectors moved from the database to vector files', { moved });
+      await compactAndSweep(this.o.store, this.o.semantic.files, this.o.log, stopped, erase);
+    } catch (e) {
+      this.eraseDue ||= erase;
+      // Nothing is lost: every step leaves the old place valid until the new one is recorded.
+      this.o.log.warn('tidying the vector files failed; tried again later', { error: (e as Error).message });
+    }
+  }
+
   private async finishBacklog(): Promise<void> {
+    await this.tidy();
     const projects = [...this.backlogProjects];
     this.backlogProjects.clear();
     for (const p of projects) {

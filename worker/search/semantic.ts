@@ -1,15 +1,19 @@
-// Vector search over the vectors SQLite keeps. Two interchangeable backends:
+// Vector search over the stored vectors: SQLite says which records have one and where it is, the
+// bytes are in vector files (vectors/files.ts; rows from before those files keep a blob until the
+// indexer moves it out). Two interchangeable backends:
 //   - vectra, one persisted index per project (DESIGN.md), used for a project-scoped query while the
 //     project holds at most `vectraMaxItems` vectors and its index agrees with SQLite;
 //   - the int8 scan (scan.ts), built from SQLite on first use, for everything else: cross-project
 //     queries, bigger projects, and any project whose vectra index is stale or being rebuilt.
-// SQLite is the source of truth; both backends can be thrown away and rebuilt from it.
+// The stored vectors are the source of truth; both backends can be thrown away and rebuilt from them.
+// The scan is dropped after `idleMs` without a vector query, so an idle worker does not hold it.
 import type { Logger } from '../../common/node/log';
 import type { SearchKind } from '../../common/contract';
 import type { Store } from '../store/store';
 import { ScanIndex, type ScanFilter, type ScanHit } from './scan';
 import type { VectorBackend } from './settings';
 import { decodeVector, int8View } from './vectorBlob';
+import { entrySize, type VectorFiles, type WantedEntry } from './vectors/files';
 import type { VectorIndexes } from './vectors/indexes';
 import type { VectorItem } from './vectors/types';
 
@@ -29,7 +33,27 @@ export interface SemanticOptions {
   backend: VectorBackend;
   vectraMaxItems: number;
   log: Logger;
+  /** Where the vector bytes are. */
+  files: VectorFiles;
+  /** The scan is dropped after this long without a vector query; absent: kept. */
+  idleMs?: number;
+  /** Stored vectors failed their check and their rows were dropped: they need embedding again. */
+  onBroken?: () => void;
 }
+
+/** A row of `vectors`, with where its bytes are. */
+interface VectorRow {
+  kind: 'observation' | 'summary';
+  ref_id: number;
+  project: string;
+  dims: number;
+  created_at: number;
+  data: Uint8Array;
+  file_gen: number | null;
+  file_offset: number | null;
+}
+
+const ROW_COLUMNS = 'kind, ref_id, project, dims, created_at, data, file_gen, file_offset';
 
 export interface SemanticQuery extends ScanFilter {
   kinds?: readonly SearchKind[];
@@ -46,8 +70,15 @@ export class SemanticIndex {
   /** Vectors per project in SQLite (counting reads every row of the project: cached, dropped on change). */
   private readonly counts = new Map<string, number>();
   lastBackend: 'vectra' | 'scan' | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  /** Bumped whenever the scan is dropped, so a load that started before does not install a stale copy. */
+  private epoch = 0;
 
   constructor(private readonly o: SemanticOptions) {}
+
+  get files(): VectorFiles {
+    return this.o.files;
+  }
 
   get model(): string {
     return this.o.model;
@@ -68,27 +99,94 @@ export class SemanticIndex {
 
   private async load(): Promise<ScanIndex | undefined> {
     const t0 = performance.now();
+    const epoch = this.epoch;
     let scan: ScanIndex | undefined;
     let after = 0;
     for (;;) {
-      const rows = this.o.store.all<{ rid: number; kind: 'observation' | 'summary'; ref_id: number; project: string; dims: number; created_at: number; data: Uint8Array }>(
-        'SELECT rowid AS rid, kind, ref_id, project, dims, created_at, data FROM vectors WHERE rowid > ? AND model = ? ORDER BY rowid LIMIT ?',
+      const rows = this.o.store.all<VectorRow & { rid: number }>(
+        `SELECT rowid AS rid, ${ROW_COLUMNS} FROM vectors WHERE rowid > ? AND model = ? ORDER BY rowid LIMIT ?`,
         [after, this.o.model, LOAD_CHUNK],
       );
-      for (const r of rows) {
+      await this.read(rows, (r, blob) => {
         scan ??= new ScanIndex(r.dims);
-        if (r.dims !== scan.dims) continue;
-        const v = int8View(r.data, r.dims);
+        if (r.dims !== scan.dims) return;
+        const v = int8View(blob, r.dims);
         if (v) scan.put(r.project, r.kind, r.ref_id, r.created_at, v.q, v.scale);
-      }
+      });
       if (rows.length < LOAD_CHUNK) break;
       after = rows[rows.length - 1].rid;
       await new Promise((resolve) => setImmediate(resolve));
     }
     // Vectors stored meanwhile behind the cursor reach the index through added(), which waits for this load.
-    if (scan) this.scan = scan;
+    if (scan && epoch === this.epoch) {
+      this.scan = scan;
+      this.touch();
+    }
     this.o.log.info('vector scan index loaded', { items: scan?.count() ?? 0, ms: Math.round(performance.now() - t0) });
     return scan;
+  }
+
+  /**
+   * Hands each row's vector bytes to `each` (valid during the call only): a blob kept in the row,
+   * or the entry its file offset names. Entries that fail their check lose their rows, so the
+   * indexer embeds those records again.
+   */
+  private async read(rows: VectorRow[], each: (r: VectorRow, blob: Uint8Array) => void): Promise<void> {
+    const inFiles = new Map<string, { project: string; gen: number; wanted: (WantedEntry & { row: VectorRow })[] }>();
+    for (const r of rows) {
+      if (r.file_offset === null || r.file_gen === null) {
+        each(r, r.data);
+        continue;
+      }
+      const key = `${r.file_gen}\u0000${r.project}`;
+      let g = inFiles.get(key);
+      if (!g) inFiles.set(key, (g = { project: r.project, gen: r.file_gen, wanted: [] }));
+      g.wanted.push({ kind: r.kind, id: r.ref_id, dims: r.dims, offset: r.file_offset, row: r });
+    }
+    const broken: VectorRow[] = [];
+    for (const g of inFiles.values()) {
+      await this.o.files.readMany(this.o.model, g.project, g.gen, g.wanted, (w, blob) => {
+        const row = (w as WantedEntry & { row: VectorRow }).row;
+        if (blob) each(row, blob);
+        else broken.push(row);
+      });
+    }
+    if (broken.length > 0) await this.dropBroken(broken);
+  }
+
+  private async dropBroken(rows: VectorRow[]): Promise<void> {
+    this.o.log.warn('stored vectors failed their check (a damaged or missing vector file); embedding those records again', { count: rows.length, files: [...new Set(rows.map((r) => this.o.files.fileName(this.o.model, r.project, r.file_gen ?? 0)))].slice(0, 5) });
+    try {
+      await this.o.store.write((tx) => {
+        for (const r of rows) tx.run('DELETE FROM vectors WHERE kind = ? AND ref_id = ? AND model = ? AND file_gen = ? AND file_offset = ?', [r.kind, r.ref_id, this.o.model, r.file_gen, r.file_offset]);
+      });
+    } catch (e) {
+      this.o.log.warn('could not drop the damaged vectors\' rows', { error: (e as Error).message });
+      return;
+    }
+    for (const r of rows) this.counts.delete(r.project);
+    this.o.onBroken?.();
+  }
+
+  /** A vector query used the scan: it stays loaded for another idleMs. */
+  private touch(): void {
+    if (this.o.idleMs === undefined) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (!this.scan) return;
+      const items = this.scan.count();
+      this.scan = undefined;
+      this.epoch++;
+      this.o.log.info('vector scan index dropped after idle time', { items, idleMs: this.o.idleMs });
+    }, this.o.idleMs);
+    this.idleTimer.unref();
+  }
+
+  /** Stops the idle timer (worker stop). */
+  close(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
   }
 
   /** Called after the indexer stored vectors. */
@@ -136,21 +234,20 @@ export class SemanticIndex {
     this.counts.delete(project);
     if (this.scan) {
       this.scan.dropProject(project);
-      const rows = this.o.store.all<{ kind: 'observation' | 'summary'; ref_id: number; dims: number; created_at: number; data: Uint8Array }>(
-        'SELECT kind, ref_id, dims, created_at, data FROM vectors WHERE project = ? AND model = ?',
-        [project, this.o.model],
-      );
-      for (const r of rows) {
-        const v = r.dims === this.scan.dims ? int8View(r.data, r.dims) : undefined;
-        if (v) this.scan.put(project, r.kind, r.ref_id, r.created_at, v.q, v.scale);
-      }
+      const scan = this.scan;
+      const rows = this.o.store.all<VectorRow>(`SELECT ${ROW_COLUMNS} FROM vectors WHERE project = ? AND model = ?`, [project, this.o.model]);
+      await this.read(rows, (r, blob) => {
+        const v = r.dims === scan.dims ? int8View(blob, r.dims) : undefined;
+        if (v) scan.put(project, r.kind, r.ref_id, r.created_at, v.q, v.scale);
+      });
     }
     if (this.o.vectra && this.storedCount(project) === 0) await this.o.vectra.dropProject(project).catch(() => undefined);
   }
 
-  /** Drops every loaded copy; the next query reloads from SQLite. */
+  /** Drops every loaded copy; the next query reloads from the stored vectors. */
   reset(): void {
     this.scan = undefined;
+    this.epoch++;
     this.vectraSynced.clear();
     this.counts.clear();
   }
@@ -178,11 +275,12 @@ export class SemanticIndex {
         this.vectraSynced.set(project, count === 0);
         return;
       }
-      const rows = this.o.store.all<{ kind: 'observation' | 'summary'; ref_id: number; dims: number; created_at: number; data: Uint8Array }>(
-        'SELECT kind, ref_id, dims, created_at, data FROM vectors WHERE project = ? AND model = ?',
-        [project, this.o.model],
-      );
-      const items = rows.map((r) => toVectraItem({ kind: r.kind, id: r.ref_id, project, epoch: r.created_at, blob: r.data }, r.dims)).filter((x): x is VectorItem => !!x);
+      const rows = this.o.store.all<VectorRow>(`SELECT ${ROW_COLUMNS} FROM vectors WHERE project = ? AND model = ?`, [project, this.o.model]);
+      const items: VectorItem[] = [];
+      await this.read(rows, (r, blob) => {
+        const item = toVectraItem({ kind: r.kind, id: r.ref_id, project, epoch: r.created_at, blob }, r.dims);
+        if (item) items.push(item);
+      });
       await vectra.rebuild(project, items);
       this.vectraSynced.delete(project);
       this.o.log.info('vectra index rebuilt from SQLite', { project, items: items.length });
@@ -201,8 +299,13 @@ export class SemanticIndex {
     const out: Float32Array[] = [];
     for (const r of refs) {
       if (r.kind === 'prompt') continue;
-      const row = this.o.store.get<{ dims: number; data: Uint8Array }>('SELECT dims, data FROM vectors WHERE kind = ? AND ref_id = ? AND model = ?', [r.kind, r.id, this.o.model]);
-      const v = row ? decodeVector(row.data, row.dims) : undefined;
+      const row = this.o.store.get<VectorRow>(`SELECT ${ROW_COLUMNS} FROM vectors WHERE kind = ? AND ref_id = ? AND model = ?`, [r.kind, r.id, this.o.model]);
+      if (!row) continue;
+      const blob =
+        row.file_offset === null || row.file_gen === null
+          ? row.data
+          : this.o.files.readOne(this.o.model, row.project, row.file_gen, { kind: row.kind, id: row.ref_id, dims: row.dims, offset: row.file_offset });
+      const v = blob ? decodeVector(blob, row.dims) : undefined;
       if (v) out.push(v);
     }
     return out;
@@ -224,6 +327,7 @@ export class SemanticIndex {
     const scan = await this.loadScan();
     this.lastBackend = 'scan';
     if (!scan) return [];
+    this.touch();
     return scan.query(vector, k, { ...f, kinds });
   }
 

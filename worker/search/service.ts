@@ -19,6 +19,7 @@ import { EmbeddingIndexer } from './indexer';
 import { Searcher, type VectorSide } from './searcher';
 import { SemanticIndex } from './semantic';
 import { readSearchConfig, type SearchConfig } from './settings';
+import { VectorFiles } from './vectors/files';
 import { VectorIndexes } from './vectors/indexes';
 
 export interface SearchDeps {
@@ -66,7 +67,17 @@ export class SearchService {
     this.embedders = opts.embedders ?? makeEmbedders(this.settings, deps.log, opts.threadScript);
     if (this.embedders) {
       this.vectra = s.vectorBackend === 'scan' ? undefined : new VectorIndexes({ dir: opts.vectorsDir ?? path.join(deps.config.dataDir, 'vectors'), log: deps.log });
-      this.semantic = new SemanticIndex({ store: deps.store, model: vectorModelId(this.embedders.index.name), vectra: this.vectra, backend: s.vectorBackend, vectraMaxItems: s.vectraMaxItems, log: deps.log });
+      this.semantic = new SemanticIndex({
+        store: deps.store,
+        model: vectorModelId(this.embedders.index.name),
+        vectra: this.vectra,
+        backend: s.vectorBackend,
+        vectraMaxItems: s.vectraMaxItems,
+        log: deps.log,
+        files: new VectorFiles(path.join(deps.config.dataDir, 'vector-data')),
+        idleMs: s.embedderIdleMs,
+        onBroken: () => this.indexer?.rescan(),
+      });
       this.indexer = new EmbeddingIndexer({ store: deps.store, embedder: this.embedders.index, semantic: this.semantic, batchSize: s.indexBatchSize, log: deps.log });
     }
     const query = this.embedders ? cachedEmbedder(this.embedders.query, s.queryCacheSize) : undefined;
@@ -95,12 +106,18 @@ export class SearchService {
   start(): void {
     if (this.unsubscribe) return;
     const kick = () => this.indexer?.kick();
-    const projectChanged = (d: { project: string }) => void this.semantic?.projectChanged(d.project).catch((err: Error) => this.deps.log.warn('vector index update failed', { error: err.message }));
+    const projectChanged = (d: { project: string }) => {
+      this.indexer?.erase();
+      void this.semantic?.projectChanged(d.project).catch((err: Error) => this.deps.log.warn('vector index update failed', { error: err.message }));
+    };
     this.unsubscribe = this.deps.events.on({
       new_observation: kick,
       observations_imported: kick,
       new_summary: kick,
-      observation_deleted: (d) => this.semantic?.removed('observation', d.id, d.project),
+      observation_deleted: (d) => {
+        this.indexer?.erase();
+        this.semantic?.removed('observation', d.id, d.project);
+      },
       project_deleted: projectChanged,
       session_forgotten: projectChanged,
     });
@@ -117,6 +134,7 @@ export class SearchService {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     clearTimeout(this.warmTimer);
+    this.semantic?.close();
     // Stop the indexer first (no new batch), then close the embedders, which fails a batch in
     // flight at once instead of waiting for it; a batch already embedded is still stored.
     const indexing = this.indexer?.stop();
@@ -178,6 +196,11 @@ export class SearchService {
     const projects = req.project !== undefined ? [req.project] : semantic.projects();
     let dropped = 0;
     if (req.reembed) {
+      // New vectors go to fresh files; the old ones are deleted once no row names them.
+      const where = req.project !== undefined ? ' WHERE project = ?' : '';
+      for (const r of this.deps.store.all<{ model: string; project: string }>(`SELECT DISTINCT model, project FROM vectors${where}`, req.project !== undefined ? [req.project] : [])) {
+        semantic.files.retire(r.model, r.project);
+      }
       dropped = await this.deps.store.write((tx) =>
         req.project !== undefined ? tx.run('DELETE FROM vectors WHERE project = ?', [req.project]).changes : tx.run('DELETE FROM vectors').changes,
       );

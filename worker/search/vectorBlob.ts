@@ -1,8 +1,8 @@
-// How a vector is kept in SQLite's `vectors.data`: L2-normalised, int8-quantised with one
-// float32 scale in front (4 + dims bytes; a 512-d vector is 516 bytes instead of 2048).
-// Measured recall@10 of int8 against float32 is 0.98 (DESIGN.md), and the 4x saving matters
-// twice: the in-memory database and the snapshot replica each hold a copy. A blob of exactly
-// dims * 4 bytes is read as raw float32, so either form can be stored.
+// How a vector is stored (in a vector file's entry, vectors/files.ts; older stores: SQLite's
+// `vectors.data`): L2-normalised, int8-quantised with one float32 scale in front (4 + dims bytes;
+// a 512-d vector is 516 bytes instead of 2048).
+// Measured recall@10 of int8 against float32 is 0.98 (DESIGN.md). A blob of exactly dims * 4
+// bytes (an old row) is read as raw float32, so either form can be read.
 import { dequantizeInt8, normalize, quantizeInt8 } from './vectors/quantize';
 
 export function encodeVector(v: Float32Array): Uint8Array {

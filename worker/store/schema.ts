@@ -127,7 +127,7 @@ const MIGRATIONS: Migration[] = [
     `CREATE TRIGGER prompts_au AFTER UPDATE ON user_prompts BEGIN INSERT INTO prompts_fts(docid, text) VALUES (new.id, new.text); END`,
     `CREATE TRIGGER prompts_ai AFTER INSERT ON user_prompts BEGIN INSERT INTO prompts_fts(docid, text) VALUES (new.id, new.text); END`,
   ],
-  // 2: embeddings. SQLite keeps every vector (the source of truth); per-project vector indexes are rebuilt from it.
+  // 2: embeddings. Which records have a vector of which model; per-project vector indexes are rebuilt from them (the vectors themselves moved to files in 8).
   [
     `CREATE TABLE vectors (
       kind TEXT NOT NULL CHECK (kind IN ('observation','summary')),
@@ -286,6 +286,10 @@ const MIGRATIONS: Migration[] = [
       DELETE FROM session_git WHERE session_id = old.id;
     END`,
   ],
+  // 8: vectors in their own files (worker/search/vectors/files.ts, issue 19). A row with a
+  // file_offset has its vector in that generation's file and an empty `data`; older rows keep the
+  // blob until the indexer moves it out.
+  [`ALTER TABLE vectors ADD COLUMN file_gen INTEGER`, `ALTER TABLE vectors ADD COLUMN file_offset INTEGER`],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,262 @@
+// Vectors live in their own append-only files (issue 19), not in SQLite: the in-memory database,
+// every snapshot and every checkpoint used to carry 516 bytes per record for them. One file per
+// project, model and generation under <dataDir>/vector-data/; SQLite keeps only which records have
+// a vector under which model and where it is (vectors.file_gen, vectors.file_offset).
+//
+// An entry: u32 crc32 of the rest | u8 kind | u8 version | u16 dims | u32 record id | the vector as
+// vectorBlob.ts encodes it (f32 scale + int8 x dims). An entry is read only at an offset SQLite
+// names, and served only when its checksum, kind, id and size all match: a torn tail, a damaged or
+// missing file, or an offset from a half-done compaction can never serve a wrong vector. The files
+// are derived data, so what fails the check is reported and embedded again (semantic.ts).
+//
+// Every write to these files (appends, compaction, sweeping unused files) runs in the indexer's
+// loop, one at a time, so an append never races the sweep that would delete its file.
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { crc32 } from 'node:zlib';
+import { projectFolderName } from './projectDir';
+
+export type VectorKind = 'observation' | 'summary';
+
+export interface FileEntry {
+  kind: VectorKind;
+  id: number;
+  /** encodeVector()'s bytes: f32 scale then dims int8 values. */
+  blob: Uint8Array;
+}
+
+export interface Located {
+  gen: number;
+  offset: number;
+}
+
+export interface WantedEntry {
+  kind: VectorKind;
+  id: number;
+  dims: number;
+  offset: number;
+}
+
+const HEADER = 12;
+const VERSION = 1;
+const KIND_CODE: Record<VectorKind, number> = { observation: 0, summary: 1 };
+/** Reads of nearby entries are merged into one read of at most this many bytes. */
+const MAX_RUN = 1 << 20;
+const MAX_GAP = 64 << 10;
+
+export function entrySize(dims: number): number {
+  return HEADER + 4 + dims;
+}
+
+function modelTag(model: string): string {
+  return createHash('sha256').update(model, 'utf8').digest('hex').slice(0, 12);
+}
+
+export function encodeEntry(e: FileEntry): Buffer {
+  const dims = e.blob.byteLength - 4;
+  if (dims <= 0 || dims > 0xffff) throw new Error(`vector file: bad vector of ${e.blob.byteLength} bytes`);
+  const out = Buffer.alloc(HEADER + e.blob.byteLength);
+  out.writeUInt8(KIND_CODE[e.kind], 4);
+  out.writeUInt8(VERSION, 5);
+  out.writeUInt16LE(dims, 6);
+  out.writeUInt32LE(e.id, 8);
+  out.set(e.blob, HEADER);
+  out.writeUInt32LE(crc32(out.subarray(4)), 0);
+  return out;
+}
+
+/** The vector bytes of the entry at `at` in buf when it is the one wanted and intact; else undefined. */
+export function decodeEntry(buf: Uint8Array, at: number, want: Omit<WantedEntry, 'offset'>): Uint8Array | undefined {
+  const size = entrySize(want.dims);
+  if (at < 0 || at + size > buf.byteLength) return undefined;
+  const b = Buffer.from(buf.buffer, buf.byteOffset + at, size);
+  if (b.readUInt8(4) !== KIND_CODE[want.kind] || b.readUInt8(5) !== VERSION || b.readUInt16LE(6) !== want.dims || b.readUInt32LE(8) !== want.id) return undefined;
+  if (crc32(b.subarray(4)) !== b.readUInt32LE(0)) return undefined;
+  return new Uint8Array(b.buffer, b.byteOffset + HEADER, size - HEADER);
+}
+
+export class VectorFiles {
+  /** Generation new entries go to, per project and model (from the files on disk, then kept). */
+  private readonly current = new Map<string, number>();
+  private readonly sizes = new Map<string, number>();
+
+  constructor(readonly dir: string) {}
+
+  fileName(model: string, project: string, gen: number): string {
+    return `${projectFolderName(project)}.${modelTag(model)}.${gen}.vec`;
+  }
+
+  private filePath(model: string, project: string, gen: number): string {
+    return path.join(this.dir, this.fileName(model, project, gen));
+  }
+
+  /** The generation appends go to: the newest file on disk for this project and model, or 1. */
+  currentGen(model: string, project: string): number {
+    const key = `${model}\u0000${project}`;
+    let gen = this.current.get(key);
+    if (gen === undefined) {
+      const prefix = `${projectFolderName(project)}.${modelTag(model)}.`;
+      gen = 1;
+      for (const f of this.list()) {
+        if (!f.startsWith(prefix)) continue;
+        const g = Number(f.slice(prefix.length, -'.vec'.length));
+        if (Number.isSafeInteger(g) && g > gen) gen = g;
+      }
+      this.current.set(key, gen);
+    }
+    return gen;
+  }
+
+  /** New entries of this project and model go to a fresh file from now on (the old one is swept once unused). */
+  retire(model: string, project: string): void {
+    this.current.set(`${model}\u0000${project}`, this.currentGen(model, project) + 1);
+  }
+
+  list(): string[] {
+    try {
+      return fs.readdirSync(this.dir).filter((f) => f.endsWith('.vec'));
+    } catch {
+      return [];
+    }
+  }
+
+  /** Appends entries and syncs them to disk; resolves with where each one is. */
+  async append(model: string, project: string, entries: FileEntry[]): Promise<Located[]> {
+    if (entries.length === 0) return [];
+    const gen = this.currentGen(model, project);
+    const file = this.filePath(model, project, gen);
+    await fs.promises.mkdir(this.dir, { recursive: true });
+    const bytes = Buffer.concat(entries.map(encodeEntry));
+    const fh = await fs.promises.open(file, 'a');
+    try {
+      // Appends start at the end as it is on disk: past any torn tail a crash left, which no row names.
+      const start = (await fh.stat()).size;
+      await fh.write(bytes, 0, bytes.length);
+      await fh.datasync();
+      this.sizes.set(file, start + bytes.length);
+      const out: Located[] = [];
+      let at = start;
+      for (const e of entries) {
+        out.push({ gen, offset: at });
+        at += HEADER + e.blob.byteLength;
+      }
+      return out;
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** One entry, read synchronously (a handful per query at most). */
+  readOne(model: string, project: string, gen: number, want: WantedEntry): Uint8Array | undefined {
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(this.filePath(model, project, gen), 'r');
+      const buf = Buffer.alloc(entrySize(want.dims));
+      const n = fs.readSync(fd, buf, 0, buf.length, want.offset);
+      return decodeEntry(buf.subarray(0, n), 0, want)?.slice();
+    } catch {
+      return undefined;
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+  }
+
+  /**
+   * Reads the wanted entries of one file, nearby ones in one read. Calls back with each entry's
+   * vector bytes (valid during the call only), or undefined when it is missing or fails its check.
+   */
+  async readMany(model: string, project: string, gen: number, wanted: WantedEntry[], each: (w: WantedEntry, blob: Uint8Array | undefined) => void): Promise<void> {
+    if (wanted.length === 0) return;
+    const sorted = [...wanted].sort((a, b) => a.offset - b.offset);
+    let fh: fs.promises.FileHandle;
+    try {
+      fh = await fs.promises.open(this.filePath(model, project, gen), 'r');
+    } catch {
+      for (const w of sorted) each(w, undefined);
+      return;
+    }
+    try {
+      let buf = Buffer.alloc(0);
+      for (let i = 0; i < sorted.length; ) {
+        const start = sorted[i].offset;
+        let end = start + entrySize(sorted[i].dims);
+        let j = i;
+        while (j + 1 < sorted.length) {
+          const next = sorted[j + 1];
+          const nextEnd = next.offset + entrySize(next.dims);
+          if (next.offset - end > MAX_GAP || nextEnd - start > MAX_RUN) break;
+          end = Math.max(end, nextEnd);
+          j++;
+        }
+        if (buf.length < end - start) buf = Buffer.alloc(Math.max(end - start, Math.min(MAX_RUN, buf.length * 2)));
+        const { bytesRead } = await fh.read(buf, 0, end - start, start);
+        const got = buf.subarray(0, bytesRead);
+        for (let k = i; k <= j; k++) each(sorted[k], decodeEntry(got, sorted[k].offset - start, sorted[k]));
+        i = j + 1;
+      }
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** Writes a new generation holding only these entries; resolves with their new places. */
+  async rewrite(model: string, project: string, entries: FileEntry[]): Promise<Located[]> {
+    const gen = this.currentGen(model, project) + 1;
+    this.current.set(`${model}\u0000${project}`, gen);
+    const file = this.filePath(model, project, gen);
+    const tmp = `${file}.tmp`;
+    await fs.promises.mkdir(this.dir, { recursive: true });
+    const bytes = Buffer.concat(entries.map(encodeEntry));
+    const fh = await fs.promises.open(tmp, 'w');
+    try {
+      await fh.write(bytes, 0, bytes.length);
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    await fs.promises.rename(tmp, file);
+    this.sizes.set(file, bytes.length);
+    const out: Located[] = [];
+    let at = 0;
+    for (const e of entries) {
+      out.push({ gen, offset: at });
+      at += HEADER + e.blob.byteLength;
+    }
+    return out;
+  }
+
+  /** Bytes in a file (0 when it is missing). */
+  size(model: string, project: string, gen: number): number {
+    const file = this.filePath(model, project, gen);
+    let n = this.sizes.get(file);
+    if (n === undefined) {
+      try {
+        n = fs.statSync(file).size;
+      } catch {
+        n = 0;
+      }
+      this.sizes.set(file, n);
+    }
+    return n;
+  }
+
+  /** Deletes every file (and leftover temporary) whose name is not in `used`; resolves with how many. */
+  async sweep(used: Set<string>): Promise<number> {
+    let n = 0;
+    let names: string[];
+    try {
+      names = await fs.promises.readdir(this.dir);
+    } catch {
+      return 0;
+    }
+    for (const f of names) {
+      if (!f.endsWith('.vec') && !f.endsWith('.vec.tmp')) continue;
+      if (used.has(f)) continue;
+      await fs.promises.rm(path.join(this.dir, f), { force: true });
+      this.sizes.delete(path.join(this.dir, f));
+      n++;
+    }
+    return n;
+  }
+}

@@ -1,0 +1,132 @@
+// Upkeep of the vector files (files.ts), run by the indexer between batches so it never overlaps an
+// append: moving vectors older stores kept as SQLite blobs out to the files, rewriting a file that
+// is mostly dead entries (records edited, deleted or embedded again), and deleting files no row
+// names any more. Each step writes the new bytes and syncs them before SQLite points at them, and
+// deletes old bytes only after no row points at them: a crash anywhere leaves either place valid.
+import type { Logger } from '../../../common/node/log';
+import type { Store } from '../../store/store';
+import { entrySize, type FileEntry, type VectorFiles, type VectorKind } from './files';
+
+/** A file is rewritten when it is at least this big and less than half of it is still used. */
+const COMPACT_MIN_BYTES = 1 << 20;
+const MOVE_BATCH = 500;
+
+interface BlobRow {
+  kind: VectorKind;
+  ref_id: number;
+  project: string;
+  model: string;
+  data: Uint8Array;
+}
+
+/** Moves vectors stored as blobs (schema before 8) into the files; resolves with how many moved. */
+export async function moveBlobsToFiles(store: Store, files: VectorFiles, stopped: () => boolean): Promise<number> {
+  let moved = 0;
+  for (;;) {
+    if (stopped()) return moved;
+    const rows = store.all<BlobRow>(`SELECT kind, ref_id, project, model, data FROM vectors WHERE file_offset IS NULL AND length(data) > 4 LIMIT ?`, [MOVE_BATCH]);
+    if (rows.length === 0) return moved;
+    const groups = new Map<string, BlobRow[]>();
+    for (const r of rows) {
+      const key = `${r.model}\u0000${r.project}`;
+      groups.set(key, [...(groups.get(key) ?? []), r]);
+    }
+    const placed: { r: BlobRow; gen: number; offset: number }[] = [];
+    for (const g of groups.values()) {
+      const locs = await files.append(g[0].model, g[0].project, g.map((r): FileEntry => ({ kind: r.kind, id: r.ref_id, blob: r.data })));
+      g.forEach((r, i) => placed.push({ r, ...locs[i] }));
+    }
+    // A row changed meanwhile (deleted, or embedded again into a file) is left as it is.
+    moved += await store.write((tx) => {
+      let n = 0;
+      for (const p of placed) {
+        n += tx.run(`UPDATE vectors SET data = x'', file_gen = ?, file_offset = ? WHERE kind = ? AND ref_id = ? AND model = ? AND file_offset IS NULL`, [
+          p.gen,
+          p.offset,
+          p.r.kind,
+          p.r.ref_id,
+          p.r.model,
+        ]).changes;
+      }
+      return n;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+interface FileUse {
+  model: string;
+  project: string;
+  file_gen: number;
+  n: number;
+  dims: number;
+}
+
+export interface UpkeepResult {
+  compacted: number;
+  swept: number;
+}
+
+/**
+ * Rewrites mostly-dead files (with `erase`, every file holding any dead entry: records were
+ * deleted and their vectors must go too) and deletes files no row uses.
+ */
+export async function compactAndSweep(store: Store, files: VectorFiles, log: Logger, stopped: () => boolean, erase = false): Promise<UpkeepResult> {
+  const uses = store.all<FileUse>(
+    `SELECT model, project, file_gen, count(*) AS n, sum(dims) AS dims FROM vectors WHERE file_offset IS NOT NULL GROUP BY model, project, file_gen`,
+  );
+  let compacted = 0;
+  for (const u of uses) {
+    if (stopped()) return { compacted, swept: 0 };
+    const size = files.size(u.model, u.project, u.file_gen);
+    const live = u.n * entrySize(0) + u.dims;
+    const due = erase ? size > live : size >= COMPACT_MIN_BYTES && live * 2 <= size;
+    if (!due) continue;
+    if (await compact(store, files, u)) compacted++;
+  }
+  if (stopped()) return { compacted, swept: 0 };
+  const used = new Set(
+    store
+      .all<{ model: string; project: string; file_gen: number }>(`SELECT DISTINCT model, project, file_gen FROM vectors WHERE file_offset IS NOT NULL`)
+      .map((r) => files.fileName(r.model, r.project, r.file_gen)),
+  );
+  const swept = await files.sweep(used);
+  if (compacted > 0 || swept > 0) log.info('vector files tidied', { compacted, swept });
+  return { compacted, swept };
+}
+
+async function compact(store: Store, files: VectorFiles, u: FileUse): Promise<boolean> {
+  const rows = store.all<{ kind: VectorKind; ref_id: number; dims: number; file_offset: number }>(
+    `SELECT kind, ref_id, dims, file_offset FROM vectors WHERE model = ? AND project = ? AND file_gen = ? AND file_offset IS NOT NULL`,
+    [u.model, u.project, u.file_gen],
+  );
+  const entries: FileEntry[] = [];
+  const from: number[] = [];
+  await files.readMany(
+    u.model,
+    u.project,
+    u.file_gen,
+    rows.map((r) => ({ kind: r.kind, id: r.ref_id, dims: r.dims, offset: r.file_offset })),
+    (w, blob) => {
+      // An entry that fails its check is left where it is: the next read drops its row.
+      if (!blob) return;
+      entries.push({ kind: w.kind, id: w.id, blob: blob.slice() });
+      from.push(w.offset);
+    },
+  );
+  const locs = await files.rewrite(u.model, u.project, entries);
+  await store.write((tx) => {
+    entries.forEach((e, i) =>
+      tx.run(`UPDATE vectors SET file_gen = ?, file_offset = ? WHERE kind = ? AND ref_id = ? AND model = ? AND file_gen = ? AND file_offset = ?`, [
+        locs[i].gen,
+        locs[i].offset,
+        e.kind,
+        e.id,
+        u.model,
+        u.file_gen,
+        from[i],
+      ]),
+    );
+  });
+  return true;
+}
