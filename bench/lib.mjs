@@ -11,9 +11,9 @@ export function tempDir(prefix = 'cmem-bench-') {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function startWorker({ dataDir = tempDir(), env = {}, args = [] } = {}) {
+export async function startWorker({ dataDir = tempDir(), env = {}, args = [], script = path.join(ROOT, 'dist', 'worker.js') } = {}) {
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [...args, path.join(ROOT, 'dist', 'worker.js')], {
+  const proc = spawn(process.execPath, [...args, script], {
     env: { ...process.env, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -3,12 +3,13 @@
 // indexer moves it out). Two interchangeable backends:
 //   - vectra, one persisted index per project (DESIGN.md), used for a project-scoped query while the
 //     project holds at most `vectraMaxItems` vectors and its index agrees with SQLite;
-//   - the int8 scan (scan.ts), built from SQLite on first use, for everything else: cross-project
+//   - the int8 scan (scan.ts), built from the stored vectors on first use, for everything else: cross-project
 //     queries, bigger projects, and any project whose vectra index is stale or being rebuilt.
 // The stored vectors are the source of truth; both backends can be thrown away and rebuilt from them.
 // The scan is dropped after `idleMs` without a vector query, so an idle worker does not hold it.
 import type { Logger } from '../../common/node/log';
 import type { SearchKind } from '../../common/contract';
+import { collectGarbage } from '../memory';
 import type { Store } from '../store/store';
 import { ScanIndex, type ScanFilter, type ScanHit } from './scan';
 import type { VectorBackend } from './settings';
@@ -88,7 +89,7 @@ export class SemanticIndex {
     return { loaded: this.scan !== undefined, items: this.scan?.count() ?? 0, bytes: this.scan?.bytes ?? 0 };
   }
 
-  /** Loads the scan index from SQLite in chunks, yielding between them so requests keep flowing. */
+  /** Loads the scan index from the stored vectors in chunks, yielding between them so requests keep flowing. */
   loadScan(): Promise<ScanIndex | undefined> {
     if (this.scan) return Promise.resolve(this.scan);
     this.loading ??= this.load().finally(() => {
@@ -178,6 +179,7 @@ export class SemanticIndex {
       const items = this.scan.count();
       this.scan = undefined;
       this.epoch++;
+      collectGarbage();
       this.o.log.info('vector scan index dropped after idle time', { items, idleMs: this.o.idleMs });
     }, this.o.idleMs);
     this.idleTimer.unref();
@@ -261,7 +263,7 @@ export class SemanticIndex {
     return n;
   }
 
-  /** Rebuilds a project's vectra index from SQLite (or drops it when the project is too big for vectra). */
+  /** Rebuilds a project's vectra index from the stored vectors (or drops it when the project is too big for vectra). */
   rebuildVectra(project: string): Promise<void> {
     const vectra = this.o.vectra;
     if (!vectra) return Promise.resolve();
@@ -283,7 +285,7 @@ export class SemanticIndex {
       });
       await vectra.rebuild(project, items);
       this.vectraSynced.delete(project);
-      this.o.log.info('vectra index rebuilt from SQLite', { project, items: items.length });
+      this.o.log.info('vectra index rebuilt from the stored vectors', { project, items: items.length });
     })().finally(() => this.rebuilding.delete(project));
     this.rebuilding.set(project, p);
     return p;

@@ -188,7 +188,7 @@ export class SearchService {
     };
   }
 
-  /** Rebuilds vector indexes from SQLite; with reembed, drops the stored vectors so every record is embedded again. */
+  /** Rebuilds vector indexes from the stored vectors; with reembed, drops the stored vectors so every record is embedded again. */
   async reindex(req: ReindexRequest): Promise<ReindexResponse> {
     const semantic = this.semantic;
     const indexer = this.indexer;
