@@ -151,7 +151,9 @@ describe('vectors in their own files', () => {
       const [vectors] = [await s.embedder.embed(MEMORIES.map((m) => `Discovery ${m}`))];
       s.embedder.texts.length = 0;
       await s.idle();
-      await s.store.write((tx) => ids.forEach((id, i) => tx.run('UPDATE vectors SET data = ?, file_gen = NULL, file_offset = NULL WHERE ref_id = ?', [encodeVector(vectors[i]), id])));
+      // Two in the int8 form, the third as raw float32 (both forms were once stored).
+      const blob = (i: number) => (i < 2 ? encodeVector(vectors[i]) : new Uint8Array(Float32Array.from(vectors[i]).buffer));
+      await s.store.write((tx) => ids.forEach((id, i) => tx.run('UPDATE vectors SET data = ?, file_gen = NULL, file_offset = NULL WHERE ref_id = ?', [blob(i), id])));
     } finally {
       await s.close();
     }

@@ -37,3 +37,14 @@ export function decodeVector(blob: Uint8Array, dims: number): Float32Array | und
   }
   return undefined;
 }
+
+/** The blob in the int8 form (4 + dims bytes), whichever form it was stored in; undefined when it fits neither. */
+export function int8Blob(blob: Uint8Array, dims: number): Uint8Array | undefined {
+  if (blob.byteLength === dims + 4) return blob;
+  const v = int8View(blob, dims);
+  if (!v) return undefined;
+  const out = new Uint8Array(4 + dims);
+  out.set(new Uint8Array(v.q.buffer, v.q.byteOffset, dims), 4);
+  new DataView(out.buffer).setFloat32(0, v.scale, true);
+  return out;
+}

@@ -5,6 +5,7 @@
 // deletes old bytes only after no row points at them: a crash anywhere leaves either place valid.
 import type { Logger } from '../../../common/node/log';
 import type { Store } from '../../store/store';
+import { int8Blob } from '../vectorBlob';
 import { entrySize, type FileEntry, type VectorFiles, type VectorKind } from './files';
 
 /** A file is rewritten when it is at least this big and less than half of it is still used. */
@@ -16,6 +17,7 @@ interface BlobRow {
   ref_id: number;
   project: string;
   model: string;
+  dims: number;
   data: Uint8Array;
 }
 
@@ -24,10 +26,15 @@ export async function moveBlobsToFiles(store: Store, files: VectorFiles, stopped
   let moved = 0;
   for (;;) {
     if (stopped()) return moved;
-    const rows = store.all<BlobRow>(`SELECT kind, ref_id, project, model, data FROM vectors WHERE file_offset IS NULL AND length(data) > 4 LIMIT ?`, [MOVE_BATCH]);
+    // Blobs of either stored form (int8 with its scale, or float32); anything else stays as it is.
+    const rows = store.all<BlobRow>(
+      `SELECT kind, ref_id, project, model, dims, data FROM vectors WHERE file_offset IS NULL AND (length(data) = dims + 4 OR length(data) = dims * 4) LIMIT ?`,
+      [MOVE_BATCH],
+    );
     if (rows.length === 0) return moved;
     const groups = new Map<string, BlobRow[]>();
     for (const r of rows) {
+      r.data = int8Blob(r.data, r.dims) as Uint8Array;
       const key = `${r.model}\u0000${r.project}`;
       groups.set(key, [...(groups.get(key) ?? []), r]);
     }
