@@ -37,6 +37,9 @@ describe('vector files', () => {
     await files.append('m2', 'proj', [{ kind: 'observation', id: 10, blob: vec(9) }]);
     await files.append('m', 'other', [{ kind: 'observation', id: 10, blob: vec(9) }]);
     assert.equal(files.list().length, 3);
+    // Private like the rest of the data dir.
+    assert.equal(fs.statSync(files.dir).mode & 0o777, 0o700);
+    for (const f of files.list()) assert.equal(fs.statSync(path.join(files.dir, f)).mode & 0o777, 0o600);
   });
 
   it('never serves a damaged entry, or the wrong record at a stale offset, and appends past a torn tail', async () => {

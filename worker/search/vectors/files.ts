@@ -126,9 +126,9 @@ export class VectorFiles {
     if (entries.length === 0) return [];
     const gen = this.currentGen(model, project);
     const file = this.filePath(model, project, gen);
-    await fs.promises.mkdir(this.dir, { recursive: true });
+    await fs.promises.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const bytes = Buffer.concat(entries.map(encodeEntry));
-    const fh = await fs.promises.open(file, 'a');
+    const fh = await fs.promises.open(file, 'a', 0o600);
     try {
       // Appends start at the end as it is on disk: past any torn tail a crash left, which no row names.
       const start = (await fh.stat()).size;
@@ -206,9 +206,9 @@ export class VectorFiles {
     this.current.set(`${model}\u0000${project}`, gen);
     const file = this.filePath(model, project, gen);
     const tmp = `${file}.tmp`;
-    await fs.promises.mkdir(this.dir, { recursive: true });
+    await fs.promises.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const bytes = Buffer.concat(entries.map(encodeEntry));
-    const fh = await fs.promises.open(tmp, 'w');
+    const fh = await fs.promises.open(tmp, 'w', 0o600);
     try {
       await fh.write(bytes, 0, bytes.length);
       await fh.datasync();
