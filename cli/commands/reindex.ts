@@ -1,5 +1,5 @@
 // claude-mem reindex [--project P] [--reembed] [--json]
-// Rebuilds the semantic-search vector indexes from SQLite through POST /api/search/reindex
+// Rebuilds the semantic-search vector indexes from the stored vectors through POST /api/search/reindex
 // (body: {project?, reembed?}; every project when --project is absent). With --reembed the stored
 // vectors are dropped first and the worker embeds every record again in the background (after
 // switching the embedding model, say). Starts a worker if none is running, like `search`, unless

@@ -193,7 +193,7 @@ export class VectorIndexes {
         slot.index = index;
         return index;
       } catch (e) {
-        this.opts.log?.warn('vector index unreadable, starting empty (rebuild from SQLite)', { project: slot.project, error: String(e) });
+        this.opts.log?.warn('vector index unreadable, starting empty (rebuilt from the stored vectors)', { project: slot.project, error: String(e) });
       }
     } else if (mode === 'read') {
       slot.dims = undefined;

@@ -1,5 +1,5 @@
 // The measured alternative to vectra for large projects: vectors as one flat typed array
-// (straight from SQLite blobs), optionally int8-quantised, scanned brute force for the top k.
+// (straight from the stored int8 entries), optionally int8-quantised, scanned brute force for the top k.
 // int8 is 4x smaller than float32 and keeps recall@10 near 0.98 on sentence embeddings.
 
 export interface ScanHit {
