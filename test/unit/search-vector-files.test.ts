@@ -15,7 +15,8 @@ import type { Embedder } from '../../worker/search/embed/types';
 import { SearchService } from '../../worker/search/service';
 import { DEFAULT_CONTEXT_SETTINGS, DEFAULT_SEARCH_SETTINGS, type SearchSettings } from '../../worker/search/settings';
 import { encodeVector } from '../../worker/search/vectorBlob';
-import { entrySize } from '../../worker/search/vectors/files';
+import { entrySize, VectorFiles } from '../../worker/search/vectors/files';
+import { compactAndSweep } from '../../worker/search/vectors/upkeep';
 import { deleteObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
@@ -177,28 +178,33 @@ describe('vectors in their own files', () => {
     }
   });
 
-  it("takes a deleted record's vector out of the files, and reembed starts fresh files", async () => {
+  it("wipes a deleted record's vector out of its file at once, and reembed starts fresh files", async () => {
     const dataDir = tempDir('vec-svc-');
     const ids = await seeded(dataDir);
     const s = await open(dataDir);
     try {
       await s.idle();
+      const file = path.join(vectorDir(dataDir), vecFiles(dataDir)[0]);
+      const before = rows(s.store);
+      const at = before.find((x) => x.ref_id === ids[1])?.file_offset as number;
+      const vectorBytes = fs.readFileSync(file).subarray(at + 12, at + entrySize(DIMS));
       await s.store.write((tx) => deleteObservation(tx, ids[1]));
       s.events.emit('observation_deleted', { id: ids[1], project: 'p' });
-      await until(() => vecFiles(dataDir).length === 1 && fs.statSync(path.join(vectorDir(dataDir), vecFiles(dataDir)[0])).size === 2 * entrySize(DIMS), 10_000, 'the file rewritten');
+      await until(() => fs.readFileSync(file).subarray(at + 12, at + entrySize(DIMS)).every((b) => b === 0), 10_000, 'the entry wiped');
       await s.idle();
-      assert.match(vecFiles(dataDir)[0], /\.2\.vec$/);
-      assert.deepEqual(rows(s.store).map((x) => [x.ref_id, x.file_gen]), [
-        [ids[0], 2],
-        [ids[2], 2],
-      ]);
-      assert.deepEqual(rows(s.store).map((x) => x.file_offset).sort((a, b) => (a ?? 0) - (b ?? 0)), [0, entrySize(DIMS)]);
+      // Only that entry: in place, same file, the others untouched.
+      const bytes = fs.readFileSync(file);
+      assert.equal(bytes.length, 3 * entrySize(DIMS));
+      assert.equal(bytes.indexOf(Buffer.from(vectorBytes)), -1, 'the vector is nowhere in the file');
+      assert.equal(bytes.readUInt32LE(at + 8), 0, 'nor its record id');
+      assert.deepEqual(rows(s.store), before.filter((x) => x.ref_id !== ids[1]));
       assert.equal((await s.find('keystroke typing'))[0], ids[0]);
+      assert.ok(!(await s.find('postgres schema migration')).includes(ids[1]), 'the deleted record is not found');
       const res = await s.service.reindex({ reembed: true });
       assert.equal(res.dropped, 2);
       await s.idle();
-      assert.deepEqual(vecFiles(dataDir).map((f) => f.split('.').at(-2)), ['3'], 'the old generation is gone');
-      assert.deepEqual(rows(s.store).map((x) => x.file_gen), [3, 3]);
+      assert.deepEqual(vecFiles(dataDir).map((f) => f.split('.').at(-2)), ['2'], 'the old generation is gone');
+      assert.deepEqual(rows(s.store).map((x) => x.file_gen), [2, 2]);
       assert.equal((await s.find('deploy rollback'))[0], ids[2]);
     } finally {
       await s.close();
@@ -217,6 +223,71 @@ describe('vectors in their own files', () => {
       assert.equal(s.service.semantic?.scanStats().loaded, true);
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe('vector file upkeep', () => {
+  const BIG = 1024;
+  const blobOf = (i: number) => encodeVector(Float32Array.from({ length: BIG }, (_, k) => Math.sin(i * 13 + k)));
+
+  /** A store whose `vectors` rows name n entries of one file (no records needed: upkeep reads only `vectors`). */
+  async function withEntries(n: number) {
+    const dataDir = tempDir('vec-upkeep-');
+    const store = await Store.open({ dir: path.join(dataDir, 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
+    await migrate(store);
+    const files = new VectorFiles(vectorDir(dataDir));
+    const locs = await files.append('m', 'p', Array.from({ length: n }, (_, i) => ({ kind: 'observation' as const, id: i + 1, blob: blobOf(i + 1) })));
+    await store.write((tx) =>
+      locs.forEach((l, i) =>
+        tx.run(`INSERT INTO vectors (kind, ref_id, project, model, dims, data, created_at, file_gen, file_offset) VALUES ('observation', ?, 'p', 'm', ?, x'', 0, ?, ?)`, [i + 1, BIG, l.gen, l.offset]),
+      ),
+    );
+    const located = () => store.all<{ id: number; gen: number; offset: number }>('SELECT ref_id AS id, file_gen AS gen, file_offset AS offset FROM vectors ORDER BY ref_id');
+    return { dataDir, store, files, located };
+  }
+
+  it('rewrites a file once more than half of it is dead, then deletes the old one', async () => {
+    const { dataDir, store, files, located } = await withEntries(1100);
+    try {
+      await store.write((tx) => tx.run('DELETE FROM vectors WHERE ref_id <= 600'));
+      const r = await compactAndSweep(store, files, nullLogger, () => false);
+      assert.deepEqual(r, { compacted: 1, wiped: 0, swept: 1 });
+      assert.deepEqual(vecFiles(dataDir), [files.fileName('m', 'p', 2)]);
+      const rows = located();
+      assert.equal(rows.length, 500);
+      assert.equal(files.size('m', 'p', 2), 500 * entrySize(BIG));
+      for (const x of rows) {
+        assert.equal(x.gen, 2);
+        assert.deepEqual(files.readOne('m', 'p', 2, { kind: 'observation', id: x.id, dims: BIG, offset: x.offset }), blobOf(x.id));
+      }
+      // Below half dead and no delete to erase: nothing to do.
+      assert.deepEqual(await compactAndSweep(store, files, nullLogger, () => false), { compacted: 0, wiped: 0, swept: 0 });
+    } finally {
+      await store.close(false);
+    }
+  });
+
+  it('wipes dead entries in place after a delete, and rewrites a file it cannot walk', async () => {
+    const { dataDir, store, files, located } = await withEntries(4);
+    try {
+      await store.write((tx) => tx.run('DELETE FROM vectors WHERE ref_id = 2'));
+      assert.deepEqual(await compactAndSweep(store, files, nullLogger, () => false, new Set(['other'])), { compacted: 0, wiped: 0, swept: 0 }, 'only the projects that lost records');
+      assert.deepEqual(await compactAndSweep(store, files, nullLogger, () => false, new Set(['p'])), { compacted: 0, wiped: 1, swept: 0 });
+      assert.equal(files.readOne('m', 'p', 1, { kind: 'observation', id: 2, dims: BIG, offset: entrySize(BIG) }), undefined);
+      assert.deepEqual(located().map((x) => x.id), [1, 3, 4]);
+      for (const x of located()) assert.deepEqual(files.readOne('m', 'p', 1, { kind: 'observation', id: x.id, dims: BIG, offset: x.offset }), blobOf(x.id));
+      // Torn bytes from a crash before a later append: the walk stops there, so the file is rewritten.
+      const file = path.join(vectorDir(dataDir), files.fileName('m', 'p', 1));
+      fs.appendFileSync(file, Buffer.from([9, 9, 9]));
+      const [late] = await files.append('m', 'p', [{ kind: 'observation', id: 5, blob: blobOf(5) }]);
+      await store.write((tx) => tx.run(`INSERT INTO vectors (kind, ref_id, project, model, dims, data, created_at, file_gen, file_offset) VALUES ('observation', 5, 'p', 'm', ?, x'', 0, 1, ?)`, [BIG, late.offset]));
+      await store.write((tx) => tx.run('DELETE FROM vectors WHERE ref_id = 3'));
+      assert.deepEqual(await compactAndSweep(store, files, nullLogger, () => false, new Set(['p'])), { compacted: 1, wiped: 0, swept: 1 });
+      assert.deepEqual(located().map((x) => [x.id, x.gen]), [[1, 2], [4, 2], [5, 2]]);
+      for (const x of located()) assert.deepEqual(files.readOne('m', 'p', 2, { kind: 'observation', id: x.id, dims: BIG, offset: x.offset }), blobOf(x.id));
+    } finally {
+      await store.close(false);
     }
   });
 });

@@ -59,8 +59,8 @@ export class EmbeddingIndexer {
   private readonly backlogProjects = new Set<string>();
   /** When the vector files were last tidied (0: not yet since start or the last reindex). */
   private tidiedAt = 0;
-  /** Records were deleted: their entries are rewritten out of the files at the next tidy. */
-  private eraseDue = false;
+  /** Projects that lost records: their dead entries are wiped at the next tidy. */
+  private readonly eraseDue = new Set<string>();
 
   constructor(private readonly o: IndexerOptions) {}
 
@@ -183,9 +183,9 @@ export class EmbeddingIndexer {
     );
   }
 
-  /** Records were deleted: rewrite their vectors out of the files soon (not only once files are mostly dead). */
-  erase(): void {
-    this.eraseDue = true;
+  /** Records of this project were deleted: wipe their vectors out of the files soon (not only once files are mostly dead). */
+  erase(project: string): void {
+    this.eraseDue.add(project);
     this.tidiedAt = 0;
     this.kick();
   }
@@ -194,15 +194,15 @@ export class EmbeddingIndexer {
   private async tidy(): Promise<void> {
     if (this.tidiedAt !== 0 && Date.now() - this.tidiedAt < TIDY_MS) return;
     this.tidiedAt = Date.now();
-    const erase = this.eraseDue;
-    this.eraseDue = false;
+    const erase = new Set(this.eraseDue);
+    this.eraseDue.clear();
     const stopped = () => this.stopped;
     try {
       const moved = await moveBlobsToFiles(this.o.store, this.o.semantic.files, stopped);
       if (moved > 0) this.o.log.info('vectors moved from the database to vector files', { moved });
       await compactAndSweep(this.o.store, this.o.semantic.files, this.o.log, stopped, erase);
     } catch (e) {
-      this.eraseDue ||= erase;
+      for (const p of erase) this.eraseDue.add(p);
       // Nothing is lost: every step leaves the old place valid until the new one is recorded.
       this.o.log.warn('tidying the vector files failed; tried again later', { error: (e as Error).message });
     }

@@ -107,7 +107,7 @@ export class SearchService {
     if (this.unsubscribe) return;
     const kick = () => this.indexer?.kick();
     const projectChanged = (d: { project: string }) => {
-      this.indexer?.erase();
+      this.indexer?.erase(d.project);
       void this.semantic?.projectChanged(d.project).catch((err: Error) => this.deps.log.warn('vector index update failed', { error: err.message }));
     };
     this.unsubscribe = this.deps.events.on({
@@ -115,7 +115,7 @@ export class SearchService {
       observations_imported: kick,
       new_summary: kick,
       observation_deleted: (d) => {
-        this.indexer?.erase();
+        this.indexer?.erase(d.project);
         this.semantic?.removed('observation', d.id, d.project);
       },
       project_deleted: projectChanged,

@@ -229,6 +229,44 @@ export class VectorFiles {
     return out;
   }
 
+  /**
+   * Overwrites every entry whose offset is not in `live` with zeros, keeping only its size field so
+   * the file can still be walked: the vector and the record id are gone, and the entry fails its
+   * check. Walks the file entry by entry; resolves with how many were wiped, or -1 when the walk
+   * met bytes that are not an entry (a crash's torn append), and the caller rewrites the file.
+   */
+  async wipeDead(model: string, project: string, gen: number, live: Set<number>): Promise<number> {
+    let fh: fs.promises.FileHandle;
+    try {
+      fh = await fs.promises.open(this.filePath(model, project, gen), 'r+');
+    } catch {
+      return 0;
+    }
+    try {
+      const size = (await fh.stat()).size;
+      const head = Buffer.alloc(HEADER);
+      let wiped = 0;
+      for (let at = 0; at < size; ) {
+        const { bytesRead } = await fh.read(head, 0, HEADER, at);
+        const dims = head.readUInt16LE(6);
+        const whole = entrySize(dims);
+        if (bytesRead < HEADER || head[5] !== VERSION || dims === 0 || at + whole > size) return -1;
+        if (!live.has(at) && (head.readUInt32LE(0) !== 0 || head.readUInt32LE(8) !== 0)) {
+          const blank = Buffer.alloc(whole);
+          blank[5] = VERSION;
+          blank.writeUInt16LE(dims, 6);
+          await fh.write(blank, 0, whole, at);
+          wiped++;
+        }
+        at += whole;
+      }
+      if (wiped > 0) await fh.datasync();
+      return wiped;
+    } finally {
+      await fh.close();
+    }
+  }
+
   /** Bytes in a file (0 when it is missing). */
   size(model: string, project: string, gen: number): number {
     const file = this.filePath(model, project, gen);

@@ -1,7 +1,7 @@
 // Upkeep of the vector files (files.ts), run by the indexer between batches so it never overlaps an
 // append: moving vectors older stores kept as SQLite blobs out to the files, rewriting a file that
-// is mostly dead entries (records edited, deleted or embedded again), and deleting files no row
-// names any more. Each step writes the new bytes and syncs them before SQLite points at them, and
+// is mostly dead entries (records edited, deleted or embedded again), wiping a deleted record's
+// entry in place right after the delete, and deleting files no row names any more. Each step writes the new bytes and syncs them before SQLite points at them, and
 // deletes old bytes only after no row points at them: a crash anywhere leaves either place valid.
 import type { Logger } from '../../../common/node/log';
 import type { Store } from '../../store/store';
@@ -71,35 +71,45 @@ interface FileUse {
 
 export interface UpkeepResult {
   compacted: number;
+  /** Dead entries overwritten with zeros in place. */
+  wiped: number;
   swept: number;
 }
 
 /**
- * Rewrites mostly-dead files (with `erase`, every file holding any dead entry: records were
- * deleted and their vectors must go too) and deletes files no row uses.
+ * Rewrites mostly-dead files and deletes files no row uses. `erase`: records of these projects
+ * were deleted, so their dead entries are wiped in place now (not only once a file is mostly dead).
  */
-export async function compactAndSweep(store: Store, files: VectorFiles, log: Logger, stopped: () => boolean, erase = false): Promise<UpkeepResult> {
+export async function compactAndSweep(store: Store, files: VectorFiles, log: Logger, stopped: () => boolean, erase: ReadonlySet<string> = new Set()): Promise<UpkeepResult> {
   const uses = store.all<FileUse>(
     `SELECT model, project, file_gen, count(*) AS n, sum(dims) AS dims FROM vectors WHERE file_offset IS NOT NULL GROUP BY model, project, file_gen`,
   );
   let compacted = 0;
+  let wiped = 0;
   for (const u of uses) {
-    if (stopped()) return { compacted, swept: 0 };
+    if (stopped()) return { compacted, wiped, swept: 0 };
     const size = files.size(u.model, u.project, u.file_gen);
     const live = u.n * entrySize(0) + u.dims;
-    const due = erase ? size > live : size >= COMPACT_MIN_BYTES && live * 2 <= size;
-    if (!due) continue;
-    if (await compact(store, files, u)) compacted++;
+    if (size >= COMPACT_MIN_BYTES && live * 2 <= size) {
+      if (await compact(store, files, u)) compacted++;
+    } else if (erase.has(u.project) && size > live) {
+      const offsets = store
+        .all<{ o: number }>(`SELECT file_offset AS o FROM vectors WHERE model = ? AND project = ? AND file_gen = ? AND file_offset IS NOT NULL`, [u.model, u.project, u.file_gen])
+        .map((r) => r.o);
+      const n = await files.wipeDead(u.model, u.project, u.file_gen, new Set(offsets));
+      if (n < 0 && (await compact(store, files, u))) compacted++;
+      else wiped += Math.max(0, n);
+    }
   }
-  if (stopped()) return { compacted, swept: 0 };
+  if (stopped()) return { compacted, wiped, swept: 0 };
   const used = new Set(
     store
       .all<{ model: string; project: string; file_gen: number }>(`SELECT DISTINCT model, project, file_gen FROM vectors WHERE file_offset IS NOT NULL`)
       .map((r) => files.fileName(r.model, r.project, r.file_gen)),
   );
   const swept = await files.sweep(used);
-  if (compacted > 0 || swept > 0) log.info('vector files tidied', { compacted, swept });
-  return { compacted, swept };
+  if (compacted > 0 || wiped > 0 || swept > 0) log.info('vector files tidied', { compacted, wiped, swept });
+  return { compacted, wiped, swept };
 }
 
 async function compact(store: Store, files: VectorFiles, u: FileUse): Promise<boolean> {
