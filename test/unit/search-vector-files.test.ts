@@ -268,24 +268,25 @@ describe('vector file upkeep', () => {
     }
   });
 
-  it('wipes dead entries in place after a delete, and rewrites a file it cannot walk', async () => {
+  it('wipes dead entries and torn bytes in place after a delete, once each', async () => {
     const { dataDir, store, files, located } = await withEntries(4);
     try {
+      const file = path.join(vectorDir(dataDir), files.fileName('m', 'p', 1));
       await store.write((tx) => tx.run('DELETE FROM vectors WHERE ref_id = 2'));
       assert.deepEqual(await compactAndSweep(store, files, nullLogger, () => false, new Set(['other'])), { compacted: 0, wiped: 0, swept: 0 }, 'only the projects that lost records');
-      assert.deepEqual(await compactAndSweep(store, files, nullLogger, () => false, new Set(['p'])), { compacted: 0, wiped: 1, swept: 0 });
-      assert.equal(files.readOne('m', 'p', 1, { kind: 'observation', id: 2, dims: BIG, offset: entrySize(BIG) }), undefined);
+      assert.deepEqual(await compactAndSweep(store, files, nullLogger, () => false, new Set(['p'])), { compacted: 0, wiped: entrySize(BIG), swept: 0 });
+      assert.ok(fs.readFileSync(file).subarray(entrySize(BIG), 2 * entrySize(BIG)).every((b) => b === 0), 'the whole entry is zeros');
       assert.deepEqual(located().map((x) => x.id), [1, 3, 4]);
       for (const x of located()) assert.deepEqual(files.readOne('m', 'p', 1, { kind: 'observation', id: x.id, dims: BIG, offset: x.offset }), blobOf(x.id));
-      // Torn bytes from a crash before a later append: the walk stops there, so the file is rewritten.
-      const file = path.join(vectorDir(dataDir), files.fileName('m', 'p', 1));
+      // Torn bytes from a crash before a later append, then another delete: both wiped, the first gap not again.
       fs.appendFileSync(file, Buffer.from([9, 9, 9]));
       const [late] = await files.append('m', 'p', [{ kind: 'observation', id: 5, blob: blobOf(5) }]);
       await store.write((tx) => tx.run(`INSERT INTO vectors (kind, ref_id, project, model, dims, data, created_at, file_gen, file_offset) VALUES ('observation', 5, 'p', 'm', ?, x'', 0, 1, ?)`, [BIG, late.offset]));
-      await store.write((tx) => tx.run('DELETE FROM vectors WHERE ref_id = 3'));
-      assert.deepEqual(await compactAndSweep(store, files, nullLogger, () => false, new Set(['p'])), { compacted: 1, wiped: 0, swept: 1 });
-      assert.deepEqual(located().map((x) => [x.id, x.gen]), [[1, 2], [4, 2], [5, 2]]);
-      for (const x of located()) assert.deepEqual(files.readOne('m', 'p', 2, { kind: 'observation', id: x.id, dims: BIG, offset: x.offset }), blobOf(x.id));
+      await store.write((tx) => tx.run('DELETE FROM vectors WHERE ref_id = 4'));
+      assert.deepEqual(await compactAndSweep(store, files, nullLogger, () => false, new Set(['p'])), { compacted: 0, wiped: entrySize(BIG) + 3, swept: 0 });
+      assert.equal(fs.readFileSync(file).indexOf(Buffer.from([9, 9, 9])), -1);
+      assert.deepEqual(located().map((x) => x.id), [1, 3, 5]);
+      for (const x of located()) assert.deepEqual(files.readOne('m', 'p', 1, { kind: 'observation', id: x.id, dims: BIG, offset: x.offset }), blobOf(x.id));
     } finally {
       await store.close(false);
     }

@@ -83,6 +83,8 @@ export class VectorFiles {
   /** Generation new entries go to, per project and model (from the files on disk, then kept). */
   private readonly current = new Map<string, number>();
   private readonly sizes = new Map<string, number>();
+  /** Per file, the gaps ("from:to") already wiped since start (wipeGaps). */
+  private readonly wiped = new Map<string, Set<string>>();
 
   constructor(readonly dir: string) {}
 
@@ -230,38 +232,43 @@ export class VectorFiles {
   }
 
   /**
-   * Overwrites every entry whose offset is not in `live` with zeros, keeping only its size field so
-   * the file can still be walked: the vector and the record id are gone, and the entry fails its
-   * check. Walks the file entry by entry; resolves with how many were wiped, or -1 when the walk
-   * met bytes that are not an entry (a crash's torn append), and the caller rewrites the file.
+   * Overwrites with zeros every byte of the file that no live entry covers: the entries of deleted
+   * records (vector and record id), and any torn bytes a crash left. Reads go by offset only, so
+   * nothing needs the gaps. Ranges wiped before (since start) are not written again. Resolves
+   * with the bytes written.
    */
-  async wipeDead(model: string, project: string, gen: number, live: Set<number>): Promise<number> {
+  async wipeGaps(model: string, project: string, gen: number, live: { offset: number; dims: number }[]): Promise<number> {
+    const file = this.filePath(model, project, gen);
     let fh: fs.promises.FileHandle;
     try {
-      fh = await fs.promises.open(this.filePath(model, project, gen), 'r+');
+      fh = await fs.promises.open(file, 'r+');
     } catch {
       return 0;
     }
     try {
       const size = (await fh.stat()).size;
-      const head = Buffer.alloc(HEADER);
-      let wiped = 0;
-      for (let at = 0; at < size; ) {
-        const { bytesRead } = await fh.read(head, 0, HEADER, at);
-        const dims = head.readUInt16LE(6);
-        const whole = entrySize(dims);
-        if (bytesRead < HEADER || head[5] !== VERSION || dims === 0 || at + whole > size) return -1;
-        if (!live.has(at) && (head.readUInt32LE(0) !== 0 || head.readUInt32LE(8) !== 0)) {
-          const blank = Buffer.alloc(whole);
-          blank[5] = VERSION;
-          blank.writeUInt16LE(dims, 6);
-          await fh.write(blank, 0, whole, at);
-          wiped++;
-        }
-        at += whole;
+      const done = this.wiped.get(file) ?? new Set<string>();
+      this.wiped.set(file, done);
+      const gaps: [number, number][] = [];
+      let at = 0;
+      for (const e of [...live].sort((a, b) => a.offset - b.offset)) {
+        if (e.offset > at) gaps.push([at, e.offset]);
+        at = Math.max(at, e.offset + entrySize(e.dims));
       }
-      if (wiped > 0) await fh.datasync();
-      return wiped;
+      if (size > at) gaps.push([at, size]);
+      let written = 0;
+      for (const [from, to] of gaps) {
+        if (done.has(`${from}:${to}`)) continue;
+        const zeros = Buffer.alloc(Math.min(to - from, MAX_RUN));
+        for (let p = from; p < to; p += zeros.length) {
+          const n = Math.min(zeros.length, to - p);
+          await fh.write(zeros, 0, n, p);
+          written += n;
+        }
+        done.add(`${from}:${to}`);
+      }
+      if (written > 0) await fh.datasync();
+      return written;
     } finally {
       await fh.close();
     }

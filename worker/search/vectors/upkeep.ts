@@ -1,7 +1,7 @@
 // Upkeep of the vector files (files.ts), run by the indexer between batches so it never overlaps an
 // append: moving vectors older stores kept as SQLite blobs out to the files, rewriting a file that
 // is mostly dead entries (records edited, deleted or embedded again), wiping a deleted record's
-// entry in place right after the delete, and deleting files no row names any more. Each step writes the new bytes and syncs them before SQLite points at them, and
+// entry in place (zeros) right after the delete, and deleting files no row names any more. Each step writes the new bytes and syncs them before SQLite points at them, and
 // deletes old bytes only after no row points at them: a crash anywhere leaves either place valid.
 import type { Logger } from '../../../common/node/log';
 import type { Store } from '../../store/store';
@@ -71,7 +71,7 @@ interface FileUse {
 
 export interface UpkeepResult {
   compacted: number;
-  /** Dead entries overwritten with zeros in place. */
+  /** Bytes of dead entries overwritten with zeros in place. */
   wiped: number;
   swept: number;
 }
@@ -93,12 +93,11 @@ export async function compactAndSweep(store: Store, files: VectorFiles, log: Log
     if (size >= COMPACT_MIN_BYTES && live * 2 <= size) {
       if (await compact(store, files, u)) compacted++;
     } else if (erase.has(u.project) && size > live) {
-      const offsets = store
-        .all<{ o: number }>(`SELECT file_offset AS o FROM vectors WHERE model = ? AND project = ? AND file_gen = ? AND file_offset IS NOT NULL`, [u.model, u.project, u.file_gen])
-        .map((r) => r.o);
-      const n = await files.wipeDead(u.model, u.project, u.file_gen, new Set(offsets));
-      if (n < 0 && (await compact(store, files, u))) compacted++;
-      else wiped += Math.max(0, n);
+      const live = store.all<{ offset: number; dims: number }>(
+        `SELECT file_offset AS offset, dims FROM vectors WHERE model = ? AND project = ? AND file_gen = ? AND file_offset IS NOT NULL`,
+        [u.model, u.project, u.file_gen],
+      );
+      wiped += await files.wipeGaps(u.model, u.project, u.file_gen, live);
     }
   }
   if (stopped()) return { compacted, wiped, swept: 0 };
