@@ -14,7 +14,7 @@ import type { Store } from '../store/store';
 import { ScanIndex, type ScanFilter, type ScanHit } from './scan';
 import type { VectorBackend } from './settings';
 import { decodeVector, int8View } from './vectorBlob';
-import { entrySize, type VectorFiles, type WantedEntry } from './vectors/files';
+import type { VectorFiles, WantedEntry } from './vectors/files';
 import type { VectorIndexes } from './vectors/indexes';
 import type { VectorItem } from './vectors/types';
 
