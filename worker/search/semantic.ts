@@ -146,15 +146,31 @@ export class SemanticIndex {
       if (!g) inFiles.set(key, (g = { project: r.project, gen: r.file_gen, wanted: [] }));
       g.wanted.push({ kind: r.kind, id: r.ref_id, dims: r.dims, offset: r.file_offset, row: r });
     }
-    const broken: VectorRow[] = [];
+    const missed: VectorRow[] = [];
     for (const g of inFiles.values()) {
       await this.o.files.readMany(this.o.model, g.project, g.gen, g.wanted, (w, blob) => {
         const row = (w as WantedEntry & { row: VectorRow }).row;
         if (blob) each(row, blob);
-        else broken.push(row);
+        else missed.push(row);
       });
     }
+    // A row may have moved meanwhile (a file rewritten, its old one deleted): read it where it is now.
+    const broken: VectorRow[] = [];
+    for (const row of missed) {
+      const now = this.o.store.get<VectorRow>(`SELECT ${ROW_COLUMNS} FROM vectors WHERE kind = ? AND ref_id = ? AND model = ?`, [row.kind, row.ref_id, this.o.model]);
+      if (!now) continue;
+      const moved = now.file_gen !== row.file_gen || now.file_offset !== row.file_offset;
+      const blob = moved ? this.blobOf(now) : undefined;
+      if (blob) each(now, blob);
+      else broken.push(now);
+    }
     if (broken.length > 0) await this.dropBroken(broken);
+  }
+
+  /** One row's vector bytes, read synchronously; undefined when missing or failing its check. */
+  private blobOf(row: VectorRow): Uint8Array | undefined {
+    if (row.file_offset === null || row.file_gen === null) return row.data ?? undefined;
+    return this.o.files.readOne(this.o.model, row.project, row.file_gen, { kind: row.kind, id: row.ref_id, dims: row.dims, offset: row.file_offset });
   }
 
   private async dropBroken(rows: VectorRow[]): Promise<void> {
@@ -304,12 +320,8 @@ export class SemanticIndex {
     for (const r of refs) {
       if (r.kind === 'prompt') continue;
       const row = this.o.store.get<VectorRow>(`SELECT ${ROW_COLUMNS} FROM vectors WHERE kind = ? AND ref_id = ? AND model = ?`, [r.kind, r.id, this.o.model]);
-      if (!row) continue;
-      const blob =
-        row.file_offset === null || row.file_gen === null
-          ? row.data
-          : this.o.files.readOne(this.o.model, row.project, row.file_gen, { kind: row.kind, id: row.ref_id, dims: row.dims, offset: row.file_offset });
-      const v = blob ? decodeVector(blob, row.dims) : undefined;
+      const blob = row ? this.blobOf(row) : undefined;
+      const v = row && blob ? decodeVector(blob, row.dims) : undefined;
       if (v) out.push(v);
     }
     return out;
