@@ -23,12 +23,12 @@ const bucket = (w: string) => {
 const seen = new Set<string>();
 
 function embed(text: string): number[] {
-  const v = new Array<number>(DIMS).fill(0);
+  const v: number[] = new Array<number>(DIMS).fill(0);
   for (const w of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
     seen.add(w);
     v[bucket(w)] += 1;
   }
-  if (v.every((x) => x === 0)) v[0] = 1;
+  if (!v.some((x) => x !== 0)) v[0] = 1;
   return v;
 }
 

@@ -1,8 +1,9 @@
 // Upkeep of the vector files (files.ts), run by the indexer between batches so it never overlaps an
 // append: moving vectors older stores kept as SQLite blobs out to the files, rewriting a file that
 // is mostly dead entries (records edited, deleted or embedded again), wiping a deleted record's
-// entry in place (zeros) right after the delete, and deleting files no row names any more. Each step writes the new bytes and syncs them before SQLite points at them, and
-// deletes old bytes only after no row points at them: a crash anywhere leaves either place valid.
+// entry in place (zeros) right after the delete, and deleting files no row names any more. Each
+// step writes the new bytes and syncs them before SQLite points at them, and deletes old bytes only
+// after no row points at them: a crash anywhere leaves either place valid.
 import type { Logger } from '../../../common/node/log';
 import type { Store } from '../../store/store';
 import { int8Blob } from '../vectorBlob';
@@ -91,13 +92,14 @@ export async function compactAndSweep(store: Store, files: VectorFiles, log: Log
     const size = files.size(u.model, u.project, u.file_gen);
     const live = u.n * entrySize(0) + u.dims;
     if (size >= COMPACT_MIN_BYTES && live * 2 <= size) {
-      if (await compact(store, files, u)) compacted++;
+      await compact(store, files, u);
+      compacted++;
     } else if (erase.has(u.project) && size > live) {
-      const live = store.all<{ offset: number; dims: number }>(
+      const kept = store.all<{ offset: number; dims: number }>(
         `SELECT file_offset AS offset, dims FROM vectors WHERE model = ? AND project = ? AND file_gen = ? AND file_offset IS NOT NULL`,
         [u.model, u.project, u.file_gen],
       );
-      wiped += await files.wipeGaps(u.model, u.project, u.file_gen, live);
+      wiped += await files.wipeGaps(u.model, u.project, u.file_gen, kept);
     }
   }
   if (stopped()) return { compacted, wiped, swept: 0 };
@@ -111,7 +113,8 @@ export async function compactAndSweep(store: Store, files: VectorFiles, log: Log
   return { compacted, wiped, swept };
 }
 
-async function compact(store: Store, files: VectorFiles, u: FileUse): Promise<boolean> {
+/** Copies the file's live entries to a new generation, then points their rows there (one transaction). */
+async function compact(store: Store, files: VectorFiles, u: FileUse): Promise<void> {
   const rows = store.all<{ kind: VectorKind; ref_id: number; dims: number; file_offset: number }>(
     `SELECT kind, ref_id, dims, file_offset FROM vectors WHERE model = ? AND project = ? AND file_gen = ? AND file_offset IS NOT NULL`,
     [u.model, u.project, u.file_gen],
@@ -144,5 +147,4 @@ async function compact(store: Store, files: VectorFiles, u: FileUse): Promise<bo
       ]),
     );
   });
-  return true;
 }
