@@ -37,6 +37,10 @@ describe('vector files', () => {
     await files.append('m2', 'proj', [{ kind: 'observation', id: 10, blob: vec(9) }]);
     await files.append('m', 'other', [{ kind: 'observation', id: 10, blob: vec(9) }]);
     assert.equal(files.list().length, 3);
+    // A record without a project still gets a file of its own.
+    const [noProject] = await files.append('m', '', [{ kind: 'observation', id: 1, blob: vec(5) }]);
+    assert.deepEqual(new VectorFiles(files.dir).readOne('m', '', 1, { kind: 'observation', id: 1, dims: DIMS, offset: noProject.offset }), vec(5));
+    assert.equal(files.list().length, 4);
     // Private like the rest of the data dir.
     assert.equal(fs.statSync(files.dir).mode & 0o777, 0o700);
     for (const f of files.list()) assert.equal(fs.statSync(path.join(files.dir, f)).mode & 0o777, 0o600);

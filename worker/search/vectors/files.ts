@@ -49,6 +49,12 @@ export function entrySize(dims: number): number {
   return HEADER + 4 + dims;
 }
 
+/** The project's part of a file name. vectra's folder name refuses an empty project; a file needs
+ * only a distinct name ("no-project" never ends in a 12-digit hash, so it matches no real one). */
+function projectPart(project: string): string {
+  return project.length === 0 ? 'no-project' : projectFolderName(project);
+}
+
 function modelTag(model: string): string {
   return createHash('sha256').update(model, 'utf8').digest('hex').slice(0, 12);
 }
@@ -89,7 +95,7 @@ export class VectorFiles {
   constructor(readonly dir: string) {}
 
   fileName(model: string, project: string, gen: number): string {
-    return `${projectFolderName(project)}.${modelTag(model)}.${gen}.vec`;
+    return `${projectPart(project)}.${modelTag(model)}.${gen}.vec`;
   }
 
   private filePath(model: string, project: string, gen: number): string {
@@ -101,7 +107,7 @@ export class VectorFiles {
     const key = `${model}\u0000${project}`;
     let gen = this.current.get(key);
     if (gen === undefined) {
-      const prefix = `${projectFolderName(project)}.${modelTag(model)}.`;
+      const prefix = `${projectPart(project)}.${modelTag(model)}.`;
       gen = 1;
       for (const f of this.list()) {
         if (!f.startsWith(prefix)) continue;
