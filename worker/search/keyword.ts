@@ -8,19 +8,21 @@
 //     DF_TTL_MS), never from matchinfo's 'x', which re-walks every doclist on every statement;
 //   - a multi-word query ranks the OR of its words (BM25 favours rows that have more of them), but
 //     leaves out words in more than COMMON_SHARE of the rows while a rarer word remains (their BM25
-//     weight is near zero and their doclists are the expensive ones), and keeps only the two
-//     rarest when every word is common;
-//   - about `cap` matches per kind are ranked at most: past that, only the newest (by rowid, which
-//     follows insertion time; the window is estimated from the frequencies) and the result says
-//     `capped`. When a capped query has a word rarer than the cap and no common word, the AND of
-//     all its words (complete, and cheap then) is ranked as well, so older rows that match every
-//     word are not lost.
+//     weight is near zero), and keeps only the two rarest when every word is common;
+//   - every row that matches the kept words is ranked, however old (the default): the exact top k
+//     comes from per-phrase impact lists (termLists.ts, topK.ts), so a common word costs one
+//     ranking of its matches when first searched, then a few thousand list entries per query;
+//   - with `keywordRankCap` set (opt-in), only about that many matches per kind are ranked: the
+//     newest (by rowid, which follows insertion time; the window is estimated from the
+//     frequencies) and the result says `capped`. When a capped query has a word rarer than the cap
+//     and no common word, the AND of all its words (complete, and cheap then) is ranked as well.
 import type { SearchKind } from '../../common/contract';
 import type { Store } from '../store/store';
 import { bm25Idf, idf } from './bm25';
 import type { FtsQuery } from './ftsQuery';
 import type { SearchFilters } from './params';
 import { filterSql, KINDS } from './records';
+import { exactTopK } from './topK';
 
 export interface RankedHit {
   kind: SearchKind;
@@ -114,6 +116,8 @@ function rankKind(store: Db, kind: SearchKind, q: FtsQuery, f: SearchFilters, de
   const kept = rare.length > 0 ? rare : [...phrases].sort((a, b) => a.df - b.df).slice(0, 2);
   const dropped = kept.length < phrases.length;
   phrases = kept;
+  // No cap (the default): every row that matches the kept words, ranked exactly (topK.ts).
+  if (cap <= 0) return { hits: exactTopK(store, kind, phrases.map((x) => ({ p: x.p, c: x.w * idf(rows, x.df) })), f, depth, rows, maxId, now), capped: false };
   const orEst = Math.min(rows, phrases.reduce((n, x) => n + x.df, 0));
   const first = rankExpr(store, kind, phrases.map((x) => x.p), phrases.map((x) => x.w * idf(rows, x.df)), 'OR', f, depth, windowStart(orEst, rows, maxId, cap));
   // The AND pass is only worth it when it is complete and cheap: a word rarer than the cap, no common word.

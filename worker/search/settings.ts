@@ -24,7 +24,10 @@ export interface SearchSettings {
   indexBatchSize: number;
   /** Query embeddings kept (LRU). */
   queryCacheSize: number;
-  /** BM25 is computed for at most this many full-text matches (the newest) per record kind. */
+  /**
+   * 0 (the default): every full-text match is ranked (exactly, through impact lists: topK.ts).
+   * A number: BM25 is computed for at most about this many matches per record kind, the newest.
+   */
   keywordRankCap: number;
   /** Hybrid: reciprocal rank fusion constant. */
   rrfK: number;
@@ -89,7 +92,7 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   vectraMaxItems: 2000,
   indexBatchSize: 16,
   queryCacheSize: 256,
-  keywordRankCap: 1000,
+  keywordRankCap: 0,
   rrfK: 60,
   keywordMinRelative: 0.3,
   vectorWindow: 0.1,
@@ -125,7 +128,7 @@ const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   vectraMaxItems: [0, 1_000_000],
   indexBatchSize: [1, 256],
   queryCacheSize: [0, 100_000],
-  keywordRankCap: [100, 1_000_000],
+  keywordRankCap: [0, 1_000_000],
   rrfK: [1, 1000],
   keywordMinRelative: [0, 1],
   vectorWindow: [0, 2],

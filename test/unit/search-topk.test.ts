@@ -1,0 +1,155 @@
+// Keyword search ranks every match (issue 19, item 4): the impact lists (termLists.ts) and the
+// threshold algorithm over them (topK.ts) give exactly the top k that ranking every match gives,
+// with lists far shorter than the matches, with filters, after rows are added and deleted; and an
+// old record that matches a common word best is found first (it was cut by the newest-1,000 rule).
+import { before, after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { nullLogger } from '../../common/node/log';
+import { idf, registerSearchFunctions } from '../../worker/search/bm25';
+import type { SearchFilters } from '../../worker/search/params';
+import { Searcher } from '../../worker/search/searcher';
+import { DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
+import { exactTopK, rankAll, type TopHit, type WeightedPhrase } from '../../worker/search/topK';
+import { insertObservation } from '../../worker/store/repos/observations';
+import { migrate } from '../../worker/store/schema';
+import { Store } from '../../worker/store/store';
+import { tempDir } from '../helpers/worker';
+
+const VOCAB = Array.from({ length: 60 }, (_, i) => `w${i}x`);
+const PROJECTS = ['alpha', 'beta', 'gamma'];
+const TYPES = ['bugfix', 'feature', 'change'];
+const T0 = Date.UTC(2025, 0, 1);
+
+let seed = 42;
+const rand = () => {
+  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+  return seed / 0x7fffffff;
+};
+/** Skewed draw: the first words of VOCAB are in most rows, the last in a few. */
+const word = () => VOCAB[Math.floor(rand() ** 2.5 * VOCAB.length)];
+const words = (n: number) => Array.from({ length: n }, word).join(' ');
+
+async function openStore(prefix: string): Promise<Store> {
+  const store = await Store.open({ dir: path.join(tempDir(prefix), 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
+  await migrate(store);
+  registerSearchFunctions(store);
+  await store.write((tx) => {
+    tx.run(`INSERT INTO sessions (id, platform, content_session_id, project, status, started_at, updated_at) VALUES (1, 'claude-code', 's1', 'alpha', 'completed', ?, ?)`, [T0, T0]);
+  });
+  return store;
+}
+
+let made = 0;
+async function addRows(store: Store, n: number, text: () => { title: string; narrative: string } = () => ({ title: words(4), narrative: words(20) })): Promise<void> {
+  await store.write((tx) => {
+    for (let i = 0; i < n; i++) {
+      const t = text();
+      insertObservation(tx, {
+        sessionId: 1,
+        project: PROJECTS[made % 3],
+        type: TYPES[Math.floor(made / 3) % 3],
+        title: t.title,
+        narrative: t.narrative,
+        facts: [],
+        toolName: 'Edit',
+        promptNumber: 1,
+        contentHash: `h${made}`,
+        source: 'local',
+        createdAt: T0 + made * 60_000,
+      });
+      made++;
+    }
+  });
+}
+
+function phrasesOf(store: Store, query: string): { phrases: WeightedPhrase[]; rows: number; maxId: number } {
+  const rows = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations')?.n);
+  const maxId = Number(store.get<{ m: number }>('SELECT max(id) AS m FROM observations')?.m);
+  const phrases = query.split(' ').flatMap((w) => {
+    const p = `"${w}"`;
+    const df = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations_fts WHERE observations_fts MATCH ?', [p])?.n);
+    return df > 0 ? [{ p, c: idf(rows, df) }] : [];
+  });
+  return { phrases, rows, maxId };
+}
+
+/** Same scores in the same order, and the same rows wherever the score does not tie with a neighbour. */
+function assertSameTop(got: TopHit[], want: TopHit[], what: string): void {
+  const r = (x: number) => Math.round(x * 1e9) / 1e9;
+  assert.deepEqual(got.map((h) => r(h.score)), want.map((h) => r(h.score)), `${what}: scores`);
+  const last = want.length ? r(want[want.length - 1].score) : 0;
+  const above = (hs: TopHit[]) => hs.filter((h) => r(h.score) > last).map((h) => h.id).sort((a, b) => a - b);
+  assert.deepEqual(above(got), above(want), `${what}: rows`);
+}
+
+describe('exact top k from impact lists', () => {
+  let store: Store;
+  before(async () => {
+    store = await openStore('topk-');
+    await addRows(store, 900);
+  });
+  after(() => store.close(false));
+
+  const filterSets: { name: string; f: SearchFilters }[] = [
+    { name: 'none', f: { kinds: ['observation'] } },
+    { name: 'project', f: { kinds: ['observation'], project: 'beta' } },
+    { name: 'type', f: { kinds: ['observation'], types: ['bugfix'] } },
+    { name: 'dates', f: { kinds: ['observation'], from: T0 + 100 * 60_000, to: T0 + 250 * 60_000 } },
+  ];
+
+  it('equals ranking every match, for lists much shorter than the matches, with every kind of filter', () => {
+    let checked = 0;
+    for (let i = 0; i < 40; i++) {
+      const query = words(1 + (i % 3));
+      const { phrases, rows, maxId } = phrasesOf(store, query);
+      if (phrases.length === 0) continue;
+      for (const { name, f } of filterSets) {
+        for (const [depth, listSize] of [[10, 8], [50, 32], [100, 2048]]) {
+          const got = exactTopK(store, 'observation', phrases, f, depth, rows, maxId, Date.now(), listSize);
+          const want = rankAll(store, 'observation', phrases, f, depth);
+          assertSameTop(got, want, `"${query}" filters ${name}, depth ${depth}, lists of ${listSize}`);
+          checked++;
+        }
+      }
+    }
+    assert.ok(checked > 300);
+  });
+
+  it('merges rows added after a list was made, and leaves out rows deleted since', async () => {
+    const { phrases } = phrasesOf(store, VOCAB[0]);
+    const f: SearchFilters = { kinds: ['observation'] };
+    const before = phrasesOf(store, VOCAB[0]);
+    exactTopK(store, 'observation', phrases, f, 10, before.rows, before.maxId, Date.now(), 16);
+    // A new row that is the best match of all, and the current best deleted.
+    const best = rankAll(store, 'observation', phrases, f, 1)[0];
+    await addRows(store, 1, () => ({ title: `${VOCAB[0]} ${VOCAB[0]} ${VOCAB[0]}`, narrative: `${VOCAB[0]} ${VOCAB[0]}` }));
+    await store.write((tx) => tx.run('DELETE FROM observations WHERE id = ?', [best.id]));
+    const now = phrasesOf(store, VOCAB[0]);
+    const got = exactTopK(store, 'observation', phrases, f, 10, now.rows, now.maxId, Date.now(), 16);
+    assert.equal(got[0].id, now.maxId, 'the row added after the list was made comes first');
+    assert.ok(!got.some((h) => h.id === best.id), 'the deleted row is not returned');
+    assertSameTop(got, rankAll(store, 'observation', phrases, f, 10), 'after an insert and a delete');
+  });
+});
+
+describe('a common word finds its best match however old it is', () => {
+  let store: Store;
+  before(async () => {
+    store = await openStore('topk-old-');
+    // The oldest row is about caching; 1,500 of the 3,000 newer ones mention the cache once, in passing.
+    await addRows(store, 1, () => ({ title: 'cache cache invalidation for the cache layer', narrative: 'the cache was rebuilt; cache keys now carry the version' }));
+    let n = 0;
+    await addRows(store, 3000, () => ({ title: words(5), narrative: `${words(12)}${n++ % 2 ? ' cache ' : ' '}${words(12)}` }));
+  });
+  after(() => store.close(false));
+
+  it('ranks every match by default and says nothing about a cut', async () => {
+    const searcher = new Searcher(store, DEFAULT_SEARCH_SETTINGS, undefined);
+    const r = await searcher.search({ query: 'cache', mode: 'keyword', filters: { kinds: ['observation'] }, limit: 5, offset: 0 }, Date.now());
+    assert.equal(r.items[0]?.id, 1, 'the oldest, best match comes first');
+    assert.doesNotMatch(r.notice ?? '', /newest/);
+    const inProject = await searcher.search({ query: 'cache', mode: 'keyword', filters: { kinds: ['observation'], project: r.items[0]?.project }, limit: 5, offset: 0 }, Date.now());
+    assert.equal(inProject.items[0]?.id, 1);
+  });
+});

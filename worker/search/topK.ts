@@ -1,0 +1,160 @@
+// The exact BM25 top k of a query over every row that matches it, from the impact lists of its
+// phrases (termLists.ts), for one record kind. A row's score is the sum over the query's phrases of
+// weight x idf x part; the lists give each row's parts where they know them, and a phrase whose
+// list is not complete bounds the parts it does not know by its floor. So every listed row has a
+// lower bound (known parts) and an upper bound (plus the floors of the lists it is missing from),
+// and a row in no list at all scores at most the sum of the floors. The top k is settled once
+// the k-th best score reaches every bound left: rows whose bound still reaches it are scored
+// exactly in SQL (only those), and when even that cannot settle it (a list too short for the
+// filters, say) the lists are made longer, and at last every match is ranked (rankAll).
+import type { SearchKind } from '../../common/contract';
+import type { Store } from '../store/store';
+import { bm25Idf } from './bm25';
+import type { SearchFilters } from './params';
+import { filterSql, KINDS } from './records';
+import { LIST_SIZE, termList } from './termLists';
+
+type Db = Pick<Store, 'all' | 'get'>;
+
+export interface WeightedPhrase {
+  p: string;
+  /** Query weight x idf: the factor on this phrase's part. */
+  c: number;
+}
+
+export interface TopHit {
+  kind: SearchKind;
+  id: number;
+  score: number;
+  epoch: number;
+}
+
+/** Longer lists are tried this many times (x8 each) before every match is ranked. */
+const GROWTHS = 2;
+/** More rows than this left to score exactly: ranking every match is cheaper. */
+const MAX_EXACT = 20_000;
+/** Rows checked for existence and filters at a time. */
+const CHECK_BATCH = 256;
+
+/** listSize: rows a common phrase's list starts with (tests make it small). */
+export function exactTopK(store: Db, kind: SearchKind, phrases: WeightedPhrase[], f: SearchFilters, depth: number, rows: number, maxId: number, now: number, listSize = LIST_SIZE): TopHit[] {
+  const k = KINDS[kind];
+  let size = listSize;
+  for (let attempt = 0; attempt <= GROWTHS; attempt++) {
+    const lists = phrases.map((x) => termList(store, k, x.p, size, rows, maxId, now));
+    const settled = settle(store, kind, phrases, lists, f, depth);
+    if (settled) return settled;
+    if (lists.every((l) => l.complete)) break;
+    size *= 8;
+  }
+  return rankAll(store, kind, phrases, f, depth);
+}
+
+interface Candidate {
+  id: number;
+  lb: number;
+  /** Sum of the floors of the incomplete lists this row is in (its upper bound is lb + unseen - this). */
+  seen: number;
+  exact: boolean;
+  epoch: number;
+}
+
+function settle(store: Db, kind: SearchKind, phrases: WeightedPhrase[], lists: ReturnType<typeof termList>[], f: SearchFilters, depth: number): TopHit[] | undefined {
+  const byId = new Map<number, Candidate>();
+  let unseen = 0;
+  lists.forEach((l, i) => {
+    const c = phrases[i].c;
+    const floor = l.complete ? 0 : c * l.floor;
+    unseen += floor;
+    for (let j = 0; j < l.ids.length; j++) {
+      const id = l.ids[j];
+      let x = byId.get(id);
+      if (!x) byId.set(id, (x = { id, lb: 0, seen: 0, exact: false, epoch: 0 }));
+      x.lb += c * l.parts[j];
+      x.seen += floor;
+    }
+  });
+  const ub = (x: Candidate) => (x.exact ? x.lb : x.lb + unseen - x.seen);
+  // Existence and filters are checked best bound first, only until no unchecked row can reach the
+  // k-th best: checking every listed row cost more than all the rest of a query.
+  const queue = [...byId.values()].sort((a, b) => ub(b) - ub(a));
+  let next = 0;
+  let live: Candidate[] = [];
+  const kth = () => (live.length >= depth ? live[depth - 1].lb : -Infinity);
+  for (let round = 0; round < 6; round++) {
+    live.sort(byLb);
+    while (next < queue.length && !(kth() >= ub(queue[next]))) {
+      const batch = queue.slice(next, next + Math.max(CHECK_BATCH, depth));
+      next += batch.length;
+      live.push(...existing(store, kind, batch, f));
+      live.sort(byLb);
+    }
+    const theta = Math.max(kth(), 0);
+    const open = live.filter((x) => !x.exact && ub(x) > theta);
+    if (open.length === 0) {
+      // Settled among the listed rows; a row in no list scores at most `unseen`.
+      if (unseen > 0 && !(kth() >= unseen)) return undefined;
+      return live.slice(0, depth).map((x) => ({ kind, id: x.id, score: x.lb, epoch: x.epoch }));
+    }
+    if (open.length > MAX_EXACT) return undefined;
+    const scored = exactScores(store, kind, phrases, open.map((x) => x.id));
+    for (const x of open) {
+      x.lb = scored.get(x.id) ?? -1;
+      x.exact = true;
+    }
+    live = live.filter((x) => x.lb >= 0);
+  }
+  return undefined;
+}
+
+function byLb(a: Candidate, b: Candidate): number {
+  return b.lb - a.lb || b.epoch - a.epoch || b.id - a.id;
+}
+
+/** The candidates that still exist and pass the filters, with their times. */
+function existing(store: Db, kind: SearchKind, batch: Candidate[], f: SearchFilters): Candidate[] {
+  const k = KINDS[kind];
+  const { where, params } = filterSql(kind, f);
+  const byId = new Map(batch.map((x) => [x.id, x]));
+  const rows = store.all<{ id: number; epoch: number }>(
+    // CROSS JOIN keeps the ids as the outer loop (a filter's index would otherwise scan a whole project).
+    `SELECT c.id AS id, c.created_at AS epoch FROM json_each(?) j CROSS JOIN ${k.table} c ON c.id = j.value${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`,
+    [JSON.stringify([...byId.keys()]), ...params],
+  );
+  const out: Candidate[] = [];
+  for (const r of rows) {
+    const x = byId.get(r.id);
+    if (x) {
+      x.epoch = r.epoch;
+      out.push(x);
+    }
+  }
+  return out;
+}
+
+/** Exact scores of these rows (absent: the row no longer matches). */
+function exactScores(store: Db, kind: SearchKind, phrases: WeightedPhrase[], ids: number[]): Map<number, number> {
+  const k = KINDS[kind];
+  bm25Idf.values = phrases.map((x) => x.c);
+  const rows = store.all<{ id: number; score: number }>(
+    `SELECT docid AS id, cm_bm25(matchinfo(${k.fts}, 'pcnaly'), '${k.weights}') AS score FROM ${k.fts}
+     WHERE ${k.fts} MATCH ? AND docid IN (SELECT value FROM json_each(?))`,
+    [phrases.map((x) => x.p).join(' OR '), JSON.stringify(ids)],
+  );
+  return new Map(rows.map((r) => [r.id, r.score]));
+}
+
+/** Every match ranked (filters applied first): exact, and as slow as the matches are many. */
+export function rankAll(store: Db, kind: SearchKind, phrases: WeightedPhrase[], f: SearchFilters, depth: number): TopHit[] {
+  const k = KINDS[kind];
+  const { where, params } = filterSql(kind, f);
+  bm25Idf.values = phrases.map((x) => x.c);
+  const rows = store.all<{ id: number; epoch: number; score: number }>(
+    `SELECT c.id AS id, c.created_at AS epoch, cm_bm25(matchinfo(${k.fts}, 'pcnaly'), '${k.weights}') AS score
+     FROM ${k.fts} CROSS JOIN ${k.table} c ON c.id = ${k.fts}.docid
+     WHERE ${[`${k.fts} MATCH ?`, ...where].join(' AND ')}
+     ORDER BY score DESC, c.id DESC LIMIT ?`,
+    [phrases.map((x) => x.p).join(' OR '), ...params, depth],
+  );
+  return rows.map((r) => ({ kind, id: r.id, epoch: r.epoch, score: r.score }));
+}
