@@ -10,6 +10,7 @@ import { idf, registerSearchFunctions } from '../../worker/search/bm25';
 import type { SearchFilters } from '../../worker/search/params';
 import { Searcher } from '../../worker/search/searcher';
 import { DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
+import { ListWarmer } from '../../worker/search/listWarmer';
 import { exactTopK, rankAll, type TopHit, type WeightedPhrase } from '../../worker/search/topK';
 import { insertObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
@@ -151,5 +152,47 @@ describe('a common word finds its best match however old it is', () => {
     assert.doesNotMatch(r.notice ?? '', /newest/);
     const inProject = await searcher.search({ query: 'cache', mode: 'keyword', filters: { kinds: ['observation'], project: r.items[0]?.project }, limit: 5, offset: 0 }, Date.now());
     assert.equal(inProject.items[0]?.id, 1);
+  });
+});
+
+describe('lists of the most common words are built in the background', () => {
+  let store: Store;
+  before(async () => {
+    store = await openStore('topk-warm-');
+    // More rows with these words than a list keeps (2,048): "cache", and "change" in three forms.
+    let n = 0;
+    const forms = ['changes', 'changed', 'changing'];
+    await addRows(store, 3000, () => {
+      n++;
+      return { title: `${words(3)} ${n % 7 ? 'cache' : ''}`, narrative: `${words(10)} ${n % 6 ? forms[n % 3] : ''} ${words(5)}` };
+    });
+  });
+  after(() => store.close(false));
+
+  it('a step at a time, after which searches rank from them without building any', async () => {
+    let builds = 0;
+    // The same store, counting the statements that rank a phrase's matches from the first id.
+    const counting = {
+      all: <T>(sql: string, params?: (string | number)[]) => {
+        if (sql.includes('ORDER BY s DESC') && !sql.includes('docid > ?')) builds++;
+        return store.all<T>(sql, params);
+      },
+      get: <T>(sql: string, params?: (string | number)[]) => store.get<T>(sql, params),
+    };
+    const warmer = new ListWarmer(counting, 8);
+    warmer.start(0);
+    for (let i = 0; i < 500 && !warmer.done; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(warmer.done, 'the warm-up finished');
+    assert.ok(warmer.built >= 2, 'a list for "cache", one for the stem of change, changes, changed (and the commonest filler words)');
+    assert.ok(builds > 2, 'built window by window');
+    builds = 0;
+    const f: SearchFilters = { kinds: ['observation'] };
+    for (const query of ['cache', 'changed', 'changes', 'cache changing']) {
+      const { phrases, rows, maxId } = phrasesOf(store, query);
+      const got = exactTopK(counting, 'observation', phrases, f, 20, rows, maxId, Date.now());
+      assertSameTop(got, rankAll(store, 'observation', phrases, f, 20), query);
+    }
+    assert.equal(builds, 0, 'no list was built on the search path');
+    warmer.stop();
   });
 });

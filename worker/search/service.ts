@@ -16,6 +16,7 @@ import { createRemoteEmbedder } from './embed/remote';
 import type { Embedder } from './embed/types';
 import { vectorModelId } from './embedText';
 import { EmbeddingIndexer } from './indexer';
+import { ListWarmer } from './listWarmer';
 import { Searcher, type VectorSide } from './searcher';
 import { SemanticIndex } from './semantic';
 import { readSearchConfig, type SearchConfig } from './settings';
@@ -55,6 +56,7 @@ export class SearchService {
   private pendingCache: { at: number; n: number } | undefined;
   private unsubscribe: (() => void) | undefined;
   private warmTimer: NodeJS.Timeout | undefined;
+  private listWarmer: ListWarmer | undefined;
 
   constructor(
     private readonly deps: SearchDeps,
@@ -122,6 +124,9 @@ export class SearchService {
       session_forgotten: projectChanged,
     });
     this.indexer?.kick();
+    // The most common words' keyword lists, built a step at a time once start-up is done.
+    this.listWarmer = new ListWarmer(this.deps.store, this.settings.search.keywordWarmTerms, this.deps.log);
+    this.listWarmer.start(WARM_DELAY_MS);
     // Load the vector scan soon after start, off the request path, so the first semantic query is fast.
     if (this.semantic) {
       const semantic = this.semantic;
@@ -134,6 +139,7 @@ export class SearchService {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     clearTimeout(this.warmTimer);
+    this.listWarmer?.stop();
     this.semantic?.close();
     // Stop the indexer first (no new batch), then close the embedders, which fails a batch in
     // flight at once instead of waiting for it; a batch already embedded is still stored.

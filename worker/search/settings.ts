@@ -62,6 +62,8 @@ export interface SearchSettings {
   demoteDuplicates: boolean;
   /** Unload the model threads after this long unused. */
   embedderIdleMs: number;
+  /** Impact lists of this many of the most common words are built in the background after start (listWarmer.ts); 0: off. */
+  keywordWarmTerms: number;
 }
 
 export interface ContextSettings {
@@ -110,6 +112,7 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   vectorPriorWeight: 0.1,
   demoteDuplicates: true,
   embedderIdleMs: 5 * 60_000,
+  keywordWarmTerms: 128,
 };
 
 export const DEFAULT_CONTEXT_SETTINGS: ContextSettings = {
@@ -145,6 +148,7 @@ const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   intentBoost: [0, 10],
   vectorPriorWeight: [0, 1],
   embedderIdleMs: [1000, 24 * 3600_000],
+  keywordWarmTerms: [0, 100_000],
 };
 
 export const CONTEXT_BOUNDS: Record<'observations' | 'sessions' | 'fullCount' | 'tokenBudget' | 'fullNarrativeChars', [number, number]> = {

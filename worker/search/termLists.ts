@@ -35,35 +35,47 @@ export interface TermList {
 
 /** Rows a common phrase's list keeps at first; keyword.ts asks for more when that cannot settle a query. */
 export const LIST_SIZE = 2048;
-const LIST_TTL_MS = 10 * 60_000;
+/** Lists are made again after this long (new rows are merged in meanwhile; this catches edits). */
+const LIST_TTL_MS = 6 * 3600_000;
 /** Entries kept across all lists of a store (12 bytes each: 6 MB) before the least recently used lists go. */
 const MAX_ENTRIES = 500_000;
 
 interface Cache {
   lists: Map<string, TermList>;
   entries: number;
+  /** Phrase -> the terms the index holds for it (porter stems), so "changes" and "changed" share a list. */
+  keys: Map<string, string>;
 }
 const caches = new WeakMap<object, Cache>();
+
+function cacheOf(store: Db): Cache {
+  let cache = caches.get(store);
+  if (!cache) {
+    cache = { lists: new Map(), entries: 0, keys: new Map() };
+    caches.set(store, cache);
+  }
+  return cache;
+}
 
 /**
  * The phrase's list with at least `size` rows (or all of them), up to date with rows up to maxId.
  * rows: the table's row count now.
  */
 export function termList(store: Db, k: KindTable, phrase: string, size: number, rows: number, maxId: number, now: number): TermList {
-  let cache = caches.get(store);
-  if (!cache) {
-    cache = { lists: new Map(), entries: 0 };
-    caches.set(store, cache);
-  }
-  const key = `${k.fts}\u0000${phrase}`;
+  const cache = cacheOf(store);
+  const key = `${k.fts}\u0000${indexTerms(store, cache, phrase)}`;
   let list = cache.lists.get(key);
   const fresh = list && now - list.at < LIST_TTL_MS && rows <= list.rows * 1.05 + 10 && (list.complete || list.ids.length >= size);
   if (list && fresh) {
-    if (maxId > list.maxId) list = merge(list, rank(store, k, phrase, list.maxId, undefined), size, maxId);
+    if (maxId > list.maxId) list = merge(list, rank(store, k, phrase, list.maxId, Infinity, undefined), size, maxId);
   } else {
-    const ranked = rank(store, k, phrase, 0, size + 1);
-    list = fromRanked(ranked, size, maxId, rows, now);
+    list = fromRanked(rank(store, k, phrase, 0, Infinity, size + 1), size, maxId, rows, now);
   }
+  install(cache, key, list);
+  return list;
+}
+
+function install(cache: Cache, key: string, list: TermList): void {
   const old = cache.lists.get(key);
   if (old) cache.entries -= old.ids.length;
   cache.lists.delete(key);
@@ -74,21 +86,45 @@ export function termList(store: Db, k: KindTable, phrase: string, size: number, 
     cache.lists.delete(name);
     cache.entries -= l.ids.length;
   }
-  return list;
 }
 
-interface Ranked {
+/**
+ * What the full-text index holds for a quoted phrase: its tokens through the tables' porter
+ * tokenizer (fts3tokenize). A prefix phrase is its own key. Cached per store.
+ */
+function indexTerms(store: Db, cache: Cache, phrase: string): string {
+  let key = cache.keys.get(phrase);
+  if (key !== undefined) return key;
+  key = phrase.endsWith('*"') ? phrase : stems(store, phrase.slice(1, -1)).join(' ');
+  if (cache.keys.size >= 10_000) cache.keys.clear();
+  cache.keys.set(phrase, key);
+  return key;
+}
+
+function stems(store: Db, text: string): string[] {
+  const sql = 'SELECT token FROM temp.cm_tokens WHERE input = ?';
+  try {
+    return store.all<{ token: string }>(sql, [text]).map((r) => r.token);
+  } catch {
+    // A new connection (after a main-thread export or a reload) has no temp tables yet.
+    store.all('CREATE VIRTUAL TABLE IF NOT EXISTS temp.cm_tokens USING fts3tokenize(porter)');
+    return store.all<{ token: string }>(sql, [text]).map((r) => r.token);
+  }
+}
+
+export interface Ranked {
   id: number;
   s: number;
 }
 
-/** The phrase's matches with id > after, by part (best first), at most `limit` of them. */
-function rank(store: Db, k: KindTable, phrase: string, after: number, limit: number | undefined): Ranked[] {
+/** The phrase's matches with after < id <= upTo, by part (best first), at most `limit` of them. */
+function rank(store: Db, k: KindTable, phrase: string, after: number, upTo: number, limit: number | undefined): Ranked[] {
   bm25Idf.values = [1];
   const part = `cm_bm25(matchinfo(${k.fts}, 'pcnaly'), '${k.weights}')`;
+  const range = [...(after > 0 ? ['docid > ?'] : []), ...(upTo < Infinity ? ['docid <= ?'] : [])];
   return store.all<Ranked>(
-    `SELECT docid AS id, ${part} AS s FROM ${k.fts} WHERE ${k.fts} MATCH ?${after > 0 ? ' AND docid > ?' : ''} ORDER BY s DESC, docid DESC${limit ? ' LIMIT ?' : ''}`,
-    [phrase, ...(after > 0 ? [after] : []), ...(limit ? [limit] : [])],
+    `SELECT docid AS id, ${part} AS s FROM ${k.fts} WHERE ${[`${k.fts} MATCH ?`, ...range].join(' AND ')} ORDER BY s DESC, docid DESC${limit ? ' LIMIT ?' : ''}`,
+    [phrase, ...(after > 0 ? [after] : []), ...(upTo < Infinity ? [upTo] : []), ...(limit ? [limit] : [])],
   );
 }
 
@@ -117,3 +153,25 @@ function merge(list: TermList, added: Ranked[], size: number, maxId: number): Te
   // Rows past the cut had parts up to the old floor or to the first one dropped: the larger bounds both.
   return { ...cut, floor: Math.max(list.floor, cut.floor), complete: false };
 }
+
+/** What listWarmer.ts needs: rank a window of ids, and hand a finished list to the cache. */
+export const warmList = {
+  rankWindow(store: Db, k: KindTable, phrase: string, after: number, upTo: number, limit: number): Ranked[] {
+    return rank(store, k, phrase, after, upTo, limit);
+  },
+  /**
+   * Keeps the list of an index term ranked best first over ids up to maxId (false when the term is
+   * not its own stem: a query could never reach it by that key).
+   */
+  install(store: Db, k: KindTable, term: string, ranked: Ranked[], size: number, maxId: number, rows: number): boolean {
+    const cache = cacheOf(store);
+    if (indexTerms(store, cache, `"${term}"`) !== term) return false;
+    const key = `${k.fts}\u0000${term}`;
+    const now = Date.now();
+    const had = cache.lists.get(key);
+    // A search built it meanwhile (with every row up to its own maxId): keep that one.
+    if (had && had.maxId >= maxId && now - had.at < LIST_TTL_MS) return false;
+    install(cache, key, fromRanked(ranked, size, maxId, rows, now));
+    return true;
+  },
+};
