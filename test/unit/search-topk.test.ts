@@ -159,7 +159,7 @@ describe('lists of the most common words are built in the background', () => {
   let store: Store;
   before(async () => {
     store = await openStore('topk-warm-');
-    // More rows with these words than a list keeps (2,048): "cache", and "change" in three forms.
+    // More rows with these words than the warm-up looks for (2,048): "cache", and "change" in three forms.
     let n = 0;
     const forms = ['changes', 'changed', 'changing'];
     await addRows(store, 3000, () => {

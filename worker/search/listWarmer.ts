@@ -3,9 +3,9 @@
 // word in two thirds of 100k rows costs 130 ms, which is what made keyword p95 at 100k). Low
 // priority on the event loop: one small step at a time (a page of the index's vocabulary, or the
 // matches of one word within a window of ids sized to about STEP_ROWS rows), then a timer, so a
-// request waits at most one step. At 100k observations the 128 most common words take about
-// 5-8 s of CPU spread over the first seconds after start; a small store has no word common enough
-// and is done after one look at its vocabulary.
+// request waits at most one step (5-20 ms at 100k). At 100k observations the 128 most common
+// words take about 12 s of CPU over the first 15-20 s after start; a small store has no word
+// common enough and is done after one look at its vocabulary.
 import type { Logger } from '../../common/node/log';
 import type { Store } from '../store/store';
 import { KINDS, type KindTable } from './records';
@@ -16,8 +16,10 @@ type Db = Pick<Store, 'all' | 'get'>;
 /** Matches ranked per step. */
 const STEP_ROWS = 2500;
 /** Vocabulary terms read per step. */
-const VOCAB_PAGE = 200;
+const VOCAB_PAGE = 50;
 const PAUSE_MS = 2;
+/** Words in fewer rows are ranked on demand in a few milliseconds. */
+const WARM_MIN_ROWS = 2048;
 
 export class ListWarmer {
   private timer: NodeJS.Timeout | undefined;
@@ -66,7 +68,7 @@ export class ListWarmer {
   }
 
   /** One yield per step. */
-  private *steps(): Generator<void> {
+  *steps(): Generator<void> {
     const t0 = performance.now();
     for (const k of [KINDS.observation, KINDS.summary, KINDS.prompt]) {
       const common: { term: string; df: number }[] = [];
@@ -77,7 +79,7 @@ export class ListWarmer {
     this.log?.info('keyword lists warmed', { lists: this.built, ms: Math.round(performance.now() - t0) });
   }
 
-  /** Terms in more rows than a list keeps, a page at a time (fts4aux walks the index's terms in order). */
+  /** Terms in more than WARM_MIN_ROWS rows, a page at a time (fts4aux walks the index's terms in order). */
   private *vocabulary(k: KindTable, out: { term: string; df: number }[]): Generator<void> {
     const aux = `cm_vocab_${k.fts}`;
     this.store.all(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.${aux} USING fts4aux(main, ${k.fts})`);
@@ -86,7 +88,7 @@ export class ListWarmer {
       const page = this.store.all<{ term: string; df: number }>(`SELECT term, documents AS df FROM temp.${aux} WHERE term > ? AND col = '*' LIMIT ?`, [after, VOCAB_PAGE]);
       if (page.length === 0) return;
       // Only plain words (a prefix or a phrase is never a vocabulary term).
-      for (const r of page) if (r.df > LIST_SIZE && /^[a-z0-9]+$/.test(r.term)) out.push(r);
+      for (const r of page) if (r.df > WARM_MIN_ROWS && /^[a-z0-9]+$/.test(r.term)) out.push(r);
       after = page[page.length - 1].term;
       yield;
     }

@@ -7,12 +7,12 @@
 // search rank every match at 100k records instead of the newest 1,000 (issue 19, item 4).
 //
 // A list is built once by ranking the phrase's matches (2 µs a row at 100k: ~130 ms for a word in
-// two thirds of the rows), then kept: rows added later are ranked and merged in when a query next
-// uses it (ids only grow), and it is built again after LIST_TTL_MS or once the table grew by 5%
-// (the average lengths BM25 normalises by drift as it grows). A row deleted since is still listed;
-// the caller checks that its top rows exist. An edited row keeps its old part until the next
-// rebuild: keyword.ts scores the rows it returns exactly, so only the choice can be off, and only
-// for rows edited in the last LIST_TTL_MS.
+// two thirds of the rows; listWarmer.ts builds the commonest in the background after start), then
+// kept: rows added later are ranked and merged in when a query next uses it (ids only grow), and
+// it is built again after LIST_TTL_MS or once the table grew by 5% (the average lengths BM25
+// normalises by drift as it grows). A row deleted since is still listed; topK.ts checks that the
+// rows it keeps exist. Records are never edited in place (the worker only adds and deletes them);
+// if one were, its old part would stand until the list is built again (LIST_TTL_MS).
 import type { Store } from '../store/store';
 import { bm25Idf } from './bm25';
 import type { KindTable } from './records';
@@ -34,11 +34,13 @@ export interface TermList {
 }
 
 /** Rows a common phrase's list keeps at first; keyword.ts asks for more when that cannot settle a query. */
-export const LIST_SIZE = 2048;
+export const LIST_SIZE = 8192;
 /** Lists are made again after this long (new rows are merged in meanwhile; this catches edits). */
 const LIST_TTL_MS = 6 * 3600_000;
-/** Entries kept across all lists of a store (12 bytes each: 6 MB) before the least recently used lists go. */
-const MAX_ENTRIES = 500_000;
+/** Entries kept across all lists of a store (12 bytes each: 24 MB) before the least recently used lists go. */
+const MAX_ENTRIES = 2_000_000;
+/** Complete lists shorter than this are not kept (made again in well under a millisecond). */
+const KEEP_MIN = 256;
 
 interface Cache {
   lists: Map<string, TermList>;
@@ -71,7 +73,8 @@ export function termList(store: Db, k: KindTable, phrase: string, size: number, 
   } else {
     list = fromRanked(rank(store, k, phrase, 0, Infinity, size + 1), size, maxId, rows, now);
   }
-  install(cache, key, list);
+  // A short complete list costs less to make again than the room it takes from the costly ones.
+  if (!list.complete || list.ids.length >= KEEP_MIN) install(cache, key, list);
   return list;
 }
 

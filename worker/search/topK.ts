@@ -5,8 +5,9 @@
 // lower bound (known parts) and an upper bound (plus the floors of the lists it is missing from),
 // and a row in no list at all scores at most the sum of the floors. The top k is settled once
 // the k-th best score reaches every bound left: rows whose bound still reaches it are scored
-// exactly in SQL (only those), and when even that cannot settle it (a list too short for the
-// filters, say) the lists are made longer, and at last every match is ranked (rankAll).
+// exactly in SQL (only those), and when even that cannot settle it (filters that leave too few
+// listed rows, or a deep k over several common words) every match is ranked (rankAll): rare, and
+// with filters cheaper than longer lists, whose build would rank every match anyway.
 import type { SearchKind } from '../../common/contract';
 import type { Store } from '../store/store';
 import { bm25Idf } from './bm25';
@@ -29,25 +30,17 @@ export interface TopHit {
   epoch: number;
 }
 
-/** Longer lists are tried this many times (x8 each) before every match is ranked. */
-const GROWTHS = 2;
 /** More rows than this left to score exactly: ranking every match is cheaper. */
 const MAX_EXACT = 20_000;
 /** Rows checked for existence and filters at a time. */
 const CHECK_BATCH = 256;
 
-/** listSize: rows a common phrase's list starts with (tests make it small). */
+/** listSize: rows a common phrase's list keeps (tests make it small). */
 export function exactTopK(store: Db, kind: SearchKind, phrases: WeightedPhrase[], f: SearchFilters, depth: number, rows: number, maxId: number, now: number, listSize = LIST_SIZE): TopHit[] {
   const k = KINDS[kind];
-  let size = listSize;
-  for (let attempt = 0; attempt <= GROWTHS; attempt++) {
-    const lists = phrases.map((x) => termList(store, k, x.p, size, rows, maxId, now));
-    const settled = settle(store, kind, phrases, lists, f, depth);
-    if (settled) return settled;
-    if (lists.every((l) => l.complete)) break;
-    size *= 8;
-  }
-  return rankAll(store, kind, phrases, f, depth);
+  const lists = phrases.map((x) => termList(store, k, x.p, listSize, rows, maxId, now));
+  // Longer lists would cost a ranking of every match to build: rank every match right away.
+  return settle(store, kind, phrases, lists, f, depth) ?? rankAll(store, kind, phrases, f, depth);
 }
 
 interface Candidate {
