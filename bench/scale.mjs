@@ -15,6 +15,7 @@
 //   BENCH_WORKER=/path/dist/worker.js   measure that build as "ours"
 //   BENCH_EMBED_S=60   seconds the backlog rate is sampled (0 skips the embeddings-on phase)
 //   BENCH_KEEP=1       keep the data dirs
+//   BENCH_SEARCH='{"keywordWarmTerms":0}'   extra search settings (settings.json) for every phase
 //
 // claude-mem 13.25.3 is not run here: bench/compare's harness drives it through its own hooks
 // and HTTP routes with a fake model server (it has no bulk import of our export format), so a
@@ -235,8 +236,10 @@ function queries(count) {
 const searchPath = (q, mode, project) => `/api/search?${new URLSearchParams({ query: q, mode, limit: '20', ...(project ? { project } : {}) })}`;
 const isCut = (body) => JSON.stringify(body?.notices ?? body?.notice ?? '').includes('newest');
 
+// BENCH_SEARCH='{"keywordWarmTerms":0}' adds search settings to every phase (both builds).
+const EXTRA_SEARCH = JSON.parse(process.env.BENCH_SEARCH ?? '{}');
 async function writeSettings(dataDir, search) {
-  fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ search }));
+  fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ search: { ...search, ...EXTRA_SEARCH } }));
 }
 
 async function measure(label, script, n) {

@@ -101,12 +101,53 @@ export class ListWarmer {
     const rows = Number(bounds?.n ?? 0);
     if (maxId === 0) return;
     const span = Math.max(1, Math.ceil((STEP_ROWS * maxId) / Math.max(df, 1)));
-    let best: Ranked[] = [];
+    const best = new TopRows(LIST_SIZE + 1);
     for (let lo = 0; lo < maxId; lo += span) {
-      const r = warmList.rankWindow(this.store, k, `"${term}"`, lo, Math.min(maxId, lo + span), LIST_SIZE + 1);
-      best = best.concat(r).sort((a, b) => b.s - a.s || b.id - a.id).slice(0, LIST_SIZE + 1);
+      best.add(warmList.rankWindow(this.store, k, `"${term}"`, lo, Math.min(maxId, lo + span), LIST_SIZE + 1));
       yield;
     }
-    if (warmList.install(this.store, k, term, best, LIST_SIZE, maxId, rows)) this.built++;
+    if (warmList.install(this.store, k, term, best.ranked(), LIST_SIZE, maxId, rows)) this.built++;
+  }
+}
+
+/**
+ * The best `cap` rows seen so far, in typed arrays: a window's row objects die young instead of
+ * being carried from step to step (which grew the JS heap by tens of MB over a warm-up).
+ */
+class TopRows {
+  private ids: Int32Array;
+  private s: Float64Array;
+  private n = 0;
+
+  constructor(private readonly cap: number) {
+    this.ids = new Int32Array(cap);
+    this.s = new Float64Array(cap);
+  }
+
+  /** rows: best first, as rank() returns them. */
+  add(rows: Ranked[]): void {
+    const ids = new Int32Array(this.cap);
+    const s = new Float64Array(this.cap);
+    let i = 0;
+    let j = 0;
+    let n = 0;
+    // Merge of two lists sorted by (s desc, id desc), cut at cap.
+    while (n < this.cap && (i < this.n || j < rows.length)) {
+      const takeOld = j >= rows.length || (i < this.n && (this.s[i] > rows[j].s || (this.s[i] === rows[j].s && this.ids[i] > rows[j].id)));
+      if (takeOld) {
+        ids[n] = this.ids[i];
+        s[n++] = this.s[i++];
+      } else {
+        ids[n] = rows[j].id;
+        s[n++] = rows[j++].s;
+      }
+    }
+    this.ids = ids;
+    this.s = s;
+    this.n = n;
+  }
+
+  ranked(): Ranked[] {
+    return Array.from({ length: this.n }, (_, i) => ({ id: this.ids[i], s: this.s[i] }));
   }
 }

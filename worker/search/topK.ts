@@ -13,7 +13,7 @@ import type { Store } from '../store/store';
 import { bm25Idf } from './bm25';
 import type { SearchFilters } from './params';
 import { filterSql, KINDS } from './records';
-import { LIST_SIZE, termList } from './termLists';
+import { LIST_SIZE, termList, type TermList } from './termLists';
 
 type Db = Pick<Store, 'all' | 'get'>;
 
@@ -32,6 +32,8 @@ export interface TopHit {
 
 /** More rows than this left to score exactly: ranking every match is cheaper. */
 const MAX_EXACT = 20_000;
+/** List entries read in the first attempt. */
+const HEAD = 1024;
 /** Rows checked for existence and filters at a time. */
 const CHECK_BATCH = 256;
 
@@ -39,8 +41,20 @@ const CHECK_BATCH = 256;
 export function exactTopK(store: Db, kind: SearchKind, phrases: WeightedPhrase[], f: SearchFilters, depth: number, rows: number, maxId: number, now: number, listSize = LIST_SIZE): TopHit[] {
   const k = KINDS[kind];
   const lists = phrases.map((x) => termList(store, k, x.p, listSize, rows, maxId, now));
-  // Longer lists would cost a ranking of every match to build: rank every match right away.
-  return settle(store, kind, phrases, lists, f, depth) ?? rankAll(store, kind, phrases, f, depth);
+  // The head of each list settles most queries, and reading less of the lists costs less; then
+  // the whole lists. Longer lists would cost a ranking of every match to build: rank them all then.
+  for (const head of [Math.min(HEAD, listSize), Infinity]) {
+    const settled = settle(store, kind, phrases, lists.map((l) => headOf(l, head)), f, depth);
+    if (settled) return settled;
+    if (lists.every((l) => l.ids.length <= head)) break;
+  }
+  return rankAll(store, kind, phrases, f, depth);
+}
+
+/** The first n entries of a list, with the part of the next one as its floor. */
+function headOf(l: TermList, n: number): TermList {
+  if (n >= l.ids.length) return l;
+  return { ...l, ids: l.ids.subarray(0, n), parts: l.parts.subarray(0, n), floor: l.parts[n], complete: false };
 }
 
 interface Candidate {
@@ -52,7 +66,7 @@ interface Candidate {
   epoch: number;
 }
 
-function settle(store: Db, kind: SearchKind, phrases: WeightedPhrase[], lists: ReturnType<typeof termList>[], f: SearchFilters, depth: number): TopHit[] | undefined {
+function settle(store: Db, kind: SearchKind, phrases: WeightedPhrase[], lists: TermList[], f: SearchFilters, depth: number): TopHit[] | undefined {
   const byId = new Map<number, Candidate>();
   let unseen = 0;
   lists.forEach((l, i) => {
