@@ -11,6 +11,7 @@
 import type { SearchKind } from '../../common/contract';
 import type { Store } from '../store/store';
 import { bm25Idf } from './bm25';
+import type { RankedHit } from './keyword';
 import type { SearchFilters } from './params';
 import { filterSql, KINDS } from './records';
 import { LIST_SIZE, termList, type TermList } from './termLists';
@@ -23,12 +24,8 @@ export interface WeightedPhrase {
   c: number;
 }
 
-export interface TopHit {
-  kind: SearchKind;
-  id: number;
-  score: number;
-  epoch: number;
-}
+/** A ranked row (keyword.ts's RankedHit). */
+export type TopHit = RankedHit;
 
 /** More rows than this left to score exactly: ranking every match is cheaper. */
 const MAX_EXACT = 20_000;
