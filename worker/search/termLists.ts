@@ -9,7 +9,7 @@
 // A list is built once by ranking the phrase's matches (2 µs a row at 100k: ~130 ms for a word in
 // two thirds of the rows; listWarmer.ts builds the commonest in the background after start), then
 // kept: rows added later are ranked and merged in when a query next uses it (ids only grow), and
-// it is built again after LIST_TTL_MS or once the table grew by 5% (the average lengths BM25
+// it is built again after LIST_TTL_MS or once the table grew or shrank by 5% (the average lengths BM25
 // normalises by drift as it grows). A row deleted since is still listed; topK.ts checks that the
 // rows it keeps exist. Records are never edited in place (the worker only adds and deletes them);
 // if one were, its old part would stand until the list is built again (LIST_TTL_MS).
@@ -28,7 +28,7 @@ export interface TermList {
   complete: boolean;
   /** Rows with a larger id were added after the list was made (or merged). */
   maxId: number;
-  /** Table rows when built (rebuilt once the table grew by 5%). */
+  /** Table rows when built (rebuilt once the table grew or shrank by 5%). */
   rows: number;
   at: number;
 }
@@ -67,7 +67,8 @@ export function termList(store: Db, k: KindTable, phrase: string, size: number, 
   const cache = cacheOf(store);
   const key = `${k.fts}\u0000${indexTerms(store, cache, phrase)}`;
   let list = cache.lists.get(key);
-  const fresh = list && now - list.at < LIST_TTL_MS && rows <= list.rows * 1.05 + 10 && (list.complete || list.ids.length >= size);
+  // Grown or shrunk by 5% (an import, a project deleted): the average lengths moved; build it again.
+  const fresh = list && now - list.at < LIST_TTL_MS && Math.abs(rows - list.rows) <= list.rows * 0.05 + 10 && (list.complete || list.ids.length >= size);
   if (list && fresh) {
     if (maxId > list.maxId) list = merge(list, rank(store, k, phrase, list.maxId, Infinity, undefined), size, maxId);
   } else {
