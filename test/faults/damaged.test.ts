@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { it } from 'node:test';
 import { CLI_JS, startWorker, tempDir, WORKER_JS, type RunningWorker } from '../helpers/worker';
@@ -124,7 +125,9 @@ it('refuses a read-only data dir with a clear message and touches nothing', asyn
     const before = listing();
     // Root ignores permissions, so run the worker as nobody against a dir it can read but not write.
     execFileSync('chmod', ['-R', 'a+rX,go-w', dataDir]);
-    fs.chmodSync(path.dirname(dataDir), 0o755);
+    // The parent must let nobody in; never chmod the machine's tmp dir itself (it is 1777: 0755
+    // took its sticky, world-writable bit away, and apt-get, which writes there as _apt, failed after).
+    if (path.resolve(path.dirname(dataDir)) !== path.resolve(os.tmpdir())) fs.chmodSync(path.dirname(dataDir), 0o755);
     const asNobody = process.getuid?.() === 0 ? ['runuser', '-u', 'nobody', '--'] : [];
     // nobody may not be able to enter the clone (mktemp -d makes 0700 dirs): run a readable copy of the build.
     let workerJs = WORKER_JS;
