@@ -70,7 +70,7 @@ function phrasesOf(store: Store, query: string): { phrases: WeightedPhrase[]; ro
   const phrases = query.split(' ').flatMap((w) => {
     const p = `"${w}"`;
     const df = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations_fts WHERE observations_fts MATCH ?', [p])?.n);
-    return df > 0 ? [{ p, c: idf(rows, df) }] : [];
+    return df > 0 ? [{ p, df, c: idf(rows, df) }] : [];
   });
   return { phrases, rows, maxId };
 }
@@ -99,7 +99,7 @@ describe('exact top k from impact lists', () => {
     { name: 'dates', f: { kinds: ['observation'], from: T0 + 100 * 60_000, to: T0 + 250 * 60_000 } },
   ];
 
-  it('equals ranking every match, for lists much shorter than the matches, with every kind of filter', () => {
+  it('equals ranking every match, for lists much shorter than the matches, with every kind of filter', async () => {
     let checked = 0;
     for (let i = 0; i < 40; i++) {
       const query = words(1 + (i % 3));
@@ -107,7 +107,7 @@ describe('exact top k from impact lists', () => {
       if (phrases.length === 0) continue;
       for (const { name, f } of filterSets) {
         for (const [depth, listSize] of [[10, 8], [50, 32], [100, 2048]]) {
-          const got = exactTopK(store, 'observation', phrases, f, depth, rows, maxId, Date.now(), listSize);
+          const got = await exactTopK(store, 'observation', phrases, f, depth, rows, maxId, Date.now(), listSize);
           const want = rankAll(store, 'observation', phrases, f, depth);
           assertSameTop(got, want, `"${query}" filters ${name}, depth ${depth}, lists of ${listSize}`);
           checked++;
@@ -121,13 +121,13 @@ describe('exact top k from impact lists', () => {
     const { phrases } = phrasesOf(store, VOCAB[0]);
     const f: SearchFilters = { kinds: ['observation'] };
     const before = phrasesOf(store, VOCAB[0]);
-    exactTopK(store, 'observation', phrases, f, 10, before.rows, before.maxId, Date.now(), 16);
+    await exactTopK(store, 'observation', phrases, f, 10, before.rows, before.maxId, Date.now(), 16);
     // A new row that is the best match of all, and the current best deleted.
     const best = rankAll(store, 'observation', phrases, f, 1)[0];
     await addRows(store, 1, () => ({ title: `${VOCAB[0]} ${VOCAB[0]} ${VOCAB[0]}`, narrative: `${VOCAB[0]} ${VOCAB[0]}` }));
     await store.write((tx) => tx.run('DELETE FROM observations WHERE id = ?', [best.id]));
     const now = phrasesOf(store, VOCAB[0]);
-    const got = exactTopK(store, 'observation', phrases, f, 10, now.rows, now.maxId, Date.now(), 16);
+    const got = await exactTopK(store, 'observation', phrases, f, 10, now.rows, now.maxId, Date.now(), 16);
     assert.equal(got[0].id, now.maxId, 'the row added after the list was made comes first');
     assert.ok(!got.some((h) => h.id === best.id), 'the deleted row is not returned');
     assertSameTop(got, rankAll(store, 'observation', phrases, f, 10), 'after an insert and a delete');
@@ -189,10 +189,38 @@ describe('lists of the most common words are built in the background', () => {
     const f: SearchFilters = { kinds: ['observation'] };
     for (const query of ['cache', 'changed', 'changes', 'cache changing']) {
       const { phrases, rows, maxId } = phrasesOf(store, query);
-      const got = exactTopK(counting, 'observation', phrases, f, 20, rows, maxId, Date.now());
+      const got = await exactTopK(counting, 'observation', phrases, f, 20, rows, maxId, Date.now());
       assertSameTop(got, rankAll(store, 'observation', phrases, f, 20), query);
     }
     assert.equal(builds, 0, 'no list was built on the search path');
     warmer.stop();
+  });
+});
+
+describe('a common word without a list', () => {
+  let store: Store;
+  before(async () => {
+    store = await openStore('topk-steps-');
+    let n = 0;
+    await addRows(store, 6000, () => ({ title: words(4), narrative: `${words(10)}${n++ % 12 ? ' cache ' : ' '}${words(10)}` }));
+  });
+  after(() => store.close(false));
+
+  it('gets its list ranked a window at a time, other work running between windows', async () => {
+    const { phrases, rows, maxId } = phrasesOf(store, 'cache');
+    assert.ok(phrases[0].df > 5000, 'more matches than one step ranks');
+    let turns = 0;
+    let searching = true;
+    const spin = () => {
+      if (!searching) return;
+      turns++;
+      setImmediate(spin);
+    };
+    setImmediate(spin);
+    const f: SearchFilters = { kinds: ['observation'] };
+    const got = await exactTopK(store, 'observation', phrases, f, 30, rows, maxId, Date.now());
+    searching = false;
+    assert.ok(turns >= 2, `the event loop turned ${turns} times during the search`);
+    assertSameTop(got, rankAll(store, 'observation', phrases, f, 30), 'built in steps');
   });
 });

@@ -90,11 +90,11 @@ function frequency(store: Db, fts: string, phrase: string, rows: number, now: nu
 }
 
 /** Best `depth` hits across the filtered kinds, best first. */
-export function keywordSearch(store: Db, q: FtsQuery, filters: SearchFilters, depth: number, cap: number): KeywordResult {
+export async function keywordSearch(store: Db, q: FtsQuery, filters: SearchFilters, depth: number, cap: number): Promise<KeywordResult> {
   let capped = false;
   const all: RankedHit[] = [];
   for (const kind of filters.kinds) {
-    const r = rankKind(store, kind, q, filters, depth, cap);
+    const r = await rankKind(store, kind, q, filters, depth, cap);
     capped ||= r.capped;
     all.push(...r.hits);
   }
@@ -102,7 +102,7 @@ export function keywordSearch(store: Db, q: FtsQuery, filters: SearchFilters, de
   return { hits: all.slice(0, depth), capped };
 }
 
-function rankKind(store: Db, kind: SearchKind, q: FtsQuery, f: SearchFilters, depth: number, cap: number): KeywordResult {
+async function rankKind(store: Db, kind: SearchKind, q: FtsQuery, f: SearchFilters, depth: number, cap: number): Promise<KeywordResult> {
   const now = Date.now();
   const k = KINDS[kind];
   const { rows: counted, maxId } = tableSize(store, k.table, now);
@@ -117,7 +117,7 @@ function rankKind(store: Db, kind: SearchKind, q: FtsQuery, f: SearchFilters, de
   const dropped = kept.length < phrases.length;
   phrases = kept;
   // No cap (the default): every row that matches the kept words, ranked exactly (topK.ts).
-  if (cap <= 0) return { hits: exactTopK(store, kind, phrases.map((x) => ({ p: x.p, c: x.w * idf(rows, x.df) })), f, depth, rows, maxId, now), capped: false };
+  if (cap <= 0) return { hits: await exactTopK(store, kind, phrases.map((x) => ({ p: x.p, df: x.df, c: x.w * idf(rows, x.df) })), f, depth, rows, maxId, now), capped: false };
   const orEst = Math.min(rows, phrases.reduce((n, x) => n + x.df, 0));
   const first = rankExpr(store, kind, phrases.map((x) => x.p), phrases.map((x) => x.w * idf(rows, x.df)), 'OR', f, depth, windowStart(orEst, rows, maxId, cap));
   // The AND pass is only worth it when it is complete and cheap: a word rarer than the cap, no common word.

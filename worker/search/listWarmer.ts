@@ -2,19 +2,17 @@
 // first search for a common word does not pay for ranking all its matches (about 2 µs a row: a
 // word in two thirds of 100k rows costs 130 ms, which is what made keyword p95 at 100k). Low
 // priority on the event loop: one small step at a time (a page of the index's vocabulary, or the
-// matches of one word within a window of ids sized to about STEP_ROWS rows), then a timer, so a
+// matches of one word within a window of ids sized to about 2,500 rows: termLists.ts), then a timer, so a
 // request waits at most one step (5-20 ms at 100k). At 100k observations the 128 most common
 // words take about 12 s of CPU over the first 15-20 s after start; a small store has no word
 // common enough and is done after one look at its vocabulary.
 import type { Logger } from '../../common/node/log';
 import type { Store } from '../store/store';
 import { KINDS, type KindTable } from './records';
-import { LIST_SIZE, warmList, type Ranked } from './termLists';
+import { buildInSteps, LIST_SIZE } from './termLists';
 
 type Db = Pick<Store, 'all' | 'get'>;
 
-/** Matches ranked per step. */
-const STEP_ROWS = 2500;
 /** Vocabulary terms read per step. */
 const VOCAB_PAGE = 50;
 const PAUSE_MS = 2;
@@ -96,58 +94,6 @@ export class ListWarmer {
 
   /** The term's list, ranked window by window of ids; handed to the cache once complete. */
   private *build(k: KindTable, term: string, df: number): Generator<void> {
-    const bounds = this.store.get<{ n: number; m: number | null }>(`SELECT count(*) AS n, max(id) AS m FROM ${k.table}`);
-    const maxId = Number(bounds?.m ?? 0);
-    const rows = Number(bounds?.n ?? 0);
-    if (maxId === 0) return;
-    const span = Math.max(1, Math.ceil((STEP_ROWS * maxId) / Math.max(df, 1)));
-    const best = new TopRows(LIST_SIZE + 1);
-    for (let lo = 0; lo < maxId; lo += span) {
-      best.add(warmList.rankWindow(this.store, k, `"${term}"`, lo, Math.min(maxId, lo + span), LIST_SIZE + 1));
-      yield;
-    }
-    if (warmList.install(this.store, k, term, best.ranked(), LIST_SIZE, maxId, rows)) this.built++;
-  }
-}
-
-/**
- * The best `cap` rows seen so far, in typed arrays: a window's row objects die young instead of
- * being carried from step to step (which grew the JS heap by tens of MB over a warm-up).
- */
-class TopRows {
-  private ids: Int32Array;
-  private s: Float64Array;
-  private n = 0;
-
-  constructor(private readonly cap: number) {
-    this.ids = new Int32Array(cap);
-    this.s = new Float64Array(cap);
-  }
-
-  /** rows: best first, as rank() returns them. */
-  add(rows: Ranked[]): void {
-    const ids = new Int32Array(this.cap);
-    const s = new Float64Array(this.cap);
-    let i = 0;
-    let j = 0;
-    let n = 0;
-    // Merge of two lists sorted by (s desc, id desc), cut at cap.
-    while (n < this.cap && (i < this.n || j < rows.length)) {
-      const takeOld = j >= rows.length || (i < this.n && (this.s[i] > rows[j].s || (this.s[i] === rows[j].s && this.ids[i] > rows[j].id)));
-      if (takeOld) {
-        ids[n] = this.ids[i];
-        s[n++] = this.s[i++];
-      } else {
-        ids[n] = rows[j].id;
-        s[n++] = rows[j++].s;
-      }
-    }
-    this.ids = ids;
-    this.s = s;
-    this.n = n;
-  }
-
-  ranked(): Ranked[] {
-    return Array.from({ length: this.n }, (_, i) => ({ id: this.ids[i], s: this.s[i] }));
+    if (yield* buildInSteps(this.store, k, `"${term}"`, df, LIST_SIZE, true)) this.built++;
   }
 }

@@ -90,7 +90,7 @@ export class Searcher {
     const intents = questionIntents(req.query);
     // Hybrid only: chat words for a problem also look for the words notes use for it (synonyms.ts).
     if (req.mode === 'hybrid' && s.synonymWeight > 0) fq = expandQuery(fq, s.synonymWeight);
-    const kw = req.mode === 'semantic' && !reason ? undefined : this.keywordRanked(fq, req.filters, Math.max(depth, req.mode === 'hybrid' ? FUSION_DEPTH : 0), intents);
+    const kw = req.mode === 'semantic' && !reason ? undefined : await this.keywordRanked(fq, req.filters, Math.max(depth, req.mode === 'hybrid' ? FUSION_DEPTH : 0), intents);
     if (kw?.capped) notices.push(`more than ${s.keywordRankCap} records matched the words; the newest ${s.keywordRankCap} were ranked`);
     if (req.mode === 'keyword') return { ranked: kw?.hits ?? [], modeUsed: 'keyword' };
 
@@ -109,7 +109,7 @@ export class Searcher {
     }
     if (!vec) {
       notices.push(`semantic search unavailable (${failure ?? 'unknown reason'}); showing keyword results`);
-      const hits = kw ?? this.keywordRanked(fq, req.filters, depth, intents);
+      const hits = kw ?? (await this.keywordRanked(fq, req.filters, depth, intents));
       return { ranked: hits.hits, modeUsed: 'keyword' };
     }
     if (req.mode === 'semantic') return { ranked: vec, modeUsed: 'semantic' };
@@ -150,9 +150,9 @@ export class Searcher {
   }
 
   /** BM25 hits of a pool of at least PRIOR_POOL, multiplied by their priors, best first. */
-  private keywordRanked(fq: FtsQuery, f: SearchFilters, depth: number, intents: Set<Intent>): { hits: Scored[]; capped: boolean } {
+  private async keywordRanked(fq: FtsQuery, f: SearchFilters, depth: number, intents: Set<Intent>): Promise<{ hits: Scored[]; capped: boolean }> {
     const s = this.settings;
-    const r = keywordSearch(this.store, fq, f, Math.max(depth, PRIOR_POOL), s.keywordRankCap);
+    const r = await keywordSearch(this.store, fq, f, Math.max(depth, PRIOR_POOL), s.keywordRankCap);
     const info = this.info(r.hits);
     const w = { substance: s.substancePrior, intent: s.intentBoost };
     const hits = r.hits.map((h) => {

@@ -67,9 +67,7 @@ export function termList(store: Db, k: KindTable, phrase: string, size: number, 
   const cache = cacheOf(store);
   const key = `${k.fts}\u0000${indexTerms(store, cache, phrase)}`;
   let list = cache.lists.get(key);
-  // Grown or shrunk by 5% (an import, a project deleted): the average lengths moved; build it again.
-  const fresh = list && now - list.at < LIST_TTL_MS && Math.abs(rows - list.rows) <= list.rows * 0.05 + 10 && (list.complete || list.ids.length >= size);
-  if (list && fresh) {
+  if (list && fresh(list, size, rows, now)) {
     if (maxId > list.maxId) list = merge(list, rank(store, k, phrase, list.maxId, Infinity, undefined), size, maxId);
   } else {
     list = fromRanked(rank(store, k, phrase, 0, Infinity, size + 1), size, maxId, rows, now);
@@ -77,6 +75,19 @@ export function termList(store: Db, k: KindTable, phrase: string, size: number, 
   // A short complete list costs less to make again than the room it takes from the costly ones.
   if (!list.complete || list.ids.length >= KEEP_MIN) install(cache, key, list);
   return list;
+}
+
+/** Whether a kept list can serve: not too old, the table about the same size, long enough. */
+function fresh(list: TermList, size: number, rows: number, now: number): boolean {
+  // Grown or shrunk by 5% (an import, a project deleted): the average lengths moved; build it again.
+  return now - list.at < LIST_TTL_MS && Math.abs(rows - list.rows) <= list.rows * 0.05 + 10 && (list.complete || list.ids.length >= size);
+}
+
+/** Whether termList would rank the phrase's matches from scratch now. */
+export function needsBuild(store: Db, k: KindTable, phrase: string, size: number, rows: number, now: number): boolean {
+  const cache = cacheOf(store);
+  const list = cache.lists.get(`${k.fts}\u0000${indexTerms(store, cache, phrase)}`);
+  return !list || !fresh(list, size, rows, now);
 }
 
 function install(cache: Cache, key: string, list: TermList): void {
@@ -116,7 +127,7 @@ function stems(store: Db, text: string): string[] {
   }
 }
 
-export interface Ranked {
+interface Ranked {
   id: number;
   s: number;
 }
@@ -158,24 +169,76 @@ function merge(list: TermList, added: Ranked[], size: number, maxId: number): Te
   return { ...cut, floor: Math.max(list.floor, cut.floor), complete: false };
 }
 
-/** What listWarmer.ts needs: rank a window of ids, and hand a finished list to the cache. */
-export const warmList = {
-  rankWindow(store: Db, k: KindTable, phrase: string, after: number, upTo: number, limit: number): Ranked[] {
-    return rank(store, k, phrase, after, upTo, limit);
-  },
-  /**
-   * Keeps the list of an index term ranked best first over ids up to maxId (false when the term is
-   * not its own stem: a query could never reach it by that key).
-   */
-  install(store: Db, k: KindTable, term: string, ranked: Ranked[], size: number, maxId: number, rows: number): boolean {
-    const cache = cacheOf(store);
-    if (indexTerms(store, cache, `"${term}"`) !== term) return false;
-    const key = `${k.fts}\u0000${term}`;
-    const now = Date.now();
-    const had = cache.lists.get(key);
-    // A search built it meanwhile (with every row up to its own maxId): keep that one.
-    if (had && had.maxId >= maxId && now - had.at < LIST_TTL_MS) return false;
-    install(cache, key, fromRanked(ranked, size, maxId, rows, now));
-    return true;
-  },
-};
+/** Matches ranked per step of a step-wise build. */
+export const STEP_ROWS = 2500;
+
+/**
+ * Builds the phrase's list a window of ids at a time (about STEP_ROWS matches each), yielding
+ * between windows so the caller can let other work run: what the warm-up (listWarmer.ts) and a
+ * search meeting a common word without a list (topK.ts) do instead of one long statement. The
+ * result is the list one statement would make. Returns whether the list was kept: not when
+ * `ownStem` (the warm-up's vocabulary terms) and the term is not its own stem, which no query's
+ * key could reach, nor when a search kept one meanwhile.
+ */
+export function* buildInSteps(store: Db, k: KindTable, phrase: string, df: number, size: number, ownStem = false): Generator<void, boolean> {
+  const bounds = store.all<{ n: number; m: number | null }>(`SELECT count(*) AS n, max(id) AS m FROM ${k.table}`)[0];
+  const maxId = Number(bounds?.m ?? 0);
+  const rows = Number(bounds?.n ?? 0);
+  const cache = cacheOf(store);
+  const terms = indexTerms(store, cache, phrase);
+  if (maxId === 0 || (ownStem && terms !== phrase.slice(1, -1))) return false;
+  const span = Math.max(1, Math.ceil((STEP_ROWS * maxId) / Math.max(df, 1)));
+  const best = new TopRows(size + 1);
+  for (let lo = 0; lo < maxId; lo += span) {
+    best.add(rank(store, k, phrase, lo, Math.min(maxId, lo + span), size + 1));
+    yield;
+  }
+  const key = `${k.fts}\u0000${terms}`;
+  const now = Date.now();
+  const had = cache.lists.get(key);
+  if (had && had.maxId >= maxId && fresh(had, size, rows, now)) return false;
+  install(cache, key, fromRanked(best.ranked(), size, maxId, rows, now));
+  return true;
+}
+
+/**
+ * The best `cap` rows seen so far, in typed arrays: a window's row objects die young instead of
+ * being carried from step to step.
+ */
+class TopRows {
+  private ids: Int32Array;
+  private s: Float64Array;
+  private n = 0;
+
+  constructor(private readonly cap: number) {
+    this.ids = new Int32Array(cap);
+    this.s = new Float64Array(cap);
+  }
+
+  /** rows: best first, as rank() returns them. */
+  add(rows: Ranked[]): void {
+    const ids = new Int32Array(this.cap);
+    const s = new Float64Array(this.cap);
+    let i = 0;
+    let j = 0;
+    let n = 0;
+    // Merge of two lists sorted by (s desc, id desc), cut at cap.
+    while (n < this.cap && (i < this.n || j < rows.length)) {
+      const takeOld = j >= rows.length || (i < this.n && (this.s[i] > rows[j].s || (this.s[i] === rows[j].s && this.ids[i] > rows[j].id)));
+      if (takeOld) {
+        ids[n] = this.ids[i];
+        s[n++] = this.s[i++];
+      } else {
+        ids[n] = rows[j].id;
+        s[n++] = rows[j++].s;
+      }
+    }
+    this.ids = ids;
+    this.s = s;
+    this.n = n;
+  }
+
+  ranked(): Ranked[] {
+    return Array.from({ length: this.n }, (_, i) => ({ id: this.ids[i], s: this.s[i] }));
+  }
+}

@@ -14,12 +14,14 @@ import { bm25Idf } from './bm25';
 import type { RankedHit } from './keyword';
 import type { SearchFilters } from './params';
 import { filterSql, KINDS } from './records';
-import { LIST_SIZE, termList, type TermList } from './termLists';
+import { buildInSteps, LIST_SIZE, needsBuild, STEP_ROWS, termList, type TermList } from './termLists';
 
 type Db = Pick<Store, 'all' | 'get'>;
 
 export interface WeightedPhrase {
   p: string;
+  /** Rows that match it. */
+  df: number;
   /** Query weight x idf: the factor on this phrase's part. */
   c: number;
 }
@@ -34,10 +36,20 @@ const HEAD = 1024;
 /** Rows checked for existence and filters at a time. */
 const CHECK_BATCH = 256;
 
-/** listSize: rows a common phrase's list keeps (tests make it small). */
-export function exactTopK(store: Db, kind: SearchKind, phrases: WeightedPhrase[], f: SearchFilters, depth: number, rows: number, maxId: number, now: number, listSize = LIST_SIZE): TopHit[] {
+/**
+ * listSize: rows a common phrase's list keeps (tests make it small). A common phrase without a
+ * list gets one built a window at a time first, other work running between windows, so a search
+ * never holds the worker for the whole ranking of a common word's matches.
+ */
+export async function exactTopK(store: Db, kind: SearchKind, phrases: WeightedPhrase[], f: SearchFilters, depth: number, rows: number, maxId: number, now: number, listSize = LIST_SIZE): Promise<TopHit[]> {
   const k = KINDS[kind];
-  const lists = phrases.map((x) => termList(store, k, x.p, listSize, rows, maxId, now));
+  for (const x of phrases) {
+    if (x.df > 2 * STEP_ROWS && needsBuild(store, k, x.p, listSize, rows, now)) {
+      const steps = buildInSteps(store, k, x.p, x.df, listSize);
+      while (!steps.next().done) await new Promise((r) => setImmediate(r));
+    }
+  }
+  const lists = phrases.map((x) => termList(store, k, x.p, listSize, rows, Math.max(maxId, currentMaxId(store, kind)), now));
   // The head of each list settles most queries, and reading less of the lists costs less; then
   // the whole lists. Longer lists would cost a ranking of every match to build: rank them all then.
   for (const head of [Math.min(HEAD, listSize), Infinity]) {
@@ -46,6 +58,11 @@ export function exactTopK(store: Db, kind: SearchKind, phrases: WeightedPhrase[]
     if (lists.every((l) => l.ids.length <= head)) break;
   }
   return rankAll(store, kind, phrases, f, depth);
+}
+
+/** Rows may have been added while a list was built. */
+function currentMaxId(store: Db, kind: SearchKind): number {
+  return Number(store.get<{ m: number | null }>(`SELECT max(id) AS m FROM ${KINDS[kind].table}`)?.m ?? 0);
 }
 
 /** The first n entries of a list, with the part of the next one as its floor. */
