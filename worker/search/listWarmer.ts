@@ -2,10 +2,10 @@
 // first search for a common word does not pay for ranking all its matches (about 2 µs a row: a
 // word in two thirds of 100k rows costs 130 ms, which is what made keyword p95 at 100k). Low
 // priority on the event loop: one small step at a time (a page of the index's vocabulary, or the
-// matches of one word within a window of ids sized to about 2,500 rows: termLists.ts), then a timer, so a
-// request waits at most one step (5-20 ms at 100k). At 100k observations the 128 most common
-// words take about 12 s of CPU over the first 15-20 s after start; a small store has no word
-// common enough and is done after one look at its vocabulary.
+// matches of one word in a window of ids holding about 2,500 of them: termLists.ts), then a
+// timer, so a request waits at most one step (5-20 ms at 100k). At 100k observations the 128 most
+// common words take about 12 s of CPU over the first 15-20 s after start; a small store has no
+// word common enough and is done after one look at its vocabulary.
 import type { Logger } from '../../common/node/log';
 import type { Store } from '../store/store';
 import { KINDS, type KindTable } from './records';

@@ -9,10 +9,10 @@
 // A list is built once by ranking the phrase's matches (2 µs a row at 100k: ~130 ms for a word in
 // two thirds of the rows; listWarmer.ts builds the commonest in the background after start), then
 // kept: rows added later are ranked and merged in when a query next uses it (ids only grow), and
-// it is built again after LIST_TTL_MS or once the table grew or shrank by 5% (the average lengths BM25
-// normalises by drift as it grows). A row deleted since is still listed; topK.ts checks that the
-// rows it keeps exist. Records are never edited in place (the worker only adds and deletes them);
-// if one were, its old part would stand until the list is built again (LIST_TTL_MS).
+// it is built again after LIST_TTL_MS or once the table grew or shrank by 5% (the average lengths
+// BM25 normalises by drift). A row deleted since is still listed; topK.ts checks that the rows it
+// keeps exist. Records are never edited in place (the worker only adds and deletes them); if one
+// were, its old part would stand until the list is built again (LIST_TTL_MS).
 import type { Store } from '../store/store';
 import { bm25Idf } from './bm25';
 import type { KindTable } from './records';
@@ -33,7 +33,7 @@ export interface TermList {
   at: number;
 }
 
-/** Rows a common phrase's list keeps at first; keyword.ts asks for more when that cannot settle a query. */
+/** Rows a common phrase's list keeps (topK.ts reads the first 1,024 first). */
 export const LIST_SIZE = 8192;
 /** Lists are made again after this long (new rows are merged in meanwhile; this catches edits). */
 const LIST_TTL_MS = 6 * 3600_000;

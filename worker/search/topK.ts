@@ -49,7 +49,8 @@ export async function exactTopK(store: Db, kind: SearchKind, phrases: WeightedPh
       while (!steps.next().done) await new Promise((r) => setImmediate(r));
     }
   }
-  const lists = phrases.map((x) => termList(store, k, x.p, listSize, rows, Math.max(maxId, currentMaxId(store, kind)), now));
+  const upTo = Math.max(maxId, currentMaxId(store, kind));
+  const lists = phrases.map((x) => termList(store, k, x.p, listSize, rows, upTo, now));
   // The head of each list settles most queries, and reading less of the lists costs less; then
   // the whole lists. Longer lists would cost a ranking of every match to build: rank them all then.
   for (const head of [Math.min(HEAD, listSize), Infinity]) {
