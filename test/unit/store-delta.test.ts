@@ -13,7 +13,7 @@ import { PAGED_CHUNK, PagedBytes } from '../../worker/store/pagedFile';
 import { recover } from '../../worker/store/recovery';
 import { listSnapshots, snapshotName } from '../../worker/store/snapshot';
 import { loadSqlJs } from '../../worker/store/sqlite';
-import { Store } from '../../worker/store/store';
+import { pageCacheBytesFromEnv, Store } from '../../worker/store/store';
 import { tempDir } from '../helpers/worker';
 
 const BUDGET = 4 * PAGED_CHUNK;
@@ -313,5 +313,43 @@ describe('Store checkpoints with the page cache', () => {
     } finally {
       await s.close(false);
     }
+  });
+
+  it('with the page cache off (0) a data dir with deltas opens from the full snapshot and the journals, and its checkpoints are full snapshots', async () => {
+    const dir = await seeded(3000);
+    let s = await open(dir);
+    await insert(s, 3000, 100);
+    await s.snapshot();
+    await insert(s, 3100, 10);
+    await s.close(false);
+    assert.equal(listDeltas(dir).length, 1);
+    s = await Store.open({ dir, log: nullLogger, snapshotJournalBytes: 2 ** 40, replicaScript: null, pageCacheBytes: 0 });
+    try {
+      assert.equal(s.pageCache, undefined);
+      assert.deepEqual(s.recovery.deltasApplied, []);
+      assert.equal(count(s), 3110);
+      assert.equal((await s.snapshot(true)).via, 'main');
+      assert.equal((await s.snapshot(true)).via, 'main');
+      assert.deepEqual(listDeltas(dir), [], 'pruned with the full snapshots older than the newest two');
+    } finally {
+      await s.close(false);
+    }
+    s = await open(dir);
+    try {
+      assert.equal(count(s), 3110);
+    } finally {
+      await s.close(false);
+    }
+  });
+});
+
+describe('page cache setting', () => {
+  it('is on (64 MiB) unless CLAUDE_MEM_PAGE_CACHE_MB says otherwise; 0 turns it off', () => {
+    assert.equal(pageCacheBytesFromEnv({}), 64 << 20);
+    assert.equal(pageCacheBytesFromEnv({ CLAUDE_MEM_PAGE_CACHE_MB: '' }), 64 << 20);
+    assert.equal(pageCacheBytesFromEnv({ CLAUDE_MEM_PAGE_CACHE_MB: 'lots' }), 64 << 20);
+    assert.equal(pageCacheBytesFromEnv({ CLAUDE_MEM_PAGE_CACHE_MB: '0' }), 0);
+    assert.equal(pageCacheBytesFromEnv({ CLAUDE_MEM_PAGE_CACHE_MB: '16' }), 16 << 20);
+    assert.equal(pageCacheBytesFromEnv({ CLAUDE_MEM_PAGE_CACHE_MB: '1' }), 4 << 20);
   });
 });

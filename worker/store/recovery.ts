@@ -62,7 +62,7 @@ export interface RecoveryOptions {
   eager?: boolean;
   /**
    * Serve the snapshot through a bounded page cache of this many bytes (pagedFile.ts) instead of
-   * loading it whole. Opt-in (CLAUDE_MEM_PAGE_CACHE_MB, store.ts); 0 or absent: today's LazyFileBytes.
+   * loading it whole (on by default: CLAUDE_MEM_PAGE_CACHE_MB, store.ts); 0 or absent: LazyFileBytes.
    */
   pageCacheBytes?: number;
   /** With the page cache: a chain at most this large is read whole and checked at open (chain.ts; tests lower it). */

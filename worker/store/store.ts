@@ -40,18 +40,25 @@ export interface StoreOptions {
   /** How long after a delete the deleted text is compacted out of the files on disk (default 60 s). */
   compactAfterDeleteMs?: number;
   /**
-   * Experimental (issue 19): serve the snapshot through a page cache of this many bytes instead of
-   * holding the whole database in memory. Default: CLAUDE_MEM_PAGE_CACHE_MB, else off (0).
+   * Serve the database through a page cache of this many bytes instead of holding it whole in
+   * memory, with delta checkpoints (issue 19). Default: CLAUDE_MEM_PAGE_CACHE_MB, else 64 MiB; 0 turns it off.
    */
   pageCacheBytes?: number;
   /** With the page cache, databases up to this size are checkpointed whole (default CLAUDE_MEM_DELTA_MIN_BYTES, else 8 MiB: checkpoint.ts). */
   deltaMinBytes?: number;
 }
 
-/** The opt-in page cache budget from the environment (MiB), 0 when unset or invalid. */
+export const DEFAULT_PAGE_CACHE_MB = 64;
+
+/**
+ * The page cache budget from the environment: CLAUDE_MEM_PAGE_CACHE_MB (MiB, at least 4), 0 turns
+ * it off; unset or not a number: DEFAULT_PAGE_CACHE_MB.
+ */
 export function pageCacheBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const mb = Number(env.CLAUDE_MEM_PAGE_CACHE_MB ?? 0);
-  return Number.isFinite(mb) && mb > 0 ? Math.max(4, Math.floor(mb)) << 20 : 0;
+  const v = env.CLAUDE_MEM_PAGE_CACHE_MB;
+  const mb = v === undefined || v.trim() === '' ? NaN : Number(v);
+  if (!Number.isFinite(mb) || mb < 0) return DEFAULT_PAGE_CACHE_MB << 20;
+  return mb === 0 ? 0 : Math.max(4, Math.floor(mb)) << 20;
 }
 
 export const DEFAULT_COMPACT_AFTER_DELETE_MS = 60_000;
