@@ -100,7 +100,9 @@ describe('PagedBytes checkpoints', () => {
     const cap = paged.capture(false);
     assert.deepEqual(cap.dirty.map((c) => c.index).sort(), [0, 1]);
     paged.set(new Uint8Array(10).fill(3), PAGED_CHUNK + 500); // after the capture
-    assert.equal(cap.dirty.find((c) => c.index === 1)?.data[500], 0, 'the capture is a copy');
+    assert.equal(cap.dirty.find((c) => c.index === 1)?.data[500], 0, 'the capture keeps its bytes (copy on write)');
+    assert.equal(paged.subarray(PAGED_CHUNK + 500, PAGED_CHUNK + 501)[0], 3, 'the database has the new ones');
+    assert.equal(cap.dirty.find((c) => c.index === 0)?.data[0], 1);
     const dir = tempDir('delta-settle-');
     const info = await writeDelta(dir, 2, 1, cap.length, cap.dirty);
     const { FileRef } = await import('../../worker/store/pagedFile');

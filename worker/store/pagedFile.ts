@@ -124,6 +124,8 @@ interface Chunk {
   data: Uint8Array;
   /** The write clock when SQLite last wrote it (PagedBytes.clock). */
   version: number;
+  /** `data` is also a checkpoint's capture: the next write copies it first (copy on write). */
+  shared: boolean;
 }
 
 /** The dirty chunks copied at a checkpoint's journal rotation (store.ts), and where the clean ones were. */
@@ -156,6 +158,7 @@ export class PagedBytes {
   private reads = 0;
   private evictions = 0;
   private clock = 0;
+  private closed = false;
   /** The checkpoint whose state the clean chunks hold: the next delta is built on it (its prevGen). */
   headGen: number;
   /** Called when a chunk read from disk fails its CRC (the file is damaged). */
@@ -186,13 +189,19 @@ export class PagedBytes {
   }
 
   /**
-   * Copies every dirty chunk as it is now (a checkpoint calls this in the tick its journal rotation
-   * is queued, so the copies are exactly the database before the new segment); `full` also lists
-   * where every other chunk is, for a full snapshot streamed from the files.
+   * Every dirty chunk as it is now (a checkpoint calls this in the tick its journal rotation is
+   * queued, so the capture is exactly the database before the new segment); `full` also lists where
+   * every other chunk is, for a full snapshot streamed from the files. Nothing is copied here: a
+   * captured chunk is copied when SQLite next writes it (set), so the event loop does not wait for
+   * a copy of every dirty byte.
    */
   capture(full: boolean): Capture {
     const dirty: Capture['dirty'] = [];
-    for (const i of this.dirtySet) dirty.push({ index: i, data: (this.chunks.get(i) as Chunk).data.slice() });
+    for (const i of this.dirtySet) {
+      const c = this.chunks.get(i) as Chunk;
+      c.shared = true;
+      dirty.push({ index: i, data: c.data });
+    }
     return { clock: this.clock, length: this.size, headGen: this.headGen, dirty, locs: full ? this.locs.slice(0, Math.ceil(this.size / PAGED_CHUNK)) : undefined };
   }
 
@@ -201,13 +210,16 @@ export class PagedBytes {
    * from its new place, and is clean unless SQLite wrote it again after the capture.
    */
   settle(gen: number, placed: Iterable<[number, ChunkLoc]>, clock: number): void {
+    if (this.closed) return; // the store closed meanwhile: nothing reads from here any more
     for (const [i, loc] of placed) {
       loc.ref.hold();
       const old = this.locs[i];
       this.locs[i] = loc;
       old?.ref.release();
       const c = this.chunks.get(i);
-      if (this.dirtySet.has(i) && c && c.version <= clock) this.dirtySet.delete(i);
+      if (!c) continue;
+      c.shared = false; // the checkpoint is done with the captured bytes
+      if (this.dirtySet.has(i) && c.version <= clock) this.dirtySet.delete(i);
     }
     this.headGen = gen;
   }
@@ -243,6 +255,10 @@ export class PagedBytes {
       const n = Math.min(PAGED_CHUNK - off, end - pos);
       // A write over a whole chunk need not read it first.
       const c = this.chunk(i, !(off === 0 && n === PAGED_CHUNK));
+      if (c.shared) {
+        c.data = c.data.slice(); // the capture keeps the bytes it took
+        c.shared = false;
+      }
       c.data.set(view.subarray(pos - offset, pos - offset + n), off);
       c.version = ++this.clock;
       this.dirtySet.add(i);
@@ -253,6 +269,7 @@ export class PagedBytes {
 
   /** Lets go of every file (the database on top must be closed first). */
   close(): void {
+    this.closed = true;
     for (let i = 0; i < this.locs.length; i++) {
       this.locs[i]?.ref.release();
       this.locs[i] = undefined;
@@ -289,7 +306,7 @@ export class PagedBytes {
     // At the budget, the least recently used clean chunk gives up its buffer: no allocation churn
     // (freed buffers stay in the allocator's arenas, so RSS would not come down anyway).
     const reused = this.cached + PAGED_CHUNK > this.budgetBytes ? this.evictOne() : undefined;
-    c = { data: reused ?? new Uint8Array(PAGED_CHUNK), version: 0 };
+    c = { data: reused ?? new Uint8Array(PAGED_CHUNK), version: 0, shared: false };
     if (reused) reused.fill(0);
     else this.cached += PAGED_CHUNK;
     try {
