@@ -229,6 +229,30 @@ describe('Store checkpoints with the page cache', () => {
     await s.close(false);
   });
 
+  it('a snapshot chunk damaged while the worker runs is an I/O error, never served: the store turns read-only, the file goes to damaged/, and a restart rebuilds without it', async () => {
+    const dir = await seeded(3000);
+    let s = await Store.open({ dir, log: nullLogger, snapshotJournalBytes: 2 ** 40, replicaScript: null, pageCacheBytes: BUDGET, deltaMinBytes: 0, verifyAtOpenBytes: 0 });
+    const snap = path.join(dir, snapshotName(listSnapshots(dir)[0]));
+    try {
+      s.db.run('PRAGMA cache_size = -64');
+      flip(snap, Math.floor(fs.statSync(snap).size / 2));
+      assert.throws(() => s.get('SELECT sum(length(body)) AS n FROM t'), /changed on disk|I\/O/i);
+      assert.match(String(s.degraded), /changed on disk after it was written/);
+      await assert.rejects(insert(s, 9000, 1), /degraded|read-only/i);
+      assert.ok(!fs.existsSync(snap) && fs.readdirSync(path.join(dir, 'damaged')).some((n) => n.startsWith(path.basename(snap))), 'moved aside');
+    } finally {
+      await s.close(false);
+    }
+    // The only snapshot is gone: every journal segment from the first was kept beside it.
+    s = await open(dir);
+    try {
+      assert.equal(s.degraded, undefined, s.recovery.lost.join('; '));
+      assert.equal(count(s), 3000);
+    } finally {
+      await s.close(false);
+    }
+  });
+
   it('a damaged full snapshot falls back to the older one and the deltas after it', async () => {
     const dir = await seeded(3000);
     let s = await open(dir);

@@ -46,6 +46,8 @@ export interface StoreOptions {
   pageCacheBytes?: number;
   /** With the page cache, databases up to this size are checkpointed whole (default CLAUDE_MEM_DELTA_MIN_BYTES, else 8 MiB: checkpoint.ts). */
   deltaMinBytes?: number;
+  /** With the page cache, a chain of files up to this size is read whole and checked at open (default 16 MiB: chain.ts; tests lower it). */
+  verifyAtOpenBytes?: number;
 }
 
 export const DEFAULT_PAGE_CACHE_MB = 64;
@@ -115,7 +117,7 @@ export class Store {
     removeTempFiles(opts.dir);
     const SQL = await loadSqlJs();
     const pageCacheBytes = opts.pageCacheBytes ?? pageCacheBytesFromEnv();
-    const { db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true, emptySchema: opts.emptySchema, pageCacheBytes });
+    const { db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true, emptySchema: opts.emptySchema, pageCacheBytes, verifyAtOpenBytes: opts.verifyAtOpenBytes });
     for (const p of report.problems) opts.log.warn(`recovery: ${p}`);
     let store: Store | undefined;
     const journal = await JournalWriter.open(opts.dir, nextGen, { durable: () => store?.onDurable() });
