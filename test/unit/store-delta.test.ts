@@ -369,6 +369,49 @@ describe('Store checkpoints with the page cache', () => {
   });
 });
 
+describe('snapshot format v1', () => {
+  it('a v1 snapshot (no chunk table) still opens, with the page cache on and off, and the first checkpoint replaces it with a v2 one', async () => {
+    const SQL = await loadSqlJs();
+    const db = new SQL.Database();
+    db.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    for (let i = 0; i < 2000; i++) db.run('INSERT INTO t (id, body) VALUES (?, ?)', [i, body(i)]);
+    const bytes = db.export();
+    db.close();
+    const dir = path.join(tempDir('delta-v1-'), 'db');
+    fs.mkdirSync(dir, { recursive: true });
+    const head = Buffer.alloc(24);
+    head.write('CMEMSNP1', 0, 'ascii');
+    head.writeBigUInt64LE(BigInt(bytes.length), 8);
+    const { crc32 } = await import('node:zlib');
+    head.writeUInt32LE(crc32(bytes), 16);
+    fs.writeFileSync(path.join(dir, snapshotName(1)), Buffer.concat([head, bytes]));
+    fs.writeFileSync(path.join(dir, 'journal-0000000001.log'), '');
+    for (const pageCacheBytes of [0, BUDGET]) {
+      const s = await Store.open({ dir, log: nullLogger, snapshotJournalBytes: 2 ** 40, replicaScript: null, pageCacheBytes, deltaMinBytes: 0 });
+      try {
+        assert.equal(s.recovery.snapshotGen, 1);
+        assert.equal(count(s), 2000, `page cache ${pageCacheBytes}`);
+      } finally {
+        await s.close(false);
+      }
+    }
+    const s = await open(dir);
+    try {
+      await insert(s, 2000, 10);
+      assert.equal((await s.snapshot()).via, 'merged', 'not a delta over a v1 snapshot');
+      assert.equal((await s.snapshot()).via, 'delta');
+    } finally {
+      await s.close(false);
+    }
+    const again = await open(dir);
+    try {
+      assert.equal(count(again), 2010);
+    } finally {
+      await again.close(false);
+    }
+  });
+});
+
 describe('page cache setting', () => {
   it('is on (64 MiB) unless CLAUDE_MEM_PAGE_CACHE_MB says otherwise; 0 turns it off', () => {
     assert.equal(pageCacheBytesFromEnv({}), 64 << 20);

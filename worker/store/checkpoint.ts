@@ -50,6 +50,8 @@ export function fullCheckpointDue(dir: string, paged: PagedBytes, deltaMinBytes 
   const snaps = listSnapshots(dir);
   if (snaps.length === 0 || paged.stats.size <= deltaMinBytes) return true;
   const newest = snaps[snaps.length - 1];
+  // A v1 snapshot (no chunk table) is read whole at every start: replace it at the first checkpoint.
+  if (snapshotVersion(path.join(dir, snapshotName(newest))) !== 2) return true;
   const fullBytes = sizeOf(path.join(dir, snapshotName(newest)));
   const deltas = listDeltas(dir).filter((g) => g > newest);
   const deltaBytes = deltas.reduce((n, g) => n + sizeOf(path.join(dir, deltaName(g))), 0) + paged.stats.dirtyBytes;
@@ -136,6 +138,19 @@ function settleFull(paged: PagedBytes, file: string, gen: number, cap: Capture):
   for (let i = 0; i < crcs.length; i++) placed.push([i, { ref, offset: base + i * PAGED_CHUNK, len: Math.min(PAGED_CHUNK, cap.length - i * PAGED_CHUNK), crc: crcs[i] }]);
   paged.settle(gen, placed, cap.clock);
   ref.closeIfUnused();
+}
+
+function snapshotVersion(file: string): number {
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      return snapshotHeaderOf(fd).version;
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return 0;
+  }
 }
 
 function sizeOf(file: string): number {
