@@ -31,9 +31,11 @@ interface Moment {
   acked: string[];
   /** The segment being written when the worker died (null after a graceful stop). */
   live: string | null;
+  /** The worker's environment, for the damaged restarts too. */
+  env?: Record<string, string>;
 }
 
-const dbFiles = (dataDir: string) => fs.readdirSync(path.join(dataDir, 'db')).filter((n) => /^(journal|snapshot)-\d+\.(log|db)$/.test(n)).sort();
+const dbFiles = (dataDir: string) => fs.readdirSync(path.join(dataDir, 'db')).filter((n) => /^(journal|snapshot|delta)-\d+\.(log|db)$/.test(n)).sort();
 const newestSegment = (dataDir: string) => dbFiles(dataDir).filter((n) => n.startsWith('journal-')).pop() ?? null;
 
 async function afterFirstStop(): Promise<Moment> {
@@ -74,6 +76,30 @@ async function afterRotation(): Promise<Moment> {
   return { name: 'after rotations (killed)', dataDir, acked, live: newestSegment(dataDir) };
 }
 
+/** The page cache on, and deltas taken of small databases too (issue 19): a delta checkpoint at each rotation. */
+async function afterDeltas(): Promise<Moment> {
+  const dataDir = tempDir();
+  const acked: string[] = [];
+  const env = { CLAUDE_MEM_PAGE_CACHE_MB: '64', CLAUDE_MEM_DELTA_MIN_BYTES: '0', CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(24 * 1024) };
+  let w = await startWorker({ dataDir, env });
+  // Large enough (about 1 MB) that 40 new memories change well under half of it: deltas, not full snapshots.
+  for (let i = 0; i < 20; i++) {
+    assert.equal((await w.req('POST', '/api/memory/save', { text: `memory ${i} ${'y'.repeat(50_000)}`, project: PROJECT })).status, 201);
+    acked.push(`memory ${i}`);
+  }
+  await w.stop(); // a full snapshot: the next start is served by the page cache
+  w = await startWorker({ dataDir, env });
+  for (let k = 0; k < 3; k++) {
+    await save(w, 20 + k * 40, 40, acked);
+    const gen = (await w.req('GET', '/api/stats')).body.storage.journalGen;
+    await until(async () => (await w.req('GET', '/api/stats')).body.storage.lastSnapshot?.gen === gen, 20_000, 'checkpoint after rotation');
+  }
+  await save(w, 140, 5, acked);
+  await w.kill('SIGKILL');
+  assert.ok(dbFiles(dataDir).filter((n) => n.startsWith('delta-')).length >= 2, dbFiles(dataDir).join(' '));
+  return { name: 'after delta checkpoints (killed)', dataDir, acked, live: newestSegment(dataDir), env };
+}
+
 const DAMAGES: [string, (f: string) => void][] = [
   ['cut to half', (f) => fs.truncateSync(f, Math.floor(fs.statSync(f).size / 2))],
   [
@@ -108,7 +134,7 @@ async function damageEach(m: Moment): Promise<string> {
       const before = dbFiles(dataDir);
       damage(path.join(dataDir, 'db', file));
       const what = `${m.name}: ${file} ${how}`;
-      const w = await startWorker({ dataDir });
+      const w = await startWorker({ dataDir, env: m.env });
       try {
         const ready = (await w.req('GET', '/api/readiness')).body;
         const have = await stored(w);
@@ -144,6 +170,7 @@ for (const [name, make] of [
   ['after the first stop', afterFirstStop],
   ['mid-run (killed)', midRun],
   ['after rotations (killed)', afterRotation],
+  ['after delta checkpoints (killed)', afterDeltas],
 ] as const) {
   it(`damage any one file ${name}: every acknowledged write is back, or not ready saying why`, async () => {
     await faultCase(F, 'damaged files', `damage any one file, ${name}`, async () => damageEach(await make()));

@@ -1,6 +1,6 @@
-// A bounded page cache for the database file sql.js sees (issue 19, item 1). Opt-in and off by
-// default (CLAUDE_MEM_PAGE_CACHE_MB, store.ts -> recovery.ts): dirty chunks are only released by a
-// restart until checkpoints write them (item 2). bench/pagecache-probe.mjs measures it.
+// A bounded page cache for the database file sql.js sees (issue 19). Used when
+// CLAUDE_MEM_PAGE_CACHE_MB / StoreOptions.pageCacheBytes is set (store.ts -> recovery.ts);
+// bench/pagecache-probe.mjs measures it.
 //
 // sql.js keeps its file in Emscripten's MEMFS, which does not export FS, but it reaches a file's
 // bytes only through `node.contents`: reads call `contents.subarray(b, e)` and copy out of it at
@@ -9,28 +9,133 @@
 // (checked against sql.js 1.17's MEMFS: read, write, expandFileStorage, getFileDataAsTypedArray,
 // mmap; FS_fileDataToTypedArray passes anything with a `subarray` through). So a plain object with
 // those four members can stand in for the Uint8Array: PagedBytes serves the file in CHUNK pieces,
-// reads clean chunks from the (immutable, verified) snapshot on demand, keeps chunks SQLite wrote
-// ("dirty") until a checkpoint takes them, and drops the least recently used clean chunks once the
-// cache holds more than `budgetBytes`. Dropped chunks are garbage, so the memory really goes back
-// (an ArrayBuffer cannot give pages back: LazyFileBytes can only grow to the whole file).
+// reads clean chunks on demand from where the files on disk hold them (a chunk map built from the
+// newest full snapshot and the deltas after it, chain.ts), keeps chunks SQLite wrote ("dirty")
+// until a checkpoint has written them (store.ts: capture, then settle once the file reads back),
+// and drops the least recently used clean chunks once the cache holds more than `budgetBytes`.
+// Dropped chunks are garbage, so the memory really goes back (an ArrayBuffer cannot give pages
+// back: LazyFileBytes can only grow to the whole file).
 //
-// Every chunk read from disk is checked against a CRC taken when the snapshot was verified at
-// open (the open pass reads every byte anyway), so a file damaged while the worker runs is
-// reported (an I/O error for that statement), never served.
+// Every chunk read from disk is checked against the CRC its file lists for it, so a file damaged
+// while the worker runs is reported (an I/O error for that statement, and onDamage), never served.
 //
 // Limits found: a truncate (VACUUM, auto_vacuum) makes MEMFS copy the whole file into a new
-// Uint8Array (resizeFileStorage), which still works but loads everything; mmap is never used by
-// SQLite here (mmap_size is 0).
+// Uint8Array (resizeFileStorage): from then on writes would not reach this object and a delta
+// would miss them, so nothing here may truncate the database file (the store never runs VACUUM and
+// keeps auto_vacuum off). mmap is never used by SQLite here (mmap_size is 0).
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 
 export const PAGED_CHUNK = 64 << 10;
 /** What MEMFS sees as the capacity after hand-over: growth never reallocates (and never copies). */
 const CAPACITY = 2 ** 40;
 
+/** An open, immutable file chunks are read from; closed once no chunk points into it. */
+export class FileRef {
+  private refs = 0;
+  constructor(
+    readonly file: string,
+    private fd: number | undefined,
+  ) {}
+
+  static open(file: string): FileRef {
+    return new FileRef(file, fs.openSync(file, 'r'));
+  }
+
+  hold(): void {
+    this.refs++;
+  }
+
+  release(): void {
+    if (--this.refs <= 0) this.close();
+  }
+
+  /** Closes the file when nothing holds it (a file every chunk of which was overridden). */
+  closeIfUnused(): void {
+    if (this.refs <= 0) this.close();
+  }
+
+  get open(): boolean {
+    return this.fd !== undefined;
+  }
+
+  readSync(into: Uint8Array, len: number, pos: number): void {
+    const fd = this.fd;
+    if (fd === undefined) throw new Error(`${path.basename(this.file)} already closed`);
+    for (let off = 0; off < len; ) {
+      const n = fs.readSync(fd, into, off, len - off, pos + off);
+      if (n === 0) throw new Error(`${path.basename(this.file)} ended at ${pos + off} bytes while being read`);
+      off += n;
+    }
+  }
+
+  async read(into: Uint8Array, len: number, pos: number): Promise<void> {
+    const fd = this.fd;
+    if (fd === undefined) throw new Error(`${path.basename(this.file)} already closed`);
+    for (let off = 0; off < len; ) {
+      const n = await new Promise<number>((resolve, reject) => fs.read(fd, into, off, len - off, pos + off, (e, got) => (e ? reject(e) : resolve(got))));
+      if (n === 0) throw new Error(`${path.basename(this.file)} ended at ${pos + off} bytes while being read`);
+      off += n;
+    }
+  }
+
+  private close(): void {
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd !== undefined) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        /* already closed */
+      }
+    }
+  }
+}
+
+/** Where a chunk's bytes are on disk: `len` bytes at `offset` in `ref` (the rest of the chunk reads as zeros), and their CRC. */
+export interface ChunkLoc {
+  ref: FileRef;
+  offset: number;
+  len: number;
+  crc: number;
+}
+
+/** The database as the files hold it: its length and where each chunk is (undefined: zeros). */
+export interface ChunkSource {
+  length: number;
+  locs: (ChunkLoc | undefined)[];
+  /** The checkpoint (journal gen) whose state these chunks hold. */
+  headGen: number;
+}
+
+/** Reads a chunk from its file into `into` (PAGED_CHUNK bytes, zero-filled past loc.len) and checks its CRC. */
+export function readLocSync(loc: ChunkLoc, into: Uint8Array, index: number): void {
+  loc.ref.readSync(into, loc.len, loc.offset);
+  if (crc32(into.subarray(0, loc.len)) !== loc.crc) throw new Error(`${path.basename(loc.ref.file)} chunk ${index} changed on disk since it was written`);
+}
+
+export async function readLoc(loc: ChunkLoc, into: Uint8Array, index: number): Promise<void> {
+  await loc.ref.read(into, loc.len, loc.offset);
+  if (crc32(into.subarray(0, loc.len)) !== loc.crc) throw new Error(`${path.basename(loc.ref.file)} chunk ${index} changed on disk since it was written`);
+}
+
 interface Chunk {
   data: Uint8Array;
-  dirty: boolean;
+  /** The write clock when SQLite last wrote it (PagedBytes.clock). */
+  version: number;
+  /** `data` is also a checkpoint's capture: the next write copies it first (copy on write). */
+  shared: boolean;
+}
+
+/** The dirty chunks copied at a checkpoint's journal rotation (store.ts), and where the clean ones were. */
+export interface Capture {
+  clock: number;
+  length: number;
+  headGen: number;
+  dirty: { index: number; data: Uint8Array }[];
+  /** For a full snapshot: where every chunk not in `dirty` is (undefined: zeros). */
+  locs?: (ChunkLoc | undefined)[];
 }
 
 export interface PagedStats {
@@ -39,29 +144,34 @@ export interface PagedStats {
   dirtyBytes: number;
   reads: number;
   evictions: number;
+  /** The checkpoint the clean chunks come from. */
+  headGen: number;
 }
 
 export class PagedBytes {
   private readonly chunks = new Map<number, Chunk>();
+  private readonly dirtySet = new Set<number>();
+  private readonly locs: (ChunkLoc | undefined)[];
   private handedOver = false;
   private size: number;
   private cached = 0;
-  private dirty = 0;
   private reads = 0;
   private evictions = 0;
+  private clock = 0;
+  private closed = false;
+  /** The checkpoint whose state the clean chunks hold: the next delta is built on it (its prevGen). */
+  headGen: number;
+  /** Called when a chunk read from disk fails its CRC (the file is damaged). */
+  onDamage: ((file: string, chunk: number) => void) | undefined;
 
-  /**
-   * fd: an open snapshot (owned); base: where the database bytes start in it; length: how many;
-   * crcs: the CRC-32 of each PAGED_CHUNK of those bytes, taken when the file was verified.
-   */
+  /** Takes over the source's file references (each loc's ref is held once per chunk). */
   constructor(
-    private readonly fd: number,
-    private readonly base: number,
-    private readonly baseLength: number,
-    private readonly crcs: Uint32Array,
+    source: ChunkSource,
     private readonly budgetBytes: number,
   ) {
-    this.size = baseLength;
+    this.size = source.length;
+    this.locs = source.locs;
+    this.headGen = source.headGen;
   }
 
   /** The file's length until MEMFS owns this object, then a capacity it never has to grow past. */
@@ -70,12 +180,48 @@ export class PagedBytes {
   }
 
   get stats(): PagedStats {
-    return { size: this.size, cachedBytes: this.cached, dirtyBytes: this.dirty, reads: this.reads, evictions: this.evictions };
+    return { size: this.size, cachedBytes: this.cached, dirtyBytes: this.dirtySet.size * PAGED_CHUNK, reads: this.reads, evictions: this.evictions, headGen: this.headGen };
   }
 
-  /** Chunk indexes written since open (or since the last markClean): what a checkpoint must write. */
+  /** Chunk indexes written since open (or since the checkpoint that took them): what a checkpoint must write. */
   dirtyChunks(): number[] {
-    return [...this.chunks.entries()].filter(([, c]) => c.dirty).map(([i]) => i);
+    return [...this.dirtySet].sort((a, b) => a - b);
+  }
+
+  /**
+   * Every dirty chunk as it is now (a checkpoint calls this in the tick its journal rotation is
+   * queued, so the capture is exactly the database before the new segment); `full` also lists where
+   * every other chunk is, for a full snapshot streamed from the files. Nothing is copied here: a
+   * captured chunk is copied when SQLite next writes it (set), so the event loop does not wait for
+   * a copy of every dirty byte.
+   */
+  capture(full: boolean): Capture {
+    const dirty: Capture['dirty'] = [];
+    for (const i of this.dirtySet) {
+      const c = this.chunks.get(i) as Chunk;
+      c.shared = true;
+      dirty.push({ index: i, data: c.data });
+    }
+    return { clock: this.clock, length: this.size, headGen: this.headGen, dirty, locs: full ? this.locs.slice(0, Math.ceil(this.size / PAGED_CHUNK)) : undefined };
+  }
+
+  /**
+   * A checkpoint taken by `capture` is on disk and read back as `gen`: each placed chunk is now read
+   * from its new place, and is clean unless SQLite wrote it again after the capture.
+   */
+  settle(gen: number, placed: Iterable<[number, ChunkLoc]>, clock: number): void {
+    if (this.closed) return; // the store closed meanwhile: nothing reads from here any more
+    for (const [i, loc] of placed) {
+      loc.ref.hold();
+      const old = this.locs[i];
+      this.locs[i] = loc;
+      old?.ref.release();
+      const c = this.chunks.get(i);
+      if (!c) continue;
+      c.shared = false; // the checkpoint is done with the captured bytes
+      if (this.dirtySet.has(i) && c.version <= clock) this.dirtySet.delete(i);
+    }
+    this.headGen = gen;
   }
 
   subarray(begin = 0, end = this.size): Uint8Array {
@@ -109,21 +255,24 @@ export class PagedBytes {
       const n = Math.min(PAGED_CHUNK - off, end - pos);
       // A write over a whole chunk need not read it first.
       const c = this.chunk(i, !(off === 0 && n === PAGED_CHUNK));
-      c.data.set(view.subarray(pos - offset, pos - offset + n), off);
-      if (!c.dirty) {
-        c.dirty = true;
-        this.dirty += PAGED_CHUNK;
+      if (c.shared) {
+        c.data = c.data.slice(); // the capture keeps the bytes it took
+        c.shared = false;
       }
+      c.data.set(view.subarray(pos - offset, pos - offset + n), off);
+      c.version = ++this.clock;
+      this.dirtySet.add(i);
       pos += n;
     }
     this.size = Math.max(this.size, end);
   }
 
+  /** Lets go of every file (the database on top must be closed first). */
   close(): void {
-    try {
-      fs.closeSync(this.fd);
-    } catch {
-      /* already closed */
+    this.closed = true;
+    for (let i = 0; i < this.locs.length; i++) {
+      this.locs[i]?.ref.release();
+      this.locs[i] = undefined;
     }
   }
 
@@ -146,7 +295,7 @@ export class PagedBytes {
     return out;
   }
 
-  /** Chunk i, most recently used now; read from the snapshot (and checked) when not cached and `fill`. */
+  /** Chunk i, most recently used now; read from its file (and checked) when not cached and `fill`. */
   private chunk(i: number, fill: boolean): Chunk {
     let c = this.chunks.get(i);
     if (c) {
@@ -157,7 +306,7 @@ export class PagedBytes {
     // At the budget, the least recently used clean chunk gives up its buffer: no allocation churn
     // (freed buffers stay in the allocator's arenas, so RSS would not come down anyway).
     const reused = this.cached + PAGED_CHUNK > this.budgetBytes ? this.evictOne() : undefined;
-    c = { data: reused ?? new Uint8Array(PAGED_CHUNK), dirty: false };
+    c = { data: reused ?? new Uint8Array(PAGED_CHUNK), version: 0, shared: false };
     if (reused) reused.fill(0);
     else this.cached += PAGED_CHUNK;
     try {
@@ -171,23 +320,21 @@ export class PagedBytes {
   }
 
   private load(i: number, into: Uint8Array): void {
-    const from = i * PAGED_CHUNK;
-    const len = Math.min(this.baseLength - from, PAGED_CHUNK);
-    if (len <= 0) return; // past the snapshot: bytes SQLite has not written yet read as zeros
-    let off = 0;
-    while (off < len) {
-      const n = fs.readSync(this.fd, into, off, len - off, this.base + from + off);
-      if (n === 0) throw new Error(`snapshot ended at ${this.base + from + off} bytes while being read`);
-      off += n;
+    const loc = this.locs[i];
+    if (!loc) return; // in no file: bytes SQLite has not written yet read as zeros
+    try {
+      readLocSync(loc, into, i);
+    } catch (e) {
+      this.onDamage?.(loc.ref.file, i);
+      throw e;
     }
     this.reads++;
-    if (crc32(into.subarray(0, len)) !== this.crcs[i]) throw new Error(`snapshot chunk ${i} changed on disk since it was verified`);
   }
 
   /** Drops the least recently used clean chunk and returns its buffer; undefined when every chunk is dirty. */
   private evictOne(): Uint8Array | undefined {
     for (const [i, c] of this.chunks) {
-      if (c.dirty) continue;
+      if (this.dirtySet.has(i)) continue;
       this.chunks.delete(i);
       this.evictions++;
       return c.data;
@@ -196,13 +343,30 @@ export class PagedBytes {
   }
 }
 
+/** The chunk locations of `length` database bytes at `base` in one file, with their CRCs. */
+export function fileLocs(ref: FileRef, base: number, length: number, crcs: Uint32Array): (ChunkLoc | undefined)[] {
+  const locs: (ChunkLoc | undefined)[] = [];
+  for (let i = 0; i * PAGED_CHUNK < length; i++) {
+    ref.hold();
+    locs.push({ ref, offset: base + i * PAGED_CHUNK, len: Math.min(PAGED_CHUNK, length - i * PAGED_CHUNK), crc: crcs[i] });
+  }
+  return locs;
+}
+
 /**
- * Verifies a snapshot's database bytes (length, whole-file CRC as today) and takes a CRC per
- * PAGED_CHUNK on the same pass; returns a PagedBytes over it, or throws with the reason.
+ * Verifies a snapshot's database bytes (length, whole-file CRC) and takes a CRC per PAGED_CHUNK on
+ * the same pass; returns a PagedBytes over it, or throws with the reason. (The store opens through
+ * chain.ts instead, which reads a v2 snapshot's chunk table and does not read the bytes at start.)
  */
 export function openPagedSnapshot(file: string, budgetBytes: number, header: { base: number; length: number; crc: number }): PagedBytes {
+  const crcs = wholeFileCrcs(file, header);
+  const ref = FileRef.open(file);
+  return new PagedBytes({ length: header.length, locs: fileLocs(ref, header.base, header.length, crcs), headGen: 0 }, budgetBytes);
+}
+
+/** Reads `length` bytes at `base` once: checks the whole CRC and returns one CRC per PAGED_CHUNK. */
+export function wholeFileCrcs(file: string, header: { base: number; length: number; crc: number }): Uint32Array {
   const fd = fs.openSync(file, 'r');
-  let owned = false;
   try {
     const { base, length, crc: expected } = header;
     const crcs = new Uint32Array(Math.ceil(length / PAGED_CHUNK));
@@ -222,9 +386,8 @@ export function openPagedSnapshot(file: string, budgetBytes: number, header: { b
       off += want;
     }
     if (crc !== expected) throw new Error('checksum mismatch');
-    owned = true;
-    return new PagedBytes(fd, base, length, crcs, budgetBytes);
+    return crcs;
   } finally {
-    if (!owned) fs.closeSync(fd);
+    fs.closeSync(fd);
   }
 }

@@ -1,5 +1,8 @@
 // Start-up recovery, shared by the worker, its snapshot replica and `claude-mem recover`, so all
 // reach the same state: newest snapshot that checks out, then every journal record after it, in order.
+// With the page cache (pageCacheBytes), the deltas after that snapshot are laid over it first
+// (chain.ts) and the journals replay from the newest delta taken; without it, deltas are not read
+// (every journal segment they cover is still kept, store.ts prune) and the result is the same.
 //
 // Recovery never deletes: a damaged snapshot is moved to db/damaged/, a damaged journal is copied
 // there (the original stays: its intact records are still replayed). What could not be rebuilt is
@@ -10,8 +13,10 @@ import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { listSegments, readSegment, segmentName } from './journal';
 import { decodeTx } from './records';
-import { listSnapshots, openSnapshot, snapshotHeader, snapshotName } from './snapshot';
-import { openPagedSnapshot, type PagedBytes } from './pagedFile';
+import { listSnapshots, openSnapshot, snapshotName } from './snapshot';
+import { PagedBytes } from './pagedFile';
+import { openChain } from './chain';
+import { deltaName, listDeltas } from './delta';
 import { applyTx, StatementCache } from './apply';
 import { tuneConnection } from './sqlite';
 
@@ -32,6 +37,8 @@ export interface RecoveryReport {
   recordsFailed: number;
   /** What could not be read, one line each (including what was recovered another way). Empty on a clean start. */
   problems: string[];
+  /** Deltas laid over the snapshot (page cache only), in order; the journals replay from the last. */
+  deltasApplied: number[];
   /** Acknowledged data that could not be rebuilt, one line each. Non-empty: storage is degraded. */
   lost: string[];
   /** Set when no snapshot or journal start was usable and the survivors were replayed onto an empty schema. */
@@ -55,16 +62,18 @@ export interface RecoveryOptions {
   eager?: boolean;
   /**
    * Serve the snapshot through a bounded page cache of this many bytes (pagedFile.ts) instead of
-   * loading it whole. Opt-in (CLAUDE_MEM_PAGE_CACHE_MB, store.ts); 0 or absent: today's LazyFileBytes.
+   * loading it whole (on by default: CLAUDE_MEM_PAGE_CACHE_MB, store.ts); 0 or absent: LazyFileBytes.
    */
   pageCacheBytes?: number;
+  /** With the page cache: a chain at most this large is read whole and checked at open (chain.ts; tests lower it). */
+  verifyAtOpenBytes?: number;
 }
 
 /** The page cache under a connection opened with pageCacheBytes (store.ts closes and rebases it). */
 export const pagedFiles = new WeakMap<Database, PagedBytes>();
 
 export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): { db: Database; nextGen: number; report: RecoveryReport } {
-  const report: RecoveryReport = { snapshotGen: null, segmentsReplayed: [], recordsReplayed: 0, recordsFailed: 0, problems: [], lost: [], emptySchema: false, erasures: 0 };
+  const report: RecoveryReport = { snapshotGen: null, segmentsReplayed: [], recordsReplayed: 0, recordsFailed: 0, problems: [], lost: [], emptySchema: false, erasures: 0, deltasApplied: [] };
   let db: Database | undefined;
   let baseGen = 0;
   const snaps = listSnapshots(dir).reverse();
@@ -73,18 +82,13 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
     const file = path.join(dir, snapshotName(gen));
     try {
       if (opts.pageCacheBytes && !opts.eager) {
-        // Verified whole (with a CRC per chunk), then served in chunks under a memory budget.
-        const paged = openPagedSnapshot(file, opts.pageCacheBytes, snapshotHeader(file));
-        let candidate: Database;
-        try {
-          candidate = new SQL.Database(paged as unknown as Uint8Array);
-          candidate.exec('SELECT count(*) FROM sqlite_master');
-        } catch (e) {
-          paged.close();
-          throw e;
-        }
-        pagedFiles.set(candidate, paged);
+        // Headers and CRC lists only (a small chain is read whole): each chunk is checked when read.
+        const { db: candidate, headGen, deltas } = openPaged(SQL, dir, gen, opts, report);
         db = candidate;
+        baseGen = headGen;
+        report.deltasApplied = deltas;
+        report.snapshotGen = gen;
+        break;
       } else {
         // Verified whole, then read again lazily as SQLite asks for pages (snapshot.ts, lazyFile.ts).
         const bytes = openSnapshot(file);
@@ -125,8 +129,8 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
   tuneConnection(db);
 
   // Every gen from the base to the newest segment must be there (segments are numbered without gaps).
-  // A snapshot's own segment is created before it (rotation), so it must be there too.
-  const last = Math.min(Math.max(all.length > 0 ? all[all.length - 1] : -1, report.snapshotGen ?? -1), upTo - 1);
+  // A snapshot's (or delta's) own segment is created before it (rotation), so it must be there too.
+  const last = Math.min(Math.max(all.length > 0 ? all[all.length - 1] : -1, report.snapshotGen !== null ? baseGen : -1), upTo - 1);
   const expectedFrom = report.snapshotGen !== null ? baseGen : (segments[0] ?? from);
   const have = new Set(all);
   const missing: number[] = [];
@@ -163,8 +167,49 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
   if (report.recordsFailed > 0 && !report.emptySchema) report.lost.push(`${report.recordsFailed} journal record(s) could not be replayed`);
   const lastSeg = all.length > 0 ? all[all.length - 1] : -1;
   const lastSnap = listSnapshots(dir).pop() ?? 0;
-  const nextGen = Math.max(baseGen, lastSnap, lastSeg + 1, 1);
+  const lastDelta = listDeltas(dir).pop() ?? 0;
+  const nextGen = Math.max(baseGen, lastSnap, lastDelta, lastSeg + 1, 1);
   return { db, nextGen, report };
+}
+
+/**
+ * Opens snapshot `gen` with the deltas after it through the page cache. A delta found damaged (at
+ * open, or by the first query) is moved aside and the chain is built again without it.
+ */
+function openPaged(SQL: SqlJsStatic, dir: string, gen: number, opts: RecoveryOptions, report: RecoveryReport): { db: Database; headGen: number; deltas: number[] } {
+  const skip = new Set<string>();
+  for (;;) {
+    const deltaGens = listDeltas(dir).filter((d) => d > gen && (opts.upToGen === undefined || d <= opts.upToGen) && !skip.has(path.join(dir, deltaName(d))));
+    const problems = { notes: [] as string[], damaged: [] as string[] };
+    const chain = openChain(dir, gen, deltaGens, problems, opts.verifyAtOpenBytes);
+    report.problems.push(...problems.notes);
+    for (const f of problems.damaged) {
+      skip.add(f);
+      if (opts.quarantine) quarantine(dir, f, true);
+    }
+    const paged = new PagedBytes(chain, opts.pageCacheBytes ?? 0);
+    let damaged: string | undefined;
+    paged.onDamage = (file) => (damaged = file);
+    try {
+      const db = new SQL.Database(paged as unknown as Uint8Array);
+      try {
+        db.exec('SELECT count(*) FROM sqlite_master');
+      } catch (e) {
+        db.close();
+        throw e;
+      }
+      paged.onDamage = undefined;
+      pagedFiles.set(db, paged);
+      return { db, headGen: chain.headGen, deltas: chain.deltas };
+    } catch (e) {
+      paged.close();
+      // A damaged delta: build the chain again without it. Anything else: this snapshot is unusable.
+      if (!damaged || !path.basename(damaged).startsWith('delta-') || skip.has(damaged)) throw e;
+      report.problems.push(`${path.basename(damaged)} unusable (${(e as Error).message}); left out, the journals replay what it held`);
+      skip.add(damaged);
+      if (opts.quarantine) quarantine(dir, damaged, true);
+    }
+  }
 }
 
 /**

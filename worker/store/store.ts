@@ -12,7 +12,9 @@ import { degradedSentence, ERASE_MARK, pagedFiles, recover, type RecoveryReport 
 import type { ReplicaData, ReplicaReply } from './replica';
 import { listSnapshots, snapshotName, verifySnapshot, writeSnapshot } from './snapshot';
 import { loadSqlJs, tuneConnection } from './sqlite';
-import type { PagedStats } from './pagedFile';
+import type { PagedBytes, PagedStats } from './pagedFile';
+import { deltaName, listDeltas } from './delta';
+import { checkpoint, deltaMinBytesFromEnv, fullCheckpointDue } from './checkpoint';
 
 export type Row = Record<string, SqlValue>;
 
@@ -38,16 +40,27 @@ export interface StoreOptions {
   /** How long after a delete the deleted text is compacted out of the files on disk (default 60 s). */
   compactAfterDeleteMs?: number;
   /**
-   * Experimental (issue 19): serve the snapshot through a page cache of this many bytes instead of
-   * holding the whole database in memory. Default: CLAUDE_MEM_PAGE_CACHE_MB, else off (0).
+   * Serve the database through a page cache of this many bytes instead of holding it whole in
+   * memory, with delta checkpoints (issue 19). Default: CLAUDE_MEM_PAGE_CACHE_MB, else 64 MiB; 0 turns it off.
    */
   pageCacheBytes?: number;
+  /** With the page cache, databases up to this size are checkpointed whole (default CLAUDE_MEM_DELTA_MIN_BYTES, else 8 MiB: checkpoint.ts). */
+  deltaMinBytes?: number;
+  /** With the page cache, a chain of files up to this size is read whole and checked at open (default 16 MiB: chain.ts; tests lower it). */
+  verifyAtOpenBytes?: number;
 }
 
-/** The opt-in page cache budget from the environment (MiB), 0 when unset or invalid. */
+export const DEFAULT_PAGE_CACHE_MB = 64;
+
+/**
+ * The page cache budget from the environment: CLAUDE_MEM_PAGE_CACHE_MB (MiB, at least 4), 0 turns
+ * it off; unset or not a number: DEFAULT_PAGE_CACHE_MB.
+ */
 export function pageCacheBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const mb = Number(env.CLAUDE_MEM_PAGE_CACHE_MB ?? 0);
-  return Number.isFinite(mb) && mb > 0 ? Math.max(4, Math.floor(mb)) << 20 : 0;
+  const v = env.CLAUDE_MEM_PAGE_CACHE_MB;
+  const mb = v === undefined || v.trim() === '' ? NaN : Number(v);
+  if (!Number.isFinite(mb) || mb < 0) return DEFAULT_PAGE_CACHE_MB << 20;
+  return mb === 0 ? 0 : Math.max(4, Math.floor(mb)) << 20;
 }
 
 export const DEFAULT_COMPACT_AFTER_DELETE_MS = 60_000;
@@ -58,7 +71,11 @@ export interface SnapshotResult {
   /** Time the worker's event loop was blocked by the export (0 with the replica). */
   blockedMs: number;
   totalMs: number;
-  via: 'replica' | 'main';
+  /**
+   * replica / main: a full export; delta: the page cache's chunks written since the last checkpoint;
+   * merged: a full snapshot streamed from the page cache's chunks and the files (checkpoint.ts).
+   */
+  via: 'replica' | 'main' | 'delta' | 'merged';
 }
 
 export class StoreUnavailableError extends Error {}
@@ -100,11 +117,12 @@ export class Store {
     removeTempFiles(opts.dir);
     const SQL = await loadSqlJs();
     const pageCacheBytes = opts.pageCacheBytes ?? pageCacheBytesFromEnv();
-    const { db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true, emptySchema: opts.emptySchema, pageCacheBytes });
+    const { db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true, emptySchema: opts.emptySchema, pageCacheBytes, verifyAtOpenBytes: opts.verifyAtOpenBytes });
     for (const p of report.problems) opts.log.warn(`recovery: ${p}`);
     let store: Store | undefined;
     const journal = await JournalWriter.open(opts.dir, nextGen, { durable: () => store?.onDurable() });
     store = new Store(db, journal, opts, report, SQL);
+    store.watchPagedFile(db);
     if (report.lost.length > 0) {
       // Acknowledged data is missing: keep every file as it is (no writes, no snapshot, no pruning)
       // until a human decides (claude-mem recover).
@@ -228,11 +246,29 @@ export class Store {
       this.current = db;
       this.cache = new StatementCache(db);
       for (const hook of this.reopenHooks) hook(db);
+      this.watchPagedFile(db);
       old.close();
       pagedFiles.get(old)?.close();
     } catch (e) {
       this.opts.log.error(`could not reload the database from its files after a write failure: ${(e as Error).message}`);
     }
+  }
+
+  /**
+   * A chunk of the page cache that fails its CRC when read means a file changed on disk after it was
+   * written: the statement gets an I/O error, the file is moved to damaged/ (so the next start builds
+   * without it, from the other files and the journals) and the store turns read-only until then.
+   */
+  private watchPagedFile(db: Database): void {
+    const paged = pagedFiles.get(db);
+    if (!paged) return;
+    paged.onDamage = (file, chunk) => {
+      if (this.degraded) return;
+      this.degraded = `Memory storage is degraded: ${path.basename(file)} (chunk ${chunk}) changed on disk after it was written and is not served. The worker is read-only; restart it to rebuild from the other files (the damaged one is kept in db/damaged/).`;
+      this.broken ??= new Error(this.degraded);
+      this.opts.log.error(this.degraded);
+      moveToDamaged(this.opts.dir, file);
+    };
   }
 
   /** Compaction of deleted text is due: at most compactAfterDeleteMs from the first delete after the last one. */
@@ -266,8 +302,8 @@ export class Store {
         if (fts.length > 0) await this.write((tx) => fts.forEach((t) => tx.run(`INSERT INTO "${t}"("${t}") VALUES ('optimize')`)));
         // A snapshot under way may have been built before the delete: let it finish, then take two.
         await this.snapshotting?.catch(() => undefined);
-        await this.snapshot(onMainThread);
-        await this.snapshot(onMainThread);
+        await this.snapshot(onMainThread, true);
+        await this.snapshot(onMainThread, true);
         this.opts.log.info('compacted deleted text out of the files', { ms: Math.round(performance.now() - t0) });
       })().finally(() => {
         this.compacting = undefined;
@@ -316,11 +352,15 @@ export class Store {
     }
   }
 
-  /** Takes a snapshot now (or joins the one in progress). */
-  snapshot(onMainThread = false): Promise<SnapshotResult> {
+  /**
+   * Takes a checkpoint now (or joins the one in progress). With the page cache it is a delta unless
+   * `full` or a full snapshot pays (checkpoint.ts); without, always a full snapshot.
+   */
+  snapshot(onMainThread = false, full = false): Promise<SnapshotResult> {
     if (this.degraded) return Promise.reject(new StoreUnavailableError(this.degraded));
     if (!this.snapshotting) {
-      this.snapshotting = this.takeSnapshot(onMainThread).finally(() => {
+      const paged = pagedFiles.get(this.db);
+      this.snapshotting = (paged ? this.takeCheckpoint(paged, full) : this.takeSnapshot(onMainThread)).finally(() => {
         this.snapshotting = undefined;
       });
     }
@@ -365,6 +405,24 @@ export class Store {
     return result;
   }
 
+  /** A delta, or a full snapshot merged from the page cache and the files (checkpoint.ts). */
+  private async takeCheckpoint(paged: PagedBytes, full: boolean): Promise<SnapshotResult> {
+    if (this.broken) throw new StoreUnavailableError(`storage is read-only after a write failure: ${this.broken.message}`);
+    const result = await checkpoint({
+      dir: this.opts.dir,
+      paged,
+      full: full || fullCheckpointDue(this.opts.dir, paged, this.opts.deltaMinBytes ?? deltaMinBytesFromEnv()),
+      rotate: () => this.journal.rotate(),
+      // A write whose record failed is in memory but not on disk: the capture may hold it.
+      broken: () => this.broken,
+      moveToDamaged: (file) => moveToDamaged(this.opts.dir, file),
+    });
+    this.prune();
+    this.lastSnapshot = result;
+    this.opts.log.info(result.via === 'delta' ? 'delta checkpoint written' : 'snapshot written', { ...result });
+    return result;
+  }
+
   private afterExport(): void {
     this.cache.forget();
     tuneConnection(this.db);
@@ -372,16 +430,18 @@ export class Store {
   }
 
   /**
-   * Keeps the newest two snapshots (each verified by reading it back when written) and every journal
-   * segment from the older of them on: any one of these files can be damaged and every write is still
-   * rebuilt from the others. With a single snapshot every segment is kept (the journals it was built
-   * from are its only backup).
+   * Keeps the newest two full snapshots (each verified by reading it back when written), every delta
+   * and every journal segment from the older of them on: any one of these files can be damaged and
+   * every write is still rebuilt from the others (a damaged delta is left out and the journals
+   * replay what it held, so deltas never let a journal go). With a single snapshot every segment is
+   * kept (the journals it was built from are its only backup).
    */
   private prune(): void {
     const snaps = listSnapshots(this.opts.dir);
     if (snaps.length < 2) return;
     const oldestKept = snaps[snaps.length - 2];
     for (const g of snaps) if (g < oldestKept) unlinkQuiet(path.join(this.opts.dir, snapshotName(g)));
+    for (const g of listDeltas(this.opts.dir)) if (g < oldestKept) unlinkQuiet(path.join(this.opts.dir, deltaName(g)));
     for (const g of listSegments(this.opts.dir)) if (g < oldestKept) unlinkQuiet(path.join(this.opts.dir, segmentName(g)));
   }
 

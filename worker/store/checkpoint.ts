@@ -1,0 +1,162 @@
+// Checkpoints of a database served by the page cache (issue 19): a delta of the chunks written
+// since the last checkpoint, or a full snapshot merged from those chunks and the files the rest are
+// in. Both capture in the tick the journal rotation is queued, so they hold exactly the database
+// before the new segment, then write off the event loop's critical path; a chunk becomes clean (and
+// evictable, read back from the new file) only once that file has been read back whole.
+//
+// A full snapshot is never rebuilt from the journals here (the replica's way, replica.ts): deltas are
+// the live database's own bytes, and laid over a snapshot rebuilt by replay they would only be right
+// if replay reproduced every byte of every page; merged from the same chunks, they always fit.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { deltaName, listDeltas, verifyDelta, writeDelta } from './delta';
+import { type Capture, type ChunkLoc, FileRef, PAGED_CHUNK, type PagedBytes, readLoc } from './pagedFile';
+import { chunkCount, listSnapshots, readChunkTable, snapshotHeaderOf, snapshotName, verifySnapshot, writeSnapshotFrom } from './snapshot';
+import type { SnapshotResult } from './store';
+
+/**
+ * Below this database size a checkpoint is always a full snapshot: it writes no more than the bar
+ * for a checkpoint (10 MB) and keeps the chain one file long. CLAUDE_MEM_DELTA_MIN_BYTES overrides
+ * it (tests set 0 to take deltas of small databases).
+ */
+export const DELTA_MIN_BYTES = 8 << 20;
+
+export function deltaMinBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.CLAUDE_MEM_DELTA_MIN_BYTES;
+  const n = v === undefined || v === '' ? NaN : Number(v);
+  return Number.isFinite(n) && n >= 0 ? n : DELTA_MIN_BYTES;
+}
+
+/** A full snapshot pays once the deltas since the newest one add up to more than this share of it. */
+export const FULL_WHEN_DELTAS_OVER = 0.5;
+/** ... or once there are this many of them (each is a file to open and a header to read at start). */
+export const MAX_DELTAS = 64;
+/** Chunks per write of a merged snapshot (2 MiB: its two CRC passes block the event loop about 1.5 ms). */
+const MERGE_BATCH = 32;
+
+export interface CheckpointDeps {
+  dir: string;
+  paged: PagedBytes;
+  full: boolean;
+  /** Queues the journal rotation; resolves with the new segment's gen once every record before it is durable. */
+  rotate(): Promise<number>;
+  /** Set when a journal write failed: the capture may then hold a write that is not on disk. */
+  broken(): Error | undefined;
+  moveToDamaged(file: string): void;
+}
+
+/** Whether the next checkpoint should be a full snapshot rather than a delta. */
+export function fullCheckpointDue(dir: string, paged: PagedBytes, deltaMinBytes = DELTA_MIN_BYTES): boolean {
+  const snaps = listSnapshots(dir);
+  if (snaps.length === 0 || paged.stats.size <= deltaMinBytes) return true;
+  const newest = snaps[snaps.length - 1];
+  // A v1 snapshot (no chunk table) is read whole at every start: replace it at the first checkpoint.
+  if (snapshotVersion(path.join(dir, snapshotName(newest))) !== 2) return true;
+  const fullBytes = sizeOf(path.join(dir, snapshotName(newest)));
+  const deltas = listDeltas(dir).filter((g) => g > newest);
+  const deltaBytes = deltas.reduce((n, g) => n + sizeOf(path.join(dir, deltaName(g))), 0) + paged.stats.dirtyBytes;
+  return deltas.length + 1 > MAX_DELTAS || deltaBytes > fullBytes * FULL_WHEN_DELTAS_OVER;
+}
+
+export async function checkpoint(d: CheckpointDeps): Promise<SnapshotResult> {
+  const t0 = performance.now();
+  // Same tick: the rotation is queued behind every record written so far, and the capture is the
+  // database those records made.
+  const rotation = d.rotate();
+  const tb = performance.now();
+  const cap = d.paged.capture(d.full);
+  const blockedMs = performance.now() - tb;
+  const gen = await rotation;
+  const broken = d.broken();
+  if (broken) throw new Error(`a journal write failed before the checkpoint: nothing written (${broken.message})`);
+  if (d.full) {
+    const file = await writeSnapshotFrom(d.dir, gen, cap.length, merged(cap));
+    try {
+      await verifySnapshot(file);
+    } catch (e) {
+      d.moveToDamaged(file);
+      throw new Error(`snapshot ${snapshotName(gen)} did not read back (${(e as Error).message}); kept every older file`);
+    }
+    settleFull(d.paged, file, gen, cap);
+    return { gen, bytes: sizeOf(file), blockedMs, totalMs: performance.now() - t0, via: 'merged' };
+  }
+  const info = await writeDelta(d.dir, gen, cap.headGen, cap.length, cap.dirty);
+  const file = path.join(d.dir, deltaName(gen));
+  try {
+    await verifyDelta(file);
+  } catch (e) {
+    d.moveToDamaged(file);
+    throw new Error(`${deltaName(gen)} did not read back (${(e as Error).message}); its chunks stay in memory`);
+  }
+  const ref = FileRef.open(file);
+  d.paged.settle(gen, info.entries.map((e): [number, ChunkLoc] => [e.index, { ref, offset: e.offset, len: PAGED_CHUNK, crc: e.crc }]), cap.clock);
+  ref.closeIfUnused();
+  return { gen, bytes: info.bytes, blockedMs, totalMs: performance.now() - t0, via: 'delta' };
+}
+
+/** Every chunk of the captured database in order: the copies of dirty chunks, the rest read (and checked) from their files. */
+async function* merged(cap: Capture): AsyncGenerator<Uint8Array> {
+  const n = chunkCount(cap.length);
+  const dirty = new Map(cap.dirty.map((c) => [c.index, c.data]));
+  const batch = new Uint8Array(Math.min(n, MERGE_BATCH) * PAGED_CHUNK);
+  const one = new Uint8Array(PAGED_CHUNK);
+  for (let first = 0; first < n; first += MERGE_BATCH) {
+    const end = Math.min(n, first + MERGE_BATCH);
+    const bytes = Math.min(cap.length, end * PAGED_CHUNK) - first * PAGED_CHUNK;
+    for (let i = first; i < end; i++) {
+      const into = batch.subarray((i - first) * PAGED_CHUNK, Math.min(bytes, (i - first + 1) * PAGED_CHUNK));
+      const data = dirty.get(i);
+      const loc = cap.locs?.[i];
+      if (data) into.set(data.subarray(0, into.length));
+      else if (loc) {
+        one.fill(0);
+        await readLoc(loc, one, i);
+        into.set(one.subarray(0, into.length));
+      } else into.fill(0);
+    }
+    // writeSnapshotFrom writes each piece before asking for the next: the batch buffer is reused.
+    yield batch.subarray(0, bytes);
+  }
+}
+
+/** Every chunk of the capture is now read from the new snapshot; chunks written since stay dirty. */
+function settleFull(paged: PagedBytes, file: string, gen: number, cap: Capture): void {
+  const ref = FileRef.open(file);
+  const fd = fs.openSync(file, 'r');
+  let table: Uint32Array | null;
+  let base: number;
+  try {
+    const h = snapshotHeaderOf(fd);
+    base = h.base;
+    table = readChunkTable(fd, h);
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (!table) throw new Error(`${snapshotName(gen)} has no chunk table`);
+  const crcs = table;
+  const placed: [number, ChunkLoc][] = [];
+  for (let i = 0; i < crcs.length; i++) placed.push([i, { ref, offset: base + i * PAGED_CHUNK, len: Math.min(PAGED_CHUNK, cap.length - i * PAGED_CHUNK), crc: crcs[i] }]);
+  paged.settle(gen, placed, cap.clock);
+  ref.closeIfUnused();
+}
+
+function snapshotVersion(file: string): number {
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      return snapshotHeaderOf(fd).version;
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return 0;
+  }
+}
+
+function sizeOf(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
