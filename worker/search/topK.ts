@@ -116,7 +116,8 @@ function settle(store: Db, kind: SearchKind, phrases: WeightedPhrase[], lists: T
     if (open.length === 0) {
       // Settled among the listed rows; a row in no list scores at most `unseen`.
       if (unseen > 0 && !(kth() >= unseen)) return undefined;
-      return live.slice(0, depth).map((x) => ({ kind, id: x.id, score: x.lb, epoch: x.epoch }));
+      const top = live.slice(0, depth).map((x) => ({ kind, id: x.id, score: x.lb, epoch: x.epoch }));
+      return filterSql(kind, f).where.length === 0 ? withTimes(store, kind, top) : top;
     }
     if (open.length > MAX_EXACT) return undefined;
     const scored = exactScores(store, kind, phrases, open.map((x) => x.id));
@@ -133,25 +134,44 @@ function byLb(a: Candidate, b: Candidate): number {
   return b.lb - a.lb || b.epoch - a.epoch || b.id - a.id;
 }
 
-/** The candidates that still exist and pass the filters, with their times. */
+/**
+ * The candidates that still exist and pass the filters, with their times. Without filters only
+ * existence is asked, of the full-text index's small docsize table: a content row per candidate
+ * meant a page-cache chunk per candidate (times are read for the rows returned: withTimes).
+ */
 function existing(store: Db, kind: SearchKind, batch: Candidate[], f: SearchFilters): Candidate[] {
   const k = KINDS[kind];
   const { where, params } = filterSql(kind, f);
   const byId = new Map(batch.map((x) => [x.id, x]));
-  const rows = store.all<{ id: number; epoch: number }>(
-    // CROSS JOIN keeps the ids as the outer loop (a filter's index would otherwise scan a whole project).
-    `SELECT c.id AS id, c.created_at AS epoch FROM json_each(?) j CROSS JOIN ${k.table} c ON c.id = j.value${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`,
-    [JSON.stringify([...byId.keys()]), ...params],
-  );
+  const ids = JSON.stringify([...byId.keys()]);
+  const rows =
+    where.length === 0
+      ? store.all<{ id: number; epoch?: number }>(`SELECT j.value AS id FROM json_each(?) j CROSS JOIN ${k.fts}_docsize d ON d.docid = j.value`, [ids])
+      : store.all<{ id: number; epoch: number }>(
+          // CROSS JOIN keeps the ids as the outer loop (a filter's index would otherwise scan a whole project).
+          `SELECT c.id AS id, c.created_at AS epoch FROM json_each(?) j CROSS JOIN ${k.table} c ON c.id = j.value WHERE ${where.join(' AND ')}`,
+          [ids, ...params],
+        );
   const out: Candidate[] = [];
   for (const r of rows) {
     const x = byId.get(r.id);
     if (x) {
-      x.epoch = r.epoch;
+      if (r.epoch !== undefined) x.epoch = r.epoch;
       out.push(x);
     }
   }
   return out;
+}
+
+/** The rows' times, for the rows returned when existence was asked of the index alone. */
+function withTimes(store: Db, kind: SearchKind, hits: TopHit[]): TopHit[] {
+  const k = KINDS[kind];
+  const times = new Map(
+    store
+      .all<{ id: number; epoch: number }>(`SELECT c.id AS id, c.created_at AS epoch FROM json_each(?) j CROSS JOIN ${k.table} c ON c.id = j.value`, [JSON.stringify(hits.map((h) => h.id))])
+      .map((r) => [r.id, r.epoch] as const),
+  );
+  return hits.filter((h) => times.has(h.id)).map((h) => ({ ...h, epoch: times.get(h.id) ?? 0 }));
 }
 
 /** Exact scores of these rows (absent: the row no longer matches). */
