@@ -11,7 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { syncDir } from './journal';
+import { listGenFiles, syncDir } from './journal';
 import { PAGED_CHUNK } from './pagedFile';
 
 const MAGIC = Buffer.from('CMEMDLT1', 'ascii');
@@ -40,17 +40,7 @@ export function deltaName(gen: number): string {
 }
 
 export function listDeltas(dir: string): number[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names
-    .map((n) => /^delta-(\d+)\.db$/.exec(n))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => Number(m[1]))
-    .sort((a, b) => a - b);
+  return listGenFiles(dir, /^delta-(\d+)\.db$/);
 }
 
 /** The header and list of a delta, with each chunk's place in the file. */

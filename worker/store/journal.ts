@@ -18,6 +18,11 @@ export function segmentName(gen: number): string {
 }
 
 export function listSegments(dir: string): number[] {
+  return listGenFiles(dir, /^journal-(\d+)\.log$/);
+}
+
+/** The generation numbers of the files in dir whose names match `name` (its group 1), ascending. */
+export function listGenFiles(dir: string, name: RegExp): number[] {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
@@ -25,7 +30,7 @@ export function listSegments(dir: string): number[] {
     return [];
   }
   return names
-    .map((n) => /^journal-(\d+)\.log$/.exec(n))
+    .map((n) => name.exec(n))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => Number(m[1]))
     .sort((a, b) => a - b);

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { syncDir } from './journal';
+import { listGenFiles, syncDir } from './journal';
 import { LazyFileBytes } from './lazyFile';
 import { PAGED_CHUNK } from './pagedFile';
 
@@ -35,17 +35,7 @@ export function snapshotName(gen: number): string {
 }
 
 export function listSnapshots(dir: string): number[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names
-    .map((n) => /^snapshot-(\d+)\.db$/.exec(n))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => Number(m[1]))
-    .sort((a, b) => a - b);
+  return listGenFiles(dir, /^snapshot-(\d+)\.db$/);
 }
 
 export const chunkCount = (length: number): number => Math.ceil(length / PAGED_CHUNK);
