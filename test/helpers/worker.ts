@@ -21,6 +21,16 @@ export interface RunningWorker {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/** A file's bytes, or undefined when it is gone (a temp file the worker renamed while a test walked the data dir). */
+export function readIfPresent(file: string): Buffer | undefined {
+  try {
+    return fs.readFileSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
 export function tempDir(prefix = 'cmem-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
+import { readIfPresent, startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
 
 const TOKENS = { observation: 'zebraquokka7731', session: 'lemurfox4412', project: 'narwhalotter9981' };
 const KEEP = 'keepsakeowl5150';
@@ -18,8 +18,9 @@ function grep(dir: string, words: string[]): string[] {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
       else {
-        const b = fs.readFileSync(p);
-        for (const w of words) if (b.includes(w)) hits.push(`${path.relative(dir, p)}: ${w}`);
+        // A temp file the worker renames while this walks (a snapshot being written) is read under its final name.
+        const b = readIfPresent(p);
+        for (const w of words) if (b?.includes(w)) hits.push(`${path.relative(dir, p)}: ${w}`);
       }
     }
   };

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CLI_JS, startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
+import { CLI_JS, readIfPresent, startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
 
 let w: RunningWorker;
 const cwd = tempDir('cmem-privproj-');
@@ -33,7 +33,7 @@ function filesHolding(needle: string): string[] {
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
       const p = path.join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else if (fs.readFileSync(p).includes(needle)) found.push(path.relative(w.dataDir, p));
+      else if (readIfPresent(p)?.includes(needle)) found.push(path.relative(w.dataDir, p));
     }
   };
   walk(w.dataDir);
