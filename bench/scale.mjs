@@ -15,6 +15,7 @@
 //   BENCH_WORKER=/path/dist/worker.js   measure that build as "ours"
 //   BENCH_EMBED_S=60   seconds the backlog rate is sampled (0 skips the embeddings-on phase)
 //   BENCH_KEEP=1       keep the data dirs
+//   BENCH_SLOW=10      print the 10 slowest keyword searches (client and worker ms)
 //   BENCH_SEARCH='{"keywordWarmTerms":0}'   extra search settings (settings.json) for every phase
 //
 // claude-mem 13.25.3 is not run here: bench/compare's harness drives it through its own hooks
@@ -272,12 +273,18 @@ async function measure(label, script, n) {
   const qs = queries(SEARCHES);
   const all = [];
   const filtered = [];
+  const slow = [];
   let cut = 0;
   for (let i = 0; i < qs.length; i++) {
     const project = i % 2 === 0 ? `scale-${i % PROJECTS}` : undefined;
     const x = await w.req('GET', searchPath(qs[i], 'keyword', project));
     (project ? filtered : all).push(x.ms);
     if (isCut(x.body)) cut++;
+    slow.push({ ms: x.ms, worker: x.body?.tookMs, q: qs[i], project, at: i });
+  }
+  if (process.env.BENCH_SLOW) {
+    console.log(`  ${label} ${n}: slowest keyword searches (client ms, worker ms, query, project, order)`);
+    for (const s of slow.sort((a, b) => b.ms - a.ms).slice(0, Number(process.env.BENCH_SLOW) || 10)) console.log(`    ${s.ms.toFixed(1)} ${s.worker} ${JSON.stringify(s.q)} ${s.project ?? '-'} #${s.at}`);
   }
   r.kwP50 = pct(all, 0.5);
   r.kwP95 = pct(all, 0.95);
