@@ -11,6 +11,8 @@ import type { SearchFilters } from '../../worker/search/params';
 import { Searcher } from '../../worker/search/searcher';
 import { DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
 import { ListWarmer } from '../../worker/search/listWarmer';
+import { KINDS } from '../../worker/search/records';
+import { buildFacts, rowFacts } from '../../worker/search/rowFacts';
 import { exactTopK, rankAll, type TopHit, type WeightedPhrase } from '../../worker/search/topK';
 import { insertObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
@@ -42,13 +44,13 @@ async function openStore(prefix: string): Promise<Store> {
 }
 
 let made = 0;
-async function addRows(store: Store, n: number, text: () => { title: string; narrative: string } = () => ({ title: words(4), narrative: words(20) })): Promise<void> {
+async function addRows(store: Store, n: number, text: () => { title: string; narrative: string } = () => ({ title: words(4), narrative: words(20) }), project?: string, at?: number): Promise<void> {
   await store.write((tx) => {
     for (let i = 0; i < n; i++) {
       const t = text();
       insertObservation(tx, {
         sessionId: 1,
-        project: PROJECTS[made % 3],
+        project: project ?? PROJECTS[made % 3],
         type: TYPES[Math.floor(made / 3) % 3],
         title: t.title,
         narrative: t.narrative,
@@ -57,7 +59,7 @@ async function addRows(store: Store, n: number, text: () => { title: string; nar
         promptNumber: 1,
         contentHash: `h${made}`,
         source: 'local',
-        createdAt: T0 + made * 60_000,
+        createdAt: at ?? T0 + made * 60_000,
       });
       made++;
     }
@@ -131,6 +133,69 @@ describe('exact top k from impact lists', () => {
     assert.equal(got[0].id, now.maxId, 'the row added after the list was made comes first');
     assert.ok(!got.some((h) => h.id === best.id), 'the deleted row is not returned');
     assertSameTop(got, rankAll(store, 'observation', phrases, f, 10), 'after an insert and a delete');
+  });
+});
+
+describe('project and date filters from the rows kept in memory', () => {
+  let store: Store;
+  before(async () => {
+    store = await openStore('topk-facts-');
+    await addRows(store, 600);
+  });
+  after(() => store.close(false));
+
+  it('follow rows added in a new project and rows deleted after they were read', async () => {
+    const query = `${VOCAB[1]} ${VOCAB[5]} ${VOCAB[20]}`;
+    const search = async (f: SearchFilters, what: string) => {
+      const { phrases, rows, maxId } = phrasesOf(store, query);
+      const got = await exactTopK(store, 'observation', phrases, f, 15, rows, maxId, Date.now());
+      const want = rankAll(store, 'observation', phrases, f, 15);
+      assertSameTop(got, want, what);
+      assert.deepEqual(
+        got.map((h) => h.epoch),
+        got.map((h) => Number(store.get<{ t: number }>('SELECT created_at AS t FROM observations WHERE id = ?', [h.id])?.t)),
+        `${what}: times`,
+      );
+      return got;
+    };
+    await search({ kinds: ['observation'], project: 'beta' }, 'before');
+    assert.equal(rowFacts(store, KINDS.observation, 0)?.maxId, 600, 'the facts were read');
+    // A new project, more rows in an old one, and the best row of beta deleted.
+    const at = T0 + 10_000 * 60_000;
+    await addRows(store, 40, () => ({ title: `${VOCAB[5]} ${VOCAB[20]}`, narrative: words(10) }), 'delta', at);
+    await addRows(store, 20, () => ({ title: `${VOCAB[20]} ${VOCAB[20]}`, narrative: words(10) }), 'beta', at);
+    const gone = (await search({ kinds: ['observation'], project: 'beta' }, 'after the inserts'))[0];
+    await store.write((tx) => tx.run('DELETE FROM observations WHERE id = ?', [gone.id]));
+    const beta = await search({ kinds: ['observation'], project: 'beta' }, 'after the delete');
+    assert.ok(!beta.some((h) => h.id === gone.id), 'the deleted row is not returned');
+    const delta = await search({ kinds: ['observation'], project: 'delta' }, 'the new project');
+    assert.ok(delta.length > 0 && delta.every((h) => h.id > 600));
+    await search({ kinds: ['observation'], project: 'delta', from: at, to: at + 1 }, 'the new project, by date');
+    await search({ kinds: ['observation'], from: T0 + 300 * 60_000 }, 'dates alone');
+    assert.deepEqual(await search({ kinds: ['observation'], project: 'nowhere' }, 'a project with no rows'), []);
+  });
+
+  it('are read from the index a page at a time, rows with the same project and time across pages', async () => {
+    const tied = await openStore('topk-facts-ties-');
+    try {
+      await addRows(tied, 30, undefined, 'one', T0);
+      await addRows(tied, 30, undefined, 'two', T0);
+      await addRows(tied, 5, undefined, 'one', T0 + 1);
+      const steps = buildFacts(tied, KINDS.observation, 7);
+      let pages = 1;
+      let r = steps.next();
+      for (; !r.done; r = steps.next()) pages++;
+      const facts = r.value;
+      assert.ok(facts && pages >= 9, `read in ${pages} pages`);
+      const rows = tied.all<{ id: number; project: string; t: number }>('SELECT id, project, created_at AS t FROM observations');
+      assert.equal(rows.length, 65);
+      for (const row of rows) {
+        assert.equal(facts.project[row.id], (facts.codes.get(row.project) ?? -2) + 1, `row ${row.id}'s project`);
+        assert.equal(facts.epoch[row.id], row.t);
+      }
+    } finally {
+      tied.close(false);
+    }
   });
 });
 

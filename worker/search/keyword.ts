@@ -21,7 +21,8 @@ import type { Store } from '../store/store';
 import { bm25Idf, idf } from './bm25';
 import type { FtsQuery } from './ftsQuery';
 import type { SearchFilters } from './params';
-import { filterSql, KINDS } from './records';
+import { filterSql, KINDS, type KindTable } from './records';
+import { COMMON_SHARE, vocabularyDf } from './termLists';
 import { exactTopK } from './topK';
 
 export interface RankedHit {
@@ -39,8 +40,6 @@ export interface KeywordResult {
 
 type Db = Pick<Store, 'all' | 'get'>;
 
-/** A word in more than this share of a table's rows is left out of OR queries that have a rarer word. */
-const COMMON_SHARE = 0.2;
 /** Cached frequencies are looked up again after this long, or once the table grew by 5%. */
 const DF_TTL_MS = 10 * 60_000;
 const DF_MAX = 4096;
@@ -73,16 +72,16 @@ function tableSize(store: Db, table: string, now: number): { rows: number; maxId
 }
 
 /** Rows in the full-text table that contain the phrase (cached per store). */
-function frequency(store: Db, fts: string, phrase: string, rows: number, now: number): number {
+function frequency(store: Db, k: KindTable, phrase: string, rows: number, now: number): number {
   let cache = caches.get(store);
   if (!cache) {
     cache = new Map();
     caches.set(store, cache);
   }
-  const key = `${fts}\u0000${phrase}`;
+  const key = `${k.fts}\u0000${phrase}`;
   const hit = cache.get(key);
   if (hit && now - hit.at < DF_TTL_MS && rows <= hit.rows * 1.05 + 10) return Math.min(hit.df, rows);
-  const df = Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${fts} WHERE ${fts} MATCH ?`, [phrase])?.n ?? 0);
+  const df = vocabularyDf(store, k, phrase, rows, now) ?? Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.fts} WHERE ${k.fts} MATCH ?`, [phrase])?.n ?? 0);
   cache.delete(key);
   cache.set(key, { df, rows, at: now });
   while (cache.size > DF_MAX) cache.delete(cache.keys().next().value as string);
@@ -108,7 +107,7 @@ async function rankKind(store: Db, kind: SearchKind, q: FtsQuery, f: SearchFilte
   const { rows: counted, maxId } = tableSize(store, k.table, now);
   if (maxId === 0) return { hits: [], capped: false };
   const rows = Math.max(counted, 1);
-  const dfs = q.phrases.map((p) => frequency(store, k.fts, p, rows, now));
+  const dfs = q.phrases.map((p) => frequency(store, k, p, rows, now));
   let phrases = q.phrases.map((p, i) => ({ p, df: dfs[i], w: q.weights?.[i] ?? 1 })).filter((x) => x.df > 0);
   if (phrases.length === 0) return { hits: [], capped: false };
   const rare = phrases.filter((x) => x.df <= COMMON_SHARE * rows);

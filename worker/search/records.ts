@@ -29,6 +29,8 @@ export interface KindTable {
   fts: string;
   /** Weights key of cm_bm25. */
   weights: 'o' | 's' | 'p';
+  /** Its (project, created_at) index. */
+  byProject: string;
   /** Columns selected as RecordInfo (aliased), from alias c. */
   select: string;
 }
@@ -96,9 +98,9 @@ export function priorInfo(r: RecordInfo): PriorInfo {
 }
 
 export const KINDS: Record<SearchKind, KindTable> = {
-  observation: { kind: 'observation', table: 'observations', fts: 'observations_fts', weights: 'o', select: OBS_SELECT },
-  summary: { kind: 'summary', table: 'session_summaries', fts: 'summaries_fts', weights: 's', select: SUM_SELECT },
-  prompt: { kind: 'prompt', table: 'user_prompts', fts: 'prompts_fts', weights: 'p', select: PROMPT_SELECT },
+  observation: { kind: 'observation', table: 'observations', fts: 'observations_fts', weights: 'o', byProject: 'observations_by_project', select: OBS_SELECT },
+  summary: { kind: 'summary', table: 'session_summaries', fts: 'summaries_fts', weights: 's', byProject: 'summaries_by_project', select: SUM_SELECT },
+  prompt: { kind: 'prompt', table: 'user_prompts', fts: 'prompts_fts', weights: 'p', byProject: 'prompts_by_project', select: PROMPT_SELECT },
 };
 
 export function refOf(kind: SearchKind, id: number): string {

@@ -33,8 +33,23 @@ export interface TermList {
   at: number;
 }
 
-/** Rows a common phrase's list keeps (topK.ts reads the first 1,024 first). */
+/** Rows a list keeps at least. */
 export const LIST_SIZE = 8192;
+/**
+ * A word in more than this share of a table's rows is left out of a query that has a rarer word
+ * (keyword.ts). Every word below it gets a complete list, so a query's rows have their exact parts
+ * in memory (topK.ts adds the lists up) and need no scoring in SQL, which walks every match of
+ * each word: 15-30 ms of a three-word search at 100k. Words above it keep LIST_SIZE rows: they
+ * are searched alone or in pairs, where the best rows of a list settle the top k.
+ */
+export const COMMON_SHARE = 0.2;
+
+/** Rows the list of a phrase in `df` of `rows` rows keeps: all of them unless it is common. */
+export function listSizeFor(df: number, rows: number): number {
+  const share = Math.ceil(COMMON_SHARE * rows);
+  return df <= share ? Math.max(LIST_SIZE, share) : LIST_SIZE;
+}
+
 /** Lists are made again after this long (new rows are merged in meanwhile; this catches edits). */
 const LIST_TTL_MS = 6 * 3600_000;
 /** Entries kept across all lists of a store (12 bytes each: 24 MB) before the least recently used lists go. */
@@ -47,16 +62,35 @@ interface Cache {
   entries: number;
   /** Phrase -> the terms the index holds for it (porter stems), so "changes" and "changed" share a list. */
   keys: Map<string, string>;
+  /** Rows with each common term, as the warm-up read them from the index's vocabulary (table\0term). */
+  vocabulary: Map<string, { df: number; rows: number; at: number }>;
 }
 const caches = new WeakMap<object, Cache>();
 
 function cacheOf(store: Db): Cache {
   let cache = caches.get(store);
   if (!cache) {
-    cache = { lists: new Map(), entries: 0, keys: new Map() };
+    cache = { lists: new Map(), entries: 0, keys: new Map(), vocabulary: new Map() };
     caches.set(store, cache);
   }
   return cache;
+}
+
+/** The warm-up (listWarmer.ts) saw that `term` is in `df` of `rows` rows of the full-text table. */
+export function noteVocabulary(store: Db, k: KindTable, term: string, df: number, rows: number, at: number): void {
+  cacheOf(store).vocabulary.set(`${k.fts}\u0000${term}`, { df, rows, at });
+}
+
+/**
+ * Rows that match a one-word phrase, when the warm-up read it from the vocabulary and the table
+ * has not grown or shrunk by 5% since (what a list stays fresh for): counting the matches of a
+ * common word walks its whole doclist (15 ms for a word in every row at 100k).
+ */
+export function vocabularyDf(store: Db, k: KindTable, phrase: string, rows: number, now: number): number | undefined {
+  const cache = cacheOf(store);
+  if (cache.vocabulary.size === 0) return undefined;
+  const v = cache.vocabulary.get(`${k.fts}\u0000${indexTerms(store, cache, phrase)}`);
+  return v && now - v.at < LIST_TTL_MS && Math.abs(rows - v.rows) <= v.rows * 0.05 + 10 ? v.df : undefined;
 }
 
 /**
@@ -176,14 +210,15 @@ export const STEP_ROWS = 2500;
  * Builds the phrase's list a window of ids at a time (about STEP_ROWS matches each), yielding
  * between windows so the caller can let other work run: what the warm-up (listWarmer.ts) and a
  * search meeting a common word without a list (topK.ts) do instead of one long statement. The
- * result is the list one statement would make. Returns whether the list was kept: not when
+ * result is the list one statement would make (of `listSize` rows; undefined: listSizeFor; `rows`:
+ * the table's rows now). Returns whether the list was kept: not when
  * `ownStem` (the warm-up's vocabulary terms) and the term is not its own stem, which no query's
  * key could reach, nor when a search kept one meanwhile.
  */
-export function* buildInSteps(store: Db, k: KindTable, phrase: string, df: number, size: number, ownStem = false): Generator<void, boolean> {
-  const bounds = store.all<{ n: number; m: number | null }>(`SELECT count(*) AS n, max(id) AS m FROM ${k.table}`)[0];
-  const maxId = Number(bounds?.m ?? 0);
-  const rows = Number(bounds?.n ?? 0);
+export function* buildInSteps(store: Db, k: KindTable, phrase: string, df: number, rows: number, listSize?: number, ownStem = false): Generator<void, boolean> {
+  // rows comes from the caller: count(*) walks an index (9 ms at 100k), max(id) does not.
+  const maxId = Number(store.all<{ m: number | null }>(`SELECT max(id) AS m FROM ${k.table}`)[0]?.m ?? 0);
+  const size = listSize ?? listSizeFor(df, rows);
   const cache = cacheOf(store);
   const terms = indexTerms(store, cache, phrase);
   if (maxId === 0 || (ownStem && terms !== phrase.slice(1, -1))) return false;

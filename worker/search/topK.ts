@@ -1,20 +1,22 @@
 // The exact BM25 top k of a query over every row that matches it, from the impact lists of its
 // phrases (termLists.ts), for one record kind. A row's score is the sum over the query's phrases of
-// weight x idf x part; the lists give each row's parts where they know them, and a phrase whose
-// list is not complete bounds the parts it does not know by its floor. So every listed row has a
-// lower bound (known parts) and an upper bound (plus the floors of the lists it is missing from),
-// and a row in no list at all scores at most the sum of the floors. The top k is settled once
-// the k-th best score reaches every bound left: rows whose bound still reaches it are scored
-// exactly in SQL (only those), and when even that cannot settle it (filters that leave too few
-// listed rows, or a deep k over several common words) every match is ranked (rankAll): rare, and
-// with filters cheaper than longer lists, whose build would rank every match anyway.
+// weight x idf x part. The lists are added up term at a time into an accumulator indexed by row id
+// (a few tens of thousands of entries: a millisecond or two), so every listed row gets its known
+// parts at once. A phrase below termLists.COMMON_SHARE has a complete list, so its part is known
+// for every row; a common phrase's list is not complete and bounds the parts it does not hold by
+// its floor. So every listed row has a lower bound (known parts) and an upper bound (plus the
+// floors of the incomplete lists it is missing from), and a row in no list at all scores at most
+// the sum of the floors. The top k is settled once the k-th best score reaches every bound left:
+// rows whose bound still reaches it are scored exactly in SQL (only those), and when even that
+// cannot settle it every match is ranked (rankAll): rare.
 import type { SearchKind } from '../../common/contract';
 import type { Store } from '../store/store';
 import { bm25Idf } from './bm25';
 import type { RankedHit } from './keyword';
 import type { SearchFilters } from './params';
 import { filterSql, KINDS } from './records';
-import { buildInSteps, LIST_SIZE, needsBuild, STEP_ROWS, termList, type TermList } from './termLists';
+import { factsCanFilter, passes, projectCode, rowFacts } from './rowFacts';
+import { buildInSteps, listSizeFor, needsBuild, STEP_ROWS, termList, type TermList } from './termLists';
 
 type Db = Pick<Store, 'all' | 'get'>;
 
@@ -31,34 +33,29 @@ export type TopHit = RankedHit;
 
 /** More rows than this left to score exactly: ranking every match is cheaper. */
 const MAX_EXACT = 20_000;
-/** List entries read in the first attempt. */
-const HEAD = 1024;
+/** Candidates taken best bound first in the first attempt (then 8 times more). */
+const FIRST_TAKE = 1024;
 /** Rows checked for existence and filters at a time. */
 const CHECK_BATCH = 256;
 
 /**
- * listSize: rows a common phrase's list keeps (tests make it small). A common phrase without a
- * list gets one built a window at a time first, other work running between windows, so a search
- * never holds the worker for the whole ranking of a common word's matches.
+ * listSize: rows every list keeps (tests make it small); by default a phrase's list holds all its
+ * matches unless it is common (termLists.listSizeFor). A common phrase without a list gets one
+ * built a window at a time first, other work running between windows, so a search never holds the
+ * worker for the whole ranking of a common word's matches.
  */
-export async function exactTopK(store: Db, kind: SearchKind, phrases: WeightedPhrase[], f: SearchFilters, depth: number, rows: number, maxId: number, now: number, listSize = LIST_SIZE): Promise<TopHit[]> {
+export async function exactTopK(store: Db, kind: SearchKind, phrases: WeightedPhrase[], f: SearchFilters, depth: number, rows: number, maxId: number, now: number, listSize?: number): Promise<TopHit[]> {
   const k = KINDS[kind];
-  for (const x of phrases) {
-    if (x.df > 2 * STEP_ROWS && needsBuild(store, k, x.p, listSize, rows, now)) {
-      const steps = buildInSteps(store, k, x.p, x.df, listSize);
+  const sizes = phrases.map((x) => listSize ?? listSizeFor(x.df, rows));
+  for (const [i, x] of phrases.entries()) {
+    if (x.df > 2 * STEP_ROWS && needsBuild(store, k, x.p, sizes[i], rows, now)) {
+      const steps = buildInSteps(store, k, x.p, x.df, rows, sizes[i]);
       while (!steps.next().done) await new Promise((r) => setImmediate(r));
     }
   }
   const upTo = Math.max(maxId, currentMaxId(store, kind));
-  const lists = phrases.map((x) => termList(store, k, x.p, listSize, rows, upTo, now));
-  // The head of each list settles most queries, and reading less of the lists costs less; then
-  // the whole lists. Longer lists would cost a ranking of every match to build: rank them all then.
-  for (const head of [Math.min(HEAD, listSize), Infinity]) {
-    const settled = settle(store, kind, phrases, lists.map((l) => headOf(l, head)), f, depth);
-    if (settled) return settled;
-    if (lists.every((l) => l.ids.length <= head)) break;
-  }
-  return rankAll(store, kind, phrases, f, depth);
+  const lists = phrases.map((x, i) => termList(store, k, x.p, sizes[i], rows, upTo, now));
+  return fromLists(store, kind, phrases, lists, f, depth, upTo) ?? rankAll(store, kind, phrases, f, depth);
 }
 
 /** Rows may have been added while a list was built. */
@@ -66,63 +63,130 @@ function currentMaxId(store: Db, kind: SearchKind): number {
   return Number(store.get<{ m: number | null }>(`SELECT max(id) AS m FROM ${KINDS[kind].table}`)?.m ?? 0);
 }
 
-/** The first n entries of a list, with the part of the next one as its floor. */
-function headOf(l: TermList, n: number): TermList {
-  if (n >= l.ids.length) return l;
-  return { ...l, ids: l.ids.subarray(0, n), parts: l.parts.subarray(0, n), floor: l.parts[n], complete: false };
-}
-
 interface Candidate {
   id: number;
+  /** Its known parts (its exact score once `exact`). */
   lb: number;
-  /** Sum of the floors of the incomplete lists this row is in (its upper bound is lb + unseen - this). */
-  seen: number;
+  /** Its upper bound until it is exact. */
+  ub: number;
   exact: boolean;
   epoch: number;
 }
 
-function settle(store: Db, kind: SearchKind, phrases: WeightedPhrase[], lists: TermList[], f: SearchFilters, depth: number): TopHit[] | undefined {
-  const byId = new Map<number, Candidate>();
-  let unseen = 0;
+/** Per store, indexed by row id: reused from query to query (a row is reset when first met). */
+interface Accumulator {
+  met: Uint32Array;
+  /** Known parts. */
+  sum: Float64Array;
+  /** Floors of the incomplete lists that hold the row (their parts are known). */
+  heldFloors: Float64Array;
+  clock: number;
+}
+const accumulators = new WeakMap<object, Accumulator>();
+
+function accumulatorFor(store: Db, upTo: number): Accumulator {
+  let a = accumulators.get(store);
+  if (!a || a.met.length <= upTo) {
+    const n = Math.max(upTo + 1, Math.ceil((a?.met.length ?? 0) * 1.5), 1024);
+    a = { met: new Uint32Array(n), sum: new Float64Array(n), heldFloors: new Float64Array(n), clock: 0 };
+    accumulators.set(store, a);
+  }
+  if (++a.clock === 0xffffffff) {
+    a.met.fill(0);
+    a.clock = 1;
+  }
+  return a;
+}
+
+/** The top k from the lists, or undefined when they cannot settle it. */
+function fromLists(store: Db, kind: SearchKind, phrases: WeightedPhrase[], lists: TermList[], f: SearchFilters, depth: number, upTo: number): TopHit[] | undefined {
+  const a = accumulatorFor(store, upTo);
+  const met: number[] = [];
+  let floors = 0;
   lists.forEach((l, i) => {
     const c = phrases[i].c;
     const floor = l.complete ? 0 : c * l.floor;
-    unseen += floor;
+    floors += floor;
     for (let j = 0; j < l.ids.length; j++) {
       const id = l.ids[j];
-      let x = byId.get(id);
-      if (!x) byId.set(id, (x = { id, lb: 0, seen: 0, exact: false, epoch: 0 }));
-      x.lb += c * l.parts[j];
-      x.seen += floor;
+      if (a.met[id] !== a.clock) {
+        a.met[id] = a.clock;
+        a.sum[id] = 0;
+        a.heldFloors[id] = 0;
+        met.push(id);
+      }
+      a.sum[id] += c * l.parts[j];
+      a.heldFloors[id] += floor;
     }
   });
-  const ub = (x: Candidate) => (x.exact ? x.lb : x.lb + unseen - x.seen);
-  // Existence and filters are checked best bound first, only until no unchecked row can reach the
-  // k-th best: checking every listed row cost more than all the rest of a query.
-  const queue = [...byId.values()].sort((a, b) => ub(b) - ub(a));
+  // A project or date filter is checked here, in memory, so the best bounds are rows it keeps.
+  const facts = factsCanFilter(f) ? rowFacts(store, KINDS[kind], upTo) : undefined;
+  const code = facts && projectCode(facts, f.project);
+  const ids: number[] = [];
+  const ubs: number[] = [];
+  for (const id of met) {
+    if (facts && !passes(facts, id, f, code)) continue;
+    ids.push(id);
+    // Floors are summed in list order both times, so a row every incomplete list holds has 0 here.
+    ubs.push(a.sum[id] + (floors - a.heldFloors[id]));
+  }
+  const check = checker(store, kind, f, upTo);
+  for (let take = FIRST_TAKE; ; take *= 8) {
+    const { queue, rest } = best(ids, ubs, take, a);
+    // A row in no list has at most every incomplete list's floor.
+    const settled = settle(store, kind, phrases, queue, Math.max(rest, floors), depth, check);
+    if (settled || queue.length >= ids.length) return settled;
+  }
+}
+
+/** The `take` candidates with the best bounds (ties kept together), best first, and the best bound left out. */
+function best(ids: number[], ubs: number[], take: number, a: Accumulator): { queue: Candidate[]; rest: number } {
+  let cut = -Infinity;
+  if (ids.length > take) {
+    const sorted = Float64Array.from(ubs).sort();
+    cut = sorted[ids.length - take];
+  }
+  const queue: Candidate[] = [];
+  let rest = -Infinity;
+  for (let i = 0; i < ids.length; i++) {
+    const ub = ubs[i];
+    if (ub < cut) {
+      rest = Math.max(rest, ub);
+      continue;
+    }
+    const lb = a.sum[ids[i]];
+    queue.push({ id: ids[i], lb, ub, exact: ub === lb, epoch: 0 });
+  }
+  return { queue: queue.sort((x, y) => y.ub - x.ub), rest };
+}
+
+/**
+ * The top k of the queue (best bound first), or undefined when a row outside it (bound `rest`)
+ * could still be in it. Existence and filters are checked best bound first, only until no
+ * unchecked row can reach the k-th best.
+ */
+function settle(store: Db, kind: SearchKind, phrases: WeightedPhrase[], queue: Candidate[], rest: number, depth: number, check: (batch: Candidate[]) => Candidate[]): TopHit[] | undefined {
   let next = 0;
   let live: Candidate[] = [];
   const kth = () => (live.length >= depth ? live[depth - 1].lb : -Infinity);
   for (let round = 0; round < 6; round++) {
     live.sort(byLb);
-    while (next < queue.length && !(kth() >= ub(queue[next]))) {
+    while (next < queue.length && !(kth() >= queue[next].ub)) {
       const batch = queue.slice(next, next + Math.max(CHECK_BATCH, depth));
       next += batch.length;
-      live.push(...existing(store, kind, batch, f));
+      live.push(...check(batch));
       live.sort(byLb);
     }
     const theta = Math.max(kth(), 0);
-    const open = live.filter((x) => !x.exact && ub(x) > theta);
+    const open = live.filter((x) => !x.exact && x.ub > theta);
     if (open.length === 0) {
-      // Settled among the listed rows; a row in no list scores at most `unseen`.
-      if (unseen > 0 && !(kth() >= unseen)) return undefined;
-      const top = live.slice(0, depth).map((x) => ({ kind, id: x.id, score: x.lb, epoch: x.epoch }));
-      return filterSql(kind, f).where.length === 0 ? withTimes(store, kind, top) : top;
+      if (rest > 0 && !(kth() >= rest)) return undefined;
+      return live.slice(0, depth).map((x) => ({ kind, id: x.id, score: x.lb, epoch: x.epoch }));
     }
     if (open.length > MAX_EXACT) return undefined;
     const scored = exactScores(store, kind, phrases, open.map((x) => x.id));
     for (const x of open) {
-      x.lb = scored.get(x.id) ?? -1;
+      x.lb = x.ub = scored.get(x.id) ?? -1;
       x.exact = true;
     }
     live = live.filter((x) => x.lb >= 0);
@@ -135,43 +199,45 @@ function byLb(a: Candidate, b: Candidate): number {
 }
 
 /**
- * The candidates that still exist and pass the filters, with their times. Without filters only
- * existence is asked, of the full-text index's small docsize table: a content row per candidate
- * meant a page-cache chunk per candidate (times are read for the rows returned: withTimes).
+ * Which candidates still exist and pass the filters, with their times. Existence is asked of the
+ * full-text index's small docsize table; a project or date filter and the times come from the
+ * in-memory row facts (rowFacts.ts). Reading a content row per candidate meant a page-cache chunk
+ * per candidate at 100k; only the other filters (platform, types, concepts, file) still do.
  */
-function existing(store: Db, kind: SearchKind, batch: Candidate[], f: SearchFilters): Candidate[] {
+function checker(store: Db, kind: SearchKind, f: SearchFilters, upTo: number): (batch: Candidate[]) => Candidate[] {
+  const k = KINDS[kind];
+  const facts = factsCanFilter(f) ? rowFacts(store, k, upTo) : undefined;
+  if (!facts) return (batch) => filteredInSql(store, kind, batch, f);
+  const code = projectCode(facts, f.project);
+  return (batch) => {
+    const pass = batch.filter((x) => passes(facts, x.id, f, code));
+    if (pass.length === 0) return [];
+    const ids = JSON.stringify(pass.map((x) => x.id));
+    const alive = new Set(store.all<{ id: number }>(`SELECT j.value AS id FROM json_each(?) j CROSS JOIN ${k.fts}_docsize d ON d.docid = j.value`, [ids]).map((r) => r.id));
+    const out = pass.filter((x) => alive.has(x.id));
+    for (const x of out) x.epoch = facts.epoch[x.id];
+    return out;
+  };
+}
+
+function filteredInSql(store: Db, kind: SearchKind, batch: Candidate[], f: SearchFilters): Candidate[] {
   const k = KINDS[kind];
   const { where, params } = filterSql(kind, f);
   const byId = new Map(batch.map((x) => [x.id, x]));
-  const ids = JSON.stringify([...byId.keys()]);
-  const rows =
-    where.length === 0
-      ? store.all<{ id: number; epoch?: number }>(`SELECT j.value AS id FROM json_each(?) j CROSS JOIN ${k.fts}_docsize d ON d.docid = j.value`, [ids])
-      : store.all<{ id: number; epoch: number }>(
-          // CROSS JOIN keeps the ids as the outer loop (a filter's index would otherwise scan a whole project).
-          `SELECT c.id AS id, c.created_at AS epoch FROM json_each(?) j CROSS JOIN ${k.table} c ON c.id = j.value WHERE ${where.join(' AND ')}`,
-          [ids, ...params],
-        );
+  const rows = store.all<{ id: number; epoch: number }>(
+    // CROSS JOIN keeps the ids as the outer loop (a filter's index would otherwise scan a whole project).
+    `SELECT c.id AS id, c.created_at AS epoch FROM json_each(?) j CROSS JOIN ${k.table} c ON c.id = j.value${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`,
+    [JSON.stringify([...byId.keys()]), ...params],
+  );
   const out: Candidate[] = [];
   for (const r of rows) {
     const x = byId.get(r.id);
     if (x) {
-      if (r.epoch !== undefined) x.epoch = r.epoch;
+      x.epoch = r.epoch;
       out.push(x);
     }
   }
   return out;
-}
-
-/** The rows' times, for the rows returned when existence was asked of the index alone. */
-function withTimes(store: Db, kind: SearchKind, hits: TopHit[]): TopHit[] {
-  const k = KINDS[kind];
-  const times = new Map(
-    store
-      .all<{ id: number; epoch: number }>(`SELECT c.id AS id, c.created_at AS epoch FROM json_each(?) j CROSS JOIN ${k.table} c ON c.id = j.value`, [JSON.stringify(hits.map((h) => h.id))])
-      .map((r) => [r.id, r.epoch] as const),
-  );
-  return hits.filter((h) => times.has(h.id)).map((h) => ({ ...h, epoch: times.get(h.id) ?? 0 }));
 }
 
 /** Exact scores of these rows (absent: the row no longer matches). */
