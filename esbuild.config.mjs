@@ -17,6 +17,7 @@ const nodeEntries = [
   ['cli/main.ts', 'cli-main'],
   ['cli/mcp.ts', 'mcp'],
   ['worker/store/replica.ts', 'replica'],
+  ['worker/search/warmProcess.ts', 'list-warmer'],
 ];
 // Optional entries land as their issues do; missing files are skipped.
 const optionalNodeEntries = [

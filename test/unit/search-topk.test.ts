@@ -13,6 +13,7 @@ import { DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
 import { ListWarmer } from '../../worker/search/listWarmer';
 import { KINDS } from '../../worker/search/records';
 import { buildFacts, rowFacts } from '../../worker/search/rowFacts';
+import { vocabularyDf } from '../../worker/search/termLists';
 import { exactTopK, rankAll, type TopHit, type WeightedPhrase } from '../../worker/search/topK';
 import { insertObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
@@ -259,6 +260,67 @@ describe('lists of the most common words are built in the background', () => {
     }
     assert.equal(builds, 0, 'no list was built on the search path');
     warmer.stop();
+  });
+});
+
+describe('the warm-up in a child process', () => {
+  // Child processes do not get tsx's loader: the build's script (npm test builds first).
+  const SCRIPT = path.resolve(__dirname, '../../dist/list-warmer.js');
+  let store: Store;
+  before(async () => {
+    store = await openStore('topk-child-');
+    let n = 0;
+    await addRows(store, 3000, () => {
+      n++;
+      return { title: `${words(3)} ${n % 7 ? 'cache' : ''}`, narrative: `${words(10)} ${n % 6 ? 'changes' : ''} ${words(5)}` };
+    });
+    // Some of the rows only in the journal segment being written: the child reads those too.
+    await store.snapshot();
+    await addRows(store, 200, () => ({ title: `cache ${words(3)}`, narrative: words(10) }));
+  });
+  after(() => store.close(false));
+
+  let builds = 0;
+  /** The store, counting the statements that rank a phrase's matches from the first id (lists are cached per store object). */
+  const counting = {
+    all: <T>(sql: string, params?: (string | number)[]) => {
+      if (sql.includes('ORDER BY s DESC') && !sql.includes('docid > ?')) builds++;
+      return store.all<T>(sql, params);
+    },
+    get: <T>(sql: string, params?: (string | number)[]) => store.get<T>(sql, params),
+  };
+
+  async function warm(script: string): Promise<ListWarmer> {
+    const warmer = new ListWarmer(counting, 8, nullLogger, { process: { script, dir: store.dir, pageCacheBytes: 4 << 20 } });
+    warmer.start(0);
+    for (let i = 0; i < 1000 && !warmer.done; i++) await new Promise((r) => setTimeout(r, 10));
+    warmer.stop();
+    return warmer;
+  }
+
+  it('hands over lists, counts and facts that searches use as they are', async () => {
+    const warmer = await warm(SCRIPT);
+    assert.equal(warmer.via, 'process');
+    assert.ok(warmer.built >= 2, `${warmer.built} lists made`);
+    assert.equal(rowFacts(counting, KINDS.observation, 0)?.maxId, 3200, 'the rows\' facts came over, the last segment too');
+    const cache = phrasesOf(store, 'cache');
+    assert.equal(vocabularyDf(counting, KINDS.observation, '"cache"', cache.rows, Date.now()), cache.phrases[0].df, 'the vocabulary count of a common word');
+    builds = 0;
+    const searches: [string, SearchFilters][] = [
+      ['cache', { kinds: ['observation'] }],
+      ['changes cache', { kinds: ['observation'], project: 'beta' }],
+    ];
+    for (const [query, f] of searches) {
+      const { phrases, rows, maxId } = phrasesOf(store, query);
+      const got = await exactTopK(counting, 'observation', phrases, f, 20, rows, maxId, Date.now());
+      assertSameTop(got, rankAll(store, 'observation', phrases, f, 20), query);
+    }
+    assert.equal(builds, 0, 'no list built on the search path');
+  });
+
+  it('falls back to steps on this event loop when the process cannot run', async () => {
+    const warmer = await warm(path.join(tempDir('topk-nochild-'), 'missing.js'));
+    assert.equal(warmer.via, 'here', 'warmed here instead');
   });
 });
 

@@ -61,7 +61,8 @@ function asU32(blob: unknown): Uint32Array | undefined {
   return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
 }
 
-function register(db: Database): void {
+/** Registers cm_bm25 on a connection (registerSearchFunctions does it for a store). */
+export function register(db: Database): void {
   db.create_function('cm_bm25', (blob: unknown, table: unknown) => {
     const mi = asU32(blob);
     const w = FTS_WEIGHTS[table as FtsTable];

@@ -6,12 +6,15 @@
 // matches of one word in a window of ids holding about 2,500 of them: termLists.ts), then a
 // timer, so a request waits at most one step (5-20 ms at 100k). At 100k observations the 128 most
 // common words take about 12 s of CPU over the first 15-20 s after start; a small store has no
-// word common enough and is done after one look at its vocabulary.
+// word common enough and is done after one look at its vocabulary. The worker runs the same steps
+// in a child process (warmProcess.ts) when its bundle has one: then nothing here waits on them.
+import { type ChildProcess, fork } from 'node:child_process';
 import type { Logger } from '../../common/node/log';
 import type { Store } from '../store/store';
 import { KINDS, type KindTable } from './records';
-import { buildFacts } from './rowFacts';
-import { buildInSteps, COMMON_SHARE, noteVocabulary } from './termLists';
+import { buildFacts, importFacts } from './rowFacts';
+import { buildInSteps, COMMON_SHARE, importLists, noteVocabulary } from './termLists';
+import type { WarmProcessData, WarmProcessMessage } from './warmProcess';
 
 type Db = Pick<Store, 'all' | 'get'>;
 
@@ -21,17 +24,37 @@ const PAUSE_MS = 2;
 /** Words in fewer rows are ranked on demand in a few milliseconds. */
 const WARM_MIN_ROWS = 2048;
 
+/** Where the warm-up can run in a child process (warmProcess.ts) instead of a step at a time here. */
+export interface WarmProcess {
+  /** The bundled script (list-warmer.js). */
+  script: string;
+  /** The store's directory, read by the process from its files. */
+  dir: string;
+  /** The process's page cache (its reads are mostly sequential). */
+  pageCacheBytes: number;
+}
+
+export interface WarmOptions {
+  process?: WarmProcess;
+  /** Matches ranked per step (termLists.STEP_ROWS; Infinity in the child process). */
+  stepRows?: number;
+}
+
 export class ListWarmer {
   private timer: NodeJS.Timeout | undefined;
+  private child: ChildProcess | undefined;
   private stopped = false;
   /** Lists made so far (status and tests). */
   built = 0;
   done = false;
+  /** Where the work ran, once done. */
+  via: 'process' | 'here' | undefined;
 
   constructor(
     private readonly store: Db,
     private readonly terms: number,
     private readonly log?: Logger,
+    private readonly opts: WarmOptions = {},
   ) {}
 
   start(delayMs: number): void {
@@ -39,6 +62,12 @@ export class ListWarmer {
       this.done = true;
       return;
     }
+    const child = this.opts.process;
+    this.timer = setTimeout(() => (child ? this.inProcess(child) : this.stepHere()), delayMs).unref();
+  }
+
+  /** Steps on this event loop, a timer between them. */
+  private stepHere(): void {
     const steps = this.steps();
     const tick = () => {
       this.timer = undefined;
@@ -54,17 +83,59 @@ export class ListWarmer {
       }
       if (r.done) {
         this.done = true;
+        this.via = 'here';
         return;
       }
       this.timer = setTimeout(tick, PAUSE_MS).unref();
     };
-    this.timer = setTimeout(tick, delayMs).unref();
+    tick();
+  }
+
+  /** The same work in a child process; here, only taking over what it made. If it fails, steps here. */
+  private inProcess(p: WarmProcess): void {
+    this.timer = undefined;
+    if (this.stopped) return;
+    const data: WarmProcessData = { dir: p.dir, terms: this.terms, pageCacheBytes: p.pageCacheBytes };
+    let failure: string | undefined;
+    let child: ChildProcess;
+    try {
+      // 'advanced': the lists' typed arrays travel as they are, not as JSON.
+      child = fork(p.script, [JSON.stringify(data)], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'], execArgv: [] });
+    } catch (e) {
+      this.log?.warn('keyword list warm-up process did not start; warming here instead', { error: (e as Error).message });
+      this.stepHere();
+      return;
+    }
+    this.child = child;
+    child.unref();
+    child.channel?.unref();
+    let stderr = '';
+    child.stderr?.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-500)));
+    child.on('message', (m: WarmProcessMessage) => {
+      if (m.type === 'lists') this.built += importLists(this.store, m.lists, []);
+      else if (m.type === 'done') {
+        importLists(this.store, [], m.vocabulary);
+        importFacts(this.store, m.facts);
+        this.done = true;
+        this.via = 'process';
+        this.log?.info('keyword lists warmed', { lists: this.built, ms: Math.round(m.ms), process: true });
+      } else failure = m.error;
+    });
+    child.on('error', (e) => (failure = e.message));
+    child.on('exit', () => {
+      if (this.child === child) this.child = undefined;
+      if (this.done || this.stopped) return;
+      this.log?.warn('keyword list warm-up process failed; warming here instead', { error: failure ?? (stderr.trim() || 'it exited') });
+      this.stepHere();
+    });
   }
 
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.child?.kill();
+    this.child = undefined;
   }
 
   /** One yield per step. */
@@ -110,6 +181,6 @@ export class ListWarmer {
 
   /** The term's list, ranked window by window of ids; handed to the cache once complete. */
   private *build(k: KindTable, term: string, df: number, rows: number): Generator<void> {
-    if (yield* buildInSteps(this.store, k, `"${term}"`, df, rows, undefined, true)) this.built++;
+    if (yield* buildInSteps(this.store, k, `"${term}"`, df, rows, { ownStem: true, stepRows: this.opts.stepRows })) this.built++;
   }
 }

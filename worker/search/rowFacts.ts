@@ -138,3 +138,14 @@ function add(facts: RowFacts, rows: FactRow[]): boolean {
   facts.maxId = top;
   return true;
 }
+
+/** Every table's facts (the warm-up thread's results). */
+export function exportFacts(store: Db): [string, RowFacts][] {
+  return [...tablesOf(store)];
+}
+
+/** Takes over facts read elsewhere (the warm-up thread); a table read here meanwhile stays. */
+export function importFacts(store: Db, facts: [string, RowFacts][]): void {
+  const byTable = tablesOf(store);
+  for (const [table, f] of facts) if (!byTable.has(table)) byTable.set(table, f);
+}

@@ -44,6 +44,8 @@ export interface SearchServiceOptions {
 const QUERY_RETRY_MS = 30_000;
 /** The vector scan is loaded this long after start (healthy first, then warm). */
 const WARM_DELAY_MS = 1500;
+/** The warm-up process reads doclists front to back: a small cache serves it. */
+const WARM_PROCESS_CACHE_BYTES = 16 << 20;
 
 export class SearchService {
   readonly settings: SearchConfig;
@@ -125,7 +127,10 @@ export class SearchService {
     });
     this.indexer?.kick();
     // The most common words' keyword lists, built a step at a time once start-up is done.
-    this.listWarmer = new ListWarmer(this.deps.store, this.settings.search.keywordWarmTerms, this.deps.log);
+    const store = this.deps.store;
+    const script = warmProcessScript();
+    const child = script ? { script, dir: store.dir, pageCacheBytes: WARM_PROCESS_CACHE_BYTES } : undefined;
+    this.listWarmer = new ListWarmer(store, this.settings.search.keywordWarmTerms, this.deps.log, { process: child });
     this.listWarmer.start(WARM_DELAY_MS);
     // Load the vector scan soon after start, off the request path, so the first semantic query is fast.
     if (this.semantic) {
@@ -248,6 +253,15 @@ function makeEmbedders(cfg: SearchConfig, log: Logger, threadScript?: string): {
     // The indexer's thread goes quiet soon after a backlog; loading the model again costs about 0.2 s.
     index: createLocalEmbedder({ threadScript: script, idleMs: Math.min(s.embedderIdleMs, 60_000), batchSize: s.indexBatchSize, log }),
   };
+}
+
+/**
+ * The keyword warm-up process's script: beside the bundle, or the build's when run from the
+ * sources; none, or CLAUDE_MEM_WARM_PROCESS=0: the warm-up steps on the worker's event loop.
+ */
+function warmProcessScript(): string | undefined {
+  if (process.env.CLAUDE_MEM_WARM_PROCESS === '0') return undefined;
+  return [path.join(__dirname, 'list-warmer.js'), path.resolve(__dirname, '..', '..', 'dist', 'list-warmer.js')].find((p) => fs.existsSync(p));
 }
 
 export function defaultThreadScript(): string | undefined {

@@ -206,23 +206,32 @@ function merge(list: TermList, added: Ranked[], size: number, maxId: number): Te
 /** Matches ranked per step of a step-wise build. */
 export const STEP_ROWS = 2500;
 
+export interface BuildOptions {
+  /** Rows the list keeps (default: listSizeFor). */
+  size?: number;
+  /** A vocabulary term: skipped unless it is its own stem, which no query's key could reach otherwise. */
+  ownStem?: boolean;
+  /** Matches ranked per step (Infinity: one statement, for a thread with no one to wait on it). */
+  stepRows?: number;
+}
+
 /**
  * Builds the phrase's list a window of ids at a time (about STEP_ROWS matches each), yielding
  * between windows so the caller can let other work run: what the warm-up (listWarmer.ts) and a
  * search meeting a common word without a list (topK.ts) do instead of one long statement. The
- * result is the list one statement would make (of `listSize` rows; undefined: listSizeFor; `rows`:
- * the table's rows now). Returns whether the list was kept: not when
- * `ownStem` (the warm-up's vocabulary terms) and the term is not its own stem, which no query's
- * key could reach, nor when a search kept one meanwhile.
+ * result is the list one statement would make (`rows`: the table's rows now). Returns whether the
+ * list was kept: not for an `ownStem` term that is not its own stem, nor when a search kept one
+ * meanwhile.
  */
-export function* buildInSteps(store: Db, k: KindTable, phrase: string, df: number, rows: number, listSize?: number, ownStem = false): Generator<void, boolean> {
+export function* buildInSteps(store: Db, k: KindTable, phrase: string, df: number, rows: number, opts: BuildOptions = {}): Generator<void, boolean> {
+  const { ownStem = false, stepRows = STEP_ROWS } = opts;
   // rows comes from the caller: count(*) walks an index (9 ms at 100k), max(id) does not.
   const maxId = Number(store.all<{ m: number | null }>(`SELECT max(id) AS m FROM ${k.table}`)[0]?.m ?? 0);
-  const size = listSize ?? listSizeFor(df, rows);
+  const size = opts.size ?? listSizeFor(df, rows);
   const cache = cacheOf(store);
   const terms = indexTerms(store, cache, phrase);
   if (maxId === 0 || (ownStem && terms !== phrase.slice(1, -1))) return false;
-  const span = Math.max(1, Math.ceil((STEP_ROWS * maxId) / Math.max(df, 1)));
+  const span = Math.max(1, Math.ceil((stepRows * maxId) / Math.max(df, 1)));
   const best = new TopRows(size + 1);
   for (let lo = 0; lo < maxId; lo += span) {
     best.add(rank(store, k, phrase, lo, Math.min(maxId, lo + span), size + 1));
@@ -276,4 +285,29 @@ class TopRows {
   ranked(): Ranked[] {
     return Array.from({ length: this.n }, (_, i) => ({ id: this.ids[i], s: this.s[i] }));
   }
+}
+
+/** A list as a thread hands it over (listWarmer.ts): its key and its fields. */
+export interface ListEntry {
+  key: string;
+  list: TermList;
+}
+
+/** Every kept list and vocabulary count of a store (the warm-up thread's results). */
+export function exportLists(store: Db): { lists: ListEntry[]; vocabulary: [string, { df: number; rows: number; at: number }][] } {
+  const cache = cacheOf(store);
+  return { lists: [...cache.lists].map(([key, list]) => ({ key, list })), vocabulary: [...cache.vocabulary] };
+}
+
+/** Takes over lists and counts made elsewhere (the warm-up thread); a list a search kept meanwhile stays. */
+export function importLists(store: Db, lists: ListEntry[], vocabulary: [string, { df: number; rows: number; at: number }][]): number {
+  const cache = cacheOf(store);
+  for (const [key, v] of vocabulary) if (!cache.vocabulary.has(key)) cache.vocabulary.set(key, v);
+  let taken = 0;
+  for (const { key, list } of lists) {
+    if (cache.lists.has(key)) continue;
+    install(cache, key, list);
+    taken++;
+  }
+  return taken;
 }

@@ -49,7 +49,7 @@ export async function exactTopK(store: Db, kind: SearchKind, phrases: WeightedPh
   const sizes = phrases.map((x) => listSize ?? listSizeFor(x.df, rows));
   for (const [i, x] of phrases.entries()) {
     if (x.df > 2 * STEP_ROWS && needsBuild(store, k, x.p, sizes[i], rows, now)) {
-      const steps = buildInSteps(store, k, x.p, x.df, rows, sizes[i]);
+      const steps = buildInSteps(store, k, x.p, x.df, rows, { size: sizes[i] });
       while (!steps.next().done) await new Promise((r) => setImmediate(r));
     }
   }

@@ -321,6 +321,11 @@ export class Store {
     return this.journal.syncTimes.summary();
   }
 
+  /** The directory of its files (a thread can open them read-only: search/warmThread.ts). */
+  get dir(): string {
+    return this.opts.dir;
+  }
+
   get journalGen(): number {
     return this.journal.gen;
   }

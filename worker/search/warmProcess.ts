@@ -1,0 +1,92 @@
+// The keyword lists' warm-up (listWarmer.ts) in a child process: it opens the database from its
+// files read-only (the newest checkpoint and the journal segments after it, as recovery does),
+// ranks the commonest words' matches one statement each, at low priority, and sends each list as
+// it is made, then the vocabulary counts and the rows' facts, and exits. On the worker's own event
+// loop the same work took 12 s of CPU at 100k records in steps of up to 60 ms (each window of a
+// common word decodes its doclist again from the start), and it filled the worker's page cache and
+// heap with what only the warm-up reads. A thread did the work but its memory stayed in the
+// worker's RSS after it exited (the allocator keeps a finished thread's arena): 70 MB at 100k. A
+// process gives all of it back. Rows written after the files it read are merged in by the worker
+// when a list is next used (termLists.ts), as for any list.
+import * as os from 'node:os';
+import { StatementCache } from '../store/apply';
+import type { Param } from '../store/records';
+import { pagedFiles, recover } from '../store/recovery';
+import { loadSqlJs } from '../store/sqlite';
+import type { Row } from '../store/store';
+import { BACKGROUND_NICE } from '../threadPriority';
+import { register } from './bm25';
+import { ListWarmer } from './listWarmer';
+import { exportFacts } from './rowFacts';
+import { exportLists } from './termLists';
+
+/** What the worker passes (as JSON, the first argument). */
+export interface WarmProcessData {
+  dir: string;
+  terms: number;
+  pageCacheBytes: number;
+}
+
+export type WarmProcessMessage =
+  | { type: 'lists'; lists: ReturnType<typeof exportLists>['lists'] }
+  | { type: 'done'; vocabulary: ReturnType<typeof exportLists>['vocabulary']; facts: ReturnType<typeof exportFacts>; ms: number }
+  | { type: 'failed'; error: string };
+
+function send(m: WarmProcessMessage): Promise<void> {
+  return new Promise((resolve, reject) => process.send?.(m, undefined, undefined, (e) => (e ? reject(e) : resolve())) ?? reject(new Error('no IPC channel')));
+}
+
+async function main(): Promise<void> {
+  if (!process.send) throw new Error('the list warm-up runs as a child of the worker');
+  // The worker going away closes the channel: nothing is left to warm for.
+  process.on('disconnect', () => process.exit(0));
+  try {
+    os.setPriority(0, BACKGROUND_NICE);
+  } catch {
+    /* not allowed here: runs at the worker's priority */
+  }
+  const t0 = performance.now();
+  const { dir, terms, pageCacheBytes } = JSON.parse(process.argv[2] ?? '{}') as WarmProcessData;
+  const SQL = await loadSqlJs();
+  const { db } = recover(SQL, dir, { quarantine: false, pageCacheBytes });
+  try {
+    register(db);
+    const cache = new StatementCache(db);
+    const reader = {
+      all<T = Row>(sql: string, params: Param[] = []): T[] {
+        const st = cache.get(sql);
+        const rows: T[] = [];
+        try {
+          st.bind(params as never);
+          while (st.step()) rows.push(cache.row<T>(st));
+        } finally {
+          st.reset();
+        }
+        return rows;
+      },
+      get<T = Row>(sql: string, params: Param[] = []): T | undefined {
+        return this.all<T>(sql, params)[0];
+      },
+    };
+    const posted = new Set<string>();
+    const steps = new ListWarmer(reader, terms, undefined, { stepRows: Infinity }).steps();
+    for (let r = steps.next(); ; r = steps.next()) {
+      const lists = exportLists(reader).lists.filter((e) => !posted.has(e.key));
+      for (const e of lists) posted.add(e.key);
+      if (lists.length > 0) await send({ type: 'lists', lists });
+      if (r.done) break;
+    }
+    await send({ type: 'done', vocabulary: exportLists(reader).vocabulary, facts: exportFacts(reader), ms: performance.now() - t0 });
+  } finally {
+    db.close();
+    pagedFiles.get(db)?.close();
+  }
+}
+
+main().then(
+  () => process.disconnect?.(),
+  async (e: Error) => {
+    await send({ type: 'failed', error: e.message }).catch(() => undefined);
+    process.disconnect?.();
+  },
+);
