@@ -15,7 +15,7 @@ import { bm25Idf } from './bm25';
 import type { RankedHit } from './keyword';
 import type { SearchFilters } from './params';
 import { filterSql, KINDS } from './records';
-import { factsCanFilter, passes, projectCode, rowFacts } from './rowFacts';
+import { factsCanFilter, passes, projectCode, rowFacts, type RowFacts } from './rowFacts';
 import { buildInSteps, listSizeFor, needsBuild, STEP_ROWS, termList, type TermList } from './termLists';
 
 type Db = Pick<Store, 'all' | 'get'>;
@@ -109,6 +109,9 @@ function fromLists(store: Db, kind: SearchKind, phrases: WeightedPhrase[], lists
     floors += floor;
     for (let j = 0; j < l.ids.length; j++) {
       const id = l.ids[j];
+      // Past the table's highest id: no such row here (a list handed over by the warm-up process
+      // after this store lost a write it could not journal).
+      if (id > upTo) continue;
       if (a.met[id] !== a.clock) {
         a.met[id] = a.clock;
         a.sum[id] = 0;
@@ -130,7 +133,7 @@ function fromLists(store: Db, kind: SearchKind, phrases: WeightedPhrase[], lists
     // Floors are summed in list order both times, so a row every incomplete list holds has 0 here.
     ubs.push(a.sum[id] + (floors - a.heldFloors[id]));
   }
-  const check = checker(store, kind, f, upTo);
+  const check = checker(store, kind, f, facts);
   for (let take = FIRST_TAKE; ; take *= 8) {
     const { queue, rest } = best(ids, ubs, take, a);
     // A row in no list has at most every incomplete list's floor.
@@ -204,9 +207,8 @@ function byLb(a: Candidate, b: Candidate): number {
  * in-memory row facts (rowFacts.ts). Reading a content row per candidate meant a page-cache chunk
  * per candidate at 100k; only the other filters (platform, types, concepts, file) still do.
  */
-function checker(store: Db, kind: SearchKind, f: SearchFilters, upTo: number): (batch: Candidate[]) => Candidate[] {
+function checker(store: Db, kind: SearchKind, f: SearchFilters, facts: RowFacts | undefined): (batch: Candidate[]) => Candidate[] {
   const k = KINDS[kind];
-  const facts = factsCanFilter(f) ? rowFacts(store, k, upTo) : undefined;
   if (!facts) return (batch) => filteredInSql(store, kind, batch, f);
   const code = projectCode(facts, f.project);
   return (batch) => {
