@@ -78,6 +78,21 @@ function phrasesOf(store: Store, query: string): { phrases: WeightedPhrase[]; ro
   return { phrases, rows, maxId };
 }
 
+/** The store (lists are cached per store object), counting the statements that rank a phrase's matches from the first id. */
+function countingBuilds(store: () => Store): { db: Pick<Store, 'all' | 'get'>; builds: number } {
+  const counting = {
+    builds: 0,
+    db: {
+      all: <T>(sql: string, params?: (string | number)[]) => {
+        if (sql.includes('ORDER BY s DESC') && !sql.includes('docid > ?')) counting.builds++;
+        return store().all<T>(sql, params);
+      },
+      get: <T>(sql: string, params?: (string | number)[]) => store().get<T>(sql, params),
+    },
+  };
+  return counting;
+}
+
 /** Same scores in the same order, and the same rows wherever the score does not tie with a neighbour. */
 function assertSameTop(got: TopHit[], want: TopHit[], what: string): void {
   const r = (x: number) => Math.round(x * 1e9) / 1e9;
@@ -236,29 +251,21 @@ describe('lists of the most common words are built in the background', () => {
   after(() => store.close(false));
 
   it('a step at a time, after which searches rank from them without building any', async () => {
-    let builds = 0;
-    // The same store, counting the statements that rank a phrase's matches from the first id.
-    const counting = {
-      all: <T>(sql: string, params?: (string | number)[]) => {
-        if (sql.includes('ORDER BY s DESC') && !sql.includes('docid > ?')) builds++;
-        return store.all<T>(sql, params);
-      },
-      get: <T>(sql: string, params?: (string | number)[]) => store.get<T>(sql, params),
-    };
-    const warmer = new ListWarmer(counting, 8);
+    const counting = countingBuilds(() => store);
+    const warmer = new ListWarmer(counting.db, 8);
     warmer.start(0);
     for (let i = 0; i < 500 && !warmer.done; i++) await new Promise((r) => setTimeout(r, 10));
     assert.ok(warmer.done, 'the warm-up finished');
     assert.ok(warmer.built >= 2, 'a list for "cache", one for the stem of change, changes, changed (and the commonest filler words)');
-    assert.ok(builds > 2, 'built window by window');
-    builds = 0;
+    assert.ok(counting.builds > 2, 'built window by window');
+    counting.builds = 0;
     const f: SearchFilters = { kinds: ['observation'] };
     for (const query of ['cache', 'changed', 'changes', 'cache changing']) {
       const { phrases, rows, maxId } = phrasesOf(store, query);
-      const got = await exactTopK(counting, 'observation', phrases, f, 20, rows, maxId, Date.now());
+      const got = await exactTopK(counting.db, 'observation', phrases, f, 20, rows, maxId, Date.now());
       assertSameTop(got, rankAll(store, 'observation', phrases, f, 20), query);
     }
-    assert.equal(builds, 0, 'no list was built on the search path');
+    assert.equal(counting.builds, 0, 'no list was built on the search path');
     warmer.stop();
   });
 });
@@ -280,18 +287,10 @@ describe('the warm-up in a child process', () => {
   });
   after(() => store.close(false));
 
-  let builds = 0;
-  /** The store, counting the statements that rank a phrase's matches from the first id (lists are cached per store object). */
-  const counting = {
-    all: <T>(sql: string, params?: (string | number)[]) => {
-      if (sql.includes('ORDER BY s DESC') && !sql.includes('docid > ?')) builds++;
-      return store.all<T>(sql, params);
-    },
-    get: <T>(sql: string, params?: (string | number)[]) => store.get<T>(sql, params),
-  };
+  const counting = countingBuilds(() => store);
 
   async function warm(script: string): Promise<ListWarmer> {
-    const warmer = new ListWarmer(counting, 8, nullLogger, { process: { script, dir: store.dir, pageCacheBytes: 4 << 20 } });
+    const warmer = new ListWarmer(counting.db, 8, nullLogger, { process: { script, dir: store.dir, pageCacheBytes: 4 << 20 } });
     warmer.start(0);
     for (let i = 0; i < 1000 && !warmer.done; i++) await new Promise((r) => setTimeout(r, 10));
     warmer.stop();
@@ -302,20 +301,20 @@ describe('the warm-up in a child process', () => {
     const warmer = await warm(SCRIPT);
     assert.equal(warmer.via, 'process');
     assert.ok(warmer.built >= 2, `${warmer.built} lists made`);
-    assert.equal(rowFacts(counting, KINDS.observation, 0)?.maxId, 3200, 'the rows\' facts came over, the last segment too');
+    assert.equal(rowFacts(counting.db, KINDS.observation, 0)?.maxId, 3200, 'the rows\' facts came over, the last segment too');
     const cache = phrasesOf(store, 'cache');
-    assert.equal(vocabularyDf(counting, KINDS.observation, '"cache"', cache.rows, Date.now()), cache.phrases[0].df, 'the vocabulary count of a common word');
-    builds = 0;
+    assert.equal(vocabularyDf(counting.db, KINDS.observation, '"cache"', cache.rows, Date.now()), cache.phrases[0].df, 'the vocabulary count of a common word');
+    counting.builds = 0;
     const searches: [string, SearchFilters][] = [
       ['cache', { kinds: ['observation'] }],
       ['changes cache', { kinds: ['observation'], project: 'beta' }],
     ];
     for (const [query, f] of searches) {
       const { phrases, rows, maxId } = phrasesOf(store, query);
-      const got = await exactTopK(counting, 'observation', phrases, f, 20, rows, maxId, Date.now());
+      const got = await exactTopK(counting.db, 'observation', phrases, f, 20, rows, maxId, Date.now());
       assertSameTop(got, rankAll(store, 'observation', phrases, f, 20), query);
     }
-    assert.equal(builds, 0, 'no list built on the search path');
+    assert.equal(counting.builds, 0, 'no list built on the search path');
   });
 
   it('falls back to steps on this event loop when the process cannot run', async () => {
