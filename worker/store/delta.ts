@@ -11,7 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { listGenFiles, syncDir } from './journal';
+import { listGenFiles, writeAtomically } from './journal';
 import { PAGED_CHUNK } from './pagedFile';
 
 const MAGIC = Buffer.from('CMEMDLT1', 'ascii');
@@ -71,11 +71,7 @@ export async function writeDelta(dir: string, gen: number, prevGen: number, leng
     return { index: c.index, crc: crc32(c.data) };
   });
   const head = encodeHead(gen, prevGen, length, listed);
-  const final = path.join(dir, deltaName(gen));
-  const tmp = `${final}.tmp-${process.pid}`;
-  const fh = await fs.promises.open(tmp, 'w', 0o600);
-  let ok = false;
-  try {
+  await writeAtomically(path.join(dir, deltaName(gen)), async (fh) => {
     const parts: Uint8Array[] = [head, ...sorted.map((c) => c.data)];
     let pos = 0;
     // A few large writes (writev), not one per chunk.
@@ -90,14 +86,7 @@ export async function writeDelta(dir: string, gen: number, prevGen: number, leng
       }
       pos += want;
     }
-    await fh.sync();
-    ok = true;
-  } finally {
-    await fh.close();
-    if (!ok) await fs.promises.unlink(tmp).catch(() => undefined);
-  }
-  await fs.promises.rename(tmp, final);
-  await syncDir(dir);
+  });
   const base = head.length;
   return { gen, prevGen, length, bytes: base + sorted.length * PAGED_CHUNK, entries: listed.map((c, k) => ({ ...c, offset: base + k * PAGED_CHUNK })) };
 }

@@ -364,6 +364,27 @@ export class JournalWriter {
   }
 }
 
+/**
+ * Writes `final` whole or not at all: `write` fills a temp file beside it, which is fsynced, renamed
+ * over `final` and the directory fsynced. A failed write (disk full) leaves no half file behind, and
+ * whatever `final` was stays untouched. Snapshots and deltas are written this way.
+ */
+export async function writeAtomically(final: string, write: (fh: fs.promises.FileHandle) => Promise<void>): Promise<void> {
+  const tmp = `${final}.tmp-${process.pid}`;
+  const fh = await fs.promises.open(tmp, 'w', 0o600);
+  let ok = false;
+  try {
+    await write(fh);
+    await fh.sync();
+    ok = true;
+  } finally {
+    await fh.close();
+    if (!ok) await fs.promises.unlink(tmp).catch(() => undefined);
+  }
+  await fs.promises.rename(tmp, final);
+  await syncDir(path.dirname(final));
+}
+
 export async function syncDir(dir: string): Promise<void> {
   try {
     const h = await fs.promises.open(dir, 'r');

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { listGenFiles, syncDir } from './journal';
+import { listGenFiles, writeAtomically } from './journal';
 import { LazyFileBytes } from './lazyFile';
 import { PAGED_CHUNK } from './pagedFile';
 
@@ -55,10 +55,7 @@ export async function writeSnapshot(dir: string, gen: number, bytes: Uint8Array)
 export async function writeSnapshotFrom(dir: string, gen: number, length: number, pieces: AsyncIterable<Uint8Array>): Promise<string> {
   const table = Buffer.alloc(4 * chunkCount(length));
   const final = path.join(dir, snapshotName(gen));
-  const tmp = `${final}.tmp-${process.pid}`;
-  const fh = await fs.promises.open(tmp, 'w', 0o600);
-  let ok = false;
-  try {
+  await writeAtomically(final, async (fh) => {
     let off = 0;
     let crc = 0;
     for await (const piece of pieces) {
@@ -76,15 +73,7 @@ export async function writeSnapshotFrom(dir: string, gen: number, length: number
     head.writeUInt32LE(crc, 16);
     head.writeUInt32LE(crc32(table), 20);
     await fh.write(head, 0, HEADER, 0);
-    await fh.sync();
-    ok = true;
-  } finally {
-    await fh.close();
-    // A failed write (disk full) leaves no half file behind; the previous snapshot is untouched.
-    if (!ok) await fs.promises.unlink(tmp).catch(() => undefined);
-  }
-  await fs.promises.rename(tmp, final);
-  await syncDir(dir);
+  });
   return final;
 }
 
