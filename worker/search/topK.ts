@@ -47,18 +47,21 @@ const CHECK_BATCH = 256;
 export async function exactTopK(store: Db, kind: SearchKind, phrases: WeightedPhrase[], f: SearchFilters, depth: number, rows: number, maxId: number, now: number, listSize?: number): Promise<TopHit[]> {
   const k = KINDS[kind];
   const sizes = phrases.map((x) => listSize ?? listSizeFor(x.df, rows));
+  let waited = false;
   for (const [i, x] of phrases.entries()) {
     if (x.df > 2 * STEP_ROWS && needsBuild(store, k, x.p, sizes[i], rows, now)) {
       const steps = buildInSteps(store, k, x.p, x.df, rows, { size: sizes[i] });
       while (!steps.next().done) await new Promise((r) => setImmediate(r));
+      waited = true;
     }
   }
-  const upTo = Math.max(maxId, currentMaxId(store, kind));
+  // Rows may have been added while other work ran between the build's steps; otherwise maxId is current.
+  const upTo = waited ? Math.max(maxId, currentMaxId(store, kind)) : maxId;
   const lists = phrases.map((x, i) => termList(store, k, x.p, sizes[i], rows, upTo, now));
   return fromLists(store, kind, phrases, lists, f, depth, upTo) ?? rankAll(store, kind, phrases, f, depth);
 }
 
-/** Rows may have been added while a list was built. */
+/** The table's highest id now. */
 function currentMaxId(store: Db, kind: SearchKind): number {
   return Number(store.get<{ m: number | null }>(`SELECT max(id) AS m FROM ${KINDS[kind].table}`)?.m ?? 0);
 }

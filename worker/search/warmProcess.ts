@@ -53,20 +53,8 @@ async function main(): Promise<void> {
     register(db);
     const cache = new StatementCache(db);
     const reader = {
-      all<T = Row>(sql: string, params: Param[] = []): T[] {
-        const st = cache.get(sql);
-        const rows: T[] = [];
-        try {
-          st.bind(params as never);
-          while (st.step()) rows.push(cache.row<T>(st));
-        } finally {
-          st.reset();
-        }
-        return rows;
-      },
-      get<T = Row>(sql: string, params: Param[] = []): T | undefined {
-        return this.all<T>(sql, params)[0];
-      },
+      all: <T = Row>(sql: string, params: Param[] = []) => cache.rows<T>(sql, params),
+      get: <T = Row>(sql: string, params: Param[] = []) => cache.first<T>(sql, params),
     };
     const posted = new Set<string>();
     const steps = new ListWarmer(reader, terms, undefined, { stepRows: Infinity }).steps();

@@ -8,6 +8,30 @@ export class StatementCache {
   private readonly names = new Map<SqlStatement, string[]>();
   constructor(private readonly db: Database) {}
 
+  /** Every row the statement returns, as objects (Store.all, and the keyword warm-up process's reader). */
+  rows<T>(sql: string, params: Param[]): T[] {
+    const st = this.get(sql);
+    const rows: T[] = [];
+    try {
+      st.bind(params as never);
+      while (st.step()) rows.push(this.row<T>(st));
+    } finally {
+      st.reset();
+    }
+    return rows;
+  }
+
+  /** The first row the statement returns (Store.get). */
+  first<T>(sql: string, params: Param[]): T | undefined {
+    const st = this.get(sql);
+    try {
+      st.bind(params as never);
+      return st.step() ? this.row<T>(st) : undefined;
+    } finally {
+      st.reset();
+    }
+  }
+
   /** The current row as an object, like getAsObject but without re-reading the column names. */
   row<T>(st: SqlStatement): T {
     const values = st.get();

@@ -143,25 +143,11 @@ export class Store {
   }
 
   all<T = Row>(sql: string, params: Param[] = []): T[] {
-    const st = this.cache.get(sql);
-    const rows: T[] = [];
-    try {
-      st.bind(params as never);
-      while (st.step()) rows.push(this.cache.row<T>(st));
-    } finally {
-      st.reset();
-    }
-    return rows;
+    return this.cache.rows<T>(sql, params);
   }
 
   get<T = Row>(sql: string, params: Param[] = []): T | undefined {
-    const st = this.cache.get(sql);
-    try {
-      st.bind(params as never);
-      return st.step() ? this.cache.row<T>(st) : undefined;
-    } finally {
-      st.reset();
-    }
+    return this.cache.first<T>(sql, params);
   }
 
   /**
