@@ -412,11 +412,31 @@ describe('snapshot format v1', () => {
   });
 });
 
+describe('page cache budget', () => {
+  it("is shared between the chunks and SQLite's own page cache, and both halves are bounded", async () => {
+    const dir = await seeded(6000);
+    const budget = 16 * PAGED_CHUNK;
+    const s = await Store.open({ dir, log: nullLogger, snapshotJournalBytes: 2 ** 40, replicaScript: null, pageCacheBytes: budget, deltaMinBytes: 0 });
+    try {
+      // cache_size < 0 is KiB: half the budget.
+      assert.equal(s.get<{ cache_size: number }>('PRAGMA cache_size')?.cache_size, -(budget / 2 / 1024));
+      assert.ok(s.pageCache && s.pageCache.size > 2 * budget, `database ${s.pageCache?.size} bytes vs budget ${budget}`);
+      for (let i = 0; i < 3; i++) assert.equal(count(s), 6000);
+      assert.equal(Number(s.get<{ n: number }>('SELECT sum(length(body)) AS n FROM t')?.n), 6000 * 600);
+      assert.ok(s.pageCache.cachedBytes <= budget / 2, `chunks held ${s.pageCache.cachedBytes} bytes`);
+      assert.ok(s.pageCache.evictions > 0);
+    } finally {
+      await s.close(false);
+    }
+  });
+});
+
 describe('page cache setting', () => {
-  it('is on (64 MiB) unless CLAUDE_MEM_PAGE_CACHE_MB says otherwise; 0 turns it off', () => {
-    assert.equal(pageCacheBytesFromEnv({}), 64 << 20);
-    assert.equal(pageCacheBytesFromEnv({ CLAUDE_MEM_PAGE_CACHE_MB: '' }), 64 << 20);
-    assert.equal(pageCacheBytesFromEnv({ CLAUDE_MEM_PAGE_CACHE_MB: 'lots' }), 64 << 20);
+  it("is on (16 MiB, shared with SQLite's own page cache) unless CLAUDE_MEM_PAGE_CACHE_MB says otherwise; 0 turns it off", () => {
+    assert.equal(pageCacheBytesFromEnv({}), 16 << 20);
+    assert.equal(pageCacheBytesFromEnv({ CLAUDE_MEM_PAGE_CACHE_MB: '' }), 16 << 20);
+    assert.equal(pageCacheBytesFromEnv({ CLAUDE_MEM_PAGE_CACHE_MB: 'lots' }), 16 << 20);
+    assert.equal(pageCacheBytesFromEnv({ CLAUDE_MEM_PAGE_CACHE_MB: '64' }), 64 << 20);
     assert.equal(pageCacheBytesFromEnv({ CLAUDE_MEM_PAGE_CACHE_MB: '0' }), 0);
     assert.equal(pageCacheBytesFromEnv({ CLAUDE_MEM_PAGE_CACHE_MB: '16' }), 16 << 20);
     assert.equal(pageCacheBytesFromEnv({ CLAUDE_MEM_PAGE_CACHE_MB: '1' }), 4 << 20);

@@ -14,7 +14,7 @@ import type { Database, SqlJsStatic } from 'sql.js';
 import { listSegments, readSegment, segmentName } from './journal';
 import { decodeTx } from './records';
 import { listSnapshots, openSnapshot, snapshotName } from './snapshot';
-import { PagedBytes } from './pagedFile';
+import { PagedBytes, splitPageCache } from './pagedFile';
 import { openChain } from './chain';
 import { deltaName, listDeltas } from './delta';
 import { applyTx, StatementCache } from './apply';
@@ -126,7 +126,8 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
       }
     }
   }
-  tuneConnection(db);
+  // A paged database shares the budget with SQLite's own page cache (pagedFile.ts).
+  tuneConnection(db, pagedFiles.has(db) ? splitPageCache(opts.pageCacheBytes ?? 0).sqliteBytes : undefined);
 
   // Every gen from the base to the newest segment must be there (segments are numbered without gaps).
   // A snapshot's (or delta's) own segment is created before it (rotation), so it must be there too.
@@ -187,7 +188,7 @@ function openPaged(SQL: SqlJsStatic, dir: string, gen: number, opts: RecoveryOpt
       skip.add(f);
       if (opts.quarantine) quarantine(dir, f, true);
     }
-    const paged = new PagedBytes(chain, opts.pageCacheBytes ?? 0);
+    const paged = new PagedBytes(chain, splitPageCache(opts.pageCacheBytes ?? 0).chunkBytes);
     let damaged: string | undefined;
     paged.onDamage = (file) => (damaged = file);
     try {

@@ -28,7 +28,9 @@ export function loadSqlJs(): Promise<SqlJsStatic> {
  * so SQLite's rollback journal only needs to support ROLLBACK: keeping it in memory saves
  * creating, writing and deleting a MEMFS file on every transaction.
  */
-export function tuneConnection(db: Database): void {
+export function tuneConnection(db: Database, pageCacheBytes?: number): void {
+  // SQLite's own page cache (default 2 MB); its pages stay in sql.js's heap, which never shrinks.
+  if (pageCacheBytes) db.run(`PRAGMA cache_size = -${Math.max(64, Math.floor(pageCacheBytes / 1024))}`);
   db.run('PRAGMA locking_mode=EXCLUSIVE'); // one connection: skip the hot-journal stat() before every transaction
   db.run('PRAGMA journal_mode=MEMORY');
   db.run('PRAGMA temp_store=MEMORY');
