@@ -8,6 +8,18 @@ import * as vm from 'node:vm';
 let gc: (() => void) | null | undefined;
 
 /**
+ * Keeps V8's young generation at its first size (two 1 MB semi-spaces) instead of letting it
+ * double up to 16 MB each under load: 300 keyword searches at 100k records grew it to 34 MB, most
+ * of it garbage held until the next scavenge. Scavenges get more frequent and short-lived objects
+ * are promoted sooner; bench/scale shows no slower search or import (docs/benchmarks.md). Set at
+ * run time for the same reason as --expose-gc: --max-semi-space-size is read only at start, while
+ * the growth factor is read each time the young generation would grow.
+ */
+export function boundYoungGeneration(): void {
+  v8.setFlagsFromString('--semi-space-growth-factor=1');
+}
+
+/**
  * Runs a full GC now and twice more a second apart: the first finalizes the dropped objects, a
  * WebAssembly memory's pages go back only at a later one, and V8 shrinks its heap only at the one
  * after (measured on the scan's arena: one GC left all of it in RSS). False when this runtime does
