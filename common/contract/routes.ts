@@ -583,7 +583,7 @@ export interface StatsResponse {
   worker: { pid: number; version: string; uptimeMs: number; rssBytes: number; heapUsedBytes: number; streamClients: number };
   /** state: 'ok', 'degraded' (acknowledged data missing) or 'read-only'; message says what to do.
    * The journal and snapshot figures are diagnostics for people and benches. */
-  storage: { state: 'ok' | 'degraded' | 'read-only'; message: string | null; journalBytes: number; journalGen: number; lastSnapshot: unknown; fdatasync: unknown };
+  storage: { state: 'ok' | 'degraded' | 'read-only'; message: string | null; journalBytes: number; journalGen: number; lastSnapshot: unknown; fdatasync: unknown; pageCache?: { size: number; cachedBytes: number; dirtyBytes: number; reads: number; evictions: number; headGen: number } };
 }
 
 /** GET /api/queue: counts, and the dead jobs themselves. */

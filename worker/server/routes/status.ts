@@ -74,7 +74,7 @@ export function statusRoutes(app: Hono, ctx: AppContext): void {
         modelOutput: Number(tokens?.o ?? 0) + Number(sumTokens?.o ?? 0),
         discovery: Number(tokens?.d ?? 0),
       },
-      storage: { state: ctx.store.degraded ? 'degraded' : ctx.store.broken ? 'read-only' : 'ok', message: readinessMessage(ctx), journalBytes: ctx.store.journalBytes, journalGen: ctx.store.journalGen, lastSnapshot: ctx.store.lastSnapshot ?? null, fdatasync: ctx.store.syncTimes },
+      storage: { state: ctx.store.degraded ? 'degraded' : ctx.store.broken ? 'read-only' : 'ok', message: readinessMessage(ctx), journalBytes: ctx.store.journalBytes, journalGen: ctx.store.journalGen, lastSnapshot: ctx.store.lastSnapshot ?? null, fdatasync: ctx.store.syncTimes, pageCache: ctx.store.pageCache },
       worker: { pid: process.pid, version: VERSION, uptimeMs: Date.now() - ctx.startedAt, rssBytes: process.memoryUsage().rss, heapUsedBytes: process.memoryUsage().heapUsed, streamClients: ctx.events.clientCount },
     };
     return c.json(body);
