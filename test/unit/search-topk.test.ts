@@ -12,6 +12,7 @@ import { Searcher } from '../../worker/search/searcher';
 import { DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
 import { ListWarmer } from '../../worker/search/listWarmer';
 import { KINDS } from '../../worker/search/records';
+import { docLengths } from '../../worker/search/docLengths';
 import { buildFacts, rowFacts } from '../../worker/search/rowFacts';
 import { vocabularyDf } from '../../worker/search/termLists';
 import { exactTopK, rankAll, type TopHit, type WeightedPhrase } from '../../worker/search/topK';
@@ -302,6 +303,7 @@ describe('the warm-up in a child process', () => {
     assert.equal(warmer.via, 'process');
     assert.ok(warmer.built >= 2, `${warmer.built} lists made`);
     assert.equal(rowFacts(counting.db, KINDS.observation, 0)?.maxId, 3200, 'the rows\' facts came over, the last segment too');
+    assert.equal(docLengths(counting.db, KINDS.observation)?.maxId, 3200, 'and their lengths');
     const cache = phrasesOf(store, 'cache');
     assert.equal(vocabularyDf(counting.db, KINDS.observation, '"cache"', cache.rows, Date.now()), cache.phrases[0].df, 'the vocabulary count of a common word');
     counting.builds = 0;

@@ -4,8 +4,13 @@
 // each statement: at 100k rows that doubled the cost of a query with a common word. So the caller
 // looks document frequencies up once (cached, see keyword.ts) and passes them in bm25Idf before
 // the statement; per row only 'y' (hits in this row) and 'l' (this row's lengths) are read.
+//
+// cm_bm25y(matchinfo(t, 'y'), docid, table) gives the same numbers without 'l': the row's lengths
+// come from memory (docLengths.ts), which halves the cost of ranking a match (partSql picks it).
 import type { Database } from 'sql.js';
 import type { Store } from '../store/store';
+import { columnAverages, docLengths, type DocLengths, lengthOf } from './docLengths';
+import type { KindTable } from './records';
 
 const K1 = 1.2;
 const B = 0.75;
@@ -44,9 +49,29 @@ export function bm25(mi: Uint32Array, weights: readonly number[], idfs: ArrayLik
     for (let j = 0; j < c; j++) {
       const tf = mi[y + i * c + j];
       if (tf === 0) continue;
-      const avg = mi[a + j] || 1;
-      const norm = K1 * (1 - B + (B * mi[l + j]) / avg);
-      score += (weights[j] ?? 1) * w * ((tf * (K1 + 1)) / (tf + norm));
+      score += term(weights[j] ?? 1, w, tf, mi[l + j], mi[a + j]);
+    }
+  }
+  return score;
+}
+
+/** One phrase in one column: the one expression both ways of scoring use, so they agree exactly. */
+function term(weight: number, idf: number, tf: number, len: number, avg: number): number {
+  const norm = K1 * (1 - B + (B * len) / (avg || 1));
+  return weight * idf * ((tf * (K1 + 1)) / (tf + norm));
+}
+
+/** bm25 from matchinfo 'y' (hits of each phrase in each column) and the row's lengths in memory. */
+export function bm25y(y: Uint32Array, weights: readonly number[], idfs: ArrayLike<number>, d: DocLengths, id: number, avg: Uint32Array): number {
+  const c = d.cols;
+  const p = Math.floor(y.length / c);
+  let score = 0;
+  for (let i = 0; i < p; i++) {
+    const w = idfs[i] ?? 0;
+    for (let j = 0; j < c; j++) {
+      const tf = y[i * c + j];
+      if (tf === 0) continue;
+      score += term(weights[j] ?? 1, w, tf, lengthOf(d, id * c + j), avg[j]);
     }
   }
   return score;
@@ -54,6 +79,23 @@ export function bm25(mi: Uint32Array, weights: readonly number[], idfs: ArrayLik
 
 /** The idf of each phrase of the statement about to run (set by the caller, read per row). */
 export const bm25Idf: { values: number[] } = { values: [] };
+
+/** The lengths and averages cm_bm25y reads in the statement about to run (set by partSql). */
+const bm25Rows: { lengths?: DocLengths; avg?: Uint32Array } = {};
+
+/**
+ * The SQL for a matching row's BM25 (with bm25Idf set): from matchinfo 'y' and the lengths in
+ * memory once the warm-up read them (up to date with every row: docLengths), else from 'pcnaly'.
+ * For a statement over k.fts (`docid` may need the table's name when another table is joined).
+ */
+export function partSql(store: Pick<Store, 'all'>, k: KindTable, docid = 'docid'): string {
+  const d = docLengths(store, k);
+  const avg = d && columnAverages(store, k, d.cols);
+  if (!d || !avg) return `cm_bm25(matchinfo(${k.fts}, 'pcnaly'), '${k.weights}')`;
+  bm25Rows.lengths = d;
+  bm25Rows.avg = avg;
+  return `cm_bm25y(matchinfo(${k.fts}, 'y'), ${docid}, '${k.weights}')`;
+}
 
 function asU32(blob: unknown): Uint32Array | undefined {
   if (!(blob instanceof Uint8Array) || blob.byteLength % 4 !== 0) return undefined;
@@ -67,6 +109,12 @@ export function register(db: Database): void {
     const mi = asU32(blob);
     const w = FTS_WEIGHTS[table as FtsTable];
     return mi && w ? bm25(mi, w, bm25Idf.values) : 0;
+  });
+  db.create_function('cm_bm25y', (blob: unknown, id: unknown, table: unknown) => {
+    const y = asU32(blob);
+    const w = FTS_WEIGHTS[table as FtsTable];
+    const { lengths, avg } = bm25Rows;
+    return y && w && lengths && avg ? bm25y(y, w, bm25Idf.values, lengths, Number(id), avg) : 0;
   });
 }
 

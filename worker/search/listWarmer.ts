@@ -12,6 +12,8 @@ import { type ChildProcess, fork } from 'node:child_process';
 import type { Logger } from '../../common/node/log';
 import type { Store } from '../store/store';
 import { KINDS, type KindTable } from './records';
+import { FTS_WEIGHTS } from './bm25';
+import { buildDocLengths, importDocLengths } from './docLengths';
 import { buildFacts, importFacts } from './rowFacts';
 import { buildInSteps, COMMON_SHARE, importLists, noteVocabulary } from './termLists';
 import type { WarmProcessData, WarmProcessMessage } from './warmProcess';
@@ -116,6 +118,7 @@ export class ListWarmer {
       else if (m.type === 'done') {
         importLists(this.store, [], m.vocabulary);
         importFacts(this.store, m.facts);
+        importDocLengths(this.store, m.lengths);
         this.done = true;
         this.via = 'process';
         this.log?.info('keyword lists warmed', { lists: this.built, ms: Math.round(m.ms), process: true });
@@ -144,6 +147,8 @@ export class ListWarmer {
     for (const k of [KINDS.observation, KINDS.summary, KINDS.prompt]) {
       // The rows' projects and times first: every filtered search uses them (rowFacts.ts).
       yield* buildFacts(this.store, k);
+      // Then each row's lengths: ranking a word's matches costs half as much with them (docLengths.ts).
+      yield* buildDocLengths(this.store, k, FTS_WEIGHTS[k.weights].length);
       const rows = Number(this.store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.table}`)?.n ?? 0);
       const common: { term: string; df: number }[] = [];
       yield* this.vocabulary(k, rows, common);

@@ -14,7 +14,7 @@
 // keeps exist. Records are never edited in place (the worker only adds and deletes them); if one
 // were, its old part would stand until the list is built again (LIST_TTL_MS).
 import type { Store } from '../store/store';
-import { bm25Idf } from './bm25';
+import { bm25Idf, partSql } from './bm25';
 import type { KindTable } from './records';
 
 type Db = Pick<Store, 'all'>;
@@ -169,7 +169,7 @@ interface Ranked {
 /** The phrase's matches with after < id <= upTo, by part (best first), at most `limit` of them. */
 function rank(store: Db, k: KindTable, phrase: string, after: number, upTo: number, limit: number | undefined): Ranked[] {
   bm25Idf.values = [1];
-  const part = `cm_bm25(matchinfo(${k.fts}, 'pcnaly'), '${k.weights}')`;
+  const part = partSql(store, k);
   const range = [...(after > 0 ? ['docid > ?'] : []), ...(upTo < Infinity ? ['docid <= ?'] : [])];
   return store.all<Ranked>(
     `SELECT docid AS id, ${part} AS s FROM ${k.fts} WHERE ${[`${k.fts} MATCH ?`, ...range].join(' AND ')} ORDER BY s DESC, docid DESC${limit ? ' LIMIT ?' : ''}`,

@@ -11,7 +11,7 @@
 // cannot settle it every match is ranked (rankAll): rare.
 import type { SearchKind } from '../../common/contract';
 import type { Store } from '../store/store';
-import { bm25Idf } from './bm25';
+import { bm25Idf, partSql } from './bm25';
 import type { RankedHit } from './keyword';
 import type { SearchFilters } from './params';
 import { filterSql, KINDS } from './records';
@@ -250,7 +250,7 @@ function exactScores(store: Db, kind: SearchKind, phrases: WeightedPhrase[], ids
   const k = KINDS[kind];
   bm25Idf.values = phrases.map((x) => x.c);
   const rows = store.all<{ id: number; score: number }>(
-    `SELECT docid AS id, cm_bm25(matchinfo(${k.fts}, 'pcnaly'), '${k.weights}') AS score FROM ${k.fts}
+    `SELECT docid AS id, ${partSql(store, k)} AS score FROM ${k.fts}
      WHERE ${k.fts} MATCH ? AND docid IN (SELECT value FROM json_each(?))`,
     [phrases.map((x) => x.p).join(' OR '), JSON.stringify(ids)],
   );
@@ -263,7 +263,7 @@ export function rankAll(store: Db, kind: SearchKind, phrases: WeightedPhrase[], 
   const { where, params } = filterSql(kind, f);
   bm25Idf.values = phrases.map((x) => x.c);
   const rows = store.all<{ id: number; epoch: number; score: number }>(
-    `SELECT c.id AS id, c.created_at AS epoch, cm_bm25(matchinfo(${k.fts}, 'pcnaly'), '${k.weights}') AS score
+    `SELECT c.id AS id, c.created_at AS epoch, ${partSql(store, k, `${k.fts}.docid`)} AS score
      FROM ${k.fts} CROSS JOIN ${k.table} c ON c.id = ${k.fts}.docid
      WHERE ${[`${k.fts} MATCH ?`, ...where].join(' AND ')}
      ORDER BY score DESC, c.id DESC LIMIT ?`,

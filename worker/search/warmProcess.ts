@@ -17,6 +17,7 @@ import type { Row } from '../store/store';
 import { BACKGROUND_NICE } from '../threadPriority';
 import { register } from './bm25';
 import { ListWarmer } from './listWarmer';
+import { exportDocLengths } from './docLengths';
 import { exportFacts } from './rowFacts';
 import { exportLists } from './termLists';
 
@@ -29,7 +30,7 @@ export interface WarmProcessData {
 
 export type WarmProcessMessage =
   | { type: 'lists'; lists: ReturnType<typeof exportLists>['lists'] }
-  | { type: 'done'; vocabulary: ReturnType<typeof exportLists>['vocabulary']; facts: ReturnType<typeof exportFacts>; ms: number }
+  | { type: 'done'; vocabulary: ReturnType<typeof exportLists>['vocabulary']; facts: ReturnType<typeof exportFacts>; lengths: ReturnType<typeof exportDocLengths>; ms: number }
   | { type: 'failed'; error: string };
 
 function send(m: WarmProcessMessage): Promise<void> {
@@ -64,7 +65,7 @@ async function main(): Promise<void> {
       if (lists.length > 0) await send({ type: 'lists', lists });
       if (r.done) break;
     }
-    await send({ type: 'done', vocabulary: exportLists(reader).vocabulary, facts: exportFacts(reader), ms: performance.now() - t0 });
+    await send({ type: 'done', vocabulary: exportLists(reader).vocabulary, facts: exportFacts(reader), lengths: exportDocLengths(reader), ms: performance.now() - t0 });
   } finally {
     db.close();
     pagedFiles.get(db)?.close();
