@@ -1,7 +1,10 @@
 // What ranking a word's matches costs per match (issue 19: the first search of a word outside the
-// warmed ones ranks all its matches), with FTS4's matchinfo 'pcnaly' (the row's lengths looked up
-// by FTS4 per row) and with 'y' plus the lengths in memory (worker/search/docLengths.ts), in the
-// same run on the same database. Terms in 1,000-10,000 observations; best of 3 statements each.
+// warmed ones ranks all its matches), both ways in the same run on the same database:
+//   pcnaly: cm_bm25(matchinfo 'pcnaly'): FTS4 looks each row's lengths up in its docsize table
+//   y:      cm_bm25y(matchinfo 'y') and the lengths in memory (docLengths.ts): what termLists.ts runs
+// Terms in 1,000-10,000 observations; each way runs 3 times per term, in turns.
+// (Tried and dropped: keeping each score from a function in the WHERE clause and sorting in JS was
+// 0.92x of y: the function call is most of the cost, not SQLite's sort.)
 //
 //   node --import tsx bench/rank-cost.mjs <data dir>     (e.g. one kept by BENCH_KEEP=1 node bench/scale.mjs)
 import * as path from 'node:path';
@@ -24,36 +27,37 @@ registerSearchFunctions(store);
 const k = KINDS.observation;
 store.all(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.rank_cost_aux USING fts4aux(main, ${k.fts})`);
 const terms = store.all(`SELECT term, documents AS df FROM temp.rank_cost_aux WHERE col = '*' AND documents BETWEEN 1000 AND 10000`).filter((_, i) => i % 7 === 0).slice(0, 12);
+const pcnaly = `cm_bm25(matchinfo(${k.fts}, 'pcnaly'), '${k.weights}')`;
+const ordered = (part, term) => store.all(`SELECT docid AS id, ${part} AS s FROM ${k.fts} WHERE ${k.fts} MATCH ? ORDER BY s DESC, docid DESC`, [`"${term}"`]);
 const t0 = performance.now();
 const steps = buildDocLengths(store, k, 7);
 while (!steps.next().done);
 const buildMs = performance.now() - t0;
-
-const rank = (part, term) => store.all(`SELECT docid AS id, ${part} AS s FROM ${k.fts} WHERE ${k.fts} MATCH ? ORDER BY s DESC, docid DESC`, [`"${term}"`]);
-const best = (f) => {
-  let b = Infinity;
-  for (let i = 0; i < 3; i++) {
-    const t = performance.now();
-    f();
-    b = Math.min(b, performance.now() - t);
-  }
-  return b;
+const ways = {
+  pcnaly: (term) => ordered(pcnaly, term),
+  y: (term) => ordered(partSql(store, k), term),
 };
 bm25Idf.values = [1];
-const pcnaly = `cm_bm25(matchinfo(${k.fts}, 'pcnaly'), '${k.weights}')`;
-let sumOld = 0;
-let sumNew = 0;
+const names = Object.keys(ways);
+const total = Object.fromEntries(names.map((n) => [n, 0]));
 let matches = 0;
 console.log(`# rank cost on ${dir}: ${terms.length} terms; lengths read in ${buildMs.toFixed(0)} ms`);
-console.log('| term | matches | pcnaly (µs a match) | y + lengths (µs a match) | ratio |');
-console.log('| --- | ---: | ---: | ---: | ---: |');
+console.log(`| term | matches | ${names.map((n) => `${n} (µs a match)`).join(' | ')} |`);
+console.log(`| --- | ---: |${' ---: |'.repeat(names.length)}`);
 for (const { term, df } of terms) {
-  const a = best(() => rank(pcnaly, term));
-  const b = best(() => rank(partSql(store, k), term));
-  sumOld += a;
-  sumNew += b;
+  const ms = Object.fromEntries(names.map((n) => [n, 0]));
+  for (let rep = 0; rep < 3; rep++) {
+    for (let i = 0; i < names.length; i++) {
+      const n = names[(i + rep) % names.length];
+      const t = performance.now();
+      ways[n](term);
+      ms[n] += (performance.now() - t) / 3;
+    }
+  }
+  for (const n of names) total[n] += ms[n];
   matches += df;
-  console.log(`| ${term} | ${df} | ${((a / df) * 1000).toFixed(2)} | ${((b / df) * 1000).toFixed(2)} | ${(b / a).toFixed(2)}x |`);
+  console.log(`| ${term} | ${df} | ${names.map((n) => ((ms[n] / df) * 1000).toFixed(2)).join(' | ')} |`);
 }
-console.log(`| all | ${matches} | ${((sumOld / matches) * 1000).toFixed(2)} | ${((sumNew / matches) * 1000).toFixed(2)} | ${(sumNew / sumOld).toFixed(2)}x |`);
+console.log(`| all | ${matches} | ${names.map((n) => ((total[n] / matches) * 1000).toFixed(2)).join(' | ')} |`);
+console.log(`\nratio: y / pcnaly ${(total.y / total.pcnaly).toFixed(2)}x`);
 await store.close(false);

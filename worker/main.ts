@@ -9,7 +9,7 @@ import { checkHealthProof, dropProof, newNonce } from '../common/node/identity';
 import { isLoopbackHost, loadConfig } from '../common/node/config';
 import { EventBus } from './events';
 import { Lifecycle } from './lifecycle';
-import { boundYoungGeneration } from './memory';
+import { keepHeapSmall } from './memory';
 import { startSpool, type Spool } from './server/spool';
 import { acquireLock, releaseLock, updateLock } from './lock';
 import { createLogger } from '../common/node/log';
@@ -65,7 +65,7 @@ async function waitOurs(port: number, host: string, dataDir: string, token: stri
 }
 
 async function main(): Promise<void> {
-  boundYoungGeneration();
+  keepHeapSmall();
   const config = loadConfig();
   const say = (s: string) => process.stdout.write(`${s}\n`);
   if (!isLoopbackHost(config.host) && !config.settings.allowRemoteBind) {
