@@ -1,11 +1,11 @@
 // Each row's tokens per column (what FTS4 keeps in its docsize table) in memory, so a BM25 part is
 // computed from matchinfo 'y' alone: FTS4 answers matchinfo 'l' by looking the row's docsize up,
-// about 1 µs of the 2.8 µs ranking a match cost at 100k records (bench/rank-cost.mjs), and ranking
-// a word's matches the first time it is searched is most of keyword search's tail there.
+// and without it ranking a match costs 0.65-0.71x at 100k records (bench/rank-cost.mjs). Ranking a
+// word's matches the first time it is searched is most of keyword search's tail there.
 //
 // The parts are the same numbers either way (bm25.ts computes both with one expression, and the
-// averages are FTS4's own, from its stat row: columnAverages): lists made either way are added up together
-// (termLists.ts, topK.ts). Built once by the keyword warm-up (listWarmer.ts, in its child process),
+// averages are FTS4's own, from its stat row: columnAverages), so lists made either way are added
+// up together (termLists.ts, topK.ts). Built once by the keyword warm-up (listWarmer.ts, in its child process),
 // then extended with the rows added since by docid: records are added and deleted, never edited,
 // and ids only grow (rowFacts.ts says the same). 2 bytes a row and column: 1.4 MB for 100k
 // observations.

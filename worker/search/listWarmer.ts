@@ -147,7 +147,7 @@ export class ListWarmer {
     for (const k of [KINDS.observation, KINDS.summary, KINDS.prompt]) {
       // The rows' projects and times first: every filtered search uses them (rowFacts.ts).
       yield* buildFacts(this.store, k);
-      // Then each row's lengths: ranking a word's matches costs half as much with them (docLengths.ts).
+      // Then each row's lengths: ranking a word's matches costs about 0.7x with them (docLengths.ts).
       yield* buildDocLengths(this.store, k, FTS_WEIGHTS[k.weights].length);
       const rows = Number(this.store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.table}`)?.n ?? 0);
       const common: { term: string; df: number }[] = [];
