@@ -10,6 +10,7 @@
 // and ids only grow (rowFacts.ts says the same). 2 bytes a row and column: 1.4 MB for 100k
 // observations.
 import type { Store } from '../store/store';
+import { byTable } from './byTable';
 import type { KindTable } from './records';
 
 type Db = Pick<Store, 'all'>;
@@ -27,7 +28,7 @@ export interface DocLengths {
 const LONG = 0xffff;
 /** docsize rows read per step of a build. */
 const STEP_ROWS = 5000;
-const caches = new WeakMap<object, Map<string, DocLengths>>();
+const tables = byTable<DocLengths>();
 
 /** Column j of row id's tokens (0 for a row not known). */
 export function lengthOf(d: DocLengths, at: number): number {
@@ -40,7 +41,7 @@ export function lengthOf(d: DocLengths, at: number): number {
  * table: one seek when nothing was added); undefined until the warm-up built them.
  */
 export function docLengths(store: Db, k: KindTable): DocLengths | undefined {
-  const d = tablesOf(store).get(k.fts);
+  const d = tables.of(store).get(k.fts);
   if (d) add(d, store.all<SizeRow>(`SELECT docid AS id, size FROM ${k.fts}_docsize WHERE docid > ? ORDER BY docid`, [d.maxId]));
   return d;
 }
@@ -71,33 +72,19 @@ export function* buildDocLengths(store: Db, k: KindTable, cols: number, step = S
     if (page.length < step) break;
     yield;
   }
-  const byTable = tablesOf(store);
-  const kept = byTable.get(k.fts);
+  const kept = tables.of(store).get(k.fts);
   if (kept) return kept;
-  byTable.set(k.fts, d);
+  tables.of(store).set(k.fts, d);
   return d;
 }
 
-/** Every table's lengths (the warm-up process's results). */
-export function exportDocLengths(store: Db): [string, DocLengths][] {
-  return [...tablesOf(store)];
-}
-
-/** Takes over lengths read elsewhere (the warm-up process); a table read here meanwhile stays. */
-export function importDocLengths(store: Db, lengths: [string, DocLengths][]): void {
-  const byTable = tablesOf(store);
-  for (const [table, d] of lengths) if (!byTable.has(table)) byTable.set(table, d);
-}
+/** Every table's lengths (the warm-up process's results), and taking them over. */
+export const exportDocLengths = (store: Db): [string, DocLengths][] => tables.exportAll(store);
+export const importDocLengths = (store: Db, lengths: [string, DocLengths][]): void => tables.importAll(store, lengths);
 
 interface SizeRow {
   id: number;
   size: Uint8Array;
-}
-
-function tablesOf(store: Db): Map<string, DocLengths> {
-  let byTable = caches.get(store);
-  if (!byTable) caches.set(store, (byTable = new Map()));
-  return byTable;
 }
 
 function add(d: DocLengths, rows: SizeRow[]): void {

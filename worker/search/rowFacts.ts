@@ -10,6 +10,7 @@
 // existence in the full-text index's docsize table (topK.ts).
 import type { Store } from '../store/store';
 import type { SearchFilters } from './params';
+import { byTable } from './byTable';
 import type { KindTable } from './records';
 
 type Db = Pick<Store, 'all'>;
@@ -24,7 +25,7 @@ export interface RowFacts {
   codes: Map<string, number>;
 }
 
-const caches = new WeakMap<object, Map<string, RowFacts>>();
+const tables = byTable<RowFacts>();
 /** Past this many projects the codes would not fit: the filters go back to SQL. */
 const MAX_PROJECTS = 0xfffe;
 
@@ -35,8 +36,8 @@ export function factsCanFilter(f: SearchFilters): boolean {
 
 /** The table's facts, up to date with rows up to `upTo`; undefined when too many projects for the codes. */
 export function rowFacts(store: Db, k: KindTable, upTo: number): RowFacts | undefined {
-  const byTable = tablesOf(store);
-  let facts = byTable.get(k.table);
+  const known = tables.of(store);
+  let facts = known.get(k.table);
   if (!facts) {
     const steps = buildFacts(store, k);
     let r = steps.next();
@@ -48,7 +49,7 @@ export function rowFacts(store: Db, k: KindTable, upTo: number): RowFacts | unde
     // New rows are at the end of the table: a rowid range, not another walk of the index.
     const added = store.all<FactRow>(`SELECT id, project, created_at AS at FROM ${k.table} NOT INDEXED WHERE id > ?`, [facts.maxId]);
     if (!add(facts, added)) {
-      byTable.delete(k.table);
+      known.delete(k.table);
       return undefined;
     }
     facts.maxId = Math.max(facts.maxId, upTo);
@@ -80,17 +81,11 @@ export function* buildFacts(store: Db, k: KindTable, step = STEP_ENTRIES): Gener
     after = [last.project, last.at, last.id];
     yield;
   }
-  const byTable = tablesOf(store);
-  const kept = byTable.get(k.table);
+  const known = tables.of(store);
+  const kept = known.get(k.table);
   if (kept) return kept;
-  byTable.set(k.table, facts);
+  known.set(k.table, facts);
   return facts;
-}
-
-function tablesOf(store: Db): Map<string, RowFacts> {
-  let byTable = caches.get(store);
-  if (!byTable) caches.set(store, (byTable = new Map()));
-  return byTable;
 }
 
 /** Whether row `id` passes the project and date filters (rows the facts do not know fail). */
@@ -139,13 +134,6 @@ function add(facts: RowFacts, rows: FactRow[]): boolean {
   return true;
 }
 
-/** Every table's facts (the warm-up thread's results). */
-export function exportFacts(store: Db): [string, RowFacts][] {
-  return [...tablesOf(store)];
-}
-
-/** Takes over facts read elsewhere (the warm-up thread); a table read here meanwhile stays. */
-export function importFacts(store: Db, facts: [string, RowFacts][]): void {
-  const byTable = tablesOf(store);
-  for (const [table, f] of facts) if (!byTable.has(table)) byTable.set(table, f);
-}
+/** Every table's facts (the warm-up process's results), and taking them over. */
+export const exportFacts = (store: Db): [string, RowFacts][] => tables.exportAll(store);
+export const importFacts = (store: Db, facts: [string, RowFacts][]): void => tables.importAll(store, facts);
