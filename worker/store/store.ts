@@ -41,7 +41,8 @@ export interface StoreOptions {
   compactAfterDeleteMs?: number;
   /**
    * Serve the database through a page cache of this many bytes instead of holding it whole in
-   * memory, with delta checkpoints (issue 19). Default: CLAUDE_MEM_PAGE_CACHE_MB, else 16 MiB (half of it SQLite's own page cache: pagedFile.ts splitPageCache); 0 turns it off.
+   * memory, with delta checkpoints (issue 19). Default: CLAUDE_MEM_PAGE_CACHE_MB, else 16 MiB, half
+   * of it SQLite's own page cache (pagedFile.ts splitPageCache); 0 turns it off.
    */
   pageCacheBytes?: number;
   /** With the page cache, databases up to this size are checkpointed whole (default CLAUDE_MEM_DELTA_MIN_BYTES, else 8 MiB: checkpoint.ts). */
