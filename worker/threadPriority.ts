@@ -18,3 +18,13 @@ export function runThisThreadInBackground(nice = BACKGROUND_NICE): number | unde
     return undefined;
   }
 }
+
+/** Lowers a child process's priority (its main thread; threads it starts later inherit it). */
+export function runThisProcessInBackground(nice = BACKGROUND_NICE): number | undefined {
+  try {
+    os.setPriority(0, Math.max(os.getPriority(0), nice));
+    return os.getPriority(0);
+  } catch {
+    return undefined; // not allowed here: runs at the worker's priority
+  }
+}

@@ -1,42 +1,64 @@
-// Thread lifecycle of the local embedder (batching, crashes, hangs, idle unload, close) against
-// a fake model thread, so no model load is needed. This file is the fake thread too: loaded as a
-// worker it answers the protocol instead of running tests.
+// Host lifecycle of the local embedder (batching, crashes, hangs, idle unload, close) against a
+// fake model host, so no model load is needed. This file is the fake host too: loaded as a worker
+// thread, or forked with its data as JSON in argv[2], it answers the protocol instead of running
+// tests.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
 import { isMainThread, parentPort, threadId, workerData } from 'node:worker_threads';
 import { createLocalEmbedder, type LocalEmbedderOptions } from '../../worker/search/embed/embedder';
 import type { EmbedderThreadData, FromThread, ToThread } from '../../worker/search/embed/protocol';
 
+const forkedAsHost = isMainThread && typeof process.send === 'function' && process.argv[2]?.startsWith('{');
 if (!isMainThread) fakeThread();
+else if (forkedAsHost) fakeProcess();
+else if (process.argv[2] === 'HOLDER') holder();
 else tests();
 
-/** Each text `t<n>` comes back as [n, batch size, thread id]; special texts misbehave. */
+interface FakePort {
+  post(m: FromThread, transfer?: ArrayBuffer[]): void;
+  on(listener: (msg: ToThread) => void): void;
+  /** Thread id, or the process id when forked: a fresh host has a fresh one. */
+  id: number;
+}
+
 function fakeThread(): void {
   const port = parentPort;
   if (!port) return;
-  const post = (m: FromThread, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
-  if ((workerData as EmbedderThreadData).modelDir === 'FATAL') {
+  fakeHost(workerData as EmbedderThreadData, { post: (m, transfer = []) => port.postMessage(m, transfer), on: (l) => port.on('message', l), id: threadId });
+}
+
+function fakeProcess(): void {
+  process.on('disconnect', () => process.exit(0));
+  fakeHost(JSON.parse(process.argv[2]) as EmbedderThreadData, { post: (m) => process.send?.(m), on: (l) => process.on('message', l), id: process.pid });
+}
+
+/** Each text `t<n>` comes back as [n, batch size, host id]; special texts misbehave. */
+function fakeHost(data: EmbedderThreadData, port: FakePort): void {
+  const post = (m: FromThread, transfer: ArrayBuffer[] = []) => port.post(m, transfer);
+  if (data.modelDir === 'FATAL') {
     post({ type: 'fatal', message: 'no weights here' });
     return;
   }
-  if ((workerData as EmbedderThreadData).modelDir === 'NEVER') {
+  if (data.modelDir === 'NEVER') {
     setInterval(() => {}, 1000); // "loading" forever
     return;
   }
   post({ type: 'ready', backend: 'fake', loadMs: 1 });
-  port.on('message', (msg: ToThread) => {
+  port.on((msg: ToThread) => {
     if (msg.texts.includes('CRASH')) process.exit(3);
     if (msg.texts.includes('THROW')) throw new Error('boom in thread');
     if (msg.texts.includes('HANG')) return;
     if (msg.texts.includes('FAIL')) return post({ type: 'error', id: msg.id, message: 'bad input' });
-    const data = new Float32Array(msg.texts.length * 3);
-    msg.texts.forEach((t, i) => data.set([Number(t.slice(1)), msg.texts.length, threadId], i * 3));
-    post({ type: 'result', id: msg.id, dims: 3, data }, [data.buffer]);
+    const out = new Float32Array(msg.texts.length * 3);
+    msg.texts.forEach((t, i) => out.set([Number(t.slice(1)), msg.texts.length, port.id], i * 3));
+    post({ type: 'result', id: msg.id, dims: 3, data: out }, [out.buffer]);
   });
 }
 
 function tests(): void {
-  const make = (o: Partial<LocalEmbedderOptions> = {}) => createLocalEmbedder({ threadScript: __filename, ...o });
+  const make = (o: Partial<LocalEmbedderOptions> = {}) => createLocalEmbedder({ threadScript: __filename, host: 'thread', ...o });
 
   test('batches of batchSize, results in input order', async (t) => {
     const e = make({ batchSize: 3 });
@@ -133,6 +155,91 @@ function tests(): void {
     await assert.rejects(e.embed(['t1']), /closed/);
     assert.equal(e.stats().running, false);
   });
+
+  processTests();
+}
+
+/** The worker's side of "the worker is killed": one call, print the host's pid, then wait. */
+function holder(): void {
+  const e = createLocalEmbedder({ threadScript: __filename, host: 'process' });
+  void e.embed(['t1']).then(([v]) => {
+    process.stdout.write(`${v[2]}\n`);
+    setInterval(() => {}, 1000);
+  });
+}
+
+function processTests(): void {
+  const make = (o: Partial<LocalEmbedderOptions> = {}) => createLocalEmbedder({ threadScript: __filename, host: 'process', ...o });
+
+  test('process host: batches in order, a fresh process after a crash', async (t) => {
+    const e = make({ batchSize: 2 });
+    t.after(() => e.close());
+    const out = await e.embed(['t0', 't1', 't2']);
+    assert.deepEqual(
+      out.map((v) => [v[0], v[1]]),
+      [
+        [0, 2],
+        [1, 2],
+        [2, 1],
+      ],
+    );
+    const first = out[0][2];
+    assert.notEqual(first, process.pid);
+    await assert.rejects(e.embed(['CRASH']), /embedder process crashed: exited with code 3/);
+    const [after] = await e.embed(['t3']);
+    assert.equal(after[0], 3);
+    assert.notEqual(after[2], first, 'a new process');
+    assert.equal(alive(first), false, 'the crashed process is gone');
+    assert.equal(e.stats().starts, 2);
+  });
+
+  test('process host: an uncaught error names its message; a hang is killed', async (t) => {
+    const e = make({ callTimeoutMs: 300 });
+    t.after(() => e.close());
+    await assert.rejects(e.embed(['THROW']), /embedder process crashed: exited with code 1: boom in thread/);
+    const [v] = await e.embed(['t4']);
+    await assert.rejects(e.embed(['HANG']), /no answer within 300 ms/);
+    await waitFor(() => !alive(v[2]));
+    assert.equal((await e.embed(['t5']))[0][0], 5);
+  });
+
+  test('process host: idle unload ends the process; close refuses new calls', async (t) => {
+    const e = make({ idleMs: 80 });
+    t.after(() => e.close());
+    const [v] = await e.embed(['t1']);
+    await waitFor(() => !e.stats().running);
+    await waitFor(() => !alive(v[2]));
+    const [w] = await e.embed(['t7']);
+    assert.equal(w[0], 7);
+    await e.close();
+    assert.equal(alive(w[2]), false);
+    await assert.rejects(e.embed(['t1']), /closed/);
+  });
+
+  test('process host: the model process exits when the worker is killed', async () => {
+    const h = spawn(process.execPath, ['--import', 'tsx', __filename, 'HOLDER'], { cwd: path.resolve(__dirname, '../..'), stdio: ['ignore', 'pipe', 'inherit'] });
+    const pid = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      h.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('\n')) resolve(Number(out.trim()));
+      });
+      h.on('exit', (code) => reject(new Error(`holder exited with ${code}`)));
+    });
+    assert.ok(alive(pid));
+    h.kill('SIGKILL');
+    await waitFor(() => !alive(pid));
+  });
+}
+
+/** Whether a process exists (a zombie child of a dead parent is reaped by init). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {

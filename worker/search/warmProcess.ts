@@ -8,13 +8,12 @@
 // worker's RSS after it exited (the allocator keeps a finished thread's arena): 70 MB at 100k. A
 // process gives all of it back. Rows written after the files it read are merged in by the worker
 // when a list is next used (termLists.ts), as for any list.
-import * as os from 'node:os';
 import { StatementCache } from '../store/apply';
 import type { Param } from '../store/records';
 import { pagedFiles, recover } from '../store/recovery';
 import { loadSqlJs } from '../store/sqlite';
 import type { Row } from '../store/store';
-import { BACKGROUND_NICE } from '../threadPriority';
+import { runThisProcessInBackground } from '../threadPriority';
 import { register } from './bm25';
 import { ListWarmer } from './listWarmer';
 import { exportDocLengths } from './docLengths';
@@ -41,11 +40,7 @@ async function main(): Promise<void> {
   if (!process.send) throw new Error('the list warm-up runs as a child of the worker');
   // The worker going away closes the channel: nothing is left to warm for.
   process.on('disconnect', () => process.exit(0));
-  try {
-    os.setPriority(0, BACKGROUND_NICE);
-  } catch {
-    /* not allowed here: runs at the worker's priority */
-  }
+  runThisProcessInBackground();
   const t0 = performance.now();
   const { dir, terms, pageCacheBytes } = JSON.parse(process.argv[2] ?? '{}') as WarmProcessData;
   const SQL = await loadSqlJs();

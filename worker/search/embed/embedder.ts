@@ -1,26 +1,27 @@
-// Main-side handle on the local model thread. The thread (about 300 MB with the model) starts
-// on first use and is terminated after idleMs without use; a crash fails the calls in flight
-// and the next call starts a fresh thread.
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+// Main-side handle on the local model's host, a child process or a thread (host.ts). The host
+// (about 300 MB with the model) starts on first use and is ended after idleMs without use; a
+// crash fails the calls in flight and the next call starts a fresh one.
 import type { Logger } from '../../../common/node/log';
+import { type HostKind, type ModelHost, startHost } from './host';
 import { LOCAL_MODEL_DIMS, LOCAL_MODEL_NAME, type EmbedderThreadData, type FromThread, type ToThread } from './protocol';
 import type { Embedder } from './types';
 
 export interface LocalEmbedderOptions {
   /** dist/embedder.js, or worker/search/embedderThread.ts when running under tsx. */
   threadScript: string;
-  /** Terminate the thread after this long without a call. Default 5 minutes. */
+  /** Where the model runs. Default 'process': its memory is all returned when it ends. */
+  host?: HostKind;
+  /** End the host after this long without a call. Default 5 minutes. */
   idleMs?: number;
-  /** Texts per message to the thread. Default 32. */
+  /** Texts per message to the host. Default 32. */
   batchSize?: number;
   /** Longer texts are cut: cost grows with length and the encoder averages meaning anyway. Default 2000. */
   maxChars?: number;
-  /** A call not answered this long after the model is ready is treated as a hung thread. Default 2 minutes. */
+  /** A call not answered this long after the model is ready is treated as a hung host. Default 2 minutes. */
   callTimeoutMs?: number;
   /** Thread start plus model load; a slow, loaded machine can take seconds. Default 2 minutes. */
   loadTimeoutMs?: number;
-  /** Overrides where the thread looks for its wasm and model files. */
+  /** Overrides where the host looks for its wasm and model files. */
   threadData?: EmbedderThreadData;
   log?: Logger;
 }
@@ -41,7 +42,7 @@ interface Pending {
   count: number;
   resolve(v: Float32Array[]): void;
   reject(e: Error): void;
-  /** Armed once the thread is ready, so model load time never counts against a call. */
+  /** Armed once the host is ready, so model load time never counts against a call. */
   timer?: NodeJS.Timeout;
 }
 
@@ -53,27 +54,28 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
   const loadTimeoutMs = opts.loadTimeoutMs ?? 120_000;
   const pending = new Map<number, Pending>();
   const stats: LocalEmbedderStats = { running: false, starts: 0 };
-  let worker: Worker | undefined;
+  const kind = opts.host ?? 'process';
+  let worker: ModelHost | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
   let loadTimer: NodeJS.Timeout | undefined;
   let ready = false;
   let nextId = 1;
   let closed = false;
 
-  const start = (): Worker => {
-    const w = spawn(opts.threadScript, opts.threadData ?? {});
+  const start = (): ModelHost => {
+    const w: ModelHost = startHost(kind, opts.threadScript, opts.threadData ?? {}, {
+      message: (msg) => onMessage(w, msg),
+      died: (why) => crash(w, why),
+    });
     stats.starts++;
     stats.running = true;
     ready = false;
     loadTimer = setTimeout(() => crash(w, `model did not load within ${loadTimeoutMs} ms`), loadTimeoutMs);
-    w.on('message', (msg: FromThread) => onMessage(w, msg));
-    w.on('error', (err) => crash(w, err.message));
-    w.on('exit', (code) => crash(w, `exited with code ${code}`));
-    opts.log?.info('embedder thread started', { script: opts.threadScript });
+    opts.log?.info(`embedder ${kind} started`, { script: opts.threadScript });
     return w;
   };
 
-  const onMessage = (w: Worker, msg: FromThread) => {
+  const onMessage = (w: ModelHost, msg: FromThread) => {
     if (w !== worker) return;
     if (msg.type === 'ready') {
       ready = true;
@@ -94,12 +96,12 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
     }
   };
 
-  /** Drops the thread (if it is still the current one) and fails everything sent to it. */
-  const crash = (w: Worker, why: string) => {
+  /** Drops the host (if it is still the current one) and fails everything sent to it. */
+  const crash = (w: ModelHost, why: string) => {
     if (w !== worker) return;
-    stop();
-    opts.log?.warn('embedder thread crashed', { why });
-    failAll(new Error(`local embedder thread crashed: ${why}`));
+    void stop();
+    opts.log?.warn(`embedder ${kind} crashed`, { why });
+    failAll(new Error(`local embedder ${kind} crashed: ${why}`));
   };
 
   const stop = () => {
@@ -109,8 +111,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
     ready = false;
     clearTimeout(idleTimer);
     clearTimeout(loadTimer);
-    // terminate() makes 'exit' fire; `w !== worker` makes crash() ignore it.
-    return w ? w.terminate().then(() => undefined) : Promise.resolve();
+    return w ? w.terminate() : Promise.resolve();
   };
 
   const failAll = (err: Error) => {
@@ -126,19 +127,19 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
     clearTimeout(p.timer);
     pending.delete(id);
     if (pending.size === 0 && worker) {
-      // An idle thread must not keep the process alive, nor stay loaded for long.
+      // An idle host must not keep the worker alive, nor stay loaded for long.
       worker.unref();
       clearTimeout(idleTimer);
       idleTimer = setTimeout(() => {
         if (pending.size > 0) return;
-        opts.log?.info('embedder thread unloaded after idle', { idleMs });
+        opts.log?.info(`embedder ${kind} unloaded after idle`, { idleMs });
         void stop();
       }, idleMs);
       idleTimer.unref();
     }
   };
 
-  const arm = (w: Worker) => setTimeout(() => crash(w, `no answer within ${callTimeoutMs} ms`), callTimeoutMs);
+  const arm = (w: ModelHost) => setTimeout(() => crash(w, `no answer within ${callTimeoutMs} ms`), callTimeoutMs);
 
   const request = (texts: string[]): Promise<Float32Array[]> =>
     new Promise((resolve, reject) => {
@@ -148,7 +149,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
       w.ref();
       const id = nextId++;
       pending.set(id, { count: texts.length, resolve, reject, timer: ready ? arm(w) : undefined });
-      w.postMessage({ type: 'embed', id, texts } satisfies ToThread);
+      w.send({ type: 'embed', id, texts } satisfies ToThread);
     });
 
   return {
@@ -169,14 +170,6 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
     },
     stats: () => ({ ...stats }),
   };
-}
-
-/** Under tsx a worker does not get the .ts loader from execArgv, so a tiny CJS bootstrap registers it. */
-function spawn(script: string, workerData: EmbedderThreadData): Worker {
-  if (!script.endsWith('.ts')) return new Worker(script, { workerData });
-  const tsxApi = createRequire(script).resolve('tsx/cjs/api');
-  const code = `require(${JSON.stringify(tsxApi)}).register(); require(${JSON.stringify(script)});`;
-  return new Worker(code, { eval: true, workerData });
 }
 
 /** Copies, so one kept vector does not pin its whole batch's buffer. */
