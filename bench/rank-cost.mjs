@@ -1,7 +1,9 @@
 // What ranking a word's matches costs per match (issue 19: the first search of a word outside the
 // warmed ones ranks all its matches), both ways in the same run on the same database:
 //   pcnaly: cm_bm25(matchinfo 'pcnaly'): FTS4 looks each row's lengths up in its docsize table
-//   y:      cm_bm25y(matchinfo 'y') and the lengths in memory (docLengths.ts): what termLists.ts runs
+//   y:      cm_bm25y(matchinfo 'y') and the lengths in memory (docLengths.ts): termLists.ts's SQL
+//   segments: the word's doclists read from the index's segments and scored in JS (ftsPostings.ts),
+//           what termLists.ts runs for a one-word phrase (the same rows and numbers)
 // Terms in 1,000-10,000 observations; each way runs 3 times per term, in turns.
 // (Tried and dropped: keeping each score from a function in the WHERE clause and sorting in JS was
 // 0.92x of y: the function call is most of the cost, not SQLite's sort.)
@@ -16,6 +18,7 @@ const { nullLogger } = require('../common/node/log.ts');
 const { bm25Idf, partSql, registerSearchFunctions } = require('../worker/search/bm25.ts');
 const { buildDocLengths } = require('../worker/search/docLengths.ts');
 const { KINDS } = require('../worker/search/records.ts');
+const { rankFromSegments } = require('../worker/search/termLists.ts');
 
 const dir = process.argv[2];
 if (!dir) {
@@ -36,6 +39,9 @@ const buildMs = performance.now() - t0;
 const ways = {
   pcnaly: (term) => ordered(pcnaly, term),
   y: (term) => ordered(partSql(store, k), term),
+  segments: (term) => {
+    if (!rankFromSegments(store, k, `"${term}"`, 0, Infinity, undefined)) throw new Error(`${term}: not read from the segments`);
+  },
 };
 bm25Idf.values = [1];
 const names = Object.keys(ways);
@@ -59,5 +65,5 @@ for (const { term, df } of terms) {
   console.log(`| ${term} | ${df} | ${names.map((n) => ((ms[n] / df) * 1000).toFixed(2)).join(' | ')} |`);
 }
 console.log(`| all | ${matches} | ${names.map((n) => ((total[n] / matches) * 1000).toFixed(2)).join(' | ')} |`);
-console.log(`\nratio: y / pcnaly ${(total.y / total.pcnaly).toFixed(2)}x`);
+console.log(`\nratio: y / pcnaly ${(total.y / total.pcnaly).toFixed(2)}x, segments / y ${(total.segments / total.y).toFixed(2)}x`);
 await store.close(false);

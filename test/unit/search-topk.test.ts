@@ -14,7 +14,7 @@ import { ListWarmer } from '../../worker/search/listWarmer';
 import { KINDS } from '../../worker/search/records';
 import { docLengths } from '../../worker/search/docLengths';
 import { buildFacts, rowFacts } from '../../worker/search/rowFacts';
-import { vocabularyDf } from '../../worker/search/termLists';
+import { listBuilds, vocabularyDf } from '../../worker/search/termLists';
 import { exactTopK, rankAll, type TopHit, type WeightedPhrase } from '../../worker/search/topK';
 import { insertObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
@@ -80,18 +80,22 @@ function phrasesOf(store: Store, query: string): { phrases: WeightedPhrase[]; ro
 }
 
 /** The store (lists are cached per store object), counting the statements that rank a phrase's matches from the first id. */
+/** Lists ranked from scratch through db (through SQL or from the index's segments), since builds was last set. */
 function countingBuilds(store: () => Store): { db: Pick<Store, 'all' | 'get'>; builds: number } {
-  const counting = {
-    builds: 0,
-    db: {
-      all: <T>(sql: string, params?: (string | number)[]) => {
-        if (sql.includes('ORDER BY s DESC') && !sql.includes('docid > ?')) counting.builds++;
-        return store().all<T>(sql, params);
-      },
-      get: <T>(sql: string, params?: (string | number)[]) => store().get<T>(sql, params),
+  const db = {
+    all: <T>(sql: string, params?: (string | number)[]) => store().all<T>(sql, params),
+    get: <T>(sql: string, params?: (string | number)[]) => store().get<T>(sql, params),
+  };
+  let base = 0;
+  return {
+    db,
+    get builds() {
+      return listBuilds(db) - base;
+    },
+    set builds(v: number) {
+      base = listBuilds(db) - v;
     },
   };
-  return counting;
 }
 
 /** Same scores in the same order, and the same rows wherever the score does not tie with a neighbour. */

@@ -63,16 +63,22 @@ function term(weight: number, idf: number, tf: number, len: number, avg: number)
 
 /** bm25 from matchinfo 'y' (hits of each phrase in each column) and the row's lengths in memory. */
 export function bm25y(y: Uint32Array, weights: readonly number[], idfs: ArrayLike<number>, d: DocLengths, id: number, avg: Uint32Array): number {
-  const c = d.cols;
-  const p = Math.floor(y.length / c);
+  const p = Math.floor(y.length / d.cols);
   let score = 0;
-  for (let i = 0; i < p; i++) {
-    const w = idfs[i] ?? 0;
-    for (let j = 0; j < c; j++) {
-      const tf = y[i * c + j];
-      if (tf === 0) continue;
-      score += term(weights[j] ?? 1, w, tf, lengthOf(d, id * c + j), avg[j]);
-    }
+  for (let i = 0; i < p; i++) score = phraseY(y, i * d.cols, weights, idfs[i] ?? 0, d, id, avg, score);
+  return score;
+}
+
+/**
+ * One phrase's part of bm25y (its hits per column at y[at ..], idf w) added to `score` term by
+ * term, in the order bm25 adds them, so every way of scoring gives the same bits.
+ */
+export function phraseY(y: Uint32Array, at: number, weights: readonly number[], w: number, d: DocLengths, id: number, avg: Uint32Array, score = 0): number {
+  const c = d.cols;
+  for (let j = 0; j < c; j++) {
+    const tf = y[at + j];
+    if (tf === 0) continue;
+    score += term(weights[j] ?? 1, w, tf, lengthOf(d, id * c + j), avg[j]);
   }
   return score;
 }
