@@ -18,10 +18,15 @@
 //   BENCH_SLOW=10      print the 10 slowest keyword searches (client and worker ms)
 //   BENCH_SEARCH='{"keywordWarmTerms":0}'   extra search settings (settings.json) for every phase
 //
-// claude-mem 13.25.3 is not run here: bench/compare's harness drives it through its own hooks
-// and HTTP routes with a fake model server (it has no bulk import of our export format), so a
-// 100k history would have to be fed to it observation by observation through its model queue.
-// The issue's claude-mem column was measured that way once; docs/benchmarks.md quotes it.
+//   BENCH_THEIRS=0     skip claude-mem 13.25.3
+//   BENCH_ONLY=claude-mem   measure only these sides (comma-separated: baseline, ours, claude-mem)
+//
+// claude-mem 13.25.3 runs the same steps where it has them, through bench/compare's harness
+// (installed into .cache/claude-mem-ref, its worker on bun, Chroma off): the same history through
+// its own POST /api/import (its export format, converted by bench/compare/fixture.mjs), data on
+// disk after a stop, cold starts to /api/health, RSS of its process tree, the same keyword
+// searches through its /api/search (observations, as bench/compare asks), its context injection.
+// It has no checkpoint, no local embedder and no filter-free "rank every match" switch to compare.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -29,6 +34,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { treeRss } from './compare/common.mjs';
+import { toClaudeMemDoc } from './compare/fixture.mjs';
+import { theirs as claudeMem } from './compare/theirs.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OURS = process.env.BENCH_WORKER ? path.resolve(process.env.BENCH_WORKER) : path.join(root, 'dist', 'worker.js');
@@ -38,6 +45,8 @@ const EMBED_S = Number(process.env.BENCH_EMBED_S ?? 60);
 const SEARCHES = 300;
 const SETTLE_MS = 15_000;
 const EMBED_IDLE_MS = 10_000;
+const THEIRS = process.env.BENCH_THEIRS !== '0';
+const ONLY = process.env.BENCH_ONLY?.split(',');
 
 for (const w of [OURS, BASELINE].filter(Boolean)) {
   if (!fs.existsSync(w)) {
@@ -285,10 +294,12 @@ async function measure(label, script, n) {
   const filtered = [];
   const slow = [];
   let cut = 0;
+  let answered = 0;
   for (let i = 0; i < qs.length; i++) {
     const project = i % 2 === 0 ? `scale-${i % PROJECTS}` : undefined;
     const x = await w.req('GET', searchPath(qs[i], 'keyword', project));
     (project ? filtered : all).push(x.ms);
+    if (x.body?.items?.length > 0) answered++;
     if (isCut(x.body)) cut++;
     slow.push({ ms: x.ms, worker: x.body?.tookMs, q: qs[i], project, at: i });
   }
@@ -301,6 +312,7 @@ async function measure(label, script, n) {
   r.kwFiltP50 = pct(filtered, 0.5);
   r.kwFiltP95 = pct(filtered, 0.95);
   r.kwCut = cut;
+  r.kwAnswered = answered;
   r.rssSearchedMB = MB(w.rss());
   const ctx = [];
   for (let i = 0; i < 100; i++) ctx.push((await w.req('GET', `/api/context/inject?project=scale-${i % PROJECTS}`)).ms);
@@ -349,6 +361,91 @@ async function measure(label, script, n) {
   return r;
 }
 
+/** claude-mem 13.25.3 on the same history and queries (seeded the same way as measure()). */
+async function measureTheirs(n) {
+  const side = claudeMem(root);
+  const problems = await side.prepare({ log: (m) => console.log(`  ${m}`) });
+  if (problems.length > 0) {
+    console.log(`  claude-mem not measured: ${problems.join('; ')}`);
+    return undefined;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-scale-theirs-${n}-`));
+  const dataDir = path.join(dir, 'data');
+  const home = path.join(dir, 'home');
+  fs.mkdirSync(dataDir, { recursive: true });
+  const r = { label: 'claude-mem', n };
+  const sessions = Math.ceil(n / PER_SESSION);
+  let peak = 0;
+  const start = async () => {
+    // Its model is never called here (imports and reads only): the URL goes nowhere.
+    const inst = await side.start({ dataDir, home, port: await freePort(), fakeUrl: 'http://127.0.0.1:9', logDir: dir });
+    const rss = () => treeRss(inst.pid).bytes;
+    const sampler = setInterval(() => (peak = Math.max(peak, rss())), 500);
+    return {
+      ...inst,
+      rss,
+      timed: async (method, p, body) => {
+        const t = performance.now();
+        const res = await inst.c.req(method, p, body, 600_000);
+        if (res.status >= 300) throw new Error(`claude-mem ${method} ${p}: ${res.status} ${res.text.slice(0, 300)}`);
+        return performance.now() - t;
+      },
+      stop: async () => {
+        clearInterval(sampler);
+        const t = performance.now();
+        await side.stop(inst);
+        return performance.now() - t;
+      },
+    };
+  };
+
+  seed = 20261203 + n;
+  let w = await start();
+  const t0 = performance.now();
+  for (let s = 0; s < sessions; s += 100) await w.timed('POST', '/api/import', toClaudeMemDoc(exportDoc(s, Math.min(sessions, s + 100)).sessions));
+  r.importS = (performance.now() - t0) / 1000;
+  r.importPeakMB = MB(peak);
+  const stored = (await side.counts(w)).observations;
+  if (stored !== sessions * PER_SESSION) throw new Error(`claude-mem stored ${stored} of ${sessions * PER_SESSION} observations`);
+  r.stopMs = await w.stop();
+  r.diskMB = MB(dirBytes(dataDir));
+  const starts = [];
+  for (let i = 0; i < 3; i++) {
+    w = await start();
+    starts.push(w.healthMs);
+    if (i < 2) await w.stop();
+  }
+  r.startMs = median(starts);
+  r.rssHealthMB = MB(w.rss());
+  await sleep(SETTLE_MS);
+  r.rssSettledMB = MB(w.rss());
+  const qs = queries(SEARCHES);
+  const all = [];
+  const filtered = [];
+  for (let i = 0; i < qs.length; i++) {
+    const project = i % 2 === 0 ? `scale-${i % PROJECTS}` : undefined;
+    const t = performance.now();
+    const found = await side.search(w, qs[i], project, 20);
+    if (found.status !== 200) throw new Error(`claude-mem search: ${found.status} ${found.raw.text.slice(0, 300)}`);
+    (project ? filtered : all).push(performance.now() - t);
+    if (found.titles.length > 0) r.kwAnswered = (r.kwAnswered ?? 0) + 1;
+  }
+  r.kwP50 = pct(all, 0.5);
+  r.kwP95 = pct(all, 0.95);
+  r.kwFiltP50 = pct(filtered, 0.5);
+  r.kwFiltP95 = pct(filtered, 0.95);
+  r.rssSearchedMB = MB(w.rss());
+  const ctx = [];
+  for (let i = 0; i < 100; i++) ctx.push(await w.timed('GET', `/api/context/inject?${new URLSearchParams({ projects: `scale-${i % PROJECTS}`, platformSource: 'claude' })}`));
+  r.ctxP95 = pct(ctx, 0.95);
+  r.peakMB = MB(peak);
+  r.peakTreeMB = r.peakMB;
+  await w.stop();
+  if (!process.env.BENCH_KEEP) fs.rmSync(dir, { recursive: true, force: true });
+  else r.dir = dir;
+  return r;
+}
+
 const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 const ROWS = [
   ['import time (s)', 'importS', 1],
@@ -363,6 +460,7 @@ const ROWS = [
   ['keyword p50 / p95, unfiltered (ms)', ['kwP50', 'kwP95'], 1],
   ['keyword p50 / p95, one project (ms)', ['kwFiltP50', 'kwFiltP95'], 1],
   [`keyword answers cut to the newest matches (of ${SEARCHES})`, 'kwCut', 0],
+  [`keyword searches with at least one result (of ${SEARCHES})`, 'kwAnswered', 0],
   ['context inject p95 (ms)', 'ctxP95', 1],
   ['checkpoint after 100 new observations: MB written', 'ckptMB', 1],
   ['checkpoint: event loop blocked / total (ms)', ['ckptBlockedMs', 'ckptTotalMs'], 0],
@@ -377,18 +475,21 @@ const cell = (r, key, d) => (Array.isArray(key) ? key.map((k) => f(r[k], d)).joi
 
 function print(results) {
   const cols = results.map((r) => `${r.label} ${r.n >= 1000 ? `${r.n / 1000}k` : r.n}`);
-  console.log(`\n| what | ${cols.join(' | ')} |${BASELINE ? ' ours / baseline |'.repeat(SIZES.length) : ''}`);
-  console.log(`| --- |${' ---: |'.repeat(cols.length + (BASELINE ? SIZES.length : 0))}`);
+  // Ratios: ours against each other side measured, per size.
+  const pairs = SIZES.flatMap((n) =>
+    ['baseline', 'claude-mem'].filter((other) => results.some((r) => r.label === other && r.n === n)).map((other) => ({ n, other })),
+  );
+  const pairName = ({ n, other }) => `ours / ${other} ${n >= 1000 ? `${n / 1000}k` : n}`;
+  console.log(`\n| what | ${[...cols, ...pairs.map(pairName)].join(' | ')} |`);
+  console.log(`| --- |${' ---: |'.repeat(cols.length + pairs.length)}`);
   for (const [name, key, d] of ROWS) {
     const vals = results.map((r) => cell(r, key, d));
-    const ratios = BASELINE
-      ? SIZES.map((n) => {
-          const o = results.find((r) => r.label === 'ours' && r.n === n);
-          const b = results.find((r) => r.label === 'baseline' && r.n === n);
-          const k = Array.isArray(key) ? key[key.length - 1] : key;
-          return o && b && Number.isFinite(o[k]) && b[k] ? `${(o[k] / b[k]).toFixed(2)}x` : '';
-        })
-      : [];
+    const ratios = pairs.map(({ n, other }) => {
+      const o = results.find((r) => r.label === 'ours' && r.n === n);
+      const b = results.find((r) => r.label === other && r.n === n);
+      const k = Array.isArray(key) ? key[key.length - 1] : key;
+      return o && b && Number.isFinite(o[k]) && Number.isFinite(b[k]) && b[k] ? `${(o[k] / b[k]).toFixed(2)}x` : '';
+    });
     console.log(`| ${name} | ${[...vals, ...ratios].join(' | ')} |`);
   }
   const byN = (label) => Object.fromEntries(results.filter((r) => r.label === label).map((r) => [r.n, r]));
@@ -396,14 +497,20 @@ function print(results) {
   if (o[10000] && o[100000]) {
     console.log(`\nours 100k / 10k: cold start ${(o[100000].startMs / o[10000].startMs).toFixed(2)}x (bar 1.5x), RSS after searches ${(o[100000].rssSearchedMB / o[10000].rssSearchedMB).toFixed(2)}x (bar 1.3x)`);
   }
+  const t = byN('claude-mem');
+  for (const n of SIZES) {
+    if (o[n] && t[n]) console.log(`ours / claude-mem ${n}: data on disk ${(o[n].diskMB / t[n].diskMB).toFixed(2)}x (bar 1.5x at 100k)`);
+  }
 }
 
 console.log(`# bench/scale: ${SIZES.join(', ')} observations; ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}, node ${process.version}`);
 const results = [];
 for (const n of SIZES) {
-  for (const [label, script] of [...(BASELINE ? [['baseline', BASELINE]] : []), ['ours', OURS]]) {
+  for (const [label, script] of [...(BASELINE ? [['baseline', BASELINE]] : []), ['ours', OURS], ...(THEIRS ? [['claude-mem', undefined]] : [])]) {
+    if (ONLY && !ONLY.includes(label)) continue;
     const t = performance.now();
-    results.push(await measure(label, script, n));
+    const r = script ? await measure(label, script, n) : await measureTheirs(n);
+    if (r) results.push(r);
     console.log(`  ${label} ${n}: done in ${((performance.now() - t) / 1000).toFixed(0)} s`);
   }
 }

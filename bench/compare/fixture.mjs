@@ -31,68 +31,7 @@ export function loadSearchFixture(ROOT) {
   }
   if (!questions.length) return { ok: false, reason: 'no fixture question resolves to a fixture observation' };
 
-  /** claude-mem's /api/import shape (its export format: snake_case rows, JSON-encoded arrays). */
-  const toClaudeMem = () => {
-    const iso = (ms) => new Date(ms).toISOString();
-    const sessions = [];
-    const obs = [];
-    const summaries = [];
-    const prompts = [];
-    for (const s of history.sessions) {
-      const memoryId = `fixture-memory-${s.contentSessionId}`;
-      sessions.push({
-        content_session_id: s.contentSessionId,
-        memory_session_id: memoryId,
-        project: s.project,
-        platform_source: 'claude',
-        user_prompt: s.prompts?.[0]?.text ?? null,
-        started_at: iso(s.startedAt),
-        started_at_epoch: s.startedAt,
-        completed_at: s.completedAt ? iso(s.completedAt) : null,
-        completed_at_epoch: s.completedAt ?? null,
-        status: 'completed',
-      });
-      for (const p of s.prompts ?? []) prompts.push({ content_session_id: s.contentSessionId, platform_source: 'claude', prompt_number: p.promptNumber, prompt_text: p.text, created_at: iso(p.createdAt), created_at_epoch: p.createdAt });
-      for (const o of s.observations ?? []) {
-        obs.push({
-          memory_session_id: memoryId,
-          project: s.project,
-          text: null,
-          type: o.type,
-          title: o.title,
-          subtitle: o.subtitle ?? null,
-          facts: JSON.stringify(o.facts ?? []),
-          narrative: o.narrative ?? null,
-          concepts: JSON.stringify(o.concepts ?? []),
-          files_read: JSON.stringify(o.filesRead ?? []),
-          files_modified: JSON.stringify(o.filesModified ?? []),
-          prompt_number: o.promptNumber ?? 1,
-          discovery_tokens: o.discoveryTokens ?? 0,
-          created_at: iso(o.createdAt),
-          created_at_epoch: o.createdAt,
-        });
-      }
-      for (const m of s.summaries ?? []) {
-        summaries.push({
-          memory_session_id: memoryId,
-          project: s.project,
-          request: m.request ?? null,
-          investigated: m.investigated ?? null,
-          learned: m.learned ?? null,
-          completed: m.completed ?? null,
-          next_steps: m.nextSteps ?? null,
-          files_read: null,
-          files_edited: null,
-          notes: m.notes ?? null,
-          prompt_number: m.promptNumber ?? 1,
-          discovery_tokens: 0,
-          created_at: iso(m.createdAt),
-          created_at_epoch: m.createdAt,
-        });
-      }
-    }
-    return { sessions, observations: obs, summaries, prompts };
-  };
+  const toClaudeMem = () => toClaudeMemDoc(history.sessions);
 
   return {
     ok: true,
@@ -108,4 +47,67 @@ export function loadSearchFixture(ROOT) {
       return { ok: true, titles };
     },
   };
+}
+
+/** Sessions of our export document in claude-mem's /api/import shape (its export format: snake_case rows, JSON-encoded arrays). */
+export function toClaudeMemDoc(ourSessions) {
+  const iso = (ms) => new Date(ms).toISOString();
+  const sessions = [];
+  const obs = [];
+  const summaries = [];
+  const prompts = [];
+  for (const s of ourSessions) {
+    const memoryId = `fixture-memory-${s.contentSessionId}`;
+    sessions.push({
+      content_session_id: s.contentSessionId,
+      memory_session_id: memoryId,
+      project: s.project,
+      platform_source: 'claude',
+      user_prompt: s.prompts?.[0]?.text ?? null,
+      started_at: iso(s.startedAt),
+      started_at_epoch: s.startedAt,
+      completed_at: s.completedAt ? iso(s.completedAt) : null,
+      completed_at_epoch: s.completedAt ?? null,
+      status: 'completed',
+    });
+    for (const p of s.prompts ?? []) prompts.push({ content_session_id: s.contentSessionId, platform_source: 'claude', prompt_number: p.promptNumber, prompt_text: p.text, created_at: iso(p.createdAt), created_at_epoch: p.createdAt });
+    for (const o of s.observations ?? []) {
+      obs.push({
+        memory_session_id: memoryId,
+        project: s.project,
+        text: null,
+        type: o.type,
+        title: o.title,
+        subtitle: o.subtitle ?? null,
+        facts: JSON.stringify(o.facts ?? []),
+        narrative: o.narrative ?? null,
+        concepts: JSON.stringify(o.concepts ?? []),
+        files_read: JSON.stringify(o.filesRead ?? []),
+        files_modified: JSON.stringify(o.filesModified ?? []),
+        prompt_number: o.promptNumber ?? 1,
+        discovery_tokens: o.discoveryTokens ?? 0,
+        created_at: iso(o.createdAt),
+        created_at_epoch: o.createdAt,
+      });
+    }
+    for (const m of s.summaries ?? []) {
+      summaries.push({
+        memory_session_id: memoryId,
+        project: s.project,
+        request: m.request ?? null,
+        investigated: m.investigated ?? null,
+        learned: m.learned ?? null,
+        completed: m.completed ?? null,
+        next_steps: m.nextSteps ?? null,
+        files_read: null,
+        files_edited: null,
+        notes: m.notes ?? null,
+        prompt_number: m.promptNumber ?? 1,
+        discovery_tokens: 0,
+        created_at: iso(m.createdAt),
+        created_at_epoch: m.createdAt,
+      });
+    }
+  }
+  return { sessions, observations: obs, summaries, prompts };
 }
