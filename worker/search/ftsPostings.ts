@@ -70,14 +70,15 @@ function findDoclist(db: Db, fts: string, root: Uint8Array, want: Uint8Array): U
     if (height === 0) return leafDoclist(r, want);
     let child = r.varint();
     const first = child;
-    const term = new Growable();
+    const term = new Term();
     for (let i = 0; !r.done(); i++) {
       const prefix = i === 0 ? 0 : r.varint();
       const suffix = r.varint();
       if (prefix > term.length || r.left() < suffix) return undefined;
-      term.set(prefix, r.bytes(suffix));
+      term.set(prefix, node, r.at, suffix);
+      r.skip(suffix);
       // Separator i is where child i + 1 begins: past the term sought, stay in child i.
-      if (compare(term.view(), want) > 0) break;
+      if (term.compare(want) > 0) break;
       child = first + i + 1;
     }
     const block = db.all<{ block: Uint8Array }>(`SELECT block FROM ${fts}_segments WHERE blockid = ?`, [child])[0]?.block;
@@ -89,15 +90,16 @@ function findDoclist(db: Db, fts: string, root: Uint8Array, want: Uint8Array): U
 
 /** r is past the leaf's first byte: its height 0, which is also the first term's prefix length. */
 function leafDoclist(r: Reader, want: Uint8Array): Uint8Array | null | undefined {
-  const term = new Growable();
+  const term = new Term();
   for (let i = 0; !r.done(); i++) {
     const prefix = i === 0 ? 0 : r.varint();
     const suffix = r.varint();
     if (prefix > term.length || r.left() < suffix) return undefined;
-    term.set(prefix, r.bytes(suffix));
+    term.set(prefix, r.node, r.at, suffix);
+    r.skip(suffix);
     const size = r.varint();
     if (r.left() < size) return undefined;
-    const c = compare(term.view(), want);
+    const c = term.compare(want);
     if (c === 0) return r.bytes(size);
     if (c > 0) return null; // terms are sorted: it is not here
     r.skip(size);
@@ -215,65 +217,63 @@ function mergeNewestWins(parts: Decoded[], cols: number): TermHits {
   return out;
 }
 
-function compare(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
-  return a.length - b.length;
-}
-
-/** A term rebuilt from prefix-compressed pieces. */
-class Growable {
+/** A term rebuilt from prefix-compressed pieces, in place: a node's scan allocates nothing per term. */
+class Term {
   private buf = new Uint8Array(64);
   length = 0;
 
-  set(prefix: number, suffix: Uint8Array): void {
-    const n = prefix + suffix.length;
-    if (n > this.buf.length) {
-      const b = new Uint8Array(Math.max(n, this.buf.length * 2));
+  /** Keeps the first `prefix` bytes and appends src[at, at + n). */
+  set(prefix: number, src: Uint8Array, at: number, n: number): void {
+    const len = prefix + n;
+    if (len > this.buf.length) {
+      const b = new Uint8Array(Math.max(len, this.buf.length * 2));
       b.set(this.buf.subarray(0, prefix));
       this.buf = b;
     }
-    this.buf.set(suffix, prefix);
-    this.length = n;
+    for (let i = 0; i < n; i++) this.buf[prefix + i] = src[at + i];
+    this.length = len;
   }
 
-  view(): Uint8Array {
-    return this.buf.subarray(0, this.length);
+  /** Byte order, as FTS4 sorts terms: < 0 when this term comes before `other`. */
+  compare(other: Uint8Array): number {
+    const n = Math.min(this.length, other.length);
+    for (let i = 0; i < n; i++) if (this.buf[i] !== other[i]) return this.buf[i] - other[i];
+    return this.length - other.length;
   }
 }
 
 /** FTS3/4 varints (7 bits a byte, least significant first) over a node or doclist. */
 class Reader {
-  private at = 0;
+  at = 0;
   bad = false;
 
-  constructor(private readonly b: Uint8Array) {}
+  constructor(readonly node: Uint8Array) {}
 
   done(): boolean {
-    return this.at >= this.b.length || this.bad;
+    return this.at >= this.node.length || this.bad;
   }
 
   left(): number {
-    return this.b.length - this.at;
+    return this.node.length - this.at;
   }
 
   varint(): number {
     let v = 0;
     let mul = 1;
     for (let n = 0; n < 10; n++) {
-      if (this.at >= this.b.length) break;
-      const byte = this.b[this.at++];
+      if (this.at >= this.node.length) break;
+      const byte = this.node[this.at++];
       v += (byte & 0x7f) * mul;
       if ((byte & 0x80) === 0) return v;
       mul *= 128;
     }
     this.bad = true;
-    this.at = this.b.length;
+    this.at = this.node.length;
     return 0;
   }
 
   bytes(n: number): Uint8Array {
-    const s = this.b.subarray(this.at, this.at + n);
+    const s = this.node.subarray(this.at, this.at + n);
     this.at += n;
     return s;
   }
