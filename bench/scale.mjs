@@ -261,6 +261,22 @@ async function writeSettings(dataDir, search) {
   fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ search: { ...search, ...EXTRA_SEARCH } }));
 }
 
+/** Three cold starts to healthy (the median into r), the third left up; its RSS at health and after settling. */
+async function coldStarts(r, start) {
+  const starts = [];
+  let w;
+  for (let i = 0; i < 3; i++) {
+    w = await start();
+    starts.push(w.healthyMs);
+    if (i < 2) await w.stop();
+  }
+  r.startMs = median(starts);
+  r.rssHealthMB = MB(w.rss());
+  await sleep(SETTLE_MS);
+  r.rssSettledMB = MB(w.rss());
+  return w;
+}
+
 async function measure(label, script, n) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-scale-${n}-`));
   const r = { label, n };
@@ -279,16 +295,7 @@ async function measure(label, script, n) {
   r.diskMB = MB(dirBytes(dir));
 
   // 2. Cold starts; the third stays up for the searches.
-  const starts = [];
-  for (let i = 0; i < 3; i++) {
-    w = await startWorker(script, dir);
-    starts.push(w.healthyMs);
-    if (i < 2) await w.stop();
-  }
-  r.startMs = median(starts);
-  r.rssHealthMB = MB(w.rss());
-  await sleep(SETTLE_MS);
-  r.rssSettledMB = MB(w.rss());
+  w = await coldStarts(r, () => startWorker(script, dir));
   const qs = queries(SEARCHES);
   const all = [];
   const filtered = [];
@@ -383,6 +390,7 @@ async function measureTheirs(n) {
     const sampler = setInterval(() => (peak = Math.max(peak, rss())), 500);
     return {
       ...inst,
+      healthyMs: inst.healthMs,
       rss,
       timed: async (method, p, body) => {
         const t = performance.now();
@@ -409,16 +417,7 @@ async function measureTheirs(n) {
   if (stored !== sessions * PER_SESSION) throw new Error(`claude-mem stored ${stored} of ${sessions * PER_SESSION} observations`);
   r.stopMs = await w.stop();
   r.diskMB = MB(dirBytes(dataDir));
-  const starts = [];
-  for (let i = 0; i < 3; i++) {
-    w = await start();
-    starts.push(w.healthMs);
-    if (i < 2) await w.stop();
-  }
-  r.startMs = median(starts);
-  r.rssHealthMB = MB(w.rss());
-  await sleep(SETTLE_MS);
-  r.rssSettledMB = MB(w.rss());
+  w = await coldStarts(r, start);
   const qs = queries(SEARCHES);
   const all = [];
   const filtered = [];

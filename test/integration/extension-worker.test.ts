@@ -17,6 +17,7 @@ import { WorkerSupervisor, type WorkerState } from '../../extension/core/supervi
 import { handleChat, type ChatModelPort, type ChatMsg } from '../../extension/chat/handler';
 import { TOOLS } from '../../extension/tools/index';
 import type { Observation } from '../../common/contract';
+import { processAlive as alive } from '../../common/node/identity';
 import { startWorker, tempDir, until, WORKER_JS, type RunningWorker } from '../helpers/worker';
 
 const log = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined };
@@ -33,15 +34,6 @@ function freePort(): Promise<number> {
       s.close(() => resolve(p));
     });
   });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function supervisorFor(port: number, dataDir: string, env: Record<string, string> = {}): WorkerSupervisor {

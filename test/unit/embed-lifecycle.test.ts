@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { isMainThread, parentPort, threadId, workerData } from 'node:worker_threads';
 import { createLocalEmbedder, type LocalEmbedderOptions } from '../../worker/search/embed/embedder';
 import type { EmbedderThreadData, FromThread, ToThread } from '../../worker/search/embed/protocol';
+import { processAlive as alive } from '../../common/node/identity';
 
 const forkedAsHost = isMainThread && typeof process.send === 'function' && process.argv[2]?.startsWith('{');
 if (!isMainThread) fakeThread();
@@ -230,16 +231,6 @@ function processTests(): void {
     h.kill('SIGKILL');
     await waitFor(() => !alive(pid));
   });
-}
-
-/** Whether a process exists (a zombie child of a dead parent is reaped by init). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {

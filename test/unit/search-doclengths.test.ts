@@ -11,16 +11,12 @@ import { KINDS, type KindTable } from '../../worker/search/records';
 import { insertObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
+import { seededWords } from '../helpers/seeded';
 import { tempDir } from '../helpers/worker';
 
 const T0 = Date.UTC(2025, 0, 1);
-let seed = 7;
-const rand = () => {
-  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-  return seed / 0x7fffffff;
-};
 const VOCAB = Array.from({ length: 40 }, (_, i) => `v${i}q`);
-const words = (n: number) => Array.from({ length: n }, () => VOCAB[Math.floor(rand() ** 2 * VOCAB.length)]).join(' ');
+const { rand, words } = seededWords(7, VOCAB);
 
 let made = 0;
 async function addObservations(store: Store, n: number, narrative = () => words(5 + Math.floor(rand() * 300))): Promise<void> {

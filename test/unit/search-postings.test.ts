@@ -15,16 +15,12 @@ import { rankFromSegments } from '../../worker/search/termLists';
 import { insertObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
+import { seededWords } from '../helpers/seeded';
 import { tempDir } from '../helpers/worker';
 
 const T0 = Date.UTC(2025, 0, 1);
-let seed = 11;
-const rand = () => {
-  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-  return seed / 0x7fffffff;
-};
 const VOCAB = Array.from({ length: 60 }, (_, i) => `w${i}k`);
-const words = (n: number) => Array.from({ length: n }, () => VOCAB[Math.floor(rand() ** 2 * VOCAB.length)]).join(' ');
+const { rand, words } = seededWords(11, VOCAB);
 const COLS: [KindTable, number][] = [
   [KINDS.observation, 7],
   [KINDS.summary, 6],
