@@ -19,7 +19,7 @@ export interface LocalEmbedderOptions {
   maxChars?: number;
   /** A call not answered this long after the model is ready is treated as a hung host. Default 2 minutes. */
   callTimeoutMs?: number;
-  /** Thread start plus model load; a slow, loaded machine can take seconds. Default 2 minutes. */
+  /** Host start plus model load; a slow, loaded machine can take seconds. Default 2 minutes. */
   loadTimeoutMs?: number;
   /** Overrides where the host looks for its wasm and model files. */
   threadData?: EmbedderThreadData;
