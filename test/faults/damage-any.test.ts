@@ -35,7 +35,9 @@ interface Moment {
   env?: Record<string, string>;
 }
 
-const dbFiles = (dataDir: string) => fs.readdirSync(path.join(dataDir, 'db')).filter((n) => /^(journal|snapshot|delta)-\d+\.(log|db)$/.test(n)).sort();
+const dbFiles = (dataDir: string) => fs.readdirSync(path.join(dataDir, 'db')).filter((n) => /^(journal|snapshot|delta)-\d+\.(log|db|dbz)$/.test(n)).sort();
+/** The other form of a snapshot (.db and its compressed .dbz hold the same verified snapshot: coldSnapshot.ts). */
+const twin = (name: string) => (name.endsWith('.db') ? `${name}z` : name.endsWith('.dbz') ? name.slice(0, -1) : name);
 const newestSegment = (dataDir: string) => dbFiles(dataDir).filter((n) => n.startsWith('journal-')).pop() ?? null;
 
 async function afterFirstStop(): Promise<Moment> {
@@ -100,6 +102,23 @@ async function afterDeltas(): Promise<Moment> {
   return { name: 'after delta checkpoints (killed)', dataDir, acked, live: newestSegment(dataDir), env };
 }
 
+/** Older full snapshots kept compressed (issue 19, disk), as a large database keeps them: every file, the .dbz too. */
+async function afterFreeze(): Promise<Moment> {
+  const dataDir = tempDir();
+  const acked: string[] = [];
+  const env = { CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES: '0', CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(24 * 1024) };
+  const w = await startWorker({ dataDir, env });
+  for (let k = 0; k < 3; k++) {
+    await save(w, k * 40, 40, acked);
+    const gen = (await w.req('GET', '/api/stats')).body.storage.journalGen;
+    await until(async () => (await w.req('GET', '/api/stats')).body.storage.lastSnapshot?.gen === gen, 20_000, 'snapshot after rotation');
+  }
+  await until(async () => dbFiles(dataDir).some((n) => n.endsWith('.dbz')), 20_000, 'an older snapshot compressed');
+  await save(w, 120, 5, acked);
+  await w.kill('SIGKILL');
+  return { name: 'with a compressed older snapshot (killed)', dataDir, acked, live: newestSegment(dataDir), env };
+}
+
 const DAMAGES: [string, (f: string) => void][] = [
   ['cut to half', (f) => fs.truncateSync(f, Math.floor(fs.statSync(f).size / 2))],
   [
@@ -159,7 +178,7 @@ async function damageEach(m: Moment): Promise<string> {
       const floor = snaps.length >= 2 ? snaps[snaps.length - 2] : 0;
       for (const f of before) {
         const gen = Number(/\d+/.exec(f)![0]);
-        assert.ok(now.includes(f) || damaged.some((d) => d.startsWith(f)) || gen < floor, `${what}: ${f} was deleted (left: ${now.join(' ')}; damaged/: ${damaged.join(' ')})`);
+        assert.ok(now.includes(f) || now.includes(twin(f)) || damaged.some((d) => d.startsWith(f)) || gen < floor, `${what}: ${f} was deleted (left: ${now.join(' ')}; damaged/: ${damaged.join(' ')})`);
       }
     }
   }
@@ -171,6 +190,7 @@ for (const [name, make] of [
   ['mid-run (killed)', midRun],
   ['after rotations (killed)', afterRotation],
   ['after delta checkpoints (killed)', afterDeltas],
+  ['with a compressed older snapshot (killed)', afterFreeze],
 ] as const) {
   it(`damage any one file ${name}: every acknowledged write is back, or not ready saying why`, async () => {
     await faultCase(F, 'damaged files', `damage any one file, ${name}`, async () => damageEach(await make()));

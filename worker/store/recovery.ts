@@ -13,7 +13,8 @@ import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { listSegments, readSegment, segmentName } from './journal';
 import { decodeTx } from './records';
-import { listSnapshots, openSnapshot, snapshotName } from './snapshot';
+import { listSnapshots, openSnapshot, snapshotBytesOf, snapshotName } from './snapshot';
+import { coldName, thawSnapshot, thawToMemory } from './coldSnapshot';
 import { PagedBytes, splitPageCache } from './pagedFile';
 import { openChain } from './chain';
 import { deltaName, listDeltas } from './delta';
@@ -80,32 +81,51 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
   for (const gen of snaps) {
     if (opts.upToGen !== undefined && gen > opts.upToGen) continue;
     const file = path.join(dir, snapshotName(gen));
-    try {
-      if (opts.pageCacheBytes && !opts.eager) {
-        // Headers and CRC lists only (a small chain is read whole): each chunk is checked when read.
-        const { db: candidate, headGen, deltas } = openPaged(SQL, dir, gen, opts, report);
-        db = candidate;
-        baseGen = headGen;
-        report.deltasApplied = deltas;
+    const cold = path.join(dir, coldName(gen));
+    // The .db first; an older snapshot may be kept only compressed (coldSnapshot.ts), or both.
+    const forms = [fs.existsSync(file) && file, fs.existsSync(cold) && cold].filter((f): f is string => !!f);
+    for (const form of forms) {
+      try {
+        let inMemory: Uint8Array | undefined;
+        if (form === cold) {
+          // The owner writes the .db back and serves it as usual; other readers must not write the dir.
+          if (opts.quarantine && !opts.eager) thawSnapshot(dir, gen);
+          else inMemory = snapshotBytesOf(thawToMemory(dir, gen));
+        }
+        if (inMemory) {
+          const candidate = new SQL.Database(inMemory);
+          candidate.exec('SELECT count(*) FROM sqlite_master');
+          db = candidate;
+          baseGen = gen;
+        } else if (opts.pageCacheBytes && !opts.eager) {
+          // Headers and CRC lists only (a small chain is read whole): each chunk is checked when read.
+          const { db: candidate, headGen, deltas } = openPaged(SQL, dir, gen, opts, report);
+          db = candidate;
+          baseGen = headGen;
+          report.deltasApplied = deltas;
+        } else {
+          // Verified whole, then read again lazily as SQLite asks for pages (snapshot.ts, lazyFile.ts).
+          const bytes = openSnapshot(file);
+          if (opts.eager) bytes.loadAll();
+          const candidate = new SQL.Database(bytes);
+          candidate.exec('SELECT count(*) FROM sqlite_master');
+          // The rest is read in the background once start-up is done, then the file is closed.
+          bytes.loadInBackground(BACKGROUND_LOAD_DELAY_MS);
+          db = candidate;
+          baseGen = gen;
+        }
         report.snapshotGen = gen;
         break;
-      } else {
-        // Verified whole, then read again lazily as SQLite asks for pages (snapshot.ts, lazyFile.ts).
-        const bytes = openSnapshot(file);
-        if (opts.eager) bytes.loadAll();
-        const candidate = new SQL.Database(bytes);
-        candidate.exec('SELECT count(*) FROM sqlite_master');
-        // The rest is read in the background once start-up is done, then the file is closed.
-        bytes.loadInBackground(BACKGROUND_LOAD_DELAY_MS);
-        db = candidate;
+      } catch (e) {
+        report.problems.push(`snapshot ${path.basename(form)} unusable (${(e as Error).message}); trying an older one`);
+        if (opts.quarantine) {
+          quarantine(dir, form, true);
+          // A .db thawed from this cold copy and found unusable: both go aside.
+          if (form === cold && fs.existsSync(file)) quarantine(dir, file, true);
+        }
       }
-      baseGen = gen;
-      report.snapshotGen = gen;
-      break;
-    } catch (e) {
-      report.problems.push(`snapshot ${snapshotName(gen)} unusable (${(e as Error).message}); trying an older one`);
-      if (opts.quarantine) quarantine(dir, file, true);
     }
+    if (db) break;
   }
 
   const all = listSegments(dir);

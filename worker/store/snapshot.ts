@@ -34,8 +34,9 @@ export function snapshotName(gen: number): string {
   return `snapshot-${String(gen).padStart(10, '0')}.db`;
 }
 
+/** The gens of the full snapshots in dir, as .db or compressed .dbz (coldSnapshot.ts) or both, ascending. */
 export function listSnapshots(dir: string): number[] {
-  return listGenFiles(dir, /^snapshot-(\d+)\.db$/);
+  return [...new Set(listGenFiles(dir, /^snapshot-(\d+)\.dbz?$/))];
 }
 
 export const chunkCount = (length: number): number => Math.ceil(length / PAGED_CHUNK);
@@ -134,6 +135,15 @@ export function openSnapshot(file: string): LazyFileBytes {
   } finally {
     if (!owned) fs.closeSync(fd);
   }
+}
+
+/** The database bytes inside a whole snapshot file held in memory, checked like openSnapshot checks a file. */
+export function snapshotBytesOf(file: Buffer): Uint8Array {
+  const h = parseHeader(file.subarray(0, HEADER), file.length);
+  const bytes = file.subarray(h.base, h.base + h.length);
+  if (crc32(bytes) !== h.crc) throw new Error('checksum mismatch');
+  if (h.version === 2 && crc32(file.subarray(h.tableOffset)) !== h.tableCrc) throw new Error('checksum mismatch'); // of the chunk table
+  return bytes;
 }
 
 /** Returns the database bytes, all in memory, or throws with the reason the file is unusable. */

@@ -15,6 +15,7 @@ import { loadSqlJs, tuneConnection } from './sqlite';
 import type { PagedBytes, PagedStats } from './pagedFile';
 import { deltaName, listDeltas } from './delta';
 import { checkpoint, deltaMinBytesFromEnv, fullCheckpointDue } from './checkpoint';
+import { coldMinBytesFromEnv, coldName, freezeOlderSnapshots } from './coldSnapshot';
 
 export type Row = Record<string, SqlValue>;
 
@@ -49,6 +50,8 @@ export interface StoreOptions {
   deltaMinBytes?: number;
   /** With the page cache, a chain of files up to this size is read whole and checked at open (default 16 MiB: chain.ts; tests lower it). */
   verifyAtOpenBytes?: number;
+  /** Older full snapshots at least this large are kept compressed (default CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES, else 16 MiB: coldSnapshot.ts). */
+  coldSnapshotMinBytes?: number;
 }
 
 export const DEFAULT_PAGE_CACHE_MB = 16;
@@ -65,6 +68,10 @@ export function pageCacheBytesFromEnv(env: NodeJS.ProcessEnv = process.env): num
 }
 
 export const DEFAULT_COMPACT_AFTER_DELETE_MS = 60_000;
+/** When a start looks for older snapshots left uncompressed (after it answers its first requests). */
+const FREEZE_AFTER_START_MS = 10_000;
+/** How long close() waits for a compression under way before stopping it. */
+const FREEZE_GRACE_AT_CLOSE_MS = 5_000;
 
 export interface SnapshotResult {
   gen: number;
@@ -91,6 +98,10 @@ export class Store {
   /** The snapshot thread running now, if any (terminated on close). */
   private replica: Worker | undefined;
   private snapshotting: Promise<SnapshotResult> | undefined;
+  /** Compression of the older snapshots under way (coldSnapshot.ts), and whether close() asked it to stop. */
+  private freezing: Promise<void> | undefined;
+  private freezeTimer: NodeJS.Timeout | undefined;
+  private closing = false;
   private reopenHooks: ((db: Database) => void)[] = [];
   /** Set when the journal could not be written: the worker then refuses writes until restarted. */
   broken: Error | undefined;
@@ -130,9 +141,12 @@ export class Store {
       store.degraded = degradedSentence(report);
       store.broken = new Error(store.degraded);
       opts.log.error(store.degraded, { lost: report.lost });
-    } else if (report.erasures > 0) {
+    } else {
+      // A data dir from before cold snapshots, or a freeze a stop cut short: finish it once the start is done.
+      store.freezeTimer = setTimeout(() => store?.freezeOlder(), FREEZE_AFTER_START_MS);
+      store.freezeTimer.unref();
       // A delete whose text may still be in older files was replayed: its compaction is still due.
-      store.scheduleCompaction();
+      if (report.erasures > 0) store.scheduleCompaction();
     }
     return store;
   }
@@ -392,6 +406,7 @@ export class Store {
       throw new Error(`snapshot ${snapshotName(result.gen)} did not read back (${(e as Error).message}); kept every older file`);
     }
     this.prune();
+    this.freezeOlder();
     this.lastSnapshot = result;
     this.opts.log.info('snapshot written', { ...result });
     return result;
@@ -410,6 +425,7 @@ export class Store {
       moveToDamaged: (file) => moveToDamaged(this.opts.dir, file),
     });
     this.prune();
+    if (result.via !== 'delta') this.freezeOlder();
     this.lastSnapshot = result;
     this.opts.log.info(result.via === 'delta' ? 'delta checkpoint written' : 'snapshot written', { ...result });
     return result;
@@ -432,9 +448,26 @@ export class Store {
     const snaps = listSnapshots(this.opts.dir);
     if (snaps.length < 2) return;
     const oldestKept = snaps[snaps.length - 2];
-    for (const g of snaps) if (g < oldestKept) unlinkQuiet(path.join(this.opts.dir, snapshotName(g)));
+    for (const g of snaps) if (g < oldestKept) for (const name of [snapshotName(g), coldName(g)]) unlinkQuiet(path.join(this.opts.dir, name));
     for (const g of listDeltas(this.opts.dir)) if (g < oldestKept) unlinkQuiet(path.join(this.opts.dir, deltaName(g)));
     for (const g of listSegments(this.opts.dir)) if (g < oldestKept) unlinkQuiet(path.join(this.opts.dir, segmentName(g)));
+  }
+
+  /**
+   * Compresses the full snapshots older than the newest (coldSnapshot.ts), in the background, one
+   * run at a time; never while degraded (every file stays as it is until a human decides).
+   */
+  private freezeOlder(): void {
+    if (this.freezing || this.degraded || this.closing) return;
+    const minBytes = this.opts.coldSnapshotMinBytes ?? coldMinBytesFromEnv();
+    this.freezing = freezeOlderSnapshots(this.opts.dir, minBytes, () => this.closing)
+      .then((done) => {
+        for (const d of done) this.opts.log.info('older snapshot compressed', { ...d, name: coldName(d.gen) });
+      })
+      .catch((e: Error) => this.opts.log.warn(`could not compress an older snapshot (kept as it is): ${e.message}`))
+      .finally(() => {
+        this.freezing = undefined;
+      });
   }
 
   /** Flushes the journal, writes a final snapshot, stops a snapshot thread still running. */
@@ -453,6 +486,12 @@ export class Store {
     }
     clearTimeout(this.compactTimer);
     this.compactTimer = undefined;
+    clearTimeout(this.freezeTimer);
+    // A compression under way (often the one the final snapshot started) gets a moment to finish,
+    // then stops at its next block: what it had not finished is done at the next start.
+    if (this.freezing) await Promise.race([this.freezing, new Promise((r) => setTimeout(r, FREEZE_GRACE_AT_CLOSE_MS))]);
+    this.closing = true;
+    await this.freezing;
     await this.journal.close();
     const r = this.replica;
     this.replica = undefined;

@@ -1,0 +1,156 @@
+// Older full snapshots kept compressed (issue 19, disk): written and read back before the .db goes,
+// thawed when the newest is damaged, never used when damaged themselves.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { nullLogger } from '../../common/node/log';
+import { coldName, freezeOlderSnapshots, freezeSnapshot, thawToMemory, verifyCold } from '../../worker/store/coldSnapshot';
+import { recover } from '../../worker/store/recovery';
+import { listSnapshots, snapshotBytesOf, snapshotName } from '../../worker/store/snapshot';
+import { loadSqlJs } from '../../worker/store/sqlite';
+import { Store } from '../../worker/store/store';
+import { tempDir, until } from '../helpers/worker';
+
+async function open(dir: string, pageCacheBytes: number, coldSnapshotMinBytes = 0): Promise<Store> {
+  const s = await Store.open({ dir, log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null, pageCacheBytes, coldSnapshotMinBytes });
+  await s.write((tx) => tx.run('CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)'));
+  return s;
+}
+
+const values = (s: Store) => s.all<{ v: string }>('SELECT v FROM t ORDER BY id').map((r) => r.v);
+const names = (dir: string) => fs.readdirSync(dir).filter((n) => n.startsWith('snapshot-')).sort();
+// Text that compresses about as well as people's notes do, and a few hundred KB of it.
+const row = (i: number) => `note ${i}: ${Array.from({ length: 60 }, (_, k) => `word${(i * 7 + k * 13) % 500}`).join(' ')}`;
+
+/** Two full snapshots with the older one compressed; the rows written, in order. */
+async function twoSnapshots(dir: string, pageCacheBytes: number): Promise<{ s: Store; want: string[]; older: number; newer: number }> {
+  const s = await open(dir, pageCacheBytes);
+  const want: string[] = [];
+  const add = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      want.push(row(want.length));
+      await s.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [want[want.length - 1]]));
+    }
+  };
+  await add(400);
+  const older = (await s.snapshot(false, true)).gen;
+  await add(400);
+  const newer = (await s.snapshot(false, true)).gen;
+  await until(async () => fs.existsSync(path.join(dir, coldName(older))) && !fs.existsSync(path.join(dir, snapshotName(older))), 10_000, 'the older snapshot compressed');
+  await add(10);
+  return { s, want, older, newer };
+}
+
+function flipMiddle(file: string): void {
+  const b = fs.readFileSync(file);
+  for (let i = b.length >> 1; i < (b.length >> 1) + 16; i++) b[i] ^= 0x5a;
+  fs.writeFileSync(file, b);
+}
+
+describe('cold snapshots', () => {
+  for (const [mode, pageCacheBytes] of [
+    ['page cache', 8 << 20],
+    ['whole in memory', 0],
+  ] as const) {
+    it(`keeps the older snapshot compressed and falls back to it when the newest is damaged (${mode})`, async () => {
+      const dir = tempDir();
+      const { s, want, older, newer } = await twoSnapshots(dir, pageCacheBytes);
+      assert.deepEqual(names(dir), [coldName(older), snapshotName(newer)]);
+      assert.deepEqual(listSnapshots(dir), [older, newer]);
+      const cold = fs.statSync(path.join(dir, coldName(older))).size;
+      const raw = fs.statSync(path.join(dir, snapshotName(newer))).size;
+      assert.ok(cold < raw / 2, `compressed to ${cold} bytes against ${raw}`);
+      await s.close(false); // as if killed: the last 10 rows are in the journal only
+
+      flipMiddle(path.join(dir, snapshotName(newer)));
+      const s2 = await open(dir, pageCacheBytes);
+      assert.deepEqual(values(s2), want);
+      assert.equal(s2.recovery.snapshotGen, older);
+      assert.match(s2.recovery.problems.join('\n'), new RegExp(`${snapshotName(newer)} unusable`));
+      assert.ok(fs.existsSync(path.join(dir, snapshotName(older))), 'thawed back to its .db');
+      assert.ok(fs.readdirSync(path.join(dir, 'damaged')).some((n) => n.startsWith(snapshotName(newer))), 'the damaged one kept aside');
+      await s2.close();
+    });
+  }
+
+  it('a reader that must not write the data dir reads a cold snapshot in memory', async () => {
+    const dir = tempDir();
+    const { s, want, older, newer } = await twoSnapshots(dir, 8 << 20);
+    await s.close(false);
+    fs.rmSync(path.join(dir, snapshotName(newer)));
+    const before = names(dir);
+    const { db, report } = recover(await loadSqlJs(), dir, { quarantine: false, pageCacheBytes: 8 << 20 });
+    assert.equal(report.snapshotGen, older);
+    assert.deepEqual(report.lost, []);
+    assert.deepEqual(
+      db.exec('SELECT v FROM t ORDER BY id')[0].values.map((r) => r[0]),
+      want,
+    );
+    db.close();
+    assert.deepEqual(names(dir), before, 'nothing written');
+  });
+
+  for (const [how, damage] of [
+    ['cut short', (f: string) => fs.truncateSync(f, fs.statSync(f).size - 100)],
+    ['bytes flipped', flipMiddle],
+    ['its index flipped', (f: string) => {
+      const b = fs.readFileSync(f);
+      b[33] ^= 0xff;
+      fs.writeFileSync(f, b);
+    }],
+  ] as const) {
+    it(`a damaged cold snapshot is found, never used (${how})`, async () => {
+      const dir = tempDir();
+      const { s, older, newer } = await twoSnapshots(dir, 8 << 20);
+      await s.close(false);
+      const file = path.join(dir, coldName(older));
+      damage(file);
+      await assert.rejects(verifyCold(file));
+      assert.throws(() => thawToMemory(dir, older));
+      // With the newest gone too (two files: past what is promised), the start says so and rebuilds nothing wrong.
+      fs.rmSync(path.join(dir, snapshotName(newer)));
+      const { db, report } = recover(await loadSqlJs(), dir, { quarantine: true, pageCacheBytes: 8 << 20 });
+      db.close();
+      assert.match(report.problems.join('\n'), new RegExp(`${coldName(older)} unusable`));
+      assert.ok(fs.readdirSync(path.join(dir, 'damaged')).some((n) => n.startsWith(coldName(older))), 'moved aside');
+      assert.ok(!fs.existsSync(path.join(dir, snapshotName(older))), 'no .db thawed from it');
+    });
+  }
+
+  it('thaws to the very bytes it froze, and a stop leaves the .db and no temp file', async () => {
+    const dir = tempDir();
+    const s = await open(dir, 0, 1 << 30);
+    for (let i = 0; i < 300; i++) await s.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [row(i)]));
+    const a = await s.snapshot();
+    await s.close(false);
+    const file = path.join(dir, snapshotName(a.gen));
+    const original = fs.readFileSync(file);
+    assert.deepEqual(await freezeOlderSnapshots(dir, 0, () => true), []);
+    assert.deepEqual(names(dir), [snapshotName(a.gen)]);
+    await assert.rejects(freezeSnapshot(dir, a.gen, () => true));
+    assert.deepEqual(fs.readdirSync(dir).filter((n) => n.includes('.tmp-')), []);
+    assert.ok(fs.existsSync(file));
+    await freezeSnapshot(dir, a.gen);
+    assert.ok(!fs.existsSync(file));
+    const thawed = thawToMemory(dir, a.gen);
+    assert.ok(thawed.equals(original));
+    assert.ok(snapshotBytesOf(thawed).length > 0);
+  });
+
+  it('leaves the newest snapshot and those under the size floor as they are', async () => {
+    const dir = tempDir();
+    const s = await open(dir, 0, 1 << 30);
+    for (let k = 0; k < 3; k++) {
+      await s.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [row(k)]));
+      await s.snapshot();
+    }
+    await s.close(false);
+    const before = names(dir);
+    assert.deepEqual(await freezeOlderSnapshots(dir, 1 << 30, () => false), []);
+    assert.deepEqual(names(dir), before);
+    const done = await freezeOlderSnapshots(dir, 0, () => false);
+    assert.equal(done.length, before.length - 1);
+    assert.ok(names(dir).at(-1)?.endsWith('.db'), 'the newest stays a .db');
+  });
+});

@@ -1,0 +1,252 @@
+// Cold snapshots (issue 19, disk): every full snapshot but the newest is kept only as a backup (it
+// is read when the newest one is damaged), so it is kept compressed. The file `snapshot-<gen>.dbz`
+// holds the whole `snapshot-<gen>.db` file (header, bytes, chunk table) in independent 1 MiB blocks:
+//   "CMEMSNZ1" | u32 block size | u32 block count | u64 raw size | u32 crc32 of the index | u32 0 |
+//   index: per block u32 compressed length, u32 crc32 of the raw block | blocks (raw deflate).
+// Each block is compressed and checked on the thread pool (the event loop stays free) and each is
+// checked against its own CRC when read, so a damaged cold snapshot is always found, never used.
+// A start that needs it (the newest snapshot is damaged) thaws it back to the .db file first.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { crc32, deflateRaw, inflateRaw, inflateRawSync } from 'node:zlib';
+import { writeAtomically } from './journal';
+import { listSnapshots, snapshotName } from './snapshot';
+
+const MAGIC = Buffer.from('CMEMSNZ1', 'ascii');
+const HEADER = 32;
+const BLOCK = 1 << 20;
+/** Level 1: about a third of the size at a fraction of level 6's CPU (measured: docs/benchmarks.md). */
+const LEVEL = 1;
+/**
+ * Snapshots smaller than this stay as they are: compressing them saves little, and a start that
+ * falls back to one reads it directly. CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES overrides it (tests: 0).
+ */
+export const COLD_MIN_BYTES = 16 << 20;
+
+const deflate = promisify(deflateRaw);
+const inflate = promisify(inflateRaw);
+
+export function coldName(gen: number): string {
+  return `${snapshotName(gen)}z`;
+}
+
+export function coldMinBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES;
+  const n = v === undefined || v.trim() === '' ? NaN : Number(v);
+  return Number.isFinite(n) && n >= 0 ? n : COLD_MIN_BYTES;
+}
+
+interface ColdIndex {
+  rawSize: number;
+  blocks: { offset: number; len: number; crc: number; rawLen: number }[];
+}
+
+function parseIndex(head: Buffer, index: Buffer | null, fileSize: number): ColdIndex | number {
+  if (head.length < HEADER || !head.subarray(0, 8).equals(MAGIC)) throw new Error('not a cold snapshot (bad header)');
+  const block = head.readUInt32LE(8);
+  const count = head.readUInt32LE(12);
+  const rawSize = Number(head.readBigUInt64LE(16));
+  if (block !== BLOCK || count !== Math.ceil(rawSize / BLOCK)) throw new Error('not a cold snapshot (bad header)');
+  if (!index) return 8 * count;
+  if (crc32(index) !== head.readUInt32LE(24)) throw new Error('checksum mismatch (index)');
+  const blocks: ColdIndex['blocks'] = [];
+  let offset = HEADER + 8 * count;
+  for (let i = 0; i < count; i++) {
+    const len = index.readUInt32LE(8 * i);
+    blocks.push({ offset, len, crc: index.readUInt32LE(8 * i + 4), rawLen: Math.min(BLOCK, rawSize - i * BLOCK) });
+    offset += len;
+  }
+  if (offset !== fileSize) throw new Error(`truncated or padded: expected ${offset} bytes, found ${fileSize}`);
+  return { rawSize, blocks };
+}
+
+function readIndexSync(fd: number): ColdIndex {
+  const size = fs.fstatSync(fd).size;
+  const head = Buffer.alloc(HEADER);
+  fs.readSync(fd, head, 0, HEADER, 0);
+  const indexBytes = parseIndex(head, null, size) as number;
+  const index = Buffer.alloc(indexBytes);
+  if (fs.readSync(fd, index, 0, indexBytes, HEADER) !== indexBytes) throw new Error('truncated index');
+  return parseIndex(head, index, size) as ColdIndex;
+}
+
+function checkBlock(i: number, raw: Buffer, b: ColdIndex['blocks'][number]): void {
+  if (raw.length !== b.rawLen || crc32(raw) !== b.crc) throw new Error(`checksum mismatch (block ${i})`);
+}
+
+/**
+ * Compresses snapshot `gen` into its cold file, reads that back block by block, and only then
+ * removes the .db: at every moment one verified copy of the snapshot is on disk.
+ */
+export async function freezeSnapshot(dir: string, gen: number, stopping: () => boolean = () => false): Promise<{ rawBytes: number; coldBytes: number }> {
+  const src = path.join(dir, snapshotName(gen));
+  const dest = path.join(dir, coldName(gen));
+  const fh = await fs.promises.open(src, 'r');
+  let rawSize: number;
+  try {
+    rawSize = (await fh.stat()).size;
+    const count = Math.ceil(rawSize / BLOCK);
+    const index = Buffer.alloc(8 * count);
+    const buf = Buffer.allocUnsafe(Math.min(BLOCK, rawSize) || 1);
+    await writeAtomically(dest, async (out) => {
+      let at = HEADER + index.length;
+      for (let i = 0; i < count; i++) {
+        if (stopping()) throw new StoppedError();
+        const want = Math.min(BLOCK, rawSize - i * BLOCK);
+        let got = 0;
+        while (got < want) {
+          const { bytesRead } = await fh.read(buf, got, want - got, i * BLOCK + got);
+          if (bytesRead === 0) throw new Error(`${snapshotName(gen)} ended at ${i * BLOCK + got} bytes while being compressed`);
+          got += bytesRead;
+        }
+        const raw = buf.subarray(0, want);
+        const packed = await deflate(raw, { level: LEVEL });
+        index.writeUInt32LE(packed.length, 8 * i);
+        index.writeUInt32LE(crc32(raw), 8 * i + 4);
+        for (let w = 0; w < packed.length; ) w += (await out.write(packed, w, packed.length - w, at + w)).bytesWritten;
+        at += packed.length;
+      }
+      const head = Buffer.alloc(HEADER);
+      MAGIC.copy(head, 0);
+      head.writeUInt32LE(BLOCK, 8);
+      head.writeUInt32LE(count, 12);
+      head.writeBigUInt64LE(BigInt(rawSize), 16);
+      head.writeUInt32LE(crc32(index), 24);
+      await out.write(Buffer.concat([head, index]), 0, HEADER + index.length, 0);
+    });
+  } finally {
+    await fh.close();
+  }
+  try {
+    await verifyCold(dest);
+  } catch (e) {
+    await fs.promises.unlink(dest).catch(() => undefined);
+    throw new Error(`${coldName(gen)} did not read back (${(e as Error).message}); kept ${snapshotName(gen)}`);
+  }
+  await fs.promises.unlink(src).catch(() => undefined);
+  return { rawBytes: rawSize, coldBytes: (await fs.promises.stat(dest)).size };
+}
+
+/** Reads a cold snapshot whole, inflating each block on the thread pool and checking its CRC. */
+export async function verifyCold(file: string): Promise<void> {
+  const fh = await fs.promises.open(file, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    const head = Buffer.alloc(HEADER);
+    await fh.read(head, 0, HEADER, 0);
+    const indexBytes = parseIndex(head, null, size) as number;
+    const index = Buffer.alloc(indexBytes);
+    if ((await fh.read(index, 0, indexBytes, HEADER)).bytesRead !== indexBytes) throw new Error('truncated index');
+    const idx = parseIndex(head, index, size) as ColdIndex;
+    for (let i = 0; i < idx.blocks.length; i++) {
+      const b = idx.blocks[i];
+      const packed = Buffer.alloc(b.len);
+      if ((await fh.read(packed, 0, b.len, b.offset)).bytesRead !== b.len) throw new Error(`truncated at block ${i}`);
+      checkBlock(i, await inflate(packed), b);
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Calls `each` with every block of a cold snapshot in order, inflated and checked (synchronous: start-up). */
+function thawBlocks(file: string, each: (raw: Buffer, at: number) => void): number {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const idx = readIndexSync(fd);
+    for (let i = 0; i < idx.blocks.length; i++) {
+      const b = idx.blocks[i];
+      const packed = Buffer.alloc(b.len);
+      if (fs.readSync(fd, packed, 0, b.len, b.offset) !== b.len) throw new Error(`truncated at block ${i}`);
+      let raw: Buffer;
+      try {
+        raw = inflateRawSync(packed);
+      } catch {
+        throw new Error(`block ${i} does not inflate`);
+      }
+      checkBlock(i, raw, b);
+      each(raw, i * BLOCK);
+    }
+    return idx.rawSize;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Writes snapshot `gen` back from its cold file (temp, fsync, rename); throws with the reason it is unusable. */
+export function thawSnapshot(dir: string, gen: number): string {
+  const final = path.join(dir, snapshotName(gen));
+  const tmp = `${final}.tmp-${process.pid}`;
+  const fd = fs.openSync(tmp, 'w', 0o600);
+  let ok = false;
+  try {
+    thawBlocks(path.join(dir, coldName(gen)), (raw, at) => {
+      for (let w = 0; w < raw.length; ) w += fs.writeSync(fd, raw, w, raw.length - w, at + w);
+    });
+    fs.fsyncSync(fd);
+    ok = true;
+  } finally {
+    fs.closeSync(fd);
+    if (!ok) fs.rmSync(tmp, { force: true });
+  }
+  fs.renameSync(tmp, final);
+  syncDirSync(dir);
+  return final;
+}
+
+/** The whole .db file of snapshot `gen`, inflated into memory (readers that must not write the data dir). */
+export function thawToMemory(dir: string, gen: number): Buffer {
+  const parts: Buffer[] = [];
+  const size = thawBlocks(path.join(dir, coldName(gen)), (raw) => parts.push(raw));
+  const out = Buffer.concat(parts);
+  if (out.length !== size) throw new Error(`inflated to ${out.length} bytes, expected ${size}`);
+  return out;
+}
+
+/**
+ * Compresses every full snapshot but the newest that is at least `minBytes` long (the newest is
+ * the one starts read; the older are its backup). Called after a checkpoint's prune; one at a time.
+ */
+export async function freezeOlderSnapshots(dir: string, minBytes: number, stopping: () => boolean): Promise<{ gen: number; rawBytes: number; coldBytes: number; ms: number }[]> {
+  const done: { gen: number; rawBytes: number; coldBytes: number; ms: number }[] = [];
+  for (;;) {
+    if (stopping()) return done;
+    const snaps = listSnapshots(dir);
+    const gen = snaps.slice(0, -1).find((g) => sizeOf(path.join(dir, snapshotName(g))) >= Math.max(minBytes, 1));
+    if (gen === undefined) return done;
+    const t0 = performance.now();
+    let r;
+    try {
+      r = await freezeSnapshot(dir, gen, stopping);
+    } catch (e) {
+      if (e instanceof StoppedError) return done;
+      throw e;
+    }
+    done.push({ gen, ...r, ms: Math.round(performance.now() - t0) });
+  }
+}
+
+/** A stop cut a compression short: its temp file is gone, the .db stays (the next start finishes it). */
+class StoppedError extends Error {}
+
+function sizeOf(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+function syncDirSync(dir: string): void {
+  try {
+    const fd = fs.openSync(dir, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    /* some filesystems refuse directory fsync; rename is still atomic */
+  }
+}
