@@ -138,6 +138,23 @@ describe('cold snapshots', () => {
     assert.ok(snapshotBytesOf(thawed).length > 0);
   });
 
+  it('a snapshot pruned while it was being compressed leaves no compressed copy behind (deleted text must not outlive it)', async () => {
+    const dir = tempDir();
+    const s = await open(dir, 0, 1 << 30);
+    for (let i = 0; i < 300; i++) await s.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [row(i)]));
+    const a = await s.snapshot();
+    await s.close(false);
+    const file = path.join(dir, snapshotName(a.gen));
+    // The prune runs on the same event loop while the compression awaits its reads and writes.
+    const r = await freezeSnapshot(dir, a.gen, () => {
+      fs.rmSync(file, { force: true });
+      return false;
+    });
+    assert.equal(r.coldBytes, 0);
+    assert.deepEqual(names(dir), []);
+    assert.deepEqual(fs.readdirSync(dir).filter((n) => n.includes('.tmp-')), []);
+  });
+
   it('leaves the newest snapshot and those under the size floor as they are', async () => {
     const dir = tempDir();
     const s = await open(dir, 0, 1 << 30);

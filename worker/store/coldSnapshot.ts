@@ -124,8 +124,15 @@ export async function freezeSnapshot(dir: string, gen: number, stopping: () => b
     await fs.promises.unlink(dest).catch(() => undefined);
     throw new Error(`${coldName(gen)} did not read back (${(e as Error).message}); kept ${snapshotName(gen)}`);
   }
+  // Pruned meanwhile (a newer pair of snapshots, or a compaction of deleted text, made it obsolete):
+  // its compressed copy must not outlive it.
+  if (!fs.existsSync(src)) {
+    await fs.promises.unlink(dest).catch(() => undefined);
+    return { rawBytes: rawSize, coldBytes: 0 };
+  }
+  const coldBytes = (await fs.promises.stat(dest)).size;
   await fs.promises.unlink(src).catch(() => undefined);
-  return { rawBytes: rawSize, coldBytes: (await fs.promises.stat(dest)).size };
+  return { rawBytes: rawSize, coldBytes };
 }
 
 /** Reads a cold snapshot whole, inflating each block on the thread pool and checking its CRC. */
