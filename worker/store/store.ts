@@ -462,7 +462,7 @@ export class Store {
     const minBytes = this.opts.coldSnapshotMinBytes ?? coldMinBytesFromEnv();
     this.freezing = freezeOlderSnapshots(this.opts.dir, minBytes, () => this.closing)
       .then((done) => {
-        for (const d of done) this.opts.log.info('older snapshot compressed', { ...d, name: coldName(d.gen) });
+        for (const d of done) this.opts.log.info(d.coldBytes > 0 ? 'older snapshot compressed' : 'older snapshot pruned while it was compressed', { ...d, name: coldName(d.gen) });
       })
       .catch((e: Error) => this.opts.log.warn(`could not compress an older snapshot (kept as it is): ${e.message}`))
       .finally(() => {
