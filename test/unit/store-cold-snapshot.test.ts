@@ -42,6 +42,16 @@ async function twoSnapshots(dir: string, pageCacheBytes: number): Promise<{ s: S
   return { s, want, older, newer };
 }
 
+/** One full snapshot of 300 rows, left uncompressed (the store's floor is out of reach). */
+async function oneSnapshot(): Promise<{ dir: string; a: { gen: number }; file: string }> {
+  const dir = tempDir();
+  const s = await open(dir, 0, 1 << 30);
+  for (let i = 0; i < 300; i++) await s.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [row(i)]));
+  const a = await s.snapshot();
+  await s.close(false);
+  return { dir, a, file: path.join(dir, snapshotName(a.gen)) };
+}
+
 function flipMiddle(file: string): void {
   const b = fs.readFileSync(file);
   for (let i = b.length >> 1; i < (b.length >> 1) + 16; i++) b[i] ^= 0x5a;
@@ -119,15 +129,8 @@ describe('cold snapshots', () => {
   }
 
   it('thaws to the very bytes it froze, and a stop leaves the .db and no temp file', async () => {
-    const dir = tempDir();
-    const s = await open(dir, 0, 1 << 30);
-    for (let i = 0; i < 300; i++) await s.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [row(i)]));
-    const a = await s.snapshot();
-    await s.close(false);
-    const file = path.join(dir, snapshotName(a.gen));
+    const { dir, a, file } = await oneSnapshot();
     const original = fs.readFileSync(file);
-    assert.deepEqual(await freezeOlderSnapshots(dir, 0, () => true), []);
-    assert.deepEqual(names(dir), [snapshotName(a.gen)]);
     await assert.rejects(freezeSnapshot(dir, a.gen, () => true));
     assert.deepEqual(fs.readdirSync(dir).filter((n) => n.includes('.tmp-')), []);
     assert.ok(fs.existsSync(file));
@@ -139,12 +142,7 @@ describe('cold snapshots', () => {
   });
 
   it('a snapshot pruned while it was being compressed leaves no compressed copy behind (deleted text must not outlive it)', async () => {
-    const dir = tempDir();
-    const s = await open(dir, 0, 1 << 30);
-    for (let i = 0; i < 300; i++) await s.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [row(i)]));
-    const a = await s.snapshot();
-    await s.close(false);
-    const file = path.join(dir, snapshotName(a.gen));
+    const { dir, a, file } = await oneSnapshot();
     // The prune runs on the same event loop while the compression awaits its reads and writes.
     const r = await freezeSnapshot(dir, a.gen, () => {
       fs.rmSync(file, { force: true });
