@@ -141,6 +141,17 @@ describe('cold snapshots', () => {
     assert.ok(snapshotBytesOf(thawed).length > 0);
   });
 
+  it('asked to stop once the compressed copy is written and checked, it keeps both copies', async () => {
+    const { dir, a, file } = await oneSnapshot();
+    let calls = 0;
+    // One call before each block (one block here), then one before the .db is removed.
+    await assert.rejects(freezeSnapshot(dir, a.gen, () => ++calls > 1));
+    assert.equal(calls, 2);
+    assert.ok(fs.existsSync(file));
+    await verifyCold(path.join(dir, coldName(a.gen)));
+    assert.deepEqual(listSnapshots(dir), [a.gen]);
+  });
+
   it('a snapshot pruned while it was being compressed leaves no compressed copy behind (deleted text must not outlive it)', async () => {
     const { dir, a, file } = await oneSnapshot();
     // The prune runs on the same event loop while the compression awaits its reads and writes.

@@ -130,6 +130,8 @@ export async function freezeSnapshot(dir: string, gen: number, stopping: () => b
     await fs.promises.unlink(dest).catch(() => undefined);
     return { rawBytes: rawSize, coldBytes: 0 };
   }
+  // Asked to stop (a stop, or storage found damaged: then no file may go): both copies stay.
+  if (stopping()) throw new StoppedError();
   const coldBytes = (await fs.promises.stat(dest)).size;
   await fs.promises.unlink(src).catch(() => undefined);
   return { rawBytes: rawSize, coldBytes };

@@ -460,7 +460,8 @@ export class Store {
   private freezeOlder(): void {
     if (this.freezing || this.degraded || this.closing) return;
     const minBytes = this.opts.coldSnapshotMinBytes ?? coldMinBytesFromEnv();
-    this.freezing = freezeOlderSnapshots(this.opts.dir, minBytes, () => this.closing)
+    // Storage found damaged meanwhile: stop at the next block, so every file stays as it is.
+    this.freezing = freezeOlderSnapshots(this.opts.dir, minBytes, () => this.closing || this.degraded !== undefined)
       .then((done) => {
         for (const d of done) this.opts.log.info(d.coldBytes > 0 ? 'older snapshot compressed' : 'older snapshot pruned while it was compressed', { ...d, name: coldName(d.gen) });
       })
