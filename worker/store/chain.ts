@@ -11,6 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { deltaName, readDeltaHeader } from './delta';
+import { sizeOf } from './journal';
 import { type ChunkLoc, type ChunkSource, FileRef, fileLocs, PAGED_CHUNK, readLocSync, wholeFileCrcs } from './pagedFile';
 import { chunkCount, readChunkTable, snapshotHeaderOf, snapshotName } from './snapshot';
 
@@ -116,12 +117,4 @@ export function openChain(dir: string, snapGen: number, deltaGens: number[], pro
 
 function fdOf(file: string): number {
   return fs.openSync(file, 'r');
-}
-
-function sizeOf(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
-  }
 }

@@ -10,6 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { deltaName, listDeltas, verifyDelta, writeDelta } from './delta';
+import { sizeOf } from './journal';
 import { type Capture, type ChunkLoc, FileRef, PAGED_CHUNK, type PagedBytes, readLoc } from './pagedFile';
 import { chunkCount, listSnapshots, readChunkTable, snapshotHeaderOf, snapshotName, verifySnapshot, writeSnapshotFrom } from './snapshot';
 import type { SnapshotResult } from './store';
@@ -148,14 +149,6 @@ function snapshotVersion(file: string): number {
     } finally {
       fs.closeSync(fd);
     }
-  } catch {
-    return 0;
-  }
-}
-
-function sizeOf(file: string): number {
-  try {
-    return fs.statSync(file).size;
   } catch {
     return 0;
   }

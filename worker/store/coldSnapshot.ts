@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { crc32, deflateRaw, inflateRaw, inflateRawSync } from 'node:zlib';
-import { writeAtomically } from './journal';
+import { sizeOf, syncDirSync, writeAtomically } from './journal';
 import { listSnapshots, snapshotName } from './snapshot';
 
 const MAGIC = Buffer.from('CMEMSNZ1', 'ascii');
@@ -238,24 +238,3 @@ export async function freezeOlderSnapshots(dir: string, minBytes: number, stoppi
 
 /** A stop cut a compression short: its temp file is gone, the .db stays (the next start finishes it). */
 class StoppedError extends Error {}
-
-function sizeOf(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
-  }
-}
-
-function syncDirSync(dir: string): void {
-  try {
-    const fd = fs.openSync(dir, 'r');
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    /* some filesystems refuse directory fsync; rename is still atomic */
-  }
-}

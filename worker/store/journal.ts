@@ -397,3 +397,26 @@ export async function syncDir(dir: string): Promise<void> {
     /* some filesystems refuse directory fsync; rename is still atomic */
   }
 }
+
+/** syncDir for code that must not yield (start-up recovery). */
+export function syncDirSync(dir: string): void {
+  try {
+    const fd = fs.openSync(dir, 'r');
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    /* some filesystems refuse directory fsync; rename is still atomic */
+  }
+}
+
+/** A file's size, 0 when it is not there. */
+export function sizeOf(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
