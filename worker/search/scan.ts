@@ -5,6 +5,7 @@
 import type { SearchKind } from '../../common/contract';
 import { CHUNK_ROWS, createArena, type Int8Arena } from './int8dot';
 import { quantizeInt8 } from './vectors/quantize';
+import type { Int8Unit } from './density';
 
 export interface ScanFilter {
   project?: string;
@@ -21,6 +22,8 @@ export interface ScanHit {
   epoch: number;
   /** Cosine similarity (approximate). */
   score: number;
+  /** The stored vector (a copy), on the first `withVectors` hits of a query that asked for them. */
+  unit?: Int8Unit;
 }
 
 const KIND_CODE = { observation: 0, summary: 1 } as const;
@@ -46,6 +49,7 @@ class Block {
   constructor(
     readonly project: string,
     private readonly arena: Int8Arena,
+    private readonly dims: number,
   ) {}
 
   offsetOf(row: number): number {
@@ -72,6 +76,12 @@ class Block {
     this.ids[row] = id;
     this.kinds[row] = kind;
     this.epochs[row] = epoch;
+  }
+
+  /** A copy of one row's vector (dims bytes, not the padding) and its scale. */
+  unit(row: number): Int8Unit {
+    const at = this.offsetOf(row);
+    return { q: this.arena.bytes().slice(at, at + this.dims), scale: this.scales[row] };
   }
 
   /** Swap-removes the row; a chunk left empty goes back to the arena. */
@@ -128,7 +138,7 @@ export class ScanIndex {
     if (q.length !== this.dims) throw new Error(`scan index: vector has ${q.length} dimensions, expected ${this.dims}`);
     let b = this.blocks.get(project);
     if (!b) {
-      b = new Block(project, this.arena);
+      b = new Block(project, this.arena, this.dims);
       this.blocks.set(project, b);
     }
     b.put(KIND_CODE[kind], id, epoch, q, scale);
@@ -161,7 +171,7 @@ export class ScanIndex {
   }
 
   /** Top k by cosine similarity, best first. */
-  query(vector: Float32Array, k: number, f: ScanFilter = {}): ScanHit[] {
+  query(vector: Float32Array, k: number, f: ScanFilter = {}, withVectors = 0): ScanHit[] {
     if (vector.length !== this.dims) throw new Error(`scan index: query has ${vector.length} dimensions, index has ${this.dims}`);
     if (k <= 0) return [];
     const wantObs = !f.kinds || f.kinds.includes('observation');
@@ -194,12 +204,13 @@ export class ScanIndex {
         }
       }
     }
-    return top.sorted().map(({ block, row, score }) => ({
+    return top.sorted().map(({ block, row, score }, i) => ({
       kind: KIND_OF[block.kinds[row]],
       id: block.ids[row],
       project: block.project,
       epoch: block.epochs[row],
       score: score * scale,
+      ...(i < withVectors ? { unit: block.unit(row) } : {}),
     }));
   }
 }

@@ -9,6 +9,7 @@ import { browse, keywordSearch, type RankedHit } from './keyword';
 import type { SearchFilters, SearchRequest } from './params';
 import { hydrate, hydratePriors, matchesFilters, toSearchRow, type PriorInfo, type RecordInfo } from './records';
 import type { ScanHit } from './scan';
+import { neighbourDensity } from './density';
 import type { SemanticIndex } from './semantic';
 import type { SearchSettings } from './settings';
 import { demoteDuplicates, prior, questionIntents, type Intent } from './rerank';
@@ -177,9 +178,9 @@ export class Searcher {
   private async vectorRanked(vector: Float32Array, f: SearchFilters, depth: number, intents: Set<Intent>): Promise<Scored[]> {
     const semantic = (this.vectors as VectorSide).semantic;
     const extra = f.types !== undefined || f.concepts !== undefined || f.file !== undefined;
-    let k = extra ? Math.max(depth * 4, 200) : depth;
+    let k = extra ? Math.max(depth * 4, 200) : Math.max(depth, this.settings.densityPenalty > 0 ? this.settings.densityPool : 0);
     for (;;) {
-      const hits = await semantic.query(vector, k, { project: f.project, kinds: f.kinds, from: f.from, to: f.to });
+      const hits = await semantic.query(vector, k, { project: f.project, kinds: f.kinds, from: f.from, to: f.to, withVectors: this.settings.densityPenalty > 0 ? this.settings.densityPool : 0 });
       const kept = this.filterHits(hits, f, intents);
       // Filters dropped too many: look deeper, unless the index had nothing more to give.
       if (kept.length >= depth || hits.length < k || k >= 20_000) return kept;
@@ -194,10 +195,14 @@ export class Searcher {
     const s = this.settings;
     const w = { substance: s.substancePrior, intent: s.intentBoost };
     const out: (Scored & { title: string })[] = [];
-    for (const h of hits) {
+    // Hubness correction (density.ts): a hit among look-alikes pays for their closeness.
+    // Hits past the pool were not compared: they pay the most any pooled hit pays, so none jumps ahead for that.
+    const density = s.densityPenalty > 0 ? neighbourDensity(hits.slice(0, s.densityPool).map((h) => h.unit), s.densityK) : undefined;
+    const beyond = density && density.length > 0 ? Math.max(...density) : 0;
+    for (const [i, h] of hits.entries()) {
       const r = (h.kind === 'observation' ? obs : sums).get(h.id);
       // Absent: deleted since it was indexed.
-      if (r && matchesFilters(r, f)) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, title: r.title, score: h.score + s.vectorPriorWeight * (prior(r, intents, w) - 1) });
+      if (r && matchesFilters(r, f)) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, title: r.title, score: h.score - s.densityPenalty * (density ? (density[i] ?? beyond) : 0) + s.vectorPriorWeight * (prior(r, intents, w) - 1) });
     }
     out.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
     return (s.demoteDuplicates ? demoteDuplicates(out, (h) => h.title) : out).map(({ title: _t, ...h }) => h);

@@ -14,6 +14,7 @@ import type { Store } from '../store/store';
 import { ScanIndex, type ScanFilter, type ScanHit } from './scan';
 import type { VectorBackend } from './settings';
 import { decodeVector, int8View } from './vectorBlob';
+import { quantizeInt8 } from './vectors/quantize';
 import type { VectorFiles, WantedEntry } from './vectors/files';
 import type { VectorIndexes } from './vectors/indexes';
 import type { VectorItem } from './vectors/types';
@@ -60,6 +61,8 @@ const ROW_COLUMNS = 'kind, ref_id, project, dims, created_at, CASE WHEN file_off
 
 export interface SemanticQuery extends ScanFilter {
   kinds?: readonly SearchKind[];
+  /** Attach the stored vector (int8) to this many of the best hits (density.ts needs them). */
+  withVectors?: number;
 }
 
 const LOAD_CHUNK = 2000;
@@ -344,7 +347,7 @@ export class SemanticIndex {
     this.lastBackend = 'scan';
     if (!scan) return [];
     this.touch();
-    return scan.query(vector, k, { ...f, kinds });
+    return scan.query(vector, k, { ...f, kinds }, f.withVectors ?? 0);
   }
 
   private async vectraUsable(project: string): Promise<boolean> {
@@ -363,7 +366,7 @@ export class SemanticIndex {
     return synced;
   }
 
-  private async queryVectra(project: string, vector: Float32Array, k: number, kinds: ('observation' | 'summary')[], f: ScanFilter): Promise<ScanHit[]> {
+  private async queryVectra(project: string, vector: Float32Array, k: number, kinds: ('observation' | 'summary')[], f: SemanticQuery): Promise<ScanHit[]> {
     const vectra = this.o.vectra as VectorIndexes;
     // Time filters are applied after the fact, so ask for more when they are set.
     const want = f.from !== undefined || f.to !== undefined ? k * 4 : k;
@@ -373,7 +376,8 @@ export class SemanticIndex {
       const t = h.metadata.createdAt;
       if (f.from !== undefined && t < f.from) continue;
       if (f.to !== undefined && t >= f.to) continue;
-      out.push({ kind: h.metadata.kind, id: h.metadata.refId, project, epoch: t, score: h.score });
+      const unit = out.length < (f.withVectors ?? 0) && h.vector ? quantizeInt8(Float32Array.from(h.vector)) : undefined;
+      out.push({ kind: h.metadata.kind, id: h.metadata.refId, project, epoch: t, score: h.score, ...(unit ? { unit } : {}) });
       if (out.length >= k) break;
     }
     return out;

@@ -60,6 +60,10 @@ export interface SearchSettings {
   vectorPriorWeight: number;
   /** A hit whose title repeats one ranked above it moves behind the hits with new titles. */
   demoteDuplicates: boolean;
+  /** Vector side: cosine minus this times the hit's mean cosine to its densityK nearest neighbours in the pool (0 = off). */
+  densityPenalty: number;
+  densityK: number;
+  densityPool: number;
   /** Unload the model threads after this long unused. */
   embedderIdleMs: number;
   /** Impact lists of this many of the most common words are built in the background after start (listWarmer.ts); 0: off. */
@@ -95,9 +99,9 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   indexBatchSize: 16,
   queryCacheSize: 256,
   keywordRankCap: 0,
-  rrfK: 60,
+  rrfK: 30,
   keywordMinRelative: 0.3,
-  vectorWindow: 0.1,
+  vectorWindow: 0.15,
   vectorMinScore: 0,
   keywordLeadRatio: 1.5,
   recencyWeight: 0.15,
@@ -109,8 +113,11 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   synonymWeight: 0.4,
   substancePrior: 0.8,
   intentBoost: 0.3,
-  vectorPriorWeight: 0.1,
+  vectorPriorWeight: 0.2,
   demoteDuplicates: true,
+  densityPenalty: 0.5,
+  densityK: 3,
+  densityPool: 200,
   embedderIdleMs: 5 * 60_000,
   keywordWarmTerms: 128,
 };
@@ -147,6 +154,9 @@ const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   substancePrior: [0, 1],
   intentBoost: [0, 10],
   vectorPriorWeight: [0, 1],
+  densityPenalty: [0, 10],
+  densityK: [1, 50],
+  densityPool: [10, 1000],
   embedderIdleMs: [1000, 24 * 3600_000],
   keywordWarmTerms: [0, 100_000],
 };

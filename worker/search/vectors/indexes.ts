@@ -75,7 +75,7 @@ export class VectorIndexes {
       if (vector.length !== slot.dims) throw new Error(`vector index: query has ${vector.length} dimensions, index has ${slot.dims}`);
       const where = filter.kind ? { kind: { $eq: filter.kind } } : undefined;
       const results = await index.queryItems(Array.from(vector), '', k, where);
-      return results.map((r) => ({ id: r.item.id, score: r.score, metadata: fromMeta(r.item.metadata) }));
+      return results.map((r) => ({ id: r.item.id, score: r.score, metadata: fromMeta(r.item.metadata), vector: r.item.vector }));
     }, 'read');
   }
 

@@ -22,4 +22,6 @@ export interface VectorHit {
   /** Cosine similarity, -1..1. */
   score: number;
   metadata: VectorMeta;
+  /** The item's vector as the index holds it. */
+  vector?: readonly number[];
 }

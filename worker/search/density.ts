@@ -1,0 +1,60 @@
+// Local density of vector hits, for a hubness correction of the cosine (after CSLS, Conneau et al.
+// 2018): a hit sitting in a tight cluster of look-alikes ("Looked into PDF export", "Read
+// export.ts", "Checked PDF export after the change") is close to every question about its topic,
+// whatever the question asks; a hit unlike its neighbours is close to a question for what it says.
+// So each hit of the pool is scored cosine - weight * (mean cosine to its k nearest other hits).
+// The neighbours are taken within the query's own pool of best hits, not the whole store: a record
+// with look-alikes has them in the pool too, and the pool costs one small matrix (200 x 200 int8
+// dot products, the scan's SIMD kernel: about 2 ms) instead of a store-wide neighbour graph.
+// Measured on the development sets (docs/search.md): semantic recall@5 0.713 -> 0.829.
+import { createArena, CHUNK_ROWS, type Int8Arena } from './int8dot';
+
+/** A unit vector as stored: int8 values times one scale. */
+export interface Int8Unit {
+  q: Int8Array;
+  scale: number;
+}
+
+const arenas = new Map<number, { arena: Int8Arena; chunk: number }>();
+
+function arenaFor(dims: number): { arena: Int8Arena; chunk: number } {
+  let a = arenas.get(dims);
+  if (!a) {
+    const arena = createArena(dims);
+    a = { arena, chunk: arena.allocChunk() };
+    arenas.set(dims, a);
+  }
+  return a;
+}
+
+/**
+ * For each vector, the mean cosine to its k most similar others in the list (0 when it has none;
+ * undefined entries are skipped and get 0). At most CHUNK_ROWS vectors are compared; the rest get 0.
+ */
+export function neighbourDensity(units: (Int8Unit | undefined)[], k: number): Float64Array {
+  const out = new Float64Array(units.length);
+  const present = units.map((u, i) => ({ u, i })).filter((x): x is { u: Int8Unit; i: number } => x.u !== undefined).slice(0, CHUNK_ROWS);
+  if (present.length < 2 || k <= 0) return out;
+  const dims = present[0].u.q.length;
+  const rows = present.filter((x) => x.u.q.length === dims);
+  const { arena, chunk } = arenaFor(dims);
+  const bytes = arena.bytes();
+  bytes.fill(0, chunk, chunk + rows.length * arena.stride);
+  rows.forEach((x, r) => bytes.set(x.u.q, chunk + r * arena.stride));
+  const outBase = arena.outOffset >> 2;
+  const sims = new Float64Array(rows.length - 1);
+  for (let a = 0; a < rows.length; a++) {
+    bytes.fill(0, arena.queryOffset, arena.queryOffset + arena.stride);
+    bytes.set(rows[a].u.q, arena.queryOffset);
+    arena.dots(chunk, rows.length);
+    const dots = arena.ints();
+    let n = 0;
+    for (let b = 0; b < rows.length; b++) if (b !== a) sims[n++] = dots[outBase + b] * rows[b].u.scale;
+    sims.sort();
+    const take = Math.min(k, n);
+    let sum = 0;
+    for (let j = n - take; j < n; j++) sum += sims[j];
+    out[rows[a].i] = (sum / take) * rows[a].u.scale;
+  }
+  return out;
+}
