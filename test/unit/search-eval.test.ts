@@ -2,11 +2,15 @@
 //   - development: test/fixtures/search (the set the fusion constants were chosen on);
 //   - development 2: test/fixtures/search-dev2, written in the chat voice without looking at the
 //     test set (session 15), 1,200+ records, so constants are chosen on dev ∪ dev2;
-//   - test (held out): test/fixtures/search-heldout, written before any tuning in another voice,
-//     1,600+ records, mostly near-duplicate maintenance notes. Constants are never chosen on it.
+//   - development 3: test/fixtures/search-heldout, the first held-out set (1,600+ records), written
+//     before any tuning; it was the test set until session 25, was read too often to stay one,
+//     and keeps the bars and floors it had then;
+//   - test (held out): test/fixtures/search-heldout2, written in session 26 by someone who had not
+//     read the ranking code or the other sets' questions, committed before that session's ranking
+//     change, 1,700+ records. Constants are never chosen on it.
 // Prints recall@5 and MRR per mode with the misses and each bar of issue 20 as met / NOT MET.
-// Asserts every bar that is met, that the development set does not fall below its figures of
-// before that issue, and floors (the figures reached) for the two test-set bars not met yet.
+// Asserts every bar that is met, that the development sets do not fall below their figures of
+// before that issue, and floors (the figures reached) for any test-set bar not met.
 // Embeddings are cached on disk under .cache/search-eval-embeddings (keyed by a hash of the model
 // and text), so only the first run pays for the ~2,000 texts (35-45 ms each locally).
 import { after, before, test } from 'node:test';
@@ -32,6 +36,7 @@ const built = path.resolve(__dirname, '../../dist/embedder.js');
 const threadScript = fs.existsSync(built) ? built : path.resolve(__dirname, '../../worker/search/embedderThread.ts');
 const cacheDir = path.resolve(__dirname, '../../.cache/search-eval-embeddings');
 const heldoutDir = path.resolve(__dirname, '../fixtures/search-heldout');
+const testDir = path.resolve(__dirname, '../fixtures/search-heldout2');
 
 interface HeldoutHistory {
   fixtureNow: number;
@@ -45,6 +50,7 @@ const services: SearchService[] = [];
 let dev: { service: SearchService; history: FixtureHistory; questions: EvalQuestion[] };
 let dev2: { service: SearchService; history: Dev2History; questions: EvalQuestion[] };
 let held: { service: SearchService; history: HeldoutHistory; questions: EvalQuestion[] };
+let test2: { service: SearchService; history: HeldoutHistory; questions: EvalQuestion[] };
 
 async function open(prefix: string, load: (s: Store) => Promise<void>): Promise<SearchService> {
   const dir = tempDir(prefix);
@@ -82,6 +88,11 @@ before(async () => {
     await s.write((tx) => importSessions(tx, parseImport(h)));
   });
   held = { service: heldService, history: h, questions: JSON.parse(fs.readFileSync(path.join(heldoutDir, 'questions.json'), 'utf8')) as EvalQuestion[] };
+  const t = JSON.parse(fs.readFileSync(path.join(testDir, 'history.json'), 'utf8')) as HeldoutHistory;
+  const testService = await open('search-eval-test-', async (s) => {
+    await s.write((tx) => importSessions(tx, parseImport(t)));
+  });
+  test2 = { service: testService, history: t, questions: JSON.parse(fs.readFileSync(path.join(testDir, 'questions.json'), 'utf8')) as EvalQuestion[] };
   console.log(`embeddings: ${embedder.stats.hits} from the disk cache, ${embedder.stats.misses} computed`);
 });
 
@@ -97,32 +108,38 @@ async function report(service: SearchService, questions: EvalQuestion[], kinds: 
   return out;
 }
 
-test('held-out set: 1,500+ records in 2+ projects, 80+ questions naming records that exist', () => {
-  const obs = held.history.sessions.flatMap((s) => s.observations);
-  const sums = held.history.sessions.flatMap((s) => s.summaries);
-  const projects = new Set(held.history.sessions.map((s) => s.project));
-  assert.ok(obs.length + sums.length >= 1500, `${obs.length + sums.length} records`);
-  assert.ok(projects.size >= 2, `${projects.size} projects`);
-  assert.ok(held.questions.length >= 80, `${held.questions.length} questions`);
-  const refs = new Set([...obs.map((o) => String(o.id)), ...sums.map((s) => `S${s.id}`)]);
-  for (const q of held.questions) assert.ok(q.answers.length > 0 && q.answers.every((a) => refs.has(a)), `${q.id} names records that exist`);
-  assert.ok(held.questions.some((q) => q.answers.some((a) => a.startsWith('S'))), 'some questions are answered by a session summary');
-  // Most of the bulk is near-duplicate notes: far fewer distinct titles than observations.
-  assert.ok(new Set(obs.map((o) => o.title)).size < obs.length / 2, 'the bulk repeats itself');
-});
+for (const [name, set] of [['first held-out set (development 3)', () => held], ['held-out test set', () => test2]] as const) {
+  test(`${name}: 1,500+ records in 2+ projects, 80+ questions naming records that exist`, () => {
+    const held = set();
+    const obs = held.history.sessions.flatMap((s) => s.observations);
+    const sums = held.history.sessions.flatMap((s) => s.summaries);
+    const projects = new Set(held.history.sessions.map((s) => s.project));
+    assert.ok(obs.length + sums.length >= 1500, `${obs.length + sums.length} records`);
+    assert.ok(projects.size >= 2, `${projects.size} projects`);
+    assert.ok(held.questions.length >= 80, `${held.questions.length} questions`);
+    const refs = new Set([...obs.map((o) => String(o.id)), ...sums.map((s) => `S${s.id}`)]);
+    for (const q of held.questions) assert.ok(q.answers.length > 0 && q.answers.every((a) => refs.has(a)), `${q.id} names records that exist`);
+    assert.ok(held.questions.some((q) => q.answers.some((a) => a.startsWith('S'))), 'some questions are answered by a session summary');
+    // Most of the bulk is near-duplicate notes: far fewer distinct titles than observations.
+    assert.ok(new Set(obs.map((o) => o.title)).size < obs.length / 2, 'the bulk repeats itself');
+  });
+}
 
-test('every record of both sets is embedded by the background indexer', () => {
-  for (const s of [dev.service, dev2.service, held.service]) assert.equal(s.status().pending, 0);
+test('every record of every set is embedded by the background indexer', () => {
+  for (const s of [dev.service, dev2.service, held.service, test2.service]) assert.equal(s.status().pending, 0);
   assert.equal(held.service.status().indexed.observations, held.history.sessions.reduce((n, s) => n + s.observations.length, 0));
+  assert.equal(test2.service.status().indexed.observations, test2.history.sessions.reduce((n, s) => n + s.observations.length, 0));
 });
 
-test('search quality on both sets: the bars of issue 20 that are met, floors for the rest', async () => {
+test('search quality on every set: the bars of issue 20 that are met, floors for the rest', async () => {
   const d = await report(dev.service, dev.questions, ['observation'], dev.history.fixtureNow);
   const d2 = await report(dev2.service, dev2.questions, ['observation', 'summary'], dev2.history.fixtureNow);
   const h = await report(held.service, held.questions, ['observation', 'summary'], held.history.fixtureNow);
+  const t = await report(test2.service, test2.questions, ['observation', 'summary'], test2.history.fixtureNow);
   console.log(formatReport(`DEVELOPMENT set test/fixtures/search (${dev.questions.length} questions, observations):`, d));
   console.log(formatReport(`DEVELOPMENT set 2 test/fixtures/search-dev2 (${dev2.questions.length} questions, observations + summaries):`, d2));
-  console.log(formatReport(`TEST set test/fixtures/search-heldout (${held.questions.length} questions, observations + summaries):`, h));
+  console.log(formatReport(`DEVELOPMENT set 3 (the first held-out set) test/fixtures/search-heldout (${held.questions.length} questions, observations + summaries):`, h));
+  console.log(formatReport(`TEST set test/fixtures/search-heldout2 (${test2.questions.length} questions, observations + summaries):`, t));
   const problems: string[] = [];
   const check = (ok: boolean, what: string) => {
     if (!ok) problems.push(what);
@@ -133,13 +150,14 @@ test('search quality on both sets: the bars of issue 20 that are met, floors for
   const [dk, ds, dh] = d;
   const [tk, ts, th] = h;
   const [d2k, d2s, d2h] = d2;
-  // One line per mode with all three sets (recall@5 / MRR), the summary to read without the misses.
+  const [nk, ns, nh] = t;
+  // One line per mode with every set (recall@5 / MRR), the summary to read without the misses.
   for (const [i, mode] of ['keyword', 'semantic', 'hybrid'].entries()) {
-    console.log(`per mode: ${mode.padEnd(8)} dev ${f(d[i].recallAt5)}/${f(d[i].mrr)}  dev2 ${f(d2[i].recallAt5)}/${f(d2[i].mrr)}  test ${f(h[i].recallAt5)}/${f(h[i].mrr)}`);
+    console.log(`per mode: ${mode.padEnd(8)} dev ${f(d[i].recallAt5)}/${f(d[i].mrr)}  dev2 ${f(d2[i].recallAt5)}/${f(d2[i].mrr)}  dev3 ${f(h[i].recallAt5)}/${f(h[i].mrr)}  test ${f(t[i].recallAt5)}/${f(t[i].mrr)}`);
   }
   // The bars of issue 20, each printed as met or not. Asserted: every bar met today, so none can
-  // silently regress. The one not met on the test set (recall@5) is printed, and asserted as a floor
-  // at the figures this code reached (docs/search.md), so it cannot fall either.
+  // silently regress. Those not met on the test set are printed, and asserted as floors at the
+  // figures this code reached (docs/search.md), so they cannot fall either.
   const bars: [string, boolean][] = [
     [`development hybrid >= keyword and semantic (${f(dh.recallAt5)}/${f(dh.mrr)} vs ${f(Math.max(dk.recallAt5, ds.recallAt5))}/${f(Math.max(dk.mrr, ds.mrr))})`, dh.recallAt5 >= Math.max(dk.recallAt5, ds.recallAt5) && dh.mrr >= Math.max(dk.mrr, ds.mrr)],
     // Figures of main before issue 20 (docs/search.md): hybrid 0.952 / 0.843, keyword 0.885 / 0.827, semantic 0.769 / 0.638.
@@ -148,16 +166,27 @@ test('search quality on both sets: the bars of issue 20 that are met, floors for
     // Figures of dev2 when it was committed, before any change chosen on it: hybrid 0.853 / 0.779, keyword 0.907 / 0.825, semantic 0.647 / 0.487.
     [`development 2 does not fall (hybrid ${f(d2h.recallAt5)}/${f(d2h.mrr)} >= 0.853/0.779, keyword ${f(d2k.recallAt5)}/${f(d2k.mrr)} >= 0.907/0.825, semantic ${f(d2s.recallAt5)}/${f(d2s.mrr)} >= 0.647/0.487)`,
       r3(d2h.recallAt5) >= 0.853 && r3(d2h.mrr) >= 0.779 && r3(d2k.recallAt5) >= 0.907 && r3(d2k.mrr) >= 0.825 && r3(d2s.recallAt5) >= 0.647 && r3(d2s.mrr) >= 0.487],
-    [`test hybrid MRR ${f(th.mrr)} >= 0.75`, th.mrr >= 0.75],
-    [`test keyword recall@5 ${f(tk.recallAt5)} >= 0.80`, tk.recallAt5 >= 0.8],
-    [`test hybrid recall@5 ${f(th.recallAt5)} >= 0.90`, th.recallAt5 >= 0.9],
-    [`test hybrid >= keyword and semantic (${f(th.recallAt5)}/${f(th.mrr)} vs ${f(Math.max(tk.recallAt5, ts.recallAt5))}/${f(Math.max(tk.mrr, ts.mrr))})`, th.recallAt5 >= Math.max(tk.recallAt5, ts.recallAt5) && th.mrr >= Math.max(tk.mrr, ts.mrr)],
+    // The first held-out set (dev3) keeps the bars it was held to as the test set.
+    [`dev3 hybrid MRR ${f(th.mrr)} >= 0.75`, th.mrr >= 0.75],
+    [`dev3 keyword recall@5 ${f(tk.recallAt5)} >= 0.80`, tk.recallAt5 >= 0.8],
+    [`dev3 hybrid recall@5 ${f(th.recallAt5)} >= 0.90`, th.recallAt5 >= 0.9],
+    [`dev3 hybrid >= keyword and semantic (${f(th.recallAt5)}/${f(th.mrr)} vs ${f(Math.max(tk.recallAt5, ts.recallAt5))}/${f(Math.max(tk.mrr, ts.mrr))})`, th.recallAt5 >= Math.max(tk.recallAt5, ts.recallAt5) && th.mrr >= Math.max(tk.mrr, ts.mrr)],
+    // The test set.
+    [`test hybrid recall@5 ${f(nh.recallAt5)} >= 0.90`, nh.recallAt5 >= 0.9],
+    [`test hybrid MRR ${f(nh.mrr)} >= 0.75`, nh.mrr >= 0.75],
+    [`test keyword recall@5 ${f(nk.recallAt5)} >= 0.80`, nk.recallAt5 >= 0.8],
+    [`test hybrid >= keyword and semantic (${f(nh.recallAt5)}/${f(nh.mrr)} vs ${f(Math.max(nk.recallAt5, ns.recallAt5))}/${f(Math.max(nk.mrr, ns.mrr))})`, nh.recallAt5 >= Math.max(nk.recallAt5, ns.recallAt5) && nh.mrr >= Math.max(nk.mrr, ns.mrr)],
   ];
   console.log(['issue 20 bars:', ...bars.map(([what, ok]) => `  ${ok ? 'met    ' : 'NOT MET'}  ${what}`)].join('\n'));
-  // Asserted: all but the one not met yet (test hybrid recall@5, index 5), which has a floor below.
-  for (const [what, ok] of bars.filter((_, i) => i !== 5)) check(ok, what);
+  // Asserted: every bar but those in NOT_YET, which have floors below.
+  // Not met on the test set (session 26, read once): hybrid recall@5 and MRR, keyword recall@5.
+  const NOT_YET = new Set<number>([7, 8, 9]);
+  for (const [what, ok] of bars.filter((_, i) => !NOT_YET.has(i))) check(ok, what);
   // Floors: the figures reached on this branch (a fall is a regression).
-  check(r3(th.recallAt5) >= 0.885 && r3(th.mrr) >= 0.799, `test hybrid fell below 0.885 / 0.799: ${f(th.recallAt5)} / ${f(th.mrr)}`);
-  check(r3(d2h.recallAt5) >= 0.933 && r3(d2h.mrr) >= 0.825, `dev2 hybrid fell below 0.933 / 0.825: ${f(d2h.recallAt5)} / ${f(d2h.mrr)}`);
+  check(r3(th.recallAt5) >= 0.908 && r3(th.mrr) >= 0.827, `dev3 hybrid fell below 0.908 / 0.827: ${f(th.recallAt5)} / ${f(th.mrr)}`);
+  check(r3(d2h.recallAt5) >= 0.933 && r3(d2h.mrr) >= 0.834, `dev2 hybrid fell below 0.933 / 0.834: ${f(d2h.recallAt5)} / ${f(d2h.mrr)}`);
+  check(r3(nh.recallAt5) >= 0.813 && r3(nh.mrr) >= 0.664, `test hybrid fell below 0.813 / 0.664: ${f(nh.recallAt5)} / ${f(nh.mrr)}`);
+  check(r3(nk.recallAt5) >= 0.729 && r3(nk.mrr) >= 0.612, `test keyword fell below 0.729 / 0.612: ${f(nk.recallAt5)} / ${f(nk.mrr)}`);
+  check(r3(ns.recallAt5) >= 0.742 && r3(ns.mrr) >= 0.58, `test semantic fell below 0.742 / 0.580: ${f(ns.recallAt5)} / ${f(ns.mrr)}`);
   assert.deepEqual(problems, []);
 });
