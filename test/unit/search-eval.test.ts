@@ -17,20 +17,16 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { EventBus } from '../../worker/events';
 import { nullLogger } from '../../common/node/log';
 import type { SearchKind, SearchMode } from '../../common/contract';
 import { createLocalEmbedder } from '../../worker/search/embed/embedder';
-import { SearchService } from '../../worker/search/service';
-import { DEFAULT_CONTEXT_SETTINGS, DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
-import { migrate } from '../../worker/store/schema';
-import { Store } from '../../worker/store/store';
-import { importSessions, parseImport } from '../../worker/transfer';
+import type { SearchService } from '../../worker/search/service';
+import type { Store } from '../../worker/store/store';
 import { evaluateRefs, formatReport, type EvalQuestion, type ModeReport } from '../fixtures/search-heldout/evaluate';
 import { loadHistory, readQuestions, type FixtureHistory } from '../fixtures/search/load';
 import { loadDev2, type Dev2History } from '../fixtures/search-dev2/load';
 import { diskCachedEmbedder } from '../helpers/diskCachedEmbedder';
-import { tempDir } from '../helpers/worker';
+import { importDoc, openEvalService, type EvalService } from '../helpers/evalService';
 
 const built = path.resolve(__dirname, '../../dist/embedder.js');
 const threadScript = fs.existsSync(built) ? built : path.resolve(__dirname, '../../worker/search/embedderThread.ts');
@@ -45,27 +41,17 @@ interface HeldoutHistory {
 
 const local = createLocalEmbedder({ threadScript, batchSize: 32, log: nullLogger });
 const embedder = diskCachedEmbedder(local, cacheDir);
-const stores: Store[] = [];
-const services: SearchService[] = [];
 let dev: { service: SearchService; history: FixtureHistory; questions: EvalQuestion[] };
 let dev2: { service: SearchService; history: Dev2History; questions: EvalQuestion[] };
 let held: { service: SearchService; history: HeldoutHistory; questions: EvalQuestion[] };
 let test2: { service: SearchService; history: HeldoutHistory; questions: EvalQuestion[] };
 
+const opened: EvalService[] = [];
+
 async function open(prefix: string, load: (s: Store) => Promise<void>): Promise<SearchService> {
-  const dir = tempDir(prefix);
-  const store = await Store.open({ dir: path.join(dir, 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
-  stores.push(store);
-  await migrate(store);
-  await load(store);
-  const service = new SearchService(
-    { config: { dataDir: dir }, store, events: new EventBus(), log: nullLogger },
-    { embedders: { query: embedder, index: embedder }, settings: { search: { ...DEFAULT_SEARCH_SETTINGS, indexBatchSize: 64 }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } },
-  );
-  services.push(service);
-  service.start();
-  await service.indexer?.drain();
-  return service;
+  const e = await openEvalService(prefix, load, embedder);
+  opened.push(e);
+  return e.service;
 }
 
 before(async () => {
@@ -84,22 +70,17 @@ before(async () => {
   });
   dev2 = { service: dev2Service, ...d2 };
   const h = JSON.parse(fs.readFileSync(path.join(heldoutDir, 'history.json'), 'utf8')) as HeldoutHistory;
-  const heldService = await open('search-eval-heldout-', async (s) => {
-    await s.write((tx) => importSessions(tx, parseImport(h)));
-  });
+  const heldService = await open('search-eval-heldout-', importDoc(h));
   held = { service: heldService, history: h, questions: JSON.parse(fs.readFileSync(path.join(heldoutDir, 'questions.json'), 'utf8')) as EvalQuestion[] };
   const t = JSON.parse(fs.readFileSync(path.join(testDir, 'history.json'), 'utf8')) as HeldoutHistory;
-  const testService = await open('search-eval-test-', async (s) => {
-    await s.write((tx) => importSessions(tx, parseImport(t)));
-  });
+  const testService = await open('search-eval-test-', importDoc(t));
   test2 = { service: testService, history: t, questions: JSON.parse(fs.readFileSync(path.join(testDir, 'questions.json'), 'utf8')) as EvalQuestion[] };
   console.log(`embeddings: ${embedder.stats.hits} from the disk cache, ${embedder.stats.misses} computed`);
 });
 
 after(async () => {
-  for (const s of services) await s.stop();
+  for (const e of opened) await e.close();
   await local.close();
-  for (const s of stores) await s.close(false);
 });
 
 async function report(service: SearchService, questions: EvalQuestion[], kinds: SearchKind[], now: number): Promise<ModeReport[]> {
