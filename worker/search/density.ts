@@ -29,10 +29,13 @@ function arenaFor(dims: number): { arena: Int8Arena; chunk: number } {
 
 /**
  * For each vector, the mean cosine to its k most similar others in the list (0 when it has none;
- * undefined entries are skipped and get 0). At most CHUNK_ROWS vectors are compared; the rest get 0.
+ * undefined entries are skipped and get 0; k is rounded down). At most CHUNK_ROWS vectors are
+ * compared; the rest get 0.
  */
-export function neighbourDensity(units: (Int8Unit | undefined)[], k: number): Float64Array {
+export function neighbourDensity(units: (Int8Unit | undefined)[], kWanted: number): Float64Array {
   const out = new Float64Array(units.length);
+  // A settings file may hold a fraction: 2.5 neighbours means 2.
+  const k = Math.floor(kWanted);
   const present = units.map((u, i) => ({ u, i })).filter((x): x is { u: Int8Unit; i: number } => x.u !== undefined).slice(0, CHUNK_ROWS);
   if (present.length < 2 || k <= 0) return out;
   const dims = present[0].u.q.length;
