@@ -1,5 +1,6 @@
-// Two hybrid refinements chosen on dev ∪ dev2 (docs/search.md): the keyword list's best two keep a
-// place near the top after fusion, and chat words for a problem add the words notes use for it.
+// Hybrid refinements chosen on the development sets (docs/search.md): the keyword list's best two
+// and the vector list's best keep a place near the top after fusion, and chat words for a problem
+// add the words notes use for it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseFtsQuery } from '../../worker/search/ftsQuery';
@@ -20,6 +21,21 @@ test('the best keyword hit stays in the top 3 and the runner-up in the top 5, ho
   assert.equal(floored.indexOf(2), 4, floored.join(','));
   // Already higher: left where fusion put it.
   const agree = fuseHybrid(keyword, [hit(1, 0.7), ...vector], { ...base, leaderFloor: 3 }).map((f) => f.id);
+  assert.equal(agree[0], 1);
+});
+
+test('the best vector hit stays in the top 4 when every keyword hit outvotes it', () => {
+  // The keyword list is look-alikes 10..19 that the vector list also holds lower down; the vector
+  // list's best, 1, has no keyword match at all.
+  const keyword = Array.from({ length: 10 }, (_, i) => hit(10 + i, 9 - i * 0.1));
+  const vector = [hit(1, 0.62), ...Array.from({ length: 10 }, (_, i) => hit(10 + i, 0.6 - i * 0.001))];
+  const plain = fuseHybrid(keyword, vector, { ...base, leaderFloor: 0 }).map((f) => f.id);
+  assert.ok(plain.indexOf(1) > 4, `without the floor it falls out of the top 5: ${plain.join(',')}`);
+  const floored = fuseHybrid(keyword, vector, { ...base, leaderFloor: 0, vectorLeaderFloor: 4 }).map((f) => f.id);
+  assert.equal(floored.indexOf(1), 3, floored.join(','));
+  assert.deepEqual(floored.filter((id) => id !== 1), plain.filter((id) => id !== 1), 'the rest keep their order');
+  // Already higher: left where fusion put it.
+  const agree = fuseHybrid([hit(1, 10), ...keyword], vector, { ...base, vectorLeaderFloor: 4 }).map((f) => f.id);
   assert.equal(agree[0], 1);
 });
 

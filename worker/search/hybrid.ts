@@ -42,6 +42,8 @@ export interface FusionOptions {
   vectorWeight?: number;
   /** The best keyword hit ranks no lower than this after fusion, the runner-up no lower than this + 2 (1-based; 0 or absent: off). */
   leaderFloor?: number;
+  /** The best vector hit ranks no lower than this after fusion (1-based; 0 or absent: off). */
+  vectorLeaderFloor?: number;
   now: number;
 }
 
@@ -83,16 +85,10 @@ export function fuseHybrid(keyword: FusionInput[], vector: FusionInput[], o: Fus
   // The keyword list's best two keep a place near the top (#1 at floor or better, #2 at floor + 2):
   // the vector side may reorder the head, but a weak encoder's look-alikes cannot bury them.
   const floor = o.leaderFloor ?? 0;
-  if (floor > 0) {
-    keyword.slice(0, 2).forEach((hit, j) => {
-      const at = floor + 2 * j;
-      const i = fused.findIndex((f) => f.kind === hit.kind && f.id === hit.id);
-      if (i >= at) {
-        const [item] = fused.splice(i, 1);
-        fused.splice(at - 1, 0, { ...item, score: fused[at - 1].score + 1e-9 });
-      }
-    });
-  }
+  if (floor > 0) keyword.slice(0, 2).forEach((hit, j) => keepAtOrAbove(fused, hit, floor + 2 * j));
+  // Likewise the vector list's best (after the density correction): on a question worded unlike
+  // any note, the words can all be wrong while the encoder's first pick is right.
+  if (vector[0] && (o.vectorLeaderFloor ?? 0) > 0) keepAtOrAbove(fused, vector[0], o.vectorLeaderFloor as number);
   const lead = keyword[0];
   if (lead && o.keywordLeadRatio > 0 && (keyword.length === 1 || lead.score >= o.keywordLeadRatio * keyword[1].score)) {
     const i = fused.findIndex((f) => f.kind === lead.kind && f.id === lead.id);
@@ -102,4 +98,13 @@ export function fuseHybrid(keyword: FusionInput[], vector: FusionInput[], o: Fus
     }
   }
   return fused;
+}
+
+/** Moves `hit` up to 1-based place `at` when fusion put it lower; a hit at or above it stays. */
+function keepAtOrAbove(fused: Fused[], hit: FusionInput, at: number): void {
+  const i = fused.findIndex((f) => f.kind === hit.kind && f.id === hit.id);
+  if (i >= at) {
+    const [item] = fused.splice(i, 1);
+    fused.splice(at - 1, 0, { ...item, score: fused[at - 1].score + 1e-9 });
+  }
 }

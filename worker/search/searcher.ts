@@ -124,6 +124,7 @@ export class Searcher {
       keywordLeadRatio: s.keywordLeadRatio,
       vectorWeight: s.vectorFusionWeight,
       leaderFloor: s.keywordLeaderFloor,
+      vectorLeaderFloor: s.vectorLeaderFloor,
       now,
     });
     return { ranked: fused, modeUsed: 'hybrid' };

@@ -50,6 +50,8 @@ export interface SearchSettings {
   feedbackDocs: number;
   /** Hybrid: after fusion the best keyword hit ranks no lower than this, the runner-up no lower than this + 2 (0 = off). */
   keywordLeaderFloor: number;
+  /** Hybrid: after fusion the best vector hit ranks no lower than this (0 = off). */
+  vectorLeaderFloor: number;
   /** Hybrid: weight of a query word's synonyms (synonyms.ts) in the keyword list, against 1 for a typed word (0 = off). */
   synonymWeight: number;
   /** Priors (rerank.ts): weight of a record's substance; 0 = off. */
@@ -110,6 +112,7 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   feedbackWeight: 0.5,
   feedbackDocs: 0,
   keywordLeaderFloor: 3,
+  vectorLeaderFloor: 4,
   synonymWeight: 0.4,
   substancePrior: 0.8,
   intentBoost: 0.3,
@@ -150,6 +153,7 @@ const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   feedbackWeight: [0, 10],
   feedbackDocs: [0, 20],
   keywordLeaderFloor: [0, 100],
+  vectorLeaderFloor: [0, 100],
   synonymWeight: [0, 1],
   substancePrior: [0, 1],
   intentBoost: [0, 10],
