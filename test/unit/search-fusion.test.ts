@@ -58,4 +58,9 @@ test('vectorMinScore: vector hits under the floor do not vote, even when the rel
   assert.deepEqual(fuseHybrid([], vector, base).map((f) => f.id), [1, 2, 3], 'the window keeps all three');
   assert.deepEqual(fuseHybrid([], vector, { ...base, vectorMinScore: 0.2 }).map((f) => f.id), []);
   assert.deepEqual(fuseHybrid([hit(9, 5)], [hit(1, 0.5), ...vector], { ...base, vectorMinScore: 0.2 }).map((f) => f.id).sort(), [1, 9]);
+  // The floor reads the cosine, not the corrected score: the density correction and priors can take
+  // a fair match below 0, and 0 (the default) must stay "off".
+  const corrected = [{ ...hit(1, -0.02), cosine: 0.15 }, { ...hit(2, -0.06), cosine: 0.12 }];
+  assert.deepEqual(fuseHybrid([], corrected, { ...base, vectorMinScore: 0 }).map((f) => f.id), [1, 2]);
+  assert.deepEqual(fuseHybrid([], corrected, { ...base, vectorMinScore: 0.13 }).map((f) => f.id), [1]);
 });

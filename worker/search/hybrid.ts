@@ -20,6 +20,8 @@ export interface FusionInput {
   id: number;
   epoch: number;
   score: number;
+  /** Vector hits: the raw cosine, which vectorMinScore is compared with (score may be corrected). */
+  cosine?: number;
 }
 
 export interface Fused {
@@ -35,7 +37,7 @@ export interface FusionOptions {
   recencyHalfLifeDays: number;
   keywordMinRelative: number;
   vectorWindow: number;
-  /** Vector hits under this score do not vote (absent: no floor). */
+  /** Vector hits whose cosine is under this do not vote (absent: no floor). */
   vectorMinScore?: number;
   keywordLeadRatio: number;
   /** Weight of the vector list's RRF votes (the keyword list's is 1). */
@@ -80,7 +82,7 @@ export function fuseHybrid(keyword: FusionInput[], vector: FusionInput[], o: Fus
   const kwTop = keyword[0]?.score ?? 0;
   const vecTop = vector[0]?.score ?? 0;
   const kw = keyword.filter((h) => h.score >= o.keywordMinRelative * kwTop);
-  const vec = vector.filter((h) => h.score >= vecTop - o.vectorWindow && h.score >= (o.vectorMinScore ?? -Infinity));
+  const vec = vector.filter((h) => h.score >= vecTop - o.vectorWindow && (h.cosine ?? h.score) >= (o.vectorMinScore ?? -Infinity));
   const fused = rrf([kw, vec], o, [1, o.vectorWeight ?? 1]);
   // The keyword list's best two keep a place near the top (#1 at floor or better, #2 at floor + 2):
   // the vector side may reorder the head, but a weak encoder's look-alikes cannot bury them.

@@ -30,6 +30,8 @@ export interface Scored {
   id: number;
   epoch: number;
   score: number;
+  /** Vector hits: the cosine itself, before the density correction and priors (vectorMinScore reads it). */
+  cosine?: number;
 }
 
 /** Candidates asked from each side for fusion, at least. */
@@ -203,7 +205,7 @@ export class Searcher {
     for (const [i, h] of hits.entries()) {
       const r = (h.kind === 'observation' ? obs : sums).get(h.id);
       // Absent: deleted since it was indexed.
-      if (r && matchesFilters(r, f)) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, title: r.title, score: h.score - s.densityPenalty * (density ? (density[i] ?? beyond) : 0) + s.vectorPriorWeight * (prior(r, intents, w) - 1) });
+      if (r && matchesFilters(r, f)) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, title: r.title, cosine: h.score, score: h.score - s.densityPenalty * (density ? (density[i] ?? beyond) : 0) + s.vectorPriorWeight * (prior(r, intents, w) - 1) });
     }
     out.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
     return (s.demoteDuplicates ? demoteDuplicates(out, (h) => h.title) : out).map(({ title: _t, ...h }) => h);
