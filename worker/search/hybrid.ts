@@ -1,18 +1,19 @@
 // Hybrid ranking: reciprocal rank fusion of the keyword and vector lists, plus a mild recency term.
 //
-//   score(d) = sum over lists of 1 / (k + rank(d))            (rank from 1, k = 60)
+//   score(d) = sum over lists of 1 / (k + rank(d))            (rank from 1, k = rrfK, 30)
 //            + recencyWeight / (k + 1) * 0.5 ^ (ageDays / halfLifeDays)
 //
 // Two refinements, both about letting only meaningful evidence vote:
 //   - each list is cut to its relevant part before fusing: keyword hits scoring under
 //     keywordMinRelative of the best BM25 (they share an incidental word), vector hits more than
-//     vectorWindow below the best cosine (every record has *some* cosine);
+//     vectorWindow below the best (density-corrected) cosine (every record has *some* cosine);
 //   - a confident lexical answer stays first: when the best keyword hit scores at least
 //     keywordLeadRatio times the runner-up (an identifier, an error code, a library name — words
-//     a small sentence encoder does not know), fusion does not demote it.
+//     a small sentence encoder does not know), fusion does not demote it; and each list's best
+//     (keyword #1 and #2, vector #1) keeps a place in the top 5 (leaderFloor, vectorLeaderFloor).
 // The recency term gives a brand-new record recencyWeight (0.15) of a first rank in one list,
 // halving every 30 days: enough to order near-ties, never to lift a poor match.
-// Measured on test/fixtures/search (52 questions), see docs/search.md.
+// Constants chosen on the development sets, figures on the held-out test set: docs/search.md.
 import type { SearchKind } from '../../common/contract';
 
 export interface FusionInput {
