@@ -91,6 +91,17 @@ describe('ranking', () => {
     assert.ok(rare > longRow);
   });
 
+  it('BM25 normalises length mildly: a row four times the average keeps most of its score', () => {
+    // A memory that explains something is long; the notes that look like it are one line.
+    const mi = (len: number) => Uint32Array.from([1, 1, 100, 10, len, 1]);
+    const average = bm25(mi(10), [1], [idf(100, 1)]);
+    const long = bm25(mi(40), [1], [idf(100, 1)]);
+    const short = bm25(mi(3), [1], [idf(100, 1)]);
+    assert.ok(long / average > 0.8, `long/average ${long / average}`);
+    assert.ok(short / average < 1.1, `short/average ${short / average}`);
+    assert.ok(short > average && average > long, 'shorter still weighs a little more');
+  });
+
   it('finds the observation an identifier names, first', async () => {
     const r = await search('ECONNRESET', { project: 'atlas-api', kinds: ['observation'] });
     assert.equal(r.items[0].id, obsByKey('A5').id);

@@ -147,7 +147,8 @@ describe('exact top k from impact lists', () => {
     await exactTopK(store, 'observation', phrases, f, 10, before.rows, before.maxId, Date.now(), 16);
     // A new row that is the best match of all, and the current best deleted.
     const best = rankAll(store, 'observation', phrases, f, 1)[0];
-    await addRows(store, 1, () => ({ title: `${VOCAB[0]} ${VOCAB[0]} ${VOCAB[0]}`, narrative: `${VOCAB[0]} ${VOCAB[0]}` }));
+    // Every word of both columns at their usual lengths is the word: no drawn row can match it better.
+    await addRows(store, 1, () => ({ title: Array(4).fill(VOCAB[0]).join(' '), narrative: Array(20).fill(VOCAB[0]).join(' ') }));
     await store.write((tx) => tx.run('DELETE FROM observations WHERE id = ?', [best.id]));
     const now = phrasesOf(store, VOCAB[0]);
     const got = await exactTopK(store, 'observation', phrases, f, 10, now.rows, now.maxId, Date.now(), 16);
