@@ -1,10 +1,12 @@
-// Retrieval quality with the real local sentence encoder, on three sets:
+// Retrieval quality with the real local sentence encoder, on five sets:
 //   - development: test/fixtures/search (the set the fusion constants were chosen on);
 //   - development 2: test/fixtures/search-dev2, written in the chat voice without looking at the
 //     test set (session 15), 1,200+ records, so constants are chosen on dev ∪ dev2;
 //   - development 3: test/fixtures/search-heldout, the first held-out set (1,600+ records), written
 //     before any tuning; it was the test set until session 25, was read too often to stay one,
 //     and keeps the bars and floors it had then;
+//   - development 4: test/fixtures/search-dev4, written in session 27 by someone who had not read
+//     the ranking code or either held-out set, in a stranger's chat voice, 1,700+ records;
 //   - test (held out): test/fixtures/search-heldout2, written in session 26 by someone who had not
 //     read the ranking code or the other sets' questions, committed before that session's ranking
 //     change, 1,700+ records. Constants are never chosen on it.
@@ -33,6 +35,7 @@ const threadScript = fs.existsSync(built) ? built : path.resolve(__dirname, '../
 const cacheDir = path.resolve(__dirname, '../../.cache/search-eval-embeddings');
 const heldoutDir = path.resolve(__dirname, '../fixtures/search-heldout');
 const testDir = path.resolve(__dirname, '../fixtures/search-heldout2');
+const dev4Dir = path.resolve(__dirname, '../fixtures/search-dev4');
 
 interface HeldoutHistory {
   fixtureNow: number;
@@ -45,6 +48,7 @@ let dev: { service: SearchService; history: FixtureHistory; questions: EvalQuest
 let dev2: { service: SearchService; history: Dev2History; questions: EvalQuestion[] };
 let held: { service: SearchService; history: HeldoutHistory; questions: EvalQuestion[] };
 let test2: { service: SearchService; history: HeldoutHistory; questions: EvalQuestion[] };
+let dev4: { service: SearchService; history: HeldoutHistory; questions: EvalQuestion[] };
 
 const opened: EvalService[] = [];
 
@@ -75,6 +79,9 @@ before(async () => {
   const t = JSON.parse(fs.readFileSync(path.join(testDir, 'history.json'), 'utf8')) as HeldoutHistory;
   const testService = await open('search-eval-test-', importDoc(t));
   test2 = { service: testService, history: t, questions: JSON.parse(fs.readFileSync(path.join(testDir, 'questions.json'), 'utf8')) as EvalQuestion[] };
+  const h4 = JSON.parse(fs.readFileSync(path.join(dev4Dir, 'history.json'), 'utf8')) as HeldoutHistory;
+  const dev4Service = await open('search-eval-dev4-', importDoc(h4));
+  dev4 = { service: dev4Service, history: h4, questions: JSON.parse(fs.readFileSync(path.join(dev4Dir, 'questions.json'), 'utf8')) as EvalQuestion[] };
   console.log(`embeddings: ${embedder.stats.hits} from the disk cache, ${embedder.stats.misses} computed`);
 });
 
@@ -89,7 +96,8 @@ async function report(service: SearchService, questions: EvalQuestion[], kinds: 
   return out;
 }
 
-for (const [name, set] of [['first held-out set (development 3)', () => held], ['held-out test set', () => test2]] as const) {
+// dev4's generator varies its notes' wording more (1,189 distinct titles among 1,671 observations).
+for (const [name, set, repeats] of [['first held-out set (development 3)', () => held, true], ['development 4', () => dev4, false], ['held-out test set', () => test2, true]] as const) {
   test(`${name}: 1,500+ records in 2+ projects, 80+ questions naming records that exist`, () => {
     const held = set();
     const obs = held.history.sessions.flatMap((s) => s.observations);
@@ -102,24 +110,27 @@ for (const [name, set] of [['first held-out set (development 3)', () => held], [
     for (const q of held.questions) assert.ok(q.answers.length > 0 && q.answers.every((a) => refs.has(a)), `${q.id} names records that exist`);
     assert.ok(held.questions.some((q) => q.answers.some((a) => a.startsWith('S'))), 'some questions are answered by a session summary');
     // Most of the bulk is near-duplicate notes: far fewer distinct titles than observations.
-    assert.ok(new Set(obs.map((o) => o.title)).size < obs.length / 2, 'the bulk repeats itself');
+    if (repeats) assert.ok(new Set(obs.map((o) => o.title)).size < obs.length / 2, 'the bulk repeats itself');
   });
 }
 
 test('every record of every set is embedded by the background indexer', () => {
-  for (const s of [dev.service, dev2.service, held.service, test2.service]) assert.equal(s.status().pending, 0);
+  for (const s of [dev.service, dev2.service, held.service, dev4.service, test2.service]) assert.equal(s.status().pending, 0);
   assert.equal(held.service.status().indexed.observations, held.history.sessions.reduce((n, s) => n + s.observations.length, 0));
   assert.equal(test2.service.status().indexed.observations, test2.history.sessions.reduce((n, s) => n + s.observations.length, 0));
+  assert.equal(dev4.service.status().indexed.observations, dev4.history.sessions.reduce((n, s) => n + s.observations.length, 0));
 });
 
 test('search quality on every set: the bars of issue 20 that are met, floors for the rest', async () => {
   const d = await report(dev.service, dev.questions, ['observation'], dev.history.fixtureNow);
   const d2 = await report(dev2.service, dev2.questions, ['observation', 'summary'], dev2.history.fixtureNow);
   const h = await report(held.service, held.questions, ['observation', 'summary'], held.history.fixtureNow);
+  const d4 = await report(dev4.service, dev4.questions, ['observation', 'summary'], dev4.history.fixtureNow);
   const t = await report(test2.service, test2.questions, ['observation', 'summary'], test2.history.fixtureNow);
   console.log(formatReport(`DEVELOPMENT set test/fixtures/search (${dev.questions.length} questions, observations):`, d));
   console.log(formatReport(`DEVELOPMENT set 2 test/fixtures/search-dev2 (${dev2.questions.length} questions, observations + summaries):`, d2));
   console.log(formatReport(`DEVELOPMENT set 3 (the first held-out set) test/fixtures/search-heldout (${held.questions.length} questions, observations + summaries):`, h));
+  console.log(formatReport(`DEVELOPMENT set 4 test/fixtures/search-dev4 (${dev4.questions.length} questions, observations + summaries):`, d4));
   console.log(formatReport(`TEST set test/fixtures/search-heldout2 (${test2.questions.length} questions, observations + summaries):`, t));
   const problems: string[] = [];
   const check = (ok: boolean, what: string) => {
@@ -132,9 +143,10 @@ test('search quality on every set: the bars of issue 20 that are met, floors for
   const [tk, ts, th] = h;
   const [d2k, d2s, d2h] = d2;
   const [nk, ns, nh] = t;
+  const [d4k, d4s, d4h] = d4;
   // One line per mode with every set (recall@5 / MRR), the summary to read without the misses.
   for (const [i, mode] of ['keyword', 'semantic', 'hybrid'].entries()) {
-    console.log(`per mode: ${mode.padEnd(8)} dev ${f(d[i].recallAt5)}/${f(d[i].mrr)}  dev2 ${f(d2[i].recallAt5)}/${f(d2[i].mrr)}  dev3 ${f(h[i].recallAt5)}/${f(h[i].mrr)}  test ${f(t[i].recallAt5)}/${f(t[i].mrr)}`);
+    console.log(`per mode: ${mode.padEnd(8)} dev ${f(d[i].recallAt5)}/${f(d[i].mrr)}  dev2 ${f(d2[i].recallAt5)}/${f(d2[i].mrr)}  dev3 ${f(h[i].recallAt5)}/${f(h[i].mrr)}  dev4 ${f(d4[i].recallAt5)}/${f(d4[i].mrr)}  test ${f(t[i].recallAt5)}/${f(t[i].mrr)}`);
   }
   // The bars of issue 20, each printed as met or not. Asserted: every bar met today, so none can
   // silently regress. Those not met on the test set are printed, and asserted as floors at the
@@ -147,6 +159,10 @@ test('search quality on every set: the bars of issue 20 that are met, floors for
     // Figures of dev2 when it was committed, before any change chosen on it: hybrid 0.853 / 0.779, keyword 0.907 / 0.825, semantic 0.647 / 0.487.
     [`development 2 does not fall (hybrid ${f(d2h.recallAt5)}/${f(d2h.mrr)} >= 0.853/0.779, keyword ${f(d2k.recallAt5)}/${f(d2k.mrr)} >= 0.907/0.825, semantic ${f(d2s.recallAt5)}/${f(d2s.mrr)} >= 0.647/0.487)`,
       r3(d2h.recallAt5) >= 0.853 && r3(d2h.mrr) >= 0.779 && r3(d2k.recallAt5) >= 0.907 && r3(d2k.mrr) >= 0.825 && r3(d2s.recallAt5) >= 0.647 && r3(d2s.mrr) >= 0.487],
+    // Figures of dev4 when it was committed (session 27), before any change chosen on it: hybrid 0.853 / 0.727, keyword 0.766 / 0.667, semantic 0.674 / 0.500.
+    [`development 4 does not fall (hybrid ${f(d4h.recallAt5)}/${f(d4h.mrr)} >= 0.853/0.727, keyword ${f(d4k.recallAt5)}/${f(d4k.mrr)} >= 0.766/0.667, semantic ${f(d4s.recallAt5)}/${f(d4s.mrr)} >= 0.674/0.500)`,
+      r3(d4h.recallAt5) >= 0.853 && r3(d4h.mrr) >= 0.727 && r3(d4k.recallAt5) >= 0.766 && r3(d4k.mrr) >= 0.667 && r3(d4s.recallAt5) >= 0.674 && r3(d4s.mrr) >= 0.5],
+    [`dev4 hybrid >= keyword and semantic (${f(d4h.recallAt5)}/${f(d4h.mrr)} vs ${f(Math.max(d4k.recallAt5, d4s.recallAt5))}/${f(Math.max(d4k.mrr, d4s.mrr))})`, d4h.recallAt5 >= Math.max(d4k.recallAt5, d4s.recallAt5) && d4h.mrr >= Math.max(d4k.mrr, d4s.mrr)],
     // The first held-out set (dev3) keeps the bars it was held to as the test set.
     [`dev3 hybrid MRR ${f(th.mrr)} >= 0.75`, th.mrr >= 0.75],
     [`dev3 keyword recall@5 ${f(tk.recallAt5)} >= 0.80`, tk.recallAt5 >= 0.8],
@@ -160,14 +176,16 @@ test('search quality on every set: the bars of issue 20 that are met, floors for
   ];
   console.log(['issue 20 bars:', ...bars.map(([what, ok]) => `  ${ok ? 'met    ' : 'NOT MET'}  ${what}`)].join('\n'));
   // Asserted: every bar but those in NOT_YET, which have floors below.
-  // Not met on the test set (session 26, read once): hybrid recall@5 and MRR, keyword recall@5.
-  const NOT_YET = new Set<number>([7, 8, 9]);
+  // Not met on the test set: hybrid recall@5 and MRR (keyword recall@5 is met since session 27).
+  const NOT_YET = new Set<number>([9, 10]);
   for (const [what, ok] of bars.filter((_, i) => !NOT_YET.has(i))) check(ok, what);
   // Floors: the figures reached on this branch (a fall is a regression).
-  check(r3(th.recallAt5) >= 0.908 && r3(th.mrr) >= 0.843, `dev3 hybrid fell below 0.908 / 0.843: ${f(th.recallAt5)} / ${f(th.mrr)}`);
-  check(r3(d2h.recallAt5) >= 0.96 && r3(d2h.mrr) >= 0.836, `dev2 hybrid fell below 0.960 / 0.836: ${f(d2h.recallAt5)} / ${f(d2h.mrr)}`);
-  check(r3(nh.recallAt5) >= 0.804 && r3(nh.mrr) >= 0.676, `test hybrid fell below 0.804 / 0.676: ${f(nh.recallAt5)} / ${f(nh.mrr)}`);
-  check(r3(nk.recallAt5) >= 0.729 && r3(nk.mrr) >= 0.612, `test keyword fell below 0.729 / 0.612: ${f(nk.recallAt5)} / ${f(nk.mrr)}`);
+  check(r3(th.recallAt5) >= 0.943 && r3(th.mrr) >= 0.872, `dev3 hybrid fell below 0.943 / 0.872: ${f(th.recallAt5)} / ${f(th.mrr)}`);
+  check(r3(d2h.recallAt5) >= 0.96 && r3(d2h.mrr) >= 0.864, `dev2 hybrid fell below 0.960 / 0.864: ${f(d2h.recallAt5)} / ${f(d2h.mrr)}`);
+  check(r3(d4h.recallAt5) >= 0.908 && r3(d4h.mrr) >= 0.805, `dev4 hybrid fell below 0.908 / 0.805: ${f(d4h.recallAt5)} / ${f(d4h.mrr)}`);
+  check(r3(d4k.recallAt5) >= 0.839 && r3(d4k.mrr) >= 0.752, `dev4 keyword fell below 0.839 / 0.752: ${f(d4k.recallAt5)} / ${f(d4k.mrr)}`);
+  check(r3(nh.recallAt5) >= 0.85 && r3(nh.mrr) >= 0.702, `test hybrid fell below 0.850 / 0.702: ${f(nh.recallAt5)} / ${f(nh.mrr)}`);
+  check(r3(nk.recallAt5) >= 0.808 && r3(nk.mrr) >= 0.668, `test keyword fell below 0.808 / 0.668: ${f(nk.recallAt5)} / ${f(nk.mrr)}`);
   check(r3(ns.recallAt5) >= 0.742 && r3(ns.mrr) >= 0.58, `test semantic fell below 0.742 / 0.580: ${f(ns.recallAt5)} / ${f(ns.mrr)}`);
   assert.deepEqual(problems, []);
 });
