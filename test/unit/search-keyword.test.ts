@@ -14,6 +14,8 @@ import { DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
 import { makeSnippet } from '../../worker/search/snippet';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
+import { fileHistory } from '../../worker/search/byFile';
+import { importSessions, parseImport } from '../../worker/transfer';
 import { allObservations, loadHistory, type FixtureHistory } from '../fixtures/search/load';
 import { tempDir } from '../helpers/worker';
 
@@ -108,6 +110,16 @@ describe('ranking', () => {
     assert.equal(r.modeUsed, 'keyword');
     assert.match(r.items[0].snippet ?? '', /\*\*ECONNRESET\*\*/);
     assert.ok(r.items.every((i, n) => n === 0 || (i.score ?? 0) <= (r.items[n - 1].score ?? 0)), 'scores descend');
+  });
+
+  it('finds a snake_case identifier as the index holds it: one token, underscores and all', async () => {
+    // FTS4's porter tokenizer keeps '_' inside a token; splitting it made "rust decimal" a phrase no row has.
+    for (const [query, key] of [['rust_decimal', 'L1'], ['import_hash', 'L9'], ['rust_decimal::Decimal rounding', 'L1']] as const) {
+      const r = await search(query, { kinds: ['observation'] });
+      assert.equal(r.items[0]?.id, obsByKey(key).id, `${query}: first is ${r.items[0]?.title}`);
+      assert.match(r.items[0].snippet ?? '', new RegExp(`\\*\\*${query.split(':')[0]}\\*\\*`), `${query}: highlighted`);
+    }
+    assert.deepEqual(parseFtsQuery('where is load_config "snake_case x" _private*')?.phrases, ['"load_config"', '"snake_case x"', '"_private*"']);
   });
 
   it('stems: "retried" finds "retries" and "retry"', async () => {
@@ -209,5 +221,37 @@ describe('limits and fallbacks', () => {
     const s = makeSnippet(`${'filler words here '.repeat(30)}the refresh token was retried twice ${'more filler '.repeat(30)}`, ['retry', 'token']);
     assert.match(s, /^….*\*\*token\*\* was \*\*retried\*\*.*…$/);
     assert.ok(s.length < 220);
+  });
+});
+
+describe('snake_case file names', () => {
+  it('the history of a file with underscores in its name, for its path and for its name in a search', async () => {
+    const s = await Store.open({ dir: path.join(tempDir('search-kw-snake-'), 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
+    try {
+      await migrate(s);
+      registerSearchFunctions(s);
+      const t0 = Date.parse('2026-03-01T10:00:00Z');
+      const obs = (id: number, title: string, files: string[]) => ({
+        id, type: 'change', title, subtitle: null, narrative: `${title}.`, facts: [], concepts: [], filesRead: [], filesModified: files,
+        source: 'local', inputTokens: 0, outputTokens: 0, discoveryTokens: 10, toolName: 'Edit', promptNumber: 1, contentHash: `h-${id}`, createdAt: t0 + id * 1000,
+      });
+      const doc = {
+        format: 'claude-mem-vscode/export', version: 1, exportedAt: new Date(t0 + 3_600_000).toISOString(), project: null,
+        sessions: [{
+          platform: 'claude-code', contentSessionId: 'snake-1', project: 'p', cwd: '/src/p', status: 'completed', promptCounter: 1,
+          startedAt: t0, updatedAt: t0 + 60_000, completedAt: t0 + 60_000, completionReason: 'exit',
+          prompts: [{ id: 1, promptNumber: 1, text: 'config', createdAt: t0 }],
+          observations: [obs(1, 'Config loader reads env first', ['src/load_config.py']), obs(2, 'Config loader docs', ['src/load.py', 'src/config.py'])],
+          summaries: [],
+        }],
+      };
+      await s.write((tx) => importSessions(tx, parseImport(doc)));
+      const h = fileHistory(s, 'src/load_config.py', { limit: 10, offset: 0 });
+      assert.deepEqual(h.items.map((i) => i.id), [1]);
+      const r = await new Searcher(s, DEFAULT_SEARCH_SETTINGS, undefined).search({ query: 'load_config.py', mode: 'keyword', filters: { kinds: ['observation'] }, limit: 10, offset: 0 }, t0 + 3_600_000);
+      assert.equal(r.items[0]?.id, 1);
+    } finally {
+      s.close(false);
+    }
   });
 });

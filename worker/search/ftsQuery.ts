@@ -1,6 +1,6 @@
 // Turns whatever a user typed into a safe FTS4 MATCH expression. Nothing of the input's own
 // syntax survives: every term is re-emitted as a quoted phrase made of the tokens FTS4's
-// tokenizer would see (ASCII letters and digits, and any non-ASCII character), so quotes,
+// tokenizer would see (ASCII letters, digits and '_', and any non-ASCII character), so quotes,
 // AND/OR/NOT/NEAR, column filters, parentheses and stray '*' or '-' can never make MATCH fail.
 // Kept: "quoted phrases" and a trailing '*' on a word (prefix search).
 
@@ -41,7 +41,8 @@ const STOP = new Set(
   ).split(/\s+/),
 );
 
-const TOKEN = /[A-Za-z0-9\u0080-\uffff]+/g;
+// FTS4's porter tokenizer keeps '_' inside a token (client_msg_id is one term of the index).
+const TOKEN = /[A-Za-z0-9_\u0080-\uffff]+/g;
 const MAX_TERMS = 16;
 const MAX_INPUT = 1000;
 
@@ -64,7 +65,7 @@ export function parseFtsQuery(input: string): FtsQuery | undefined {
     const chunk = quoted ? m[1] : m[2];
     const tokens = tokenize(chunk);
     if (tokens.length === 0) continue;
-    const prefix = !quoted && /[A-Za-z0-9\u0080-\uffff]\*+$/.test(chunk) && tokens[tokens.length - 1].length >= 2;
+    const prefix = !quoted && /[A-Za-z0-9_\u0080-\uffff]\*+$/.test(chunk) && tokens[tokens.length - 1].length >= 2;
     terms.push({ tokens, prefix, quoted });
   }
   // A stray unbalanced quote is just a separator: the regex above already treats it as part of a chunk.

@@ -10,7 +10,7 @@ export function stem(word: string): string {
   return w;
 }
 
-const WORD = /[A-Za-z0-9\u0080-\uffff]+/g;
+const WORD = /[A-Za-z0-9_\u0080-\uffff]+/g;
 
 /** About `width` characters of text around the densest run of query words, matches in **bold**. */
 export function makeSnippet(text: string, words: string[], width = 180): string {
