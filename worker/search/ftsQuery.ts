@@ -41,8 +41,10 @@ const STOP = new Set(
   ).split(/\s+/),
 );
 
-// FTS4's porter tokenizer keeps '_' inside a token (client_msg_id is one term of the index).
-const TOKEN = /[A-Za-z0-9_\u0080-\uffff]+/g;
+/** The characters of a token as FTS4's porter tokenizer cuts them: it keeps '_' inside a token (client_msg_id is one term of the index). */
+export const TOKEN_CHARS = 'A-Za-z0-9_\u0080-\uffff';
+const TOKEN = new RegExp(`[${TOKEN_CHARS}]+`, 'g');
+const PREFIX_END = new RegExp(`[${TOKEN_CHARS}]\\*+$`);
 const MAX_TERMS = 16;
 const MAX_INPUT = 1000;
 
@@ -65,7 +67,7 @@ export function parseFtsQuery(input: string): FtsQuery | undefined {
     const chunk = quoted ? m[1] : m[2];
     const tokens = tokenize(chunk);
     if (tokens.length === 0) continue;
-    const prefix = !quoted && /[A-Za-z0-9_\u0080-\uffff]\*+$/.test(chunk) && tokens[tokens.length - 1].length >= 2;
+    const prefix = !quoted && PREFIX_END.test(chunk) && tokens[tokens.length - 1].length >= 2;
     terms.push({ tokens, prefix, quoted });
   }
   // A stray unbalanced quote is just a separator: the regex above already treats it as part of a chunk.

@@ -2,6 +2,8 @@
 // inside a ranked query would run for every match. A query word matches a text word that starts
 // with the word's stem (a crude suffix strip; porter stemming is for matching, not for display).
 
+import { TOKEN_CHARS } from './ftsQuery';
+
 const SUFFIXES = ['ations', 'ation', 'ings', 'ing', 'ies', 'ied', 'es', 'ed', 'ly', 's', 'e', 'y'];
 
 export function stem(word: string): string {
@@ -10,7 +12,8 @@ export function stem(word: string): string {
   return w;
 }
 
-const WORD = /[A-Za-z0-9_\u0080-\uffff]+/g;
+// Words as the index cuts them (ftsQuery.ts), so a highlighted word is a matched one.
+const WORD = new RegExp(`[${TOKEN_CHARS}]+`, 'g');
 
 /** About `width` characters of text around the densest run of query words, matches in **bold**. */
 export function makeSnippet(text: string, words: string[], width = 180): string {
