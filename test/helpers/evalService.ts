@@ -28,6 +28,7 @@ export async function openEvalService(prefix: string, load: (s: Store) => Promis
   );
   service.start();
   await service.indexer?.drain();
+  await service.identifiersReady();
   return {
     service,
     store,

@@ -15,6 +15,7 @@ import type { SearchSettings } from './settings';
 import { demoteDuplicates, prior, questionIntents, type Intent } from './rerank';
 import { makeSnippet } from './snippet';
 import { expandQuery } from './synonyms';
+import { expandIdentifiers, identifierPartsOf } from './identifiers';
 
 export interface VectorSide {
   semantic: SemanticIndex;
@@ -36,6 +37,8 @@ export interface Scored {
 
 /** Candidates asked from each side for fusion, at least. */
 const FUSION_DEPTH = 50;
+/** Rows a query reads to catch the identifier parts up (the rows added since; the background build does the rest). */
+const QUERY_CATCH_UP_ROWS = 500;
 /** Keyword candidates re-scored with the priors (rerank.ts), at least. */
 const PRIOR_POOL = 100;
 
@@ -93,6 +96,13 @@ export class Searcher {
     const intents = questionIntents(req.query);
     // Hybrid only: chat words for a problem also look for the words notes use for it (synonyms.ts).
     if (req.mode === 'hybrid' && s.synonymWeight > 0) fq = expandQuery(fq, s.synonymWeight);
+    // Hybrid only, like synonyms (keyword mode keeps to the words typed): a query word that is part
+    // of an identifier also looks for the identifier (identifiers.ts).
+    if (req.mode === 'hybrid' && s.identifierWeight > 0) {
+      const parts = identifierPartsOf(this.store);
+      parts.catchUp(this.store, QUERY_CATCH_UP_ROWS);
+      fq = expandIdentifiers(fq, parts, s.identifierWeight, s.identifierTerms);
+    }
     const kw = req.mode === 'semantic' && !reason ? undefined : await this.keywordRanked(fq, req.filters, Math.max(depth, req.mode === 'hybrid' ? FUSION_DEPTH : 0), intents);
     if (kw?.capped) notices.push(`more than ${s.keywordRankCap} records matched the words; the newest ${s.keywordRankCap} were ranked`);
     if (req.mode === 'keyword') return { ranked: kw?.hits ?? [], modeUsed: 'keyword' };

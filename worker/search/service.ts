@@ -17,6 +17,7 @@ import type { Embedder } from './embed/types';
 import { vectorModelId } from './embedText';
 import { EmbeddingIndexer } from './indexer';
 import { ListWarmer } from './listWarmer';
+import { IdentifierWarmer } from './identifiers';
 import { Searcher, type VectorSide } from './searcher';
 import { SemanticIndex } from './semantic';
 import { readSearchConfig, type SearchConfig } from './settings';
@@ -67,6 +68,7 @@ export class SearchService {
   private unsubscribe: (() => void) | undefined;
   private warmTimer: NodeJS.Timeout | undefined;
   private listWarmer: ListWarmer | undefined;
+  private identifierWarmer: IdentifierWarmer | undefined;
 
   constructor(
     private readonly deps: SearchDeps,
@@ -140,6 +142,11 @@ export class SearchService {
     const child = script ? { script, dir: store.dir, pageCacheBytes: WARM_PROCESS_CACHE_BYTES } : undefined;
     this.listWarmer = new ListWarmer(store, this.settings.search.keywordWarmTerms, this.deps.log, { process: child });
     this.listWarmer.start(WARM_DELAY_MS);
+    // The identifiers in the records' text, by part (identifiers.ts), a few milliseconds at a time.
+    if (this.settings.search.identifierWeight > 0) {
+      this.identifierWarmer = new IdentifierWarmer(store);
+      this.identifierWarmer.start();
+    }
     // Load the vector scan soon after start, off the request path, so the first semantic query is fast.
     if (this.semantic) {
       const semantic = this.semantic;
@@ -148,11 +155,17 @@ export class SearchService {
     }
   }
 
+  /** Settles when the identifier parts hold every row that was there at start (tests and evals wait for it). */
+  identifiersReady(): Promise<void> {
+    return this.identifierWarmer?.ready ?? Promise.resolve();
+  }
+
   async stop(): Promise<void> {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     clearTimeout(this.warmTimer);
     this.listWarmer?.stop();
+    this.identifierWarmer?.stop();
     this.semantic?.close();
     // Stop the indexer first (no new batch), then close the embedders, which fails a batch in
     // flight at once instead of waiting for it; a batch already embedded is still stored.

@@ -54,6 +54,10 @@ export interface SearchSettings {
   vectorLeaderFloor: number;
   /** Hybrid: weight of a query word's synonyms (synonyms.ts) in the keyword list, against 1 for a typed word (0 = off). */
   synonymWeight: number;
+  /** Weight of an identifier a query word is part of (identifiers.ts: "msg id" also looks for client_msg_id), times the share of its parts named; 0 = off. */
+  identifierWeight: number;
+  /** At most this many identifiers are added to a query. */
+  identifierTerms: number;
   /** Priors (rerank.ts): weight of a record's substance; 0 = off. */
   substancePrior: number;
   /** Priors: factor 1 + this for a record that fits the question's intent (why / where / outcome). */
@@ -114,6 +118,8 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   keywordLeaderFloor: 3,
   vectorLeaderFloor: 4,
   synonymWeight: 0.4,
+  identifierWeight: 0.7,
+  identifierTerms: 8,
   substancePrior: 0.8,
   intentBoost: 0.3,
   vectorPriorWeight: 0.2,
@@ -155,6 +161,8 @@ const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   keywordLeaderFloor: [0, 100],
   vectorLeaderFloor: [0, 100],
   synonymWeight: [0, 1],
+  identifierWeight: [0, 1],
+  identifierTerms: [0, 32],
   substancePrior: [0, 1],
   intentBoost: [0, 10],
   vectorPriorWeight: [0, 1],
