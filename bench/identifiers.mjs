@@ -14,6 +14,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pct, zipfPicker } from './lib.mjs';
 import { nullLogger } from '../common/node/log.ts';
 import { registerSearchFunctions } from '../worker/search/bm25.ts';
 import { isStopWord } from '../worker/search/ftsQuery.ts';
@@ -36,23 +37,6 @@ const rand = () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
 const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
-function zipf(items) {
-  const cdf = [];
-  let acc = 0;
-  for (let r = 0; r < items.length; r++) cdf.push((acc += 1 / (r + 1) ** 0.95));
-  return () => {
-    const u = rand() * acc;
-    let lo = 0;
-    let hi = cdf.length - 1;
-    while (lo < hi) {
-      const m = (lo + hi) >> 1;
-      if (cdf[m] < u) lo = m + 1;
-      else hi = m;
-    }
-    return items[lo];
-  };
-}
-
 const fixture = JSON.parse(fs.readFileSync(path.join(root, 'test/fixtures/search/history.json'), 'utf8'));
 const counts = new Map();
 for (const s of fixture.sessions)
@@ -60,14 +44,14 @@ for (const s of fixture.sessions)
     for (const w of `${o.title} ${o.narrative ?? ''}`.toLowerCase().match(/[a-z][a-z0-9]{2,}/g) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1);
 const vocab = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([w]) => w);
 const topic = vocab.filter((w) => !isStopWord(w));
-const word = zipf(vocab);
-const topicWord = zipf(topic);
+const word = zipfPicker(vocab, rand);
+const topicWord = zipfPicker(topic, rand);
 const cap = (w) => w[0].toUpperCase() + w.slice(1);
 const identifiers = Array.from({ length: 8000 }, () => {
   const parts = Array.from({ length: int(2, 3) }, topicWord);
   return rand() < 0.5 ? parts.join('_') : parts[0] + parts.slice(1).map(cap).join('');
 });
-const identifier = zipf(identifiers);
+const identifier = zipfPicker(identifiers, rand);
 const words = (lo, hi) => Array.from({ length: int(lo, hi) }, word).join(' ');
 const withIdentifiers = (text) => (rand() < 0.4 ? `${text} ${Array.from({ length: int(1, 2) }, identifier).join(' ')}` : text);
 
@@ -126,11 +110,10 @@ for (const [i, q] of queries.entries()) {
   }
   if (parts.expansions(q.split(' '), 1, 8).length > 0) expanded++;
 }
-const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 const f = (x) => x.toFixed(2);
 console.log(`queries: ${QUERIES}, ${expanded} of them name a part of some identifier`);
-console.log(`keyword list, expansion off: p50 ${f(pct(times.off, 0.5))} ms, p95 ${f(pct(times.off, 0.95))} ms`);
-console.log(`keyword list, expansion on:  p50 ${f(pct(times.on, 0.5))} ms, p95 ${f(pct(times.on, 0.95))} ms`);
-console.log(`ratio on / off: p50 ${(pct(times.on, 0.5) / pct(times.off, 0.5)).toFixed(2)}x, p95 ${(pct(times.on, 0.95) / pct(times.off, 0.95)).toFixed(2)}x`);
+console.log(`keyword list, expansion off: p50 ${f(pct(times.off, 50))} ms, p95 ${f(pct(times.off, 95))} ms`);
+console.log(`keyword list, expansion on:  p50 ${f(pct(times.on, 50))} ms, p95 ${f(pct(times.on, 95))} ms`);
+console.log(`ratio on / off: p50 ${(pct(times.on, 50) / pct(times.off, 50)).toFixed(2)}x, p95 ${(pct(times.on, 95) / pct(times.off, 95)).toFixed(2)}x`);
 await store.close(false);
 fs.rmSync(dir, { recursive: true, force: true });

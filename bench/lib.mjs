@@ -96,6 +96,24 @@ export function pct(values, p) {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
 
+/** A picker of `items` with Zipf-like frequencies (the first most often), drawing on `rand` (0..1). */
+export function zipfPicker(items, rand, exponent = 0.95) {
+  const cdf = [];
+  let acc = 0;
+  for (let r = 0; r < items.length; r++) cdf.push((acc += 1 / (r + 1) ** exponent));
+  return () => {
+    const u = rand() * acc;
+    let lo = 0;
+    let hi = cdf.length - 1;
+    while (lo < hi) {
+      const m = (lo + hi) >> 1;
+      if (cdf[m] < u) lo = m + 1;
+      else hi = m;
+    }
+    return items[lo];
+  };
+}
+
 export const fmt = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
 
 /** An export document with n observations spread over sessions and projects, for fast bulk loading. */

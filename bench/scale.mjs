@@ -36,6 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { treeRss } from './compare/common.mjs';
 import { toClaudeMemDoc } from './compare/fixture.mjs';
 import { theirs as claudeMem } from './compare/theirs.mjs';
+import { zipfPicker } from './lib.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OURS = process.env.BENCH_WORKER ? path.resolve(process.env.BENCH_WORKER) : path.join(root, 'dist', 'worker.js');
@@ -78,20 +79,7 @@ const realWords = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([w]) =>
 const syllables = ['ka', 'lo', 'mi', 'ner', 'tos', 'vak', 'pri', 'dul', 'sen', 'gor', 'fex', 'ul', 'tri', 'bon', 'zel', 'qua', 'rim', 'dex'];
 const identifiers = Array.from({ length: 20_000 }, () => Array.from({ length: int(2, 4) }, () => pick(syllables)).join('') + (rand() < 0.3 ? String(int(1, 99)) : ''));
 const vocab = [...realWords, ...identifiers];
-const cdf = [];
-let acc = 0;
-for (let r = 0; r < vocab.length; r++) cdf.push((acc += 1 / (r + 1) ** 0.95));
-const word = () => {
-  const u = rand() * acc;
-  let lo = 0;
-  let hi = cdf.length - 1;
-  while (lo < hi) {
-    const m = (lo + hi) >> 1;
-    if (cdf[m] < u) lo = m + 1;
-    else hi = m;
-  }
-  return vocab[lo];
-};
+const word = zipfPicker(vocab, rand);
 const words = (lo, hi) => Array.from({ length: int(lo, hi) }, word).join(' ');
 const TYPES = ['change', 'discovery', 'bugfix', 'feature', 'decision'];
 const CONCEPTS = ['how-it-works', 'what-changed', 'problem-solution', 'gotcha', 'pattern'];

@@ -35,6 +35,7 @@ import { insertPrompt } from '../worker/store/repos/prompts.ts';
 import { insertSummary } from '../worker/store/repos/summaries.ts';
 import { migrate } from '../worker/store/schema.ts';
 import { Store } from '../worker/store/store.ts';
+import { zipfPicker } from './lib.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // BENCH_WORKER=/path/to/other/dist/worker.js compares another build (e.g. a baseline) on the same data.
@@ -71,20 +72,7 @@ const topicWords = realWords.filter((w) => !isStopWord(w));
 const syllables = ['ka', 'lo', 'mi', 'ner', 'tos', 'vak', 'pri', 'dul', 'sen', 'gor', 'fex', 'ul', 'tri', 'bon', 'zel', 'qua', 'rim', 'dex'];
 const identifiers = Array.from({ length: 20_000 }, () => Array.from({ length: int(2, 4) }, () => pick(syllables)).join('') + (rand() < 0.3 ? String(int(1, 99)) : ''));
 const vocab = [...realWords, ...identifiers];
-const cdf = [];
-let acc = 0;
-for (let r = 0; r < vocab.length; r++) cdf.push((acc += 1 / (r + 1) ** 0.95));
-const word = () => {
-  const u = rand() * acc;
-  let lo = 0;
-  let hi = cdf.length - 1;
-  while (lo < hi) {
-    const m = (lo + hi) >> 1;
-    if (cdf[m] < u) lo = m + 1;
-    else hi = m;
-  }
-  return vocab[lo];
-};
+const word = zipfPicker(vocab, rand);
 const words = (lo, hi) => Array.from({ length: int(lo, hi) }, word).join(' ');
 const TYPES = ['change', 'change', 'discovery', 'discovery', 'bugfix', 'feature', 'refactor', 'decision', 'security_note'];
 const CONCEPTS = ['how-it-works', 'what-changed', 'problem-solution', 'gotcha', 'trade-off', 'why-it-exists'];
