@@ -14,6 +14,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { prng } from '../test/fixtures/prng.ts';
 import { pct, zipfPicker } from './lib.mjs';
 import { nullLogger } from '../common/node/log.ts';
 import { registerSearchFunctions } from '../worker/search/bm25.ts';
@@ -29,13 +30,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const N = Number(process.env.BENCH_N ?? 30_000);
 const QUERIES = 300;
 
-let seed = 20261205;
-const rand = () => {
-  seed = (seed + 0x6d2b79f5) >>> 0;
-  let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+const rand = prng(20261205);
 const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
 const fixture = JSON.parse(fs.readFileSync(path.join(root, 'test/fixtures/search/history.json'), 'utf8'));
 const counts = new Map();
