@@ -54,9 +54,9 @@ export interface SearchSettings {
   vectorLeaderFloor: number;
   /** Hybrid: weight of a query word's synonyms (synonyms.ts) in the keyword list, against 1 for a typed word (0 = off). */
   synonymWeight: number;
-  /** Weight of an identifier a query word is part of (identifiers.ts: "msg id" also looks for client_msg_id), times the share of its parts named; 0 = off. */
+  /** Hybrid: weight of an identifier a query word is part of (identifiers.ts: "msg id" also looks for client_msg_id), times the share of its parts named; 0 = off. */
   identifierWeight: number;
-  /** At most this many identifiers are added to a query. */
+  /** Hybrid: at most this many identifiers are added to a query. */
   identifierTerms: number;
   /** Priors (rerank.ts): weight of a record's substance; 0 = off. */
   substancePrior: number;
