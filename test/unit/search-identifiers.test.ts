@@ -46,6 +46,18 @@ test('IdentifierParts: identifiers found by their parts, the best covered first,
   q.add('getter_cache_size');
   assert.deepEqual(q.expansions(['get'], 1, 8), []);
   assert.deepEqual(q.expansions(['cache'], 1, 8).map((y) => y.identifier), ['getter_cache_size']);
+  // Generated names and encoded blobs are not kept: over 64 characters, or over 8 parts.
+  const r = new IdentifierParts();
+  r.add(`${'segment_'.repeat(9)}end aB${'cD'.repeat(40)} one_two_three_four_five_six_seven_eight_nine file_name`);
+  assert.equal(r.size, 1);
+  assert.deepEqual(r.expansions(['file'], 1, 8).map((y) => y.identifier), ['file_name']);
+  // Past the bound, new identifiers are not kept; those kept still count their rows.
+  const full = new IdentifierParts(2);
+  full.add('alpha_one beta_two gamma_three');
+  full.add('alpha_one');
+  assert.equal(full.size, 2);
+  assert.deepEqual(full.expansions(['gamma'], 1, 8), []);
+  assert.deepEqual(full.expansions(['alpha'], 1, 8).map((y) => y.identifier), ['alpha_one']);
 });
 
 test('expandIdentifiers: the identifiers join the query as weighted OR terms after what was typed', () => {

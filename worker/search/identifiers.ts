@@ -21,6 +21,11 @@ type Db = Pick<Store, 'all'>;
 const IDENTIFIER = /\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b|\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b|\b[A-Z]{2,}[a-z]{2,}[A-Za-z0-9]*\b/g;
 /** A part in more identifiers than this expands to none of them. */
 const PART_CAP = 200;
+/** Memory bound: past this many identifiers, new ones are not kept (a store full of base64 or generated names). */
+const MAX_IDENTIFIERS = 200_000;
+/** Longer, or in more parts, is a generated name or an encoded blob, not something a person says. */
+const MAX_LENGTH = 64;
+const MAX_PARTS = 8;
 /** Rows read per page. */
 const PAGE_ROWS = 1000;
 
@@ -56,6 +61,8 @@ export class IdentifierParts {
   private readonly idents = new Map<string, { parts: number; rows: number }>();
   private readonly common = new Set<string>();
 
+  constructor(private readonly maxIdentifiers = MAX_IDENTIFIERS) {}
+
   /** Identifiers collected so far (status and tests). */
   get size(): number {
     return this.idents.size;
@@ -66,15 +73,16 @@ export class IdentifierParts {
     const seen = new Set<string>();
     for (const m of text.matchAll(IDENTIFIER)) {
       const whole = m[0].toLowerCase();
-      if (seen.has(whole)) continue;
+      if (seen.has(whole) || whole.length > MAX_LENGTH) continue;
       seen.add(whole);
-      const parts = splitIdentifier(m[0]);
-      if (parts.length < 2) continue;
       const known = this.idents.get(whole);
       if (known) {
         known.rows++;
         continue;
       }
+      if (this.idents.size >= this.maxIdentifiers) continue;
+      const parts = splitIdentifier(m[0]);
+      if (parts.length < 2 || parts.length > MAX_PARTS) continue;
       this.idents.set(whole, { parts: parts.length, rows: 1 });
       for (const p of new Set(parts.map(stem))) {
         if (this.common.has(p)) continue;
