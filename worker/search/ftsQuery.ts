@@ -84,6 +84,24 @@ export function parseFtsQuery(input: string): FtsQuery | undefined {
   };
 }
 
+/**
+ * The query with one-word OR terms appended after what was typed, each weighing `weight` against 1
+ * for a typed word (the expansions: synonyms.ts, identifiers.ts). A word already a phrase is left out.
+ */
+export function withExtraWords(q: FtsQuery, extra: { word: string; weight: number }[]): FtsQuery {
+  const fresh = extra.filter((x) => !q.phrases.includes(`"${x.word}"`));
+  if (fresh.length === 0) return q;
+  const phrases = [...q.phrases, ...fresh.map((x) => `"${x.word}"`)];
+  return {
+    ...q,
+    terms: [...q.terms, ...fresh.map((x) => ({ tokens: [x.word], prefix: false, quoted: false }))],
+    phrases,
+    or: phrases.join(' OR '),
+    weights: [...(q.weights ?? q.phrases.map(() => 1)), ...fresh.map((x) => x.weight)],
+    original: q.original ?? q.phrases.length,
+  };
+}
+
 function phrase(t: FtsTerm): string {
   return `"${t.tokens.join(' ')}${t.prefix ? '*' : ''}"`;
 }

@@ -12,7 +12,7 @@
 // that matches nothing costs one empty doclist. A part shared by more than PART_CAP identifiers
 // (get, set, id) says nothing and expands to nothing.
 import type { Store } from '../store/store';
-import { isStopWord, type FtsQuery, type FtsTerm } from './ftsQuery';
+import { isStopWord, withExtraWords, type FtsQuery } from './ftsQuery';
 import { stem } from './snippet';
 
 type Db = Pick<Store, 'all'>;
@@ -143,20 +143,8 @@ export function identifierPartsOf(store: object): IdentifierParts {
 /** The query with the identifiers its typed words name appended as weighted OR terms. */
 export function expandIdentifiers(q: FtsQuery, parts: IdentifierParts, weight: number, max: number): FtsQuery {
   if (weight <= 0 || max <= 0) return q;
-  const typed = q.original ?? q.phrases.length;
-  const words = q.terms.slice(0, typed).flatMap((t) => (t.prefix ? t.tokens.slice(0, -1) : t.tokens));
-  const extra = parts.expansions(words, weight, max).filter((x) => !q.phrases.includes(`"${x.identifier}"`));
-  if (extra.length === 0) return q;
-  const terms: FtsTerm[] = extra.map((x) => ({ tokens: [x.identifier], prefix: false, quoted: false }));
-  const phrases = [...q.phrases, ...extra.map((x) => `"${x.identifier}"`)];
-  return {
-    ...q,
-    terms: [...q.terms, ...terms],
-    phrases,
-    or: phrases.join(' OR '),
-    weights: [...(q.weights ?? q.phrases.map(() => 1)), ...extra.map((x) => x.weight)],
-    original: typed,
-  };
+  const words = q.terms.slice(0, q.original ?? q.phrases.length).flatMap((t) => (t.prefix ? t.tokens.slice(0, -1) : t.tokens));
+  return withExtraWords(q, parts.expansions(words, weight, max).map((x) => ({ word: x.identifier, weight: x.weight })));
 }
 
 /** Rows read per background step: about 3-5 ms at 100k records, so a request waits at most that long. */

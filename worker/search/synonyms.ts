@@ -5,7 +5,7 @@
 // words as extra, lower-weighted keyword terms. Hybrid mode only: keyword mode keeps to the words
 // typed (predictable, and no extra doclists on its path). Constants chosen on dev ∪ dev2
 // (docs/search.md): weight 0.4 per synonym, shared out when a word has more than 2 of them.
-import { isStopWord, type FtsQuery, type FtsTerm } from './ftsQuery';
+import { isStopWord, withExtraWords, type FtsQuery } from './ftsQuery';
 
 const GROUPS: string[][] = [
   ['slow', 'slower', 'sluggish', 'lag', 'lags', 'laggy', 'latency', 'performance', 'stutter', 'stutters', 'forever', 'ages'],
@@ -65,9 +65,5 @@ export function synonymsOf(words: string[], weight: number, max = 12): { word: s
 
 /** The query with each synonym appended as one more OR term, weighted below the typed words. */
 export function expandQuery(q: FtsQuery, weight: number, max = 12): FtsQuery {
-  const extra = synonymsOf(q.terms.flatMap((t) => (t.tokens.length === 1 && !t.prefix ? t.tokens : [])), weight, max);
-  if (extra.length === 0) return q;
-  const terms: FtsTerm[] = extra.map((x) => ({ tokens: [x.word], prefix: false, quoted: false }));
-  const phrases = extra.map((x) => `"${x.word}"`);
-  return { ...q, terms: [...q.terms, ...terms], phrases: [...q.phrases, ...phrases], or: [...q.phrases, ...phrases].join(' OR '), weights: [...q.phrases.map(() => 1), ...extra.map((x) => x.weight)], original: q.phrases.length };
+  return withExtraWords(q, synonymsOf(q.terms.flatMap((t) => (t.tokens.length === 1 && !t.prefix ? t.tokens : [])), weight, max));
 }
