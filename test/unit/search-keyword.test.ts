@@ -55,6 +55,20 @@ describe('query sanitising', () => {
     assert.equal(parseFtsQuery('!!! ??? ***'), undefined);
   });
 
+  it('reads contractions whole: "don\'t" is a stop word, a possessive looks for its noun', () => {
+    // FTS4 cuts at the apostrophe: "don't" was the phrase "don t", a search term of its own, and
+    // "customer's" the phrase "customer s", which a note saying "customer" does not match.
+    assert.equal(parseFtsQuery("why don't we retry the upload")?.and, '"retry" "upload"');
+    assert.equal(parseFtsQuery('why can\u2019t you untick a day, what\'s the rule')?.and, '"untick" "day" "rule"');
+    assert.equal(parseFtsQuery("the customer's invoices")?.and, '"customer" "invoices"');
+    assert.equal(parseFtsQuery("users' lanes")?.and, '"users" "lanes"');
+    // Not a contraction: cut as FTS4 cuts it, and a quoted phrase is left as typed.
+    assert.equal(parseFtsQuery("O'Brien report")?.and, '"o brien" "report"');
+    assert.equal(parseFtsQuery('"didn\'t sync"')?.and, '"didn t sync"');
+    // Only stop words: they are what is searched, in FTS4's own tokens.
+    assert.equal(parseFtsQuery("didn't")?.and, '"didn t"');
+  });
+
   it('answers any input with rows or an empty list, never an error', async () => {
     const nasty = [
       '"', '""', '"unbalanced quote', "it's", 'a OR', 'OR', 'AND AND', 'NOT', '-', '-refresh', '*', 'ref*', '**x**', 'NEAR', 'NEAR/3', 'token NEAR/2 race',
@@ -224,34 +238,60 @@ describe('limits and fallbacks', () => {
   });
 });
 
+/** A store of its own holding one session with these observations (id, title, files modified), for `fn`. */
+async function withTinyStore(notes: [number, string, string[]][], fn: (s: Store, t0: number) => Promise<void>): Promise<void> {
+  const s = await Store.open({ dir: path.join(tempDir('search-kw-tiny-'), 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
+  try {
+    await migrate(s);
+    registerSearchFunctions(s);
+    const t0 = Date.parse('2026-03-01T10:00:00Z');
+    const obs = ([id, title, files]: [number, string, string[]]) => ({
+      id, type: 'change', title, subtitle: null, narrative: `${title}.`, facts: [], concepts: [], filesRead: [], filesModified: files,
+      source: 'local', inputTokens: 0, outputTokens: 0, discoveryTokens: 10, toolName: 'Edit', promptNumber: 1, contentHash: `h-${id}`, createdAt: t0 + id * 1000,
+    });
+    const doc = {
+      format: 'claude-mem-vscode/export', version: 1, exportedAt: new Date(t0 + 3_600_000).toISOString(), project: null,
+      sessions: [{
+        platform: 'claude-code', contentSessionId: 'tiny-1', project: 'p', cwd: '/src/p', status: 'completed', promptCounter: 1,
+        startedAt: t0, updatedAt: t0 + 60_000, completedAt: t0 + 60_000, completionReason: 'exit',
+        prompts: [{ id: 1, promptNumber: 1, text: 'config', createdAt: t0 }],
+        observations: notes.map(obs),
+        summaries: [],
+      }],
+    };
+    await s.write((tx) => importSessions(tx, parseImport(doc)));
+    await fn(s, t0);
+  } finally {
+    s.close(false);
+  }
+}
+
+const firstHit = async (s: Store, query: string, now: number) =>
+  (await new Searcher(s, DEFAULT_SEARCH_SETTINGS, undefined).search({ query, mode: 'keyword', filters: { kinds: ['observation'] }, limit: 10, offset: 0 }, now)).items[0]?.id;
+
 describe('snake_case file names', () => {
   it('the history of a file with underscores in its name, for its path and for its name in a search', async () => {
-    const s = await Store.open({ dir: path.join(tempDir('search-kw-snake-'), 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
-    try {
-      await migrate(s);
-      registerSearchFunctions(s);
-      const t0 = Date.parse('2026-03-01T10:00:00Z');
-      const obs = (id: number, title: string, files: string[]) => ({
-        id, type: 'change', title, subtitle: null, narrative: `${title}.`, facts: [], concepts: [], filesRead: [], filesModified: files,
-        source: 'local', inputTokens: 0, outputTokens: 0, discoveryTokens: 10, toolName: 'Edit', promptNumber: 1, contentHash: `h-${id}`, createdAt: t0 + id * 1000,
-      });
-      const doc = {
-        format: 'claude-mem-vscode/export', version: 1, exportedAt: new Date(t0 + 3_600_000).toISOString(), project: null,
-        sessions: [{
-          platform: 'claude-code', contentSessionId: 'snake-1', project: 'p', cwd: '/src/p', status: 'completed', promptCounter: 1,
-          startedAt: t0, updatedAt: t0 + 60_000, completedAt: t0 + 60_000, completionReason: 'exit',
-          prompts: [{ id: 1, promptNumber: 1, text: 'config', createdAt: t0 }],
-          observations: [obs(1, 'Config loader reads env first', ['src/load_config.py']), obs(2, 'Config loader docs', ['src/load.py', 'src/config.py'])],
-          summaries: [],
-        }],
-      };
-      await s.write((tx) => importSessions(tx, parseImport(doc)));
+    await withTinyStore([[1, 'Config loader reads env first', ['src/load_config.py']], [2, 'Config loader docs', ['src/load.py', 'src/config.py']]], async (s, t0) => {
       const h = fileHistory(s, 'src/load_config.py', { limit: 10, offset: 0 });
       assert.deepEqual(h.items.map((i) => i.id), [1]);
-      const r = await new Searcher(s, DEFAULT_SEARCH_SETTINGS, undefined).search({ query: 'load_config.py', mode: 'keyword', filters: { kinds: ['observation'] }, limit: 10, offset: 0 }, t0 + 3_600_000);
-      assert.equal(r.items[0]?.id, 1);
-    } finally {
-      s.close(false);
-    }
+      assert.equal(await firstHit(s, 'load_config.py', t0 + 3_600_000), 1);
+    });
+  });
+});
+
+describe('contractions and possessives', () => {
+  it("a possessive finds the note that names the noun, and a contraction does not count as a word", async () => {
+    // The newer note shares only "invoices" and "retried": on the old parser it came first, the
+    // phrases "customer s" and "didn t" matching nothing (or every note that says "didn't").
+    const notes: [number, string, string[]][] = [
+      [1, 'Invoices grouped per customer account', []],
+      [2, "Invoices exported as CSV, didn't touch totals", []],
+      [3, 'Upload retried after the proxy timeout', []],
+      [4, "Upload retried, didn't help, didn't log either", []],
+    ];
+    await withTinyStore(notes, async (s, t0) => {
+      assert.equal(await firstHit(s, "the customer's invoices", t0 + 3_600_000), 1);
+      assert.equal(await firstHit(s, "why didn't the upload get retried after a timeout", t0 + 3_600_000), 3);
+    });
   });
 });

@@ -37,9 +37,13 @@ const STOP = new Set(
     'now of off on once only or other our ours out over own same she should so some such than that the their theirs them then there these they this those ' +
     'through to too under until up very was we were what when where which while who whom why will with would you your yours yourself ' +
     'did does get got make made use used using way ever please tell show find know remember anything something thing things happened ' +
-    "we've i'm it's don't didn't"
+    "i'm i've i'd i'll we're we've we'd we'll you're you've it's that's there's here's what's where's who's how's let's " +
+    "don't didn't doesn't can't couldn't won't wouldn't shouldn't isn't aren't wasn't weren't haven't hasn't hadn't"
   ).split(/\s+/),
 );
+
+/** A word with an apostrophe inside ("don't", "apple’s"): FTS4 cuts it at the apostrophe. */
+const CONTRACTION = /^([A-Za-z]+)['\u2019]([A-Za-z]{1,2})$/;
 
 /** The characters of a token as FTS4's porter tokenizer cuts them: it keeps '_' inside a token (client_msg_id is one term of the index). */
 export const TOKEN_CHARS = 'A-Za-z0-9_\u0080-\uffff';
@@ -60,18 +64,22 @@ export function isStopWord(token: string): boolean {
 export function parseFtsQuery(input: string): FtsQuery | undefined {
   const text = input.length > MAX_INPUT ? input.slice(0, MAX_INPUT) : input;
   const terms: FtsTerm[] = [];
+  const stopped = new Set<FtsTerm>();
   // Split into "quoted phrases" (only balanced pairs) and whitespace-separated chunks.
   const re = /"([^"]*)"|(\S+)/g;
   for (let m = re.exec(text); m; m = re.exec(text)) {
     const quoted = m[1] !== undefined;
     const chunk = quoted ? m[1] : m[2];
-    const tokens = tokenize(chunk);
+    const word = quoted ? undefined : contraction(chunk);
+    const tokens = word && !STOP.has(word) ? [word.slice(0, -2)] : tokenize(chunk);
     if (tokens.length === 0) continue;
     const prefix = !quoted && PREFIX_END.test(chunk) && tokens[tokens.length - 1].length >= 2;
-    terms.push({ tokens, prefix, quoted });
+    const term = { tokens, prefix, quoted };
+    if (word && STOP.has(word)) stopped.add(term);
+    terms.push(term);
   }
   // A stray unbalanced quote is just a separator: the regex above already treats it as part of a chunk.
-  const meaningful = terms.filter((t) => t.quoted || t.tokens.length > 1 || t.prefix || !isStopWord(t.tokens[0]));
+  const meaningful = terms.filter((t) => !stopped.has(t) && (t.quoted || t.tokens.length > 1 || t.prefix || !isStopWord(t.tokens[0])));
   const kept = dedupe(meaningful.length > 0 ? meaningful : terms).slice(0, MAX_TERMS);
   if (kept.length === 0) return undefined;
   const phrases = kept.map(phrase);
@@ -100,6 +108,18 @@ export function withExtraWords(q: FtsQuery, extra: { word: string; weight: numbe
     weights: [...(q.weights ?? q.phrases.map(() => 1)), ...fresh.map((x) => x.weight)],
     original: q.original ?? q.phrases.length,
   };
+}
+
+/**
+ * An English contraction or possessive, lower case with a plain apostrophe ("don't", "apple's"),
+ * or undefined. FTS4 cuts these at the apostrophe, so "don't" would be the phrase "don t", a search
+ * term of its own; read whole, it is a stop word, and a possessive looks for its noun.
+ */
+function contraction(chunk: string): string | undefined {
+  const m = CONTRACTION.exec(chunk.replace(/^[^A-Za-z]+|[^A-Za-z]+$/g, ''));
+  if (!m) return undefined;
+  const word = `${m[1]}'${m[2]}`.toLowerCase();
+  return STOP.has(word) || m[2].toLowerCase() === 's' ? word : undefined;
 }
 
 function phrase(t: FtsTerm): string {
