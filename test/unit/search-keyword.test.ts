@@ -295,3 +295,37 @@ describe('contractions and possessives', () => {
     });
   });
 });
+
+describe('words with non-ASCII capitals', () => {
+  // FTS4's porter tokenizer folds only ASCII letters: the index holds "Übersetzung" and "Ошибка"
+  // as written, and a query folded to lower case (or typed in lower case) found neither.
+  const notes: [number, string, string[]][] = [
+    [1, 'Übersetzung der Fehlermeldungen nachgetragen', ['docs/Übersicht.md']],
+    [2, 'Ошибка сети при загрузке: повтор через 2 с', []],
+    [3, 'CAFÉ menu export fixed', []],
+    [4, 'Menu export checked', ['docs/uebersicht.md']],
+  ];
+
+  it('a word is found however its non-ASCII letters are cased, in the note and in the query', async () => {
+    await withTinyStore(notes, async (s, t0) => {
+      for (const [query, id] of [['übersetzung', 1], ['Übersetzung', 1], ['ÜBERSETZUNG', 1], ['ошибка сети', 2], ['Ошибка', 2], ['café menu', 3]] as const) {
+        assert.equal(await firstHit(s, query, t0 + 3_600_000), id, query);
+      }
+    });
+  });
+
+  it('the history of a file whose name starts with a non-ASCII capital', async () => {
+    await withTinyStore(notes, async (s) => {
+      assert.deepEqual(fileHistory(s, 'docs/Übersicht.md', { limit: 10, offset: 0 }).items.map((i) => i.id), [1]);
+    });
+  });
+
+  it('the case forms are alternatives to the typed word, not requirements', () => {
+    const q = parseFtsQuery('über export');
+    assert.ok(q);
+    assert.deepEqual(q.phrases, ['"über"', '"export"', '"Über"']);
+    assert.equal(q.and, '"über" "export"');
+    assert.equal(q.original, 2);
+    assert.deepEqual(parseFtsQuery('plain words')?.phrases, ['"plain"', '"words"']);
+  });
+});

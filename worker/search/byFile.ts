@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import { BadRequest, type FileHistoryItem, type FileHistoryResponse } from '../../common/contract';
 import type { Store } from '../store/store';
-import { tokenize } from './ftsQuery';
+import { indexTokens } from './ftsQuery';
 import { hydrate, parseList, toTimelineItem } from './records';
 
 export function normalizePath(p: string): string {
@@ -24,7 +24,8 @@ export function fileHistory(store: Store, rawPath: string | undefined, opts: { p
   if (wanted === '') throw new BadRequest(`query 'path' is required`);
   if (wanted.length > 4096 || /[\u0000-\u001f]/.test(wanted)) throw new BadRequest(`query 'path' must be a path of at most 4096 characters`);
   const base = path.posix.basename(wanted);
-  const tokens = tokenize(base);
+  // As the index holds them: "Übersicht.md" is the tokens Übersicht and md (FTS4 folds only ASCII case).
+  const tokens = indexTokens(base);
   // Candidates carry only what the match and the order need; the page shown is read in full after.
   const found: Array<{ id: number; epoch: number; action: 'modified' | 'read'; path: string }> = [];
   const need = opts.offset + opts.limit + 1;

@@ -56,6 +56,52 @@ export function tokenize(text: string): string[] {
   return (text.toLowerCase().match(TOKEN) ?? []).filter((t) => t.length > 0);
 }
 
+/**
+ * Tokens as the index holds them: FTS4's porter tokenizer folds only ASCII letters to lower case
+ * and keeps every other character as written ("Übersicht" stays "Übersicht", "CAFÉ" becomes "cafÉ").
+ */
+export function indexTokens(text: string): string[] {
+  return (text.match(TOKEN) ?? []).map(foldAscii);
+}
+
+function foldAscii(token: string): string {
+  return token.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
+/** Each non-ASCII letter mapped by `f` where that gives one non-ASCII character (ß stays ß, not SS). */
+function mapNonAscii(token: string, f: (c: string) => string): string {
+  let out = '';
+  for (const c of token) {
+    const m = c.charCodeAt(0) >= 0x80 ? f(c) : c;
+    out += m.length === c.length && m.charCodeAt(0) >= 0x80 ? m : c;
+  }
+  return out;
+}
+
+/**
+ * How a term with non-ASCII letters may stand in the index besides all lower case (the query's
+ * own phrase): as typed, capitalised (a German noun, a sentence's first word) and in capitals.
+ * Without them "über" never finds "Über", nor "ошибка" "Ошибка", and neither does "Über" typed.
+ */
+function caseVariants(term: FtsTerm, typed: string): FtsTerm[] {
+  if (!term.tokens.some((t) => /[^\x00-\x7f]/.test(t))) return [];
+  const asTyped = indexTokens(typed);
+  const forms = [
+    ...(asTyped.length === term.tokens.length ? [asTyped] : []),
+    term.tokens.map((t) => mapNonAscii(t.slice(0, 1), (c) => c.toUpperCase()) + t.slice(1)),
+    term.tokens.map((t) => mapNonAscii(t, (c) => c.toUpperCase())),
+  ];
+  const seen = new Set([term.tokens.join(' ')]);
+  const out: FtsTerm[] = [];
+  for (const tokens of forms) {
+    const key = tokens.join(' ');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ ...term, tokens });
+  }
+  return out;
+}
+
 export function isStopWord(token: string): boolean {
   return STOP.has(token);
 }
@@ -65,6 +111,7 @@ export function parseFtsQuery(input: string): FtsQuery | undefined {
   const text = input.length > MAX_INPUT ? input.slice(0, MAX_INPUT) : input;
   const terms: FtsTerm[] = [];
   const stopped = new Set<FtsTerm>();
+  const typedAs = new Map<FtsTerm, string>();
   // Split into "quoted phrases" (only balanced pairs) and whitespace-separated chunks.
   const re = /"([^"]*)"|(\S+)/g;
   for (let m = re.exec(text); m; m = re.exec(text)) {
@@ -76,6 +123,7 @@ export function parseFtsQuery(input: string): FtsQuery | undefined {
     const prefix = !quoted && PREFIX_END.test(chunk) && tokens[tokens.length - 1].length >= 2;
     const term = { tokens, prefix, quoted };
     if (word && STOP.has(word)) stopped.add(term);
+    typedAs.set(term, chunk);
     terms.push(term);
   }
   // A stray unbalanced quote is just a separator: the regex above already treats it as part of a chunk.
@@ -83,13 +131,16 @@ export function parseFtsQuery(input: string): FtsQuery | undefined {
   const kept = dedupe(meaningful.length > 0 ? meaningful : terms).slice(0, MAX_TERMS);
   if (kept.length === 0) return undefined;
   const phrases = kept.map(phrase);
-  return {
+  const q: FtsQuery = {
     terms: kept,
     and: phrases.join(' '),
     or: phrases.join(' OR '),
     phrases,
     words: [...new Set(kept.flatMap((t) => t.tokens).filter((w) => !isStopWord(w) || kept.length === 1))],
   };
+  // Alternatives, like expansions: any may match, none is required, each weighs as the word typed.
+  const variants = dedupe(kept.flatMap((t) => caseVariants(t, typedAs.get(t) ?? ''))).filter((v) => !phrases.includes(phrase(v))).slice(0, MAX_TERMS);
+  return variants.length === 0 ? q : withExtraTerms(q, variants.map((term) => ({ term, weight: 1 })));
 }
 
 /**
@@ -97,12 +148,16 @@ export function parseFtsQuery(input: string): FtsQuery | undefined {
  * for a typed word (the expansions: synonyms.ts, identifiers.ts). A word already a phrase is left out.
  */
 export function withExtraWords(q: FtsQuery, extra: { word: string; weight: number }[]): FtsQuery {
-  const fresh = extra.filter((x) => !q.phrases.includes(`"${x.word}"`));
+  return withExtraTerms(q, extra.map((x) => ({ term: { tokens: [x.word], prefix: false, quoted: false }, weight: x.weight })));
+}
+
+function withExtraTerms(q: FtsQuery, extra: { term: FtsTerm; weight: number }[]): FtsQuery {
+  const fresh = extra.filter((x) => !q.phrases.includes(phrase(x.term)));
   if (fresh.length === 0) return q;
-  const phrases = [...q.phrases, ...fresh.map((x) => `"${x.word}"`)];
+  const phrases = [...q.phrases, ...fresh.map((x) => phrase(x.term))];
   return {
     ...q,
-    terms: [...q.terms, ...fresh.map((x) => ({ tokens: [x.word], prefix: false, quoted: false }))],
+    terms: [...q.terms, ...fresh.map((x) => x.term)],
     phrases,
     or: phrases.join(' OR '),
     weights: [...(q.weights ?? q.phrases.map(() => 1)), ...fresh.map((x) => x.weight)],
