@@ -4,6 +4,8 @@
 // AND/OR/NOT/NEAR, column filters, parentheses and stray '*' or '-' can never make MATCH fail.
 // Kept: "quoted phrases" and a trailing '*' on a word (prefix search).
 
+import { FTS_SEPARATORS } from '../store/ftsText';
+
 export interface FtsTerm {
   /** Tokens of the phrase, lower case. */
   tokens: string[];
@@ -45,8 +47,25 @@ const STOP = new Set(
 /** A word with an apostrophe inside ("don't", "apple’s"): FTS4 cuts it at the apostrophe. */
 const CONTRACTION = /^([A-Za-z]+)['\u2019]([A-Za-z]{1,2})$/;
 
-/** The characters of a token as FTS4's porter tokenizer cuts them: it keeps '_' inside a token (client_msg_id is one term of the index). */
-export const TOKEN_CHARS = 'A-Za-z0-9_\u0080-\uffff';
+/**
+ * The characters of a token as the index cuts them: FTS4's porter tokenizer keeps '_' inside a
+ * token (client_msg_id is one term of the index) and any non-ASCII character, except the dashes,
+ * quotes and arrows the index reads as spaces (store/ftsText.ts).
+ */
+export const TOKEN_CHARS = `A-Za-z0-9_${nonAsciiWordRanges()}`;
+
+/** \u0080-\uffff less the separators, as regular-expression class ranges. */
+function nonAsciiWordRanges(): string {
+  const hex = (n: number) => `\\u${n.toString(16).padStart(4, '0')}`;
+  const cuts = FTS_SEPARATORS.map((c) => c.charCodeAt(0)).sort((a, b) => a - b);
+  let out = '';
+  let from = 0x80;
+  for (const c of [...cuts, 0x10000]) {
+    if (c > from) out += c - 1 > from ? `${hex(from)}-${hex(c - 1)}` : hex(from);
+    from = c + 1;
+  }
+  return out;
+}
 const TOKEN = new RegExp(`[${TOKEN_CHARS}]+`, 'g');
 const PREFIX_END = new RegExp(`[${TOKEN_CHARS}]\\*+$`);
 const MAX_TERMS = 16;

@@ -1,6 +1,7 @@
 // Forward-only migrations. Each runs once, journaled like any other write, and bumps schema_version.
 // A migration is a list of statements, or a function that reads the schema and runs statements
 // (what it runs is journaled, so replay does not depend on reading the schema again).
+import { ftsThroughViewsSql } from './ftsText';
 import type { Database } from 'sql.js';
 import type { Param } from './records';
 import type { Row, Store, WriteTx } from './store';
@@ -290,6 +291,9 @@ const MIGRATIONS: Migration[] = [
   // file_offset has its vector in that generation's file and an empty `data`; older rows keep the
   // blob until the indexer moves it out.
   [`ALTER TABLE vectors ADD COLUMN file_gen INTEGER`, `ALTER TABLE vectors ADD COLUMN file_offset INTEGER`],
+  // 9: the full-text index reads each record through a view that cuts words at dashes, curly
+  // quotes, arrows and other non-ASCII punctuation (ftsText.ts); the indexes are rebuilt once.
+  ftsThroughViewsSql(),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
