@@ -1,6 +1,7 @@
 // Turns whatever a user typed into a safe FTS4 MATCH expression. Nothing of the input's own
-// syntax survives: every term is re-emitted as a quoted phrase made of the tokens FTS4's
-// tokenizer would see (ASCII letters, digits and '_', and any non-ASCII character), so quotes,
+// syntax survives: every term is re-emitted as a quoted phrase made of the tokens the index
+// holds (ASCII letters, digits and '_', and non-ASCII characters other than the punctuation the
+// index reads as spaces, store/ftsText.ts), so quotes,
 // AND/OR/NOT/NEAR, column filters, parentheses and stray '*' or '-' can never make MATCH fail.
 // Kept: "quoted phrases" and a trailing '*' on a word (prefix search).
 
