@@ -13,9 +13,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { prng } from '../test/fixtures/prng.ts';
-import { pct, zipfPicker } from './lib.mjs';
+import { fixtureWords, pct, zipfPicker } from './lib.mjs';
 import { nullLogger } from '../common/node/log.ts';
 import { registerSearchFunctions } from '../worker/search/bm25.ts';
 import { isStopWord } from '../worker/search/ftsQuery.ts';
@@ -26,18 +25,12 @@ import { insertObservation } from '../worker/store/repos/observations.ts';
 import { migrate } from '../worker/store/schema.ts';
 import { Store } from '../worker/store/store.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const N = Number(process.env.BENCH_N ?? 30_000);
 const QUERIES = 300;
 
 const rand = prng(20261205);
 const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
-const fixture = JSON.parse(fs.readFileSync(path.join(root, 'test/fixtures/search/history.json'), 'utf8'));
-const counts = new Map();
-for (const s of fixture.sessions)
-  for (const o of s.observations)
-    for (const w of `${o.title} ${o.narrative ?? ''}`.toLowerCase().match(/[a-z][a-z0-9]{2,}/g) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1);
-const vocab = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([w]) => w);
+const vocab = fixtureWords();
 const topic = vocab.filter((w) => !isStopWord(w));
 const word = zipfPicker(vocab, rand);
 const topicWord = zipfPicker(topic, rand);

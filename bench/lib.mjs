@@ -114,6 +114,21 @@ export function zipfPicker(items, rand, exponent = 0.95) {
   };
 }
 
+/**
+ * The search fixture's words (3+ characters) of titles and narratives, and facts with `withFacts`,
+ * commonest first: the vocabulary the benches' synthetic stores draw from. None if it is missing.
+ */
+export function fixtureWords({ withFacts = false } = {}) {
+  const file = path.join(ROOT, 'test/fixtures/search/history.json');
+  const counts = new Map();
+  if (fs.existsSync(file)) {
+    for (const s of JSON.parse(fs.readFileSync(file, 'utf8')).sessions)
+      for (const o of s.observations)
+        for (const w of `${o.title} ${o.narrative ?? ''}${withFacts ? ` ${o.facts.join(' ')}` : ''}`.toLowerCase().match(/[a-z][a-z0-9]{2,}/g) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
+  return [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([w]) => w);
+}
+
 export const fmt = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
 
 /** An export document with n observations spread over sessions and projects, for fast bulk loading. */

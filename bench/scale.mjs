@@ -36,7 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { treeRss } from './compare/common.mjs';
 import { toClaudeMemDoc } from './compare/fixture.mjs';
 import { theirs as claudeMem } from './compare/theirs.mjs';
-import { zipfPicker } from './lib.mjs';
+import { fixtureWords, zipfPicker } from './lib.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OURS = process.env.BENCH_WORKER ? path.resolve(process.env.BENCH_WORKER) : path.join(root, 'dist', 'worker.js');
@@ -69,13 +69,7 @@ const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
 
 // Words of the search fixture by frequency, then made-up identifiers: a Zipf draw over them gives
 // term frequencies like real notes (a few words in a third of the rows, most in a handful).
-const fixtureFile = path.join(root, 'test/fixtures/search/history.json');
-const counts = new Map();
-if (fs.existsSync(fixtureFile)) {
-  for (const s of JSON.parse(fs.readFileSync(fixtureFile, 'utf8')).sessions)
-    for (const o of s.observations) for (const w of `${o.title} ${o.narrative ?? ''} ${o.facts.join(' ')}`.toLowerCase().match(/[a-z][a-z0-9]{2,}/g) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1);
-}
-const realWords = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([w]) => w);
+const realWords = fixtureWords({ withFacts: true });
 const syllables = ['ka', 'lo', 'mi', 'ner', 'tos', 'vak', 'pri', 'dul', 'sen', 'gor', 'fex', 'ul', 'tri', 'bon', 'zel', 'qua', 'rim', 'dex'];
 const identifiers = Array.from({ length: 20_000 }, () => Array.from({ length: int(2, 4) }, () => pick(syllables)).join('') + (rand() < 0.3 ? String(int(1, 99)) : ''));
 const vocab = [...realWords, ...identifiers];

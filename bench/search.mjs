@@ -35,7 +35,7 @@ import { insertPrompt } from '../worker/store/repos/prompts.ts';
 import { insertSummary } from '../worker/store/repos/summaries.ts';
 import { migrate } from '../worker/store/schema.ts';
 import { Store } from '../worker/store/store.ts';
-import { zipfPicker } from './lib.mjs';
+import { fixtureWords, zipfPicker } from './lib.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // BENCH_WORKER=/path/to/other/dist/worker.js compares another build (e.g. a baseline) on the same data.
@@ -61,12 +61,7 @@ const rand = () => {
 const pick = (xs) => xs[Math.floor(rand() * xs.length)];
 const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
 
-const fixture = JSON.parse(fs.readFileSync(path.join(root, 'test/fixtures/search/history.json'), 'utf8'));
-const counts = new Map();
-for (const s of fixture.sessions)
-  for (const o of s.observations)
-    for (const w of `${o.title} ${o.narrative ?? ''} ${o.facts.join(' ')}`.toLowerCase().match(/[a-z][a-z0-9]{2,}/g) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1);
-const realWords = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([w]) => w);
+const realWords = fixtureWords({ withFacts: true });
 /** Frequent words that someone might search for on their own (not "the"). */
 const topicWords = realWords.filter((w) => !isStopWord(w));
 const syllables = ['ka', 'lo', 'mi', 'ner', 'tos', 'vak', 'pri', 'dul', 'sen', 'gor', 'fex', 'ul', 'tri', 'bon', 'zel', 'qua', 'rim', 'dex'];
