@@ -159,7 +159,8 @@ export function parseFtsQuery(input: string): FtsQuery | undefined {
     words: [...new Set(kept.flatMap((t) => t.tokens).filter((w) => !isStopWord(w) || kept.length === 1))],
   };
   // Alternatives, like expansions: any may match, none is required, each weighs as the word typed.
-  const variants = dedupe(kept.flatMap((t) => caseVariants(t, typedAs.get(t) ?? ''))).filter((v) => !phrases.includes(phrase(v))).slice(0, MAX_TERMS);
+  // A variant always holds a capital, so none repeats a typed phrase (all lower case).
+  const variants = dedupe(kept.flatMap((t) => caseVariants(t, typedAs.get(t) ?? ''))).slice(0, MAX_TERMS);
   return variants.length === 0 ? q : withExtraTerms(q, variants.map((term) => ({ term, weight: 1 })));
 }
 
