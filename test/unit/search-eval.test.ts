@@ -176,16 +176,16 @@ test('search quality on every set: the bars of issue 20 that are met, floors for
   ];
   console.log(['issue 20 bars:', ...bars.map(([what, ok]) => `  ${ok ? 'met    ' : 'NOT MET'}  ${what}`)].join('\n'));
   // Asserted: every bar but those in NOT_YET, which have floors below.
-  // Not met on the test set: hybrid recall@5 and MRR (keyword recall@5 is met since session 27).
-  const NOT_YET = new Set<number>([9, 10]);
+  // Not met on the test set: hybrid MRR (keyword recall@5 is met since session 27, hybrid recall@5 since session 30).
+  const NOT_YET = new Set<number>([10]);
   for (const [what, ok] of bars.filter((_, i) => !NOT_YET.has(i))) check(ok, what);
   // Floors: the figures reached on this branch (a fall is a regression).
   check(r3(th.recallAt5) >= 0.954 && r3(th.mrr) >= 0.895, `dev3 hybrid fell below 0.954 / 0.895: ${f(th.recallAt5)} / ${f(th.mrr)}`);
   check(r3(d2h.recallAt5) >= 0.96 && r3(d2h.mrr) >= 0.881, `dev2 hybrid fell below 0.960 / 0.881: ${f(d2h.recallAt5)} / ${f(d2h.mrr)}`);
-  check(r3(d4h.recallAt5) >= 0.922 && r3(d4h.mrr) >= 0.821, `dev4 hybrid fell below 0.922 / 0.821: ${f(d4h.recallAt5)} / ${f(d4h.mrr)}`);
-  check(r3(d4k.recallAt5) >= 0.849 && r3(d4k.mrr) >= 0.761, `dev4 keyword fell below 0.849 / 0.761: ${f(d4k.recallAt5)} / ${f(d4k.mrr)}`);
-  check(r3(nh.recallAt5) >= 0.896 && r3(nh.mrr) >= 0.744, `test hybrid fell below 0.896 / 0.744: ${f(nh.recallAt5)} / ${f(nh.mrr)}`);
-  check(r3(nk.recallAt5) >= 0.85 && r3(nk.mrr) >= 0.71, `test keyword fell below 0.850 / 0.710: ${f(nk.recallAt5)} / ${f(nk.mrr)}`);
-  check(r3(ns.recallAt5) >= 0.742 && r3(ns.mrr) >= 0.58, `test semantic fell below 0.742 / 0.580: ${f(ns.recallAt5)} / ${f(ns.mrr)}`);
+  check(r3(d4h.recallAt5) >= 0.922 && r3(d4h.mrr) >= 0.826, `dev4 hybrid fell below 0.922 / 0.826: ${f(d4h.recallAt5)} / ${f(d4h.mrr)}`);
+  check(r3(d4k.recallAt5) >= 0.858 && r3(d4k.mrr) >= 0.762, `dev4 keyword fell below 0.858 / 0.762: ${f(d4k.recallAt5)} / ${f(d4k.mrr)}`);
+  check(r3(nh.recallAt5) >= 0.904 && r3(nh.mrr) >= 0.745, `test hybrid fell below 0.904 / 0.745: ${f(nh.recallAt5)} / ${f(nh.mrr)}`);
+  check(r3(nk.recallAt5) >= 0.85 && r3(nk.mrr) >= 0.715, `test keyword fell below 0.850 / 0.715: ${f(nk.recallAt5)} / ${f(nk.mrr)}`);
+  check(r3(ns.recallAt5) >= 0.742 && r3(ns.mrr) >= 0.581, `test semantic fell below 0.742 / 0.581: ${f(ns.recallAt5)} / ${f(ns.mrr)}`);
   assert.deepEqual(problems, []);
 });

@@ -30,6 +30,21 @@ test('question intents: why, where, outcome', () => {
   assert.deepEqual([...questionIntents('token refresh race')], []);
 });
 
+test('question intents: chat phrasings of status and rationale; "live" and "picked up" ask for neither', () => {
+  for (const q of ['recap of the widget work pls', 'status of the region problem?', "push work, done? what's left", 'NAS slowness, what came out of it', 'is there follow-up work', 'where did we end up with sync']) {
+    assert.deepEqual([...questionIntents(q)], ['outcome'], q);
+  }
+  for (const q of ['how come only the clipper is oversampled', 'what made us skip the built-in sync', 'big rooms hide the list now, was that on purpose']) {
+    assert.deepEqual([...questionIntents(q)], ['why'], q);
+  }
+  // "live" is an adjective here (a live map, notes live on a share), and "picked up" is not a choice.
+  for (const q of ['live map leaking', 'changes dont appear, notes live on the nas', 'new files in deep folders dont get picked up']) {
+    assert.deepEqual([...questionIntents(q)], [], q);
+  }
+  assert.deepEqual([...questionIntents('which module the parser lives in')], ['where']);
+  assert.deepEqual([...questionIntents('which library did we pick for retries')], ['why']);
+});
+
 test('prior: substance weight and intent boost multiply', () => {
   const w = { substance: 0.8, intent: 0.3 };
   assert.ok(prior(decision, new Set(), w) > prior(routine, new Set(), w));

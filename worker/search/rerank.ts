@@ -7,7 +7,7 @@
 //     done / which file" questions favour records that name files and explain how things work;
 //     "what happened / what got done / still open" questions favour session summaries.
 // Keyword scores are multiplied by the prior; cosines get a small additive term (their useful
-// range is a few hundredths). Constants are chosen on test/fixtures/search only (docs/search.md).
+// range is a few hundredths). Constants and cues are chosen on the development sets only (docs/search.md).
 import { parseList, type PriorInfo } from './records';
 
 export type Intent = 'why' | 'where' | 'outcome';
@@ -19,9 +19,11 @@ export interface PriorWeights {
   intent: number;
 }
 
-const WHY = /\b(why|why not|reason|rationale|instead of|rather than|decid\w*|chose|choose|chosen|pick(ed)?|went with|go with|trade-?offs?)\b/;
-const WHERE = /\b(where|which (file|module|package|function|class)|located|lives?)\b/;
-const OUTCOME = /\b(what (happened|got done|did we (do|finish|get done)|was (done|left|still open))|outcome|still open|left to do|next steps|where did we land|did we ever|how did .* go)\b/;
+// Cues as people type them into chat ("recap of …", "status of …", "what's left", "how come …",
+// "was that on purpose"). "live" (a live map) and "picked up" (a watcher) ask for neither.
+const WHY = /\b(why|why not|reason|rationale|instead of|rather than|decid\w*|chose|choose|chosen|pick(ed)?(?! up)|went with|go with|trade-?offs?|how come|what made (us|you|them|him|her)|on purpose|the point of)\b/;
+const WHERE = /\b(where|which (file|module|package|function|class)|located|lives)\b/;
+const OUTCOME = /\b(what (happened|got done|did we (do|finish|get done)|was (done|left|still open))|outcome|still open|left to do|next steps|where did we land|did we ever|how did .* go|recap|status (of|on)|progress (on|with)|(what|anything) (came|come) (out )?of|(what['’]?s|what is|anything|is there anything) (still )?(left|pending|remaining)|follow[- ]?ups?|(where|how) did we end up|how far did we get)\b/;
 
 /** What the question asks for, if it says so in a recognisable way. */
 export function questionIntents(query: string): Set<Intent> {
