@@ -31,7 +31,7 @@ test('question intents: why, where, outcome', () => {
 });
 
 test('question intents: chat phrasings of status and rationale; "live" and "picked up" ask for neither', () => {
-  for (const q of ['recap of the widget work pls', 'status of the region problem?', "push work, done? what's left", 'NAS slowness, what came out of it', 'is there follow-up work', 'where did we end up with sync']) {
+  for (const q of ['recap of the widget work pls', 'status of the region problem?', "push work, done? what's left", 'NAS slowness, what came out of it', 'is there follow-up work', 'where did we end up with sync', 'did the mac binaries get notarized', 'did anybody ever look at the cpu cost', 'when did we drop webpack']) {
     assert.deepEqual([...questionIntents(q)], ['outcome'], q);
   }
   for (const q of ['how come only the clipper is oversampled', 'what made us skip the built-in sync', 'big rooms hide the list now, was that on purpose']) {
@@ -42,6 +42,9 @@ test('question intents: chat phrasings of status and rationale; "live" and "pick
     assert.deepEqual([...questionIntents(q)], [], q);
   }
   assert.deepEqual([...questionIntents('which module the parser lives in')], ['where']);
+  assert.deepEqual([...questionIntents('which files have the health entitlement')], ['where']);
+  // A yes/no "did …" asks whether something happened only at the start: "why did it fail" does not.
+  assert.deepEqual([...questionIntents('why did the nightly fail')], ['why']);
   assert.deepEqual([...questionIntents('which library did we pick for retries')], ['why']);
 });
 

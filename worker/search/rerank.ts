@@ -19,11 +19,12 @@ export interface PriorWeights {
   intent: number;
 }
 
-// Cues as people type them into chat ("recap of …", "status of …", "what's left", "how come …",
-// "was that on purpose"). "live" (a live map) and "picked up" (a watcher) ask for neither.
+// Cues as people type them into chat ("recap of …", "status of …", "what's left", "did the build go
+// out", "how come …", "was that on purpose"). A yes/no "did …" asks whether something happened only
+// at the start ("why did it fail" does not). "live" (a live map) and "picked up" (a watcher) ask for neither.
 const WHY = /\b(why|why not|reason|rationale|instead of|rather than|decid\w*|chose|choose|chosen|pick(ed)?(?! up)|went with|go with|trade-?offs?|how come|what made (us|you|them|him|her)|on purpose|the point of)\b/;
-const WHERE = /\b(where|which (file|module|package|function|class)|located|lives)\b/;
-const OUTCOME = /\b(what (happened|got done|did we (do|finish|get done)|was (done|left|still open))|outcome|still open|left to do|next steps|where did we land|did we ever|how did .* go|recap|status (of|on)|progress (on|with)|(what|anything) (came|come) (out )?of|(what['’]?s|what is|anything|is there anything) (still )?(left|pending|remaining)|follow[- ]?ups?|(where|how) did we end up|how far did we get)\b/;
+const WHERE = /\b(where|(which|what) (files?|modules?|packages?|functions?|methods?|class(es)?|components?)|located|lives)\b/;
+const OUTCOME = /\b(what (happened|got done|did we (do|finish|get done)|was (done|left|still open))|outcome|still open|left to do|next steps|where did we land|did we ever|how did .* go|recap|status (of|on)|progress (on|with)|(what|anything) (came|come) (out )?of|(what['’]?s|what is|anything|is there anything) (still )?(left|pending|remaining)|follow[- ]?ups?|(where|how) did we end up|how far did we get|^(did|has|have) (we|the|anybody|anyone|somebody|someone)|when did we|did (anybody|anyone|somebody|someone) ever)\b/;
 
 /** What the question asks for, if it says so in a recognisable way. */
 export function questionIntents(query: string): Set<Intent> {
