@@ -1,6 +1,7 @@
-// Hybrid ranking: reciprocal rank fusion of the keyword and vector lists, plus a mild recency term.
+// Hybrid ranking: reciprocal rank fusion of the keyword and vector lists (and the records the
+// matching prompts led to, promptLinks.ts), plus a mild recency term.
 //
-//   score(d) = sum over lists of 1 / (k + rank(d))            (rank from 1, k = rrfK, 30)
+//   score(d) = sum over lists of weight / (k + rank(d))       (rank from 1, k = rrfK, 30)
 //            + recencyWeight / (k + 1) * 0.5 ^ (ageDays / halfLifeDays)
 //
 // Two refinements, both about letting only meaningful evidence vote:
@@ -47,6 +48,10 @@ export interface FusionOptions {
   leaderFloor?: number;
   /** The best vector hit ranks no lower than this after fusion (1-based; 0 or absent: off). */
   vectorLeaderFloor?: number;
+  /** Records the best matching prompts led to (promptLinks.ts), already cut; none: two lists. */
+  prompted?: FusionInput[];
+  /** Weight of the prompted list's votes. */
+  promptWeight?: number;
   now: number;
 }
 
@@ -84,7 +89,8 @@ export function fuseHybrid(keyword: FusionInput[], vector: FusionInput[], o: Fus
   const vecTop = vector[0]?.score ?? 0;
   const kw = keyword.filter((h) => h.score >= o.keywordMinRelative * kwTop);
   const vec = vector.filter((h) => h.score >= vecTop - o.vectorWindow && (h.cosine ?? h.score) >= (o.vectorMinScore ?? -Infinity));
-  const fused = rrf([kw, vec], o, [1, o.vectorWeight ?? 1]);
+  const prompted = (o.promptWeight ?? 0) > 0 ? (o.prompted ?? []) : [];
+  const fused = rrf(prompted.length > 0 ? [kw, vec, prompted] : [kw, vec], o, [1, o.vectorWeight ?? 1, o.promptWeight ?? 0]);
   // The keyword list's best two keep a place near the top (#1 at floor or better, #2 at floor + 2):
   // the vector side may reorder the head, but a weak encoder's look-alikes cannot bury them.
   const floor = o.leaderFloor ?? 0;

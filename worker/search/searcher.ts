@@ -16,6 +16,7 @@ import { demoteDuplicates, prior, questionIntents, type Intent } from './rerank'
 import { makeSnippet } from './snippet';
 import { expandQuery } from './synonyms';
 import { expandIdentifiers, identifierPartsOf } from './identifiers';
+import { promptLinked } from './promptLinks';
 
 export interface VectorSide {
   semantic: SemanticIndex;
@@ -126,6 +127,8 @@ export class Searcher {
       return { ranked: hits.hits, modeUsed: 'keyword' };
     }
     if (req.mode === 'semantic') return { ranked: vec, modeUsed: 'semantic' };
+    // The records the matching prompts led to: a question is worded like the prompt that started the work.
+    const prompted = s.promptWeight > 0 ? await promptLinked(this.store, fq, req.filters, intents, { weights: { substance: s.substancePrior, intent: s.intentBoost }, minRelative: s.keywordMinRelative, keywordRankCap: s.keywordRankCap }) : [];
     const fused = fuseHybrid(kw?.hits ?? [], vec, {
       k: s.rrfK,
       recencyWeight: s.recencyWeight,
@@ -137,6 +140,8 @@ export class Searcher {
       vectorWeight: s.vectorFusionWeight,
       leaderFloor: s.keywordLeaderFloor,
       vectorLeaderFloor: s.vectorLeaderFloor,
+      prompted,
+      promptWeight: s.promptWeight,
       now,
     });
     return { ranked: fused, modeUsed: 'hybrid' };

@@ -58,6 +58,8 @@ export interface SearchSettings {
   identifierWeight: number;
   /** Hybrid: at most this many identifiers are added to a query. */
   identifierTerms: number;
+  /** Hybrid: weight of the third list, the records the prompts matching the query led to (promptLinks.ts); 0 = off. */
+  promptWeight: number;
   /** Priors (rerank.ts): weight of a record's substance; 0 = off. */
   substancePrior: number;
   /** Priors: factor 1 + this for a record that fits the question's intent (why / where / outcome). */
@@ -120,6 +122,7 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   synonymWeight: 0.4,
   identifierWeight: 0.7,
   identifierTerms: 8,
+  promptWeight: 1,
   substancePrior: 0.8,
   intentBoost: 0.3,
   vectorPriorWeight: 0.2,
@@ -163,6 +166,7 @@ const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   synonymWeight: [0, 1],
   identifierWeight: [0, 1],
   identifierTerms: [0, 32],
+  promptWeight: [0, 10],
   substancePrior: [0, 1],
   intentBoost: [0, 10],
   vectorPriorWeight: [0, 1],

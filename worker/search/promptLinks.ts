@@ -1,0 +1,87 @@
+// Hybrid's third list: the records made in answer to the prompts a query's words match.
+//
+// A later question is worded like the prompt that started the work ("testers get every reminder
+// twice after they change a habit's time"), not like the observation the model wrote about it
+// ("Duplicate reminders: reschedule added requests under random identifiers"). Prompts are
+// stored and indexed anyway; an observation keeps the number of the prompt it answers. So the best
+// prompts by BM25 each lend their score to the record they led to: the observation of that prompt
+// (same session and prompt number) with the best prior (rerank.ts), or, when the question asks
+// how something ended, the session's summary if its prior is better.
+//   - A prompt typed in several sessions ("continue where we left off", "fix the tests") says
+//     nothing about which one: a text repeated among the hits lends nothing.
+//   - Prompts under keywordMinRelative of the best do not lend (they share an incidental word).
+//   - The prompts are searched with the project and platform filters; every filter is then
+//     applied to the records they lead to.
+// Measured on the development sets: docs/search.md ("Prompts lend to their records", session 30).
+import type { Store } from '../store/store';
+import type { FtsQuery } from './ftsQuery';
+import { keywordSearch } from './keyword';
+import type { SearchFilters } from './params';
+import { hydratePriors, matchesFilters } from './records';
+import { prior, titleKey, type Intent, type PriorWeights } from './rerank';
+import type { Scored } from './searcher';
+
+/** Prompts searched for each query. */
+export const PROMPT_DEPTH = 10;
+
+export interface PromptLinkOptions {
+  weights: PriorWeights;
+  /** Prompts scoring under this fraction of the best do not lend. */
+  minRelative: number;
+  keywordRankCap: number;
+}
+
+type Db = Pick<Store, 'all' | 'get'>;
+
+/** Records led to by the query's best prompts, best first, each once; scored by its prompt's BM25 times its prior. */
+export async function promptLinked(store: Db, fq: FtsQuery, f: SearchFilters, intents: Set<Intent>, o: PromptLinkOptions): Promise<Scored[]> {
+  const wantObs = f.kinds.includes('observation');
+  const wantSums = f.kinds.includes('summary') && intents.has('outcome');
+  if (!wantObs && !wantSums) return [];
+  const found = await keywordSearch(store, fq, { kinds: ['prompt'], project: f.project, platform: f.platform }, PROMPT_DEPTH, o.keywordRankCap);
+  if (found.hits.length === 0) return [];
+  const texts = hydratePriors(store, 'prompt', found.hits.map((h) => h.id));
+  const key = (id: number) => titleKey(texts.get(id)?.title ?? '');
+  const repeats = new Map<string, number>();
+  for (const h of found.hits) repeats.set(key(h.id), (repeats.get(key(h.id)) ?? 0) + 1);
+  const floor = o.minRelative * found.hits[0].score;
+  const prompts = found.hits.filter((h) => h.score >= floor && repeats.get(key(h.id)) === 1);
+  if (prompts.length === 0) return [];
+
+  const ids = JSON.stringify(prompts.map((p) => p.id));
+  const links: { prompt: number; kind: 'observation' | 'summary'; id: number }[] = [];
+  if (wantObs) {
+    for (const r of store.all<{ prompt: number; id: number }>(
+      `SELECT p.id AS prompt, o.id AS id FROM user_prompts p JOIN observations o ON o.session_id = p.session_id AND o.prompt_number = p.prompt_number
+       WHERE p.id IN (SELECT value FROM json_each(?))`,
+      [ids],
+    )) links.push({ prompt: r.prompt, kind: 'observation', id: r.id });
+  }
+  if (wantSums) {
+    for (const r of store.all<{ prompt: number; id: number }>(
+      `SELECT p.id AS prompt, s.id AS id FROM user_prompts p JOIN session_summaries s ON s.session_id = p.session_id
+       WHERE p.id IN (SELECT value FROM json_each(?))`,
+      [ids],
+    )) links.push({ prompt: r.prompt, kind: 'summary', id: r.id });
+  }
+  const obs = hydratePriors(store, 'observation', links.filter((l) => l.kind === 'observation').map((l) => l.id));
+  const sums = hydratePriors(store, 'summary', links.filter((l) => l.kind === 'summary').map((l) => l.id));
+
+  const out: Scored[] = [];
+  const taken = new Set<string>();
+  for (const p of prompts) {
+    let best: Scored | undefined;
+    for (const l of links) {
+      if (l.prompt !== p.id || taken.has(`${l.kind}:${l.id}`)) continue;
+      const r = (l.kind === 'observation' ? obs : sums).get(l.id);
+      if (!r || !matchesFilters(r, f)) continue;
+      const score = p.score * prior(r, intents, o.weights);
+      if (!best || score > best.score) best = { kind: l.kind, id: l.id, epoch: r.epoch, score };
+    }
+    if (best) {
+      taken.add(`${best.kind}:${best.id}`);
+      out.push(best);
+    }
+  }
+  return out.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
+}
