@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { prng } from '../test/fixtures/prng.ts';
-import { fixtureWords, pct, zipfPicker } from './lib.mjs';
+import { fixtureText, pct, zipfPicker } from './lib.mjs';
 import { nullLogger } from '../common/node/log.ts';
 import { registerSearchFunctions } from '../worker/search/bm25.ts';
 import { isStopWord } from '../worker/search/ftsQuery.ts';
@@ -29,18 +29,13 @@ const N = Number(process.env.BENCH_N ?? 30_000);
 const QUERIES = 300;
 
 const rand = prng(20261205);
-const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
-const vocab = fixtureWords();
-const topic = vocab.filter((w) => !isStopWord(w));
-const word = zipfPicker(vocab, rand);
-const topicWord = zipfPicker(topic, rand);
+const { int, topicWord, words } = fixtureText(rand, isStopWord);
 const cap = (w) => w[0].toUpperCase() + w.slice(1);
 const identifiers = Array.from({ length: 8000 }, () => {
   const parts = Array.from({ length: int(2, 3) }, topicWord);
   return rand() < 0.5 ? parts.join('_') : parts[0] + parts.slice(1).map(cap).join('');
 });
 const identifier = zipfPicker(identifiers, rand);
-const words = (lo, hi) => Array.from({ length: int(lo, hi) }, word).join(' ');
 const withIdentifiers = (text) => (rand() < 0.4 ? `${text} ${Array.from({ length: int(1, 2) }, identifier).join(' ')}` : text);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-identifiers-'));

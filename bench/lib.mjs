@@ -129,6 +129,18 @@ export function fixtureWords({ withFacts = false } = {}) {
   return [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([w]) => w);
 }
 
+/**
+ * Seeded draws from fixtureWords(), Zipf-weighted: `word` (any), `topicWord` (not a stop word, by the
+ * `isStopWord` given), `words(lo, hi)` (a run of lo..hi words) and `int(lo, hi)`.
+ */
+export function fixtureText(rand, isStopWord) {
+  const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
+  const vocab = fixtureWords();
+  const word = zipfPicker(vocab, rand);
+  const topicWord = zipfPicker(vocab.filter((w) => !isStopWord(w)), rand);
+  return { int, word, topicWord, words: (lo, hi) => Array.from({ length: int(lo, hi) }, word).join(' ') };
+}
+
 export const fmt = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
 
 /** An export document with n observations spread over sessions and projects, for fast bulk loading. */

@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { prng } from '../test/fixtures/prng.ts';
-import { fixtureWords, pct, zipfPicker } from './lib.mjs';
+import { fixtureText, pct } from './lib.mjs';
 import { nullLogger } from '../common/node/log.ts';
 import { registerSearchFunctions } from '../worker/search/bm25.ts';
 import { isStopWord, parseFtsQuery } from '../worker/search/ftsQuery.ts';
@@ -31,12 +31,7 @@ const QUERIES = 300;
 const BOILERPLATE = ['continue where we left off', 'fix the failing tests', 'keep going', 'run the build again'];
 
 const rand = prng(20261205);
-const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
-const vocab = fixtureWords();
-const topic = vocab.filter((w) => !isStopWord(w));
-const word = zipfPicker(vocab, rand);
-const topicWord = zipfPicker(topic, rand);
-const words = (lo, hi) => Array.from({ length: int(lo, hi) }, word).join(' ');
+const { int, topicWord, words } = fixtureText(rand, isStopWord);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-prompt-links-'));
 const store = await Store.open({ dir: path.join(dir, 'db'), log: nullLogger, snapshotJournalBytes: 1 << 40, replicaScript: null });
