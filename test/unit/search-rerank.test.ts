@@ -31,7 +31,7 @@ test('question intents: why, where, outcome', () => {
 });
 
 test('question intents: chat phrasings of status and rationale; "live" and "picked up" ask for neither', () => {
-  for (const q of ['recap of the widget work pls', 'status of the region problem?', "push work, done? what's left", 'NAS slowness, what came out of it', 'is there follow-up work', 'where did we end up with sync', 'did the mac binaries get notarized', 'did anybody ever look at the cpu cost', 'when did we drop webpack']) {
+  for (const q of ['recap of the widget work pls', 'status of the region problem?', "push work, done? what's left", 'NAS slowness, what came out of it', 'is there follow-up work', 'where did we end up with sync', 'did the mac binaries get notarized', '  did we get off cron', 'did anybody ever look at the cpu cost', 'when did we drop webpack']) {
     assert.deepEqual([...questionIntents(q)], ['outcome'], q);
   }
   for (const q of ['how come only the clipper is oversampled', 'what made us skip the built-in sync', 'big rooms hide the list now, was that on purpose']) {

@@ -2,7 +2,7 @@
 //
 // A later question is worded like the prompt that started the work ("testers get every reminder
 // twice after they change a habit's time"), not like the observation the model wrote about it
-// ("Duplicate reminders: reschedule added requests under random identifiers"). Prompts are
+// ("Pending requests keyed by a stable identifier"). Prompts are
 // stored and indexed anyway; an observation keeps the number of the prompt it answers. So the best
 // prompts by BM25 each lend their score to the record they led to: the observation of that prompt
 // (same session and prompt number) with the best prior (rerank.ts), or, when the question asks
@@ -12,7 +12,8 @@
 //   - Prompts under keywordMinRelative of the best do not lend (they share an incidental word).
 //   - The prompts are searched with the project and platform filters; every filter is then
 //     applied to the records they lead to.
-// Measured on the development sets: docs/search.md ("Prompts lend to their records", session 30).
+// Measured on the development sets: docs/search.md, "Chat cues for what a question asks, and prompts
+// that lend to their records (session 30)".
 import type { Store } from '../store/store';
 import type { FtsQuery } from './ftsQuery';
 import { keywordSearch } from './keyword';

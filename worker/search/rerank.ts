@@ -28,7 +28,7 @@ const OUTCOME = /\b(what (happened|got done|did we (do|finish|get done)|was (don
 
 /** What the question asks for, if it says so in a recognisable way. */
 export function questionIntents(query: string): Set<Intent> {
-  const q = query.toLowerCase();
+  const q = query.trim().toLowerCase();
   const out = new Set<Intent>();
   if (OUTCOME.test(q)) out.add('outcome');
   else if (WHERE.test(q)) out.add('where');
