@@ -48,7 +48,7 @@ export interface FusionOptions {
   leaderFloor?: number;
   /** The best vector hit ranks no lower than this after fusion (1-based; 0 or absent: off). */
   vectorLeaderFloor?: number;
-  /** Records the best matching prompts led to (promptLinks.ts), already cut; none: two lists. */
+  /** Records the best matching prompts led to (promptLinks.ts), already cut; absent: none. */
   prompted?: FusionInput[];
   /** Weight of the prompted list's votes. */
   promptWeight?: number;
@@ -89,8 +89,7 @@ export function fuseHybrid(keyword: FusionInput[], vector: FusionInput[], o: Fus
   const vecTop = vector[0]?.score ?? 0;
   const kw = keyword.filter((h) => h.score >= o.keywordMinRelative * kwTop);
   const vec = vector.filter((h) => h.score >= vecTop - o.vectorWindow && (h.cosine ?? h.score) >= (o.vectorMinScore ?? -Infinity));
-  const prompted = (o.promptWeight ?? 0) > 0 ? (o.prompted ?? []) : [];
-  const fused = rrf(prompted.length > 0 ? [kw, vec, prompted] : [kw, vec], o, [1, o.vectorWeight ?? 1, o.promptWeight ?? 0]);
+  const fused = rrf([kw, vec, o.prompted ?? []], o, [1, o.vectorWeight ?? 1, o.promptWeight ?? 0]);
   // The keyword list's best two keep a place near the top (#1 at floor or better, #2 at floor + 2):
   // the vector side may reorder the head, but a weak encoder's look-alikes cannot bury them.
   const floor = o.leaderFloor ?? 0;

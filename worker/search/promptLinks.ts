@@ -18,7 +18,7 @@ import type { Store } from '../store/store';
 import type { FtsQuery } from './ftsQuery';
 import { keywordSearch } from './keyword';
 import type { SearchFilters } from './params';
-import { hydratePriors, matchesFilters } from './records';
+import { hydratePriors, matchesFilters, type PriorInfo } from './records';
 import { prior, titleKey, type Intent, type PriorWeights } from './rerank';
 import type { Scored } from './searcher';
 
@@ -49,35 +49,31 @@ export async function promptLinked(store: Db, fq: FtsQuery, f: SearchFilters, in
   const prompts = found.hits.filter((h) => h.score >= floor && repeats.get(key(h.id)) === 1);
   if (prompts.length === 0) return [];
 
+  // Each prompt's records: its observations (same session and prompt number), and for a status
+  // question its session's summaries.
   const ids = JSON.stringify(prompts.map((p) => p.id));
-  const links: { prompt: number; kind: 'observation' | 'summary'; id: number }[] = [];
-  if (wantObs) {
-    for (const r of store.all<{ prompt: number; id: number }>(
-      `SELECT p.id AS prompt, o.id AS id FROM user_prompts p JOIN observations o ON o.session_id = p.session_id AND o.prompt_number = p.prompt_number
-       WHERE p.id IN (SELECT value FROM json_each(?))`,
-      [ids],
-    )) links.push({ prompt: r.prompt, kind: 'observation', id: r.id });
+  const joins: ['observation' | 'summary', string][] = [];
+  if (wantObs) joins.push(['observation', 'JOIN observations c ON c.session_id = p.session_id AND c.prompt_number = p.prompt_number']);
+  if (wantSums) joins.push(['summary', 'JOIN session_summaries c ON c.session_id = p.session_id']);
+  const byPrompt = new Map<number, PriorInfo[]>();
+  for (const [kind, join] of joins) {
+    const rows = store.all<{ prompt: number; id: number }>(`SELECT p.id AS prompt, c.id AS id FROM user_prompts p ${join} WHERE p.id IN (SELECT value FROM json_each(?))`, [ids]);
+    const info = hydratePriors(store, kind, rows.map((r) => r.id));
+    for (const r of rows) {
+      const rec = info.get(r.id);
+      if (rec && matchesFilters(rec, f)) byPrompt.set(r.prompt, [...(byPrompt.get(r.prompt) ?? []), rec]);
+    }
   }
-  if (wantSums) {
-    for (const r of store.all<{ prompt: number; id: number }>(
-      `SELECT p.id AS prompt, s.id AS id FROM user_prompts p JOIN session_summaries s ON s.session_id = p.session_id
-       WHERE p.id IN (SELECT value FROM json_each(?))`,
-      [ids],
-    )) links.push({ prompt: r.prompt, kind: 'summary', id: r.id });
-  }
-  const obs = hydratePriors(store, 'observation', links.filter((l) => l.kind === 'observation').map((l) => l.id));
-  const sums = hydratePriors(store, 'summary', links.filter((l) => l.kind === 'summary').map((l) => l.id));
 
+  // Best first by prompt, each record lent once: the prompt's best record it has not lent yet.
   const out: Scored[] = [];
   const taken = new Set<string>();
   for (const p of prompts) {
     let best: Scored | undefined;
-    for (const l of links) {
-      if (l.prompt !== p.id || taken.has(`${l.kind}:${l.id}`)) continue;
-      const r = (l.kind === 'observation' ? obs : sums).get(l.id);
-      if (!r || !matchesFilters(r, f)) continue;
+    for (const r of byPrompt.get(p.id) ?? []) {
+      if (taken.has(`${r.kind}:${r.id}`)) continue;
       const score = p.score * prior(r, intents, o.weights);
-      if (!best || score > best.score) best = { kind: l.kind, id: l.id, epoch: r.epoch, score };
+      if (!best || score > best.score) best = { kind: r.kind, id: r.id, epoch: r.epoch, score };
     }
     if (best) {
       taken.add(`${best.kind}:${best.id}`);

@@ -12,7 +12,7 @@ import type { ScanHit } from './scan';
 import { neighbourDensity } from './density';
 import type { SemanticIndex } from './semantic';
 import type { SearchSettings } from './settings';
-import { demoteDuplicates, prior, questionIntents, type Intent } from './rerank';
+import { demoteDuplicates, prior, questionIntents, type Intent, type PriorWeights } from './rerank';
 import { makeSnippet } from './snippet';
 import { expandQuery } from './synonyms';
 import { expandIdentifiers, identifierPartsOf } from './identifiers';
@@ -107,6 +107,11 @@ export class Searcher {
     const kw = req.mode === 'semantic' && !reason ? undefined : await this.keywordRanked(fq, req.filters, Math.max(depth, req.mode === 'hybrid' ? FUSION_DEPTH : 0), intents);
     if (kw?.capped) notices.push(`more than ${s.keywordRankCap} records matched the words; the newest ${s.keywordRankCap} were ranked`);
     if (req.mode === 'keyword') return { ranked: kw?.hits ?? [], modeUsed: 'keyword' };
+    // Hybrid: the records the matching prompts led to (a question is worded like the prompt that
+    // started the work), ranked while the query embedding is still on its way.
+    const prompted = req.mode === 'hybrid' && embedding && s.promptWeight > 0
+      ? await promptLinked(this.store, fq, req.filters, intents, { weights: this.priorWeights(), minRelative: s.keywordMinRelative, keywordRankCap: s.keywordRankCap })
+      : [];
 
     let vec: Scored[] | undefined;
     let failure = reason;
@@ -127,8 +132,6 @@ export class Searcher {
       return { ranked: hits.hits, modeUsed: 'keyword' };
     }
     if (req.mode === 'semantic') return { ranked: vec, modeUsed: 'semantic' };
-    // The records the matching prompts led to: a question is worded like the prompt that started the work.
-    const prompted = s.promptWeight > 0 ? await promptLinked(this.store, fq, req.filters, intents, { weights: { substance: s.substancePrior, intent: s.intentBoost }, minRelative: s.keywordMinRelative, keywordRankCap: s.keywordRankCap }) : [];
     const fused = fuseHybrid(kw?.hits ?? [], vec, {
       k: s.rrfK,
       recencyWeight: s.recencyWeight,
@@ -168,12 +171,16 @@ export class Searcher {
     return out;
   }
 
+  private priorWeights(): PriorWeights {
+    return { substance: this.settings.substancePrior, intent: this.settings.intentBoost };
+  }
+
   /** BM25 hits of a pool of at least PRIOR_POOL, multiplied by their priors, best first. */
   private async keywordRanked(fq: FtsQuery, f: SearchFilters, depth: number, intents: Set<Intent>): Promise<{ hits: Scored[]; capped: boolean }> {
     const s = this.settings;
     const r = await keywordSearch(this.store, fq, f, Math.max(depth, PRIOR_POOL), s.keywordRankCap);
     const info = this.info(r.hits);
-    const w = { substance: s.substancePrior, intent: s.intentBoost };
+    const w = this.priorWeights();
     const hits = r.hits.map((h) => {
       const rec = info.get(`${h.kind}:${h.id}`);
       return rec ? { ...h, score: h.score * prior(rec, intents, w) } : h;
@@ -211,7 +218,7 @@ export class Searcher {
     const obs = hydratePriors(this.store, 'observation', hits.filter((h) => h.kind === 'observation').map((h) => h.id));
     const sums = hydratePriors(this.store, 'summary', hits.filter((h) => h.kind === 'summary').map((h) => h.id));
     const s = this.settings;
-    const w = { substance: s.substancePrior, intent: s.intentBoost };
+    const w = this.priorWeights();
     const out: (Scored & { title: string })[] = [];
     // Hubness correction (density.ts): a hit among look-alikes pays for their closeness.
     // Hits past the pool were not compared: they pay the most any pooled hit pays, so none jumps ahead for that.
