@@ -6,7 +6,8 @@ import { insertPrompt, type PromptRow } from '../store/repos/prompts';
 import { ensureSession } from '../store/repos/sessions';
 import { insertSummary, type SummaryRow } from '../store/repos/summaries';
 import type { Store, WriteTx } from '../store/store';
-import { sanitizeDeep } from './sanitize';
+import { admitRecord } from './admit';
+import { shareablePayload } from './sanitize';
 import type { HubChange, HubRecord, HubTombstone } from './types';
 import { TEAM_PLATFORM } from '../../common/contract/taxonomy';
 
@@ -112,8 +113,11 @@ export interface PushBatch {
   ids: number[];
 }
 
-/** Turns outbox rows into what the hub receives; every string is stripped and redacted here. */
-export function buildPush(store: Pick<Store, 'get'>, rows: OutboxRow[], machine: string): PushBatch {
+/**
+ * Turns outbox rows into what the hub receives: only what may leave (shareablePayload: stripped,
+ * redacted, no absolute path, prompts only when opted in), capped as a teammate's gate would cap it.
+ */
+export function buildPush(store: Pick<Store, 'get'>, rows: OutboxRow[], machine: string, now = Date.now()): PushBatch {
   const batch: PushBatch = { records: [], tombstones: [], ids: [] };
   for (const r of rows) {
     const share = shareOf(store, r.project);
@@ -126,6 +130,10 @@ export function buildPush(store: Pick<Store, 'get'>, rows: OutboxRow[], machine:
     const id = r.local_id ?? 0;
     const rec = r.kind === 'observation' ? observationPayload(store, id) : r.kind === 'summary' ? summaryPayload(store, id) : promptPayload(store, id);
     if (!rec) continue; // deleted before it was pushed
+    const payload = shareablePayload(r.kind, rec.payload, { prompts: share.prompts === 1, source: rec.source });
+    // The caps teammates apply (admit.ts), applied here too, so a long record arrives cut rather than refused.
+    const capped = admitRecord({ kind: r.kind, gid: r.gid, origin: null, machine: null, author: null, origin_session: null, payload, created_at: String(rec.createdAt) }, now);
+    if (!capped.ok) continue; // a type outside the taxonomy: no teammate would take it
     batch.records.push({
       gid: r.gid,
       team_id: share.team,
@@ -134,7 +142,7 @@ export function buildPush(store: Pick<Store, 'get'>, rows: OutboxRow[], machine:
       origin: r.gid.split(':')[0],
       machine,
       origin_session: `${r.gid.split(':')[0]}/${rec.sessionKey}`,
-      payload: sanitizeDeep(rec.payload),
+      payload: capped.payload,
       created_at: rec.createdAt,
     });
   }
@@ -145,6 +153,7 @@ interface Payload {
   payload: Record<string, unknown>;
   createdAt: number;
   sessionKey: string;
+  source?: string;
 }
 
 function observationPayload(db: Pick<Store, 'get'>, id: number): Payload | undefined {
@@ -153,6 +162,7 @@ function observationPayload(db: Pick<Store, 'get'>, id: number): Payload | undef
   return {
     createdAt: o.created_at,
     sessionKey: String(o.session_id),
+    source: o.source,
     payload: observationContent(o),
   };
 }
@@ -186,6 +196,10 @@ export function deferOutbox(tx: WriteTx, ids: number[], nextAt: number, error: s
 export interface Applied {
   added: { kind: SharedKind; id: number; type: string; title: string }[];
   removed: { kind: string; id: number }[];
+  /** Pulled records refused by the gate (worker/team/admit.ts), for the log. */
+  refused: { gid: string; author: string | null; reason: string }[];
+  /** Pulled records kept with a field cut to its cap. */
+  cut: number;
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -200,18 +214,18 @@ export function changesAnything(db: Pick<Store, 'get'>, changes: HubChange[]): b
   for (const c of changes) {
     const known = db.get('SELECT 1 AS x FROM team_records WHERE gid = ?', [c.gid]) !== undefined;
     const dead = db.get('SELECT 1 AS x FROM team_tombstones WHERE gid = ?', [c.gid]) !== undefined;
-    if (c.op === 'put' ? !known && !dead && c.payload !== null : known || !dead) return true;
+    if (c.op === 'put' ? !known && !dead && (c.payload !== null || c.oversize) : known || !dead) return true;
   }
   return false;
 }
 
 /** Applies pulled changes of one project and moves its cursor (at least to `cursor`), in the caller's transaction. */
-export function applyChanges(tx: WriteTx, project: string, changes: HubChange[], out: Applied, atLeast = 0): void {
+export function applyChanges(tx: WriteTx, project: string, changes: HubChange[], out: Applied, atLeast = 0, now = Date.now()): void {
   let cursor = Math.max(atLeast, Number(shareOf(tx, project)?.cursor ?? 0));
   for (const c of changes) {
     cursor = Math.max(cursor, Number(c.seq));
     if (c.op === 'delete') applyTombstone(tx, project, c.gid, out);
-    else applyRecord(tx, project, c, out);
+    else applyRecord(tx, project, c, out, now);
   }
   tx.run('UPDATE team_shares SET cursor = ? WHERE project = ?', [cursor, project]);
 }
@@ -227,14 +241,21 @@ function applyTombstone(tx: WriteTx, project: string, gid: string, out: Applied)
   out.removed.push({ kind: m.kind, id: m.local_id });
 }
 
-function applyRecord(tx: WriteTx, project: string, c: HubChange, out: Applied): void {
+function applyRecord(tx: WriteTx, project: string, c: HubChange, out: Applied, now: number): void {
   if (tx.get('SELECT 1 AS x FROM team_records WHERE gid = ?', [c.gid])) return; // ours, or pulled before
   if (tx.get('SELECT 1 AS x FROM team_tombstones WHERE gid = ?', [c.gid])) return; // deleted here first
   // Our own record (its payload is not sent back): deleted here while the project was not shared.
-  if (c.payload === null) return;
-  const p = c.payload;
-  const createdAt = Number(c.created_at ?? 0) || 0;
-  const { row } = ensureSession(tx, { platform: TEAM_PLATFORM, contentSessionId: c.origin_session ?? c.gid, project, now: createdAt });
+  if (c.payload === null && !c.oversize) return;
+  // Checked, cleaned and capped like local ingest: a teammate or the hub is not trusted further.
+  const a = admitRecord(c, now);
+  if (!a.ok) {
+    out.refused.push({ gid: c.gid, author: c.author, reason: a.reason });
+    return;
+  }
+  if (a.cut) out.cut++;
+  const p = a.payload;
+  const createdAt = a.createdAt;
+  const { row } = ensureSession(tx, { platform: TEAM_PLATFORM, contentSessionId: a.originSession ?? c.gid, project, now: createdAt });
   let id: number | undefined;
   let type = 'summary';
   let title = '';
@@ -281,6 +302,6 @@ function applyRecord(tx: WriteTx, project: string, c: HubChange, out: Applied): 
   }
   if (id === undefined) return;
   const kind: SharedKind = c.kind === 'observation' ? 'observation' : c.kind === 'prompt' ? 'prompt' : 'summary';
-  tx.run('INSERT INTO team_records (kind, local_id, gid, project, origin, author, machine) VALUES (?, ?, ?, ?, ?, ?, ?)', [kind, id, c.gid, project, c.origin ?? '', c.author, c.machine]);
+  tx.run('INSERT INTO team_records (kind, local_id, gid, project, origin, author, machine) VALUES (?, ?, ?, ?, ?, ?, ?)', [kind, id, c.gid, project, a.origin, a.author, a.machine]);
   out.added.push({ kind, id, type, title });
 }

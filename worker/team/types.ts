@@ -32,6 +32,8 @@ export interface HubChange {
   origin_session: string | null;
   payload: Record<string, unknown> | null;
   created_at: string | null;
+  /** The hub left the payload out: it is over the size a pulled record may have (admit.ts). */
+  oversize?: boolean | null;
 }
 
 // The status the worker reports is part of the contract (GET /api/team/status).
