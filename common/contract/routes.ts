@@ -506,6 +506,8 @@ export interface MemoryFreshness {
   branch: string | null;
   otherBranch?: true;
   replacedBy?: number;
+  /** The teammate whose confirm or retire this state came from (team sync); absent for the user's own. */
+  decidedBy?: string;
   citations: CitationInfo[];
 }
 

@@ -272,10 +272,10 @@ describe('a team hub members cannot poison, erase or stall', () => {
     await holder.query('BEGIN');
     await holder.query('SELECT pg_advisory_xact_lock(7311011)');
     const sleeping = holder.query('SELECT pg_sleep(20)').catch(() => undefined);
-    await assert.rejects(asMember('carol', (c) => c.query(`SELECT claude_mem.lock_team('core')`)), /not a member of team "core"/);
     try {
       await save(alice, 'stall-p', 'pushed while another team holds a lock', 'not stalled');
       await until(async () => (await hubTitles('stall-p')).includes('not stalled'), 5000, 'the push not stalled by team other');
+      await assert.rejects(asMember('carol', (c) => c.query(`SELECT claude_mem.lock_team('core')`)), /not a member of team "core"/);
     } finally {
       await pg.sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'carol'`);
       await sleeping;
@@ -335,11 +335,55 @@ describe('a team hub members cannot poison, erase or stall', () => {
     await m.w.stop();
   });
 
-  it('a member lists only its own teams; a forged origin hides nothing from a teammate', async () => {
+  it('confirm, retire and replace reach teammates, with who did it', async () => {
+    await share(alice, 'fix-p');
+    await share(bob, 'fix-p');
+    const oldId = await save(alice, 'fix-p', 'MAX_RETRIES is 5 in src/retry.ts', 'retries are 5');
+    const newId = await save(alice, 'fix-p', 'MAX_RETRIES is 9 in src/retry.ts since the outage', 'retries are 9');
+    const other = await save(alice, 'fix-p', 'The exporter writes UTF-8 with a BOM', 'exporter writes a BOM');
+    await until(async () => (await titles(bob, 'fix-p')).length === 3, 20_000, 'bob pulled');
+    const bobId = async (t: string) => (await observations(bob, 'fix-p')).find((o) => o.title === t)?.id as number;
+    const retired = await alice.w.req('POST', '/api/freshness/retire', { id: oldId, replacedBy: newId, note: 'bumped to 9 after the outage' });
+    assert.equal(retired.status, 200, JSON.stringify(retired.body));
+    assert.equal((await alice.w.req('POST', '/api/freshness/confirm', { id: other })).status, 200);
+    const bOld = await bobId('retries are 5');
+    const bNew = await bobId('retries are 9');
+    const bOther = await bobId('exporter writes a BOM');
+    const fresh = async (id: number) => (await bob.w.req('GET', `/api/freshness/observation/${id}`)).body;
+    const seen = await until(async () => {
+      const f = await fresh(bOld);
+      return f.status === 'retired' ? f : undefined;
+    }, 15_000, "alice's retire on bob's copy");
+    assert.equal(seen.decidedBy, 'alice');
+    assert.equal(seen.replacedBy, bNew, "the replacement is bob's copy of alice's new memory");
+    const conf = await until(async () => {
+      const f = await fresh(bOther);
+      return f.status === 'confirmed' ? f : undefined;
+    }, 15_000, "alice's confirm on bob's copy");
+    assert.equal(conf.decidedBy, 'alice');
+    // On the hub, once each, by alice; bob's worker did not push them back.
+    await bob.w.req('POST', '/api/team/sync');
+    const rows = await pg.sql<{ status: string; by: string }>(`SELECT status, decided_by::text AS by FROM claude_mem.corrections WHERE project = 'fix-p' ORDER BY seq`, [], DB);
+    assert.deepEqual(rows.map((r) => [r.status, r.by]), [['retired', 'alice'], ['confirmed', 'alice']]);
+    // Alice's own view names nobody: the decision is hers.
+    assert.equal((await alice.w.req('GET', `/api/freshness/observation/${oldId}`)).body.decidedBy, undefined);
+    // Bob's own retire of a teammate's memory travels too, by bob.
+    assert.equal((await bob.w.req('POST', '/api/freshness/retire', { id: bNew })).status, 200);
+    const aNew = await until(async () => {
+      const f = (await alice.w.req('GET', `/api/freshness/observation/${newId}`)).body;
+      return f.status === 'retired' ? f : undefined;
+    }, 15_000, "bob's retire on alice's machine");
+    assert.equal(aNew.decidedBy, 'bob');
+  });
+
+  it('a member lists only its own teams', async () => {
     const teams = await asMember('carol', (c) => c.query<{ id: string }>(`SELECT id FROM claude_mem.teams ORDER BY id`));
     assert.deepEqual(teams.rows.map((r) => r.id), ['other']);
     const mine = await asMember('alice', (c) => c.query<{ id: string }>(`SELECT id FROM claude_mem.teams ORDER BY id`));
     assert.deepEqual(mine.rows.map((r) => r.id), ['core']);
+  });
+
+  it('a forged origin hides nothing from a teammate', async () => {
     // Mallory writes a record carrying alice's machine id as its origin.
     await share(alice, 'origin-p');
     const machineId = (await alice.w.req('GET', '/api/team/status')).body.machineId as string;

@@ -3,7 +3,7 @@
 import { Client } from 'pg';
 import { ensureHubSchema, HUB_SCHEMA as S, NOTIFY_CHANNEL } from './hubSchema';
 import { ADMIT_LIMITS } from './admit';
-import type { HubChange, HubRecord, HubTombstone } from './types';
+import type { HubChange, HubCorrection, HubRecord, HubTombstone } from './types';
 
 /** How long a push waits for a lock another session holds before it fails and is retried. */
 export const HUB_LOCK_TIMEOUT_MS = 5000;
@@ -83,7 +83,7 @@ export class Hub {
    * Pushes records and tombstones in one transaction. A gid already there (a retry, another worker's
    * copy) or already tombstoned is skipped by the hub, so a push can be repeated any number of times.
    */
-  async push(records: HubRecord[], tombstones: HubTombstone[]): Promise<void> {
+  async push(records: HubRecord[], tombstones: HubTombstone[], corrections: HubCorrection[] = []): Promise<void> {
     const statements: [string, string][] = [];
     if (records.length > 0) {
       statements.push([
@@ -104,6 +104,17 @@ export class Hub {
           WHERE EXISTS (SELECT 1 FROM ${S}.records r WHERE r.gid = x.gid AND r.team_id = x.team_id AND r.project = x.project AND r.author = current_user)
          ON CONFLICT DO NOTHING`,
         JSON.stringify(tombstones),
+      ]);
+    }
+    if (corrections.length > 0) {
+      // After the records of the same batch (a replacement is pushed before the retire naming it).
+      statements.push([
+        `INSERT INTO ${S}.corrections (cid, seq, team_id, project, gid, status, replaced_by, note, decided_by)
+         SELECT x.cid, 0, x.team_id, x.project, x.gid, x.status, x.replaced_by, x.note, current_user
+           FROM jsonb_to_recordset($1::jsonb) AS x(cid text, team_id text, project text, gid text, status text, replaced_by text, note text)
+          WHERE EXISTS (SELECT 1 FROM ${S}.records r WHERE r.gid = x.gid AND r.team_id = x.team_id AND r.project = x.project)
+         ON CONFLICT (cid) DO NOTHING`,
+        JSON.stringify(corrections),
       ]);
     }
     // One statement is atomic by itself: the usual push (only records, or only tombstones) is one
@@ -143,6 +154,11 @@ export class Hub {
          UNION ALL
          SELECT 'delete' AS op, gid, seq, kind, NULL, NULL, deleted_by::text, NULL, NULL, NULL, NULL
            FROM ${S}.tombstones WHERE team_id = $1 AND project = $2 AND seq > $3
+         UNION ALL
+         SELECT 'state' AS op, gid, seq, status, NULL, NULL, decided_by::text, cid,
+                jsonb_build_object('status', status, 'replacedBy', replaced_by, 'note', note),
+                (extract(epoch FROM decided_at) * 1000)::bigint, NULL
+           FROM ${S}.corrections WHERE team_id = $1 AND project = $2 AND seq > $3
        ) c ORDER BY c.seq LIMIT $4`,
       [team, project, cursor, limit, ownOrigin, ADMIT_LIMITS.payloadBytes],
     );

@@ -140,6 +140,25 @@ const MIGRATIONS: string[][] = [
        -- A transaction holding its team's lock and then idle is ended after 10 s (a crashed client).
        PERFORM set_config('idle_in_transaction_session_timeout', '10000', true);
      END $$`,
+    // Corrections (confirm, retire, replace: docs/freshness.md) travel to teammates with who made them.
+    `CREATE TABLE ${S}.corrections (
+      cid text PRIMARY KEY CHECK (length(cid) BETWEEN 1 AND 300),
+      seq bigint NOT NULL UNIQUE,
+      team_id text NOT NULL,
+      project text NOT NULL,
+      gid text NOT NULL,
+      status text NOT NULL CHECK (status IN ('confirmed', 'retired')),
+      replaced_by text CHECK (replaced_by IS NULL OR length(replaced_by) <= 200),
+      note text CHECK (note IS NULL OR length(note) <= 2000),
+      decided_by name NOT NULL,
+      decided_at timestamptz NOT NULL DEFAULT now(),
+      FOREIGN KEY (team_id, project) REFERENCES ${S}.projects(team_id, project) ON DELETE CASCADE
+    )`,
+    `CREATE INDEX corrections_pull ON ${S}.corrections (team_id, project, seq)`,
+    `ALTER TABLE ${S}.corrections ENABLE ROW LEVEL SECURITY`,
+    `CREATE POLICY corrections_read ON ${S}.corrections FOR SELECT USING (EXISTS (SELECT 1 FROM ${S}.projects p WHERE p.team_id = corrections.team_id AND p.project = corrections.project))`,
+    `CREATE POLICY corrections_write ON ${S}.corrections FOR INSERT WITH CHECK (EXISTS (SELECT 1 FROM ${S}.records r WHERE r.gid = corrections.gid AND r.team_id = corrections.team_id AND r.project = corrections.project))`,
+    `GRANT SELECT, INSERT ON ${S}.corrections TO ${MEMBER_ROLE}`,
     `CREATE OR REPLACE FUNCTION ${S}.number_change() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN
        PERFORM ${S}.lock_team(NEW.team_id);
@@ -147,6 +166,9 @@ const MIGRATIONS: string[][] = [
          IF EXISTS (SELECT 1 FROM ${S}.tombstones t WHERE t.gid = NEW.gid AND t.team_id = NEW.team_id AND t.project = NEW.project) THEN RETURN NULL; END IF;
          NEW.author := current_user;
          NEW.pushed_at := now();
+       ELSIF TG_TABLE_NAME = 'corrections' THEN
+         NEW.decided_by := current_user;
+         NEW.decided_at := now();
        ELSE
          -- Admins (and forget_project, which runs as the schema's owner) name who deleted.
          IF NEW.deleted_by IS NULL OR NOT pg_has_role(current_user, '${ADMIN_ROLE}', 'MEMBER') THEN NEW.deleted_by := current_user; END IF;
@@ -154,6 +176,16 @@ const MIGRATIONS: string[][] = [
        END IF;
        NEW.seq := nextval('${S}.change_seq');
        RETURN NEW;
+     END $$`,
+    `CREATE TRIGGER corrections_number BEFORE INSERT ON ${S}.corrections FOR EACH ROW EXECUTE FUNCTION ${S}.number_change()`,
+    `CREATE TRIGGER corrections_immutable BEFORE UPDATE ON ${S}.corrections FOR EACH ROW EXECUTE FUNCTION ${S}.refuse_update()`,
+    `CREATE TRIGGER corrections_notify AFTER INSERT ON ${S}.corrections FOR EACH STATEMENT EXECUTE FUNCTION ${S}.notify_change()`,
+    // A tombstone erases the record's corrections too (their notes are content).
+    `CREATE OR REPLACE FUNCTION ${S}.erase_record() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, ${S} AS $$
+     BEGIN
+       DELETE FROM ${S}.records WHERE gid = NEW.gid AND team_id = NEW.team_id AND project = NEW.project;
+       DELETE FROM ${S}.corrections WHERE gid = NEW.gid AND team_id = NEW.team_id AND project = NEW.project;
+       RETURN NULL;
      END $$`,
     // Forgetting a project for the team: a maintainer of the team (or an admin) tombstones every
     // record of it (every worker deletes its copy); a project that never held a record (a typo

@@ -23,6 +23,7 @@ import {
   nextOutboxAttempt,
   outboxCount,
   outboxReady,
+  queueCorrection,
   removeShare,
   setMeta,
   shareOf,
@@ -89,6 +90,8 @@ export class TeamSync {
   private pullTimer: NodeJS.Timeout | undefined;
   /** Cursors moved past changes that needed no write (own pushes); persisted with the next write. */
   private readonly cursors = new Map<string, number>();
+  /** Observation ids whose teammate's correction is being announced (not queued back to the hub). */
+  private readonly applying = new Set<number>();
   private stopped = false;
   private unsubscribe: (() => void) | undefined;
   private readonly env: NodeJS.ProcessEnv;
@@ -109,6 +112,12 @@ export class TeamSync {
     this.stopped = false;
     // Anything that may have filled the outbox (the triggers do it in the record's own transaction).
     this.unsubscribe = this.deps.events.subscribe((e) => {
+      // The user's confirm or retire of a shared memory travels (not a teammate's, applied by a pull).
+      if (e.event === 'memory_freshness' && e.data.id !== undefined && (e.data.status === 'confirmed' || e.data.status === 'retired') && !this.applying.has(e.data.id)) {
+        const id = e.data.id;
+        void this.deps.store.write((tx) => queueCorrection(tx, id)).then((queued) => queued && this.schedulePush(PUSH_COALESCE_MS), (err: Error) => this.deps.log.warn('team: correction not queued', { id, error: err.message }));
+        return;
+      }
       if (e.event === 'new_observation' || e.event === 'observations_imported' || e.event === 'new_summary' || e.event === 'new_prompt' || e.event === 'observation_deleted' || e.event === 'project_deleted' || e.event === 'session_forgotten') this.schedulePush(this.lastPushRows >= BURST_ROWS ? PUSH_BURST_MS : PUSH_COALESCE_MS);
     });
     void this.connect();
@@ -397,7 +406,7 @@ export class TeamSync {
       pushed += rows.length;
       const batch = buildPush(store, rows, this.settings.machine, this.clock.now());
       try {
-        await hub.push(batch.records, batch.tombstones);
+        await hub.push(batch.records, batch.tombstones, batch.corrections);
       } catch (e) {
         const err = e as Error & { code?: string };
         if (isConnectionError(err)) {
@@ -501,6 +510,14 @@ export class TeamSync {
       else if (a.kind === 'summary') this.deps.events.emit('new_summary', { id: a.id, project, source: 'team' });
     }
     for (const r of out.removed) if (r.kind === 'observation') this.deps.events.emit('observation_deleted', { id: r.id, project });
+    for (const d of out.decided ?? []) {
+      this.applying.add(d.id);
+      try {
+        this.deps.events.emit('memory_freshness', { project, id: d.id, status: d.status });
+      } finally {
+        this.applying.delete(d.id);
+      }
+    }
   }
 }
 
