@@ -114,7 +114,7 @@ describe('a team hub members cannot poison, erase or stall', () => {
   let alice: Mate;
   let bob: Mate;
 
-  it('pulled records pass the privacy pass, the taxonomy and the size caps; context stays fast', async () => {
+  it('pulled records pass the privacy pass, the taxonomy and the size caps; context stays fast', async (t) => {
     alice = await teammate('alice', 'laptop');
     bob = await teammate('bob', 'devbox');
     await share(alice, 'poison-p');
@@ -162,6 +162,7 @@ describe('a team hub members cannot poison, erase or stall', () => {
     assert.equal(ctx.status, 200);
     assert.match(ctx.body.markdown, /tenant cache key/);
     assert.ok(ms < 1500, `context took ${ms} ms`);
+    t.diagnostic(`bob's context injection after the poisoned pull: ${ms} ms`);
   });
 
   it('a member deletes only its own records; deleting a pulled copy is local; forgetting a shared project is local', async () => {
@@ -263,7 +264,7 @@ describe('a team hub members cannot poison, erase or stall', () => {
     assert.match(await hubDump(), /PROMPT-OPTED-4410/);
   });
 
-  it('no member can stall another team; a member holding its own team lock is cut off', async () => {
+  it('no member can stall another team; a member holding its own team lock is cut off', async (t) => {
     await share(alice, 'stall-p');
     // Carol (team other) takes the old global lock and sleeps, and cannot take core's lock.
     const holder = new Client({ connectionString: hub.member('carol') });
@@ -273,8 +274,10 @@ describe('a team hub members cannot poison, erase or stall', () => {
     await holder.query('SELECT pg_advisory_xact_lock(7311011)');
     const sleeping = holder.query('SELECT pg_sleep(20)').catch(() => undefined);
     try {
+      const t0 = Date.now();
       await save(alice, 'stall-p', 'pushed while another team holds a lock', 'not stalled');
       await until(async () => (await hubTitles('stall-p')).includes('not stalled'), 5000, 'the push not stalled by team other');
+      t.diagnostic(`saved to on the hub while team other holds the old global lock: ${Date.now() - t0} ms`);
       await assert.rejects(asMember('carol', (c) => c.query(`SELECT claude_mem.lock_team('core')`)), /not a member of team "core"/);
     } finally {
       await pg.sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'carol'`);
@@ -291,8 +294,10 @@ describe('a team hub members cannot poison, erase or stall', () => {
       `INSERT INTO claude_mem.records (gid, seq, team_id, project, kind, origin, machine, author, origin_session, payload, created_at)
        VALUES ('idle:o:1:1', 0, 'core', 'stall-p', 'observation', 'idle', 'evil-box', 'mallory', 'x/1', '{"type":"discovery","title":"never committed"}', 1)`,
     );
+    const t1 = Date.now();
     await save(alice, 'stall-p', 'pushed while a teammate sits on the lock', 'waited briefly');
     await until(async () => (await hubTitles('stall-p')).includes('waited briefly'), 25_000, 'the push goes through once the idle holder is cut off');
+    t.diagnostic(`saved to on the hub while a teammate idles holding the team lock: ${Date.now() - t1} ms`);
     assert.ok(ended, 'the idle holder lost its connection');
     assert.match(pg.log(), /terminating connection due to idle-in-transaction timeout/);
     assert.ok(!(await hubTitles('stall-p')).includes('never committed'));
