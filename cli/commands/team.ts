@@ -14,6 +14,10 @@ export const TEAM_USAGE = `usage: claude-mem team <command>
                                   share a project's memory with your team (default: this folder's
                                   project); --prompts shares its prompts too (off by default)
   unshare [project]               stop sharing it (records already on the hub stay; see docs/team.md)
+  forget <project> --for-team     erase a shared project for the whole team: every teammate's
+                                  copy and the hub's (a team maintainer's right; a typo share
+                                  leaves the hub). Forgetting it on this machine only (VS Code's
+                                  Forget Project, DELETE /api/projects/<name>) never touches the hub
   sync                            push and pull now (reconnects when offline)
   connect                         read the hub's connection string from stdin into the 0600 file
                                   <data dir>/team.url and reconnect, e.g.
@@ -26,9 +30,11 @@ export async function runTeam(args: string[], stdin: NodeJS.ReadableStream = pro
   const positional: string[] = [];
   let team: string | undefined;
   let prompts = false;
+  let forTeam = false;
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
     if (a === '--prompts') prompts = true;
+    else if (a === '--for-team') forTeam = true;
     else if (a === '--team') {
       team = rest[++i];
       if (!team) return usage('--team needs a team name');
@@ -42,7 +48,8 @@ export async function runTeam(args: string[], stdin: NodeJS.ReadableStream = pro
   }
   const t = targetFromEnv();
   if (sub === 'connect') return connect(t, stdin);
-  if (!['status', 'share', 'unshare', 'sync'].includes(sub)) return usage(`unknown team command "${sub}"`);
+  if (!['status', 'share', 'unshare', 'sync', 'forget'].includes(sub)) return usage(`unknown team command "${sub}"`);
+  if (sub === 'forget' && (!positional[0] || !forTeam)) return usage('team forget needs the project and --for-team: it erases the project for every teammate');
   if (!(await ensureWorker(t, 20_000))) {
     process.stderr.write(`claude-mem worker is not running and did not start at ${t.host}:${t.port}\n`);
     return 1;
@@ -59,6 +66,12 @@ export async function runTeam(args: string[], stdin: NodeJS.ReadableStream = pro
     if (!r) return 1;
     process.stdout.write(json ? JSON.stringify(r, null, 2) + '\n' : describeStatus(r));
     return r.state === 'connected' ? 0 : 1;
+  }
+  if (sub === 'forget') {
+    const r = await call<{ project: string; team: string; tombstoned: number }>(t, 'POST', '/api/team/forget', { project, confirm: project, ...(team ? { team } : {}) });
+    if (!r) return 1;
+    process.stdout.write(json ? JSON.stringify(r, null, 2) + '\n' : `forgot "${r.project}" for team ${r.team}: ${r.tombstoned} record(s) erased on the hub and on every teammate's machine at its next sync\n`);
+    return 0;
   }
   if (sub === 'share') {
     const r = await call<{ project: string; team: string; queued: number }>(t, 'POST', '/api/team/share', { project, ...(team ? { team } : {}), ...(prompts ? { prompts } : {}) });

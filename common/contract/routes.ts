@@ -506,6 +506,8 @@ export interface MemoryFreshness {
   branch: string | null;
   otherBranch?: true;
   replacedBy?: number;
+  /** The teammate whose confirm or retire this state came from (team sync); absent for the user's own. */
+  decidedBy?: string;
   citations: CitationInfo[];
 }
 
@@ -698,6 +700,14 @@ export interface TeamShareResponse {
   status: TeamStatus;
 }
 
+/** POST /api/team/forget: the project forgotten for the whole team (a maintainer's right). */
+export interface TeamForgetResponse {
+  project: string;
+  team: string;
+  /** Records tombstoned on the hub (0 for a share that never held one: it is removed from the hub). */
+  tombstoned: number;
+}
+
 export interface TeamUnshareResponse {
   project: string;
   unshared: boolean;
@@ -756,6 +766,7 @@ export interface RouteReplies {
   'GET /api/team/status': TeamStatus;
   'POST /api/team/share': TeamShareResponse;
   'POST /api/team/unshare': TeamUnshareResponse;
+  'POST /api/team/forget': TeamForgetResponse;
   'POST /api/team/sync': TeamStatus;
   'POST /api/team/connection': TeamStatus;
   'GET /api/team/records': TeamRecordsResponse;
@@ -782,7 +793,7 @@ export const ROUTE_KEYS = [
   'GET /api/search', 'GET /api/timeline', 'POST /api/observations/batch', 'GET /api/search/by-file', 'GET /api/search/status', 'POST /api/search/reindex', 'GET /api/context/inject',
   'GET /api/agent/status', 'POST /api/agent/resume', 'POST /api/agent/credentials', 'GET /api/agent/jobs', 'POST /api/agent/results', 'DELETE /api/agent/windows/:windowId',
   'GET /', 'POST /api/viewer/code',
-  'GET /api/team/status', 'POST /api/team/share', 'POST /api/team/unshare', 'POST /api/team/sync', 'POST /api/team/connection', 'GET /api/team/records', 'POST /api/team/test/clock',
+  'GET /api/team/status', 'POST /api/team/share', 'POST /api/team/unshare', 'POST /api/team/forget', 'POST /api/team/sync', 'POST /api/team/connection', 'GET /api/team/records', 'POST /api/team/test/clock',
   'POST /api/freshness/check', 'GET /api/freshness/cited', 'GET /api/freshness/file', 'GET /api/freshness/observation/:id', 'POST /api/freshness/confirm', 'POST /api/freshness/retire', 'POST /api/freshness/verify',
 ] as const satisfies readonly RouteKey[];
 

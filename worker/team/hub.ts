@@ -2,7 +2,11 @@
 // LISTEN. No ORM; every statement is here.
 import { Client } from 'pg';
 import { ensureHubSchema, HUB_SCHEMA as S, NOTIFY_CHANNEL } from './hubSchema';
-import type { HubChange, HubRecord, HubTombstone } from './types';
+import { ADMIT_LIMITS } from './admit';
+import type { HubChange, HubCorrection, HubRecord, HubTombstone } from './types';
+
+/** How long a push waits for a lock another session holds before it fails and is retried. */
+export const HUB_LOCK_TIMEOUT_MS = 5000;
 
 export interface HubOptions {
   url: string;
@@ -18,7 +22,17 @@ export class Hub {
 
   /** Connects, migrates (or refuses, see ensureHubSchema) and starts listening. */
   static async connect(opts: HubOptions): Promise<Hub> {
-    const client = new Client({ connectionString: opts.url, connectionTimeoutMillis: 5000, application_name: 'claude-mem', keepAlive: true });
+    // A teammate's transaction holding a lock this session needs makes a statement fail after
+    // lock_timeout (the push is retried), never wait for as long as the teammate likes.
+    const client = new Client({
+      connectionString: opts.url,
+      connectionTimeoutMillis: 5000,
+      application_name: 'claude-mem',
+      keepAlive: true,
+      lock_timeout: HUB_LOCK_TIMEOUT_MS,
+      idle_in_transaction_session_timeout: 30_000,
+      statement_timeout: 60_000,
+    });
     const hub = new Hub(client);
     client.on('error', (e) => hub.fail(e, opts.onLost));
     client.on('end', () => hub.fail(new Error('connection to the team hub closed'), opts.onLost));
@@ -69,7 +83,7 @@ export class Hub {
    * Pushes records and tombstones in one transaction. A gid already there (a retry, another worker's
    * copy) or already tombstoned is skipped by the hub, so a push can be repeated any number of times.
    */
-  async push(records: HubRecord[], tombstones: HubTombstone[]): Promise<void> {
+  async push(records: HubRecord[], tombstones: HubTombstone[], corrections: HubCorrection[] = []): Promise<void> {
     const statements: [string, string][] = [];
     if (records.length > 0) {
       statements.push([
@@ -82,11 +96,25 @@ export class Hub {
     }
     if (tombstones.length > 0) {
       statements.push([
+        // Only for records this login pushed (the hub's policy refuses the others): deleting a
+        // pulled copy of a teammate's record deletes the local copy only.
         `INSERT INTO ${S}.tombstones (gid, seq, team_id, project, kind, deleted_by)
          SELECT x.gid, 0, x.team_id, x.project, x.kind, current_user
            FROM jsonb_to_recordset($1::jsonb) AS x(gid text, team_id text, project text, kind text)
+          WHERE EXISTS (SELECT 1 FROM ${S}.records r WHERE r.gid = x.gid AND r.team_id = x.team_id AND r.project = x.project AND r.author = current_user)
          ON CONFLICT DO NOTHING`,
         JSON.stringify(tombstones),
+      ]);
+    }
+    if (corrections.length > 0) {
+      // After the records of the same batch (a replacement is pushed before the retire naming it).
+      statements.push([
+        `INSERT INTO ${S}.corrections (cid, seq, team_id, project, gid, status, replaced_by, note, decided_by)
+         SELECT x.cid, 0, x.team_id, x.project, x.gid, x.status, x.replaced_by, x.note, current_user
+           FROM jsonb_to_recordset($1::jsonb) AS x(cid text, team_id text, project text, gid text, status text, replaced_by text, note text)
+          WHERE EXISTS (SELECT 1 FROM ${S}.records r WHERE r.gid = x.gid AND r.team_id = x.team_id AND r.project = x.project)
+         ON CONFLICT (cid) DO NOTHING`,
+        JSON.stringify(corrections),
       ]);
     }
     // One statement is atomic by itself: the usual push (only records, or only tombstones) is one
@@ -106,19 +134,33 @@ export class Hub {
     }
   }
 
+  /** Tombstones every record of a team's project (a maintainer's right, checked by the hub); the number tombstoned. */
+  async forgetProject(team: string, project: string): Promise<number> {
+    const r = await this.client.query<{ n: number }>(`SELECT ${S}.forget_project($1, $2) AS n`, [team, project]);
+    return Number(r.rows[0]?.n ?? 0);
+  }
+
   /** Changes of one shared project after `cursor`, in commit order. */
   async pull(team: string, project: string, cursor: number, limit: number, ownOrigin: string): Promise<HubChange[]> {
     // This worker's own records come back without their payload: only their change numbers matter.
+    // "Own" is this machine's origin pushed by this login: a teammate who writes our origin on a
+    // record of theirs cannot hide it from us. A payload over the cap stays on the hub (admit.ts).
     const r = await this.client.query<HubChange>(
       `SELECT * FROM (
          SELECT 'put' AS op, gid, seq, kind, origin, machine, author::text AS author, origin_session,
-                CASE WHEN origin = $5 THEN NULL ELSE payload END AS payload, created_at
+                CASE WHEN (origin = $5 AND author = current_user) OR octet_length(payload::text) > $6 THEN NULL ELSE payload END AS payload,
+                created_at, octet_length(payload::text) > $6 AS oversize
            FROM ${S}.records WHERE team_id = $1 AND project = $2 AND seq > $3
          UNION ALL
-         SELECT 'delete' AS op, gid, seq, kind, NULL, NULL, deleted_by::text, NULL, NULL, NULL
+         SELECT 'delete' AS op, gid, seq, kind, NULL, NULL, deleted_by::text, NULL, NULL, NULL, NULL
            FROM ${S}.tombstones WHERE team_id = $1 AND project = $2 AND seq > $3
+         UNION ALL
+         SELECT 'state' AS op, gid, seq, status, NULL, NULL, decided_by::text, cid,
+                jsonb_build_object('status', status, 'replacedBy', replaced_by, 'note', note),
+                (extract(epoch FROM decided_at) * 1000)::bigint, NULL
+           FROM ${S}.corrections WHERE team_id = $1 AND project = $2 AND seq > $3
        ) c ORDER BY c.seq LIMIT $4`,
-      [team, project, cursor, limit, ownOrigin],
+      [team, project, cursor, limit, ownOrigin, ADMIT_LIMITS.payloadBytes],
     );
     return r.rows;
   }

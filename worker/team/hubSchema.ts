@@ -8,7 +8,7 @@ export const HUB_SCHEMA = 'claude_mem';
 export const ADMIN_ROLE = 'claude_mem_admin';
 export const MEMBER_ROLE = 'claude_mem_member';
 export const NOTIFY_CHANNEL = 'claude_mem_changes';
-/** Serialises change numbering so rows commit in seq order (a reader at seq N has seen all below N). */
+/** Serialised change numbering before version 2 (one lock for every team); now a row lock per team. */
 const SEQ_LOCK = 7_311_011;
 const MIGRATE_LOCK = 7_311_010;
 
@@ -113,6 +113,102 @@ const MIGRATIONS: string[][] = [
     `GRANT SELECT ON ${S}.teams, ${S}.members, ${S}.schema_migrations TO ${MEMBER_ROLE}`,
     `GRANT SELECT, INSERT ON ${S}.projects, ${S}.records, ${S}.tombstones TO ${MEMBER_ROLE}`,
     `GRANT USAGE ON SEQUENCE ${S}.change_seq TO ${MEMBER_ROLE}`,
+  ],
+  // 2: members cannot erase or stall each other (docs/team.md, "Threat model").
+  [
+    // A member lists only its own teams.
+    `ALTER TABLE ${S}.teams ENABLE ROW LEVEL SECURITY`,
+    `CREATE POLICY own_teams ON ${S}.teams FOR SELECT USING (id IN (SELECT m.team_id FROM ${S}.members m WHERE m.role_name = current_user))`,
+    // A maintainer may forget a project for the whole team (forget_project); a member may not.
+    `ALTER TABLE ${S}.members ADD COLUMN role text NOT NULL DEFAULT 'member' CHECK (role IN ('member', 'maintainer'))`,
+    // A tombstone only for a record its author pushed: a member deletes only its own records.
+    `DROP POLICY tombstones_write ON ${S}.tombstones`,
+    `CREATE POLICY tombstones_write ON ${S}.tombstones FOR INSERT WITH CHECK (
+       EXISTS (SELECT 1 FROM ${S}.projects p WHERE p.team_id = tombstones.team_id AND p.project = tombstones.project)
+       AND EXISTS (SELECT 1 FROM ${S}.records r WHERE r.gid = tombstones.gid AND r.team_id = tombstones.team_id AND r.project = tombstones.project AND r.author = current_user))`,
+    // Per-team numbering: a row lock per team, taken through a function that checks membership.
+    // An advisory lock would not do: any login can take any advisory lock, and the one global lock
+    // let any member hold every team's pushes. Members have no privilege on team_locks.
+    `CREATE TABLE ${S}.team_locks (team_id text PRIMARY KEY REFERENCES ${S}.teams(id) ON DELETE CASCADE)`,
+    `CREATE FUNCTION ${S}.lock_team(t text) RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, ${S} AS $$
+     BEGIN
+       IF NOT pg_has_role(session_user, '${ADMIN_ROLE}', 'MEMBER') AND NOT EXISTS (SELECT 1 FROM ${S}.members m WHERE m.team_id = t AND m.role_name = session_user) THEN
+         RAISE EXCEPTION 'role "%" is not a member of team "%"', session_user, t USING ERRCODE = '42501';
+       END IF;
+       INSERT INTO ${S}.team_locks (team_id) VALUES (t) ON CONFLICT DO NOTHING;
+       PERFORM 1 FROM ${S}.team_locks WHERE team_id = t FOR UPDATE;
+       -- A transaction holding its team's lock and then idle is ended after 10 s (a crashed client).
+       PERFORM set_config('idle_in_transaction_session_timeout', '10000', true);
+     END $$`,
+    // Corrections (confirm, retire, replace: docs/freshness.md) travel to teammates with who made them.
+    `CREATE TABLE ${S}.corrections (
+      cid text PRIMARY KEY CHECK (length(cid) BETWEEN 1 AND 300),
+      seq bigint NOT NULL UNIQUE,
+      team_id text NOT NULL,
+      project text NOT NULL,
+      gid text NOT NULL,
+      status text NOT NULL CHECK (status IN ('confirmed', 'retired')),
+      replaced_by text CHECK (replaced_by IS NULL OR length(replaced_by) <= 200),
+      note text CHECK (note IS NULL OR length(note) <= 2000),
+      decided_by name NOT NULL,
+      decided_at timestamptz NOT NULL DEFAULT now(),
+      FOREIGN KEY (team_id, project) REFERENCES ${S}.projects(team_id, project) ON DELETE CASCADE
+    )`,
+    `CREATE INDEX corrections_pull ON ${S}.corrections (team_id, project, seq)`,
+    `ALTER TABLE ${S}.corrections ENABLE ROW LEVEL SECURITY`,
+    `CREATE POLICY corrections_read ON ${S}.corrections FOR SELECT USING (EXISTS (SELECT 1 FROM ${S}.projects p WHERE p.team_id = corrections.team_id AND p.project = corrections.project))`,
+    `CREATE POLICY corrections_write ON ${S}.corrections FOR INSERT WITH CHECK (EXISTS (SELECT 1 FROM ${S}.records r WHERE r.gid = corrections.gid AND r.team_id = corrections.team_id AND r.project = corrections.project))`,
+    `GRANT SELECT, INSERT ON ${S}.corrections TO ${MEMBER_ROLE}`,
+    `CREATE OR REPLACE FUNCTION ${S}.number_change() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN
+       PERFORM ${S}.lock_team(NEW.team_id);
+       IF TG_TABLE_NAME = 'records' THEN
+         IF EXISTS (SELECT 1 FROM ${S}.tombstones t WHERE t.gid = NEW.gid AND t.team_id = NEW.team_id AND t.project = NEW.project) THEN RETURN NULL; END IF;
+         NEW.author := current_user;
+         NEW.pushed_at := now();
+       ELSIF TG_TABLE_NAME = 'corrections' THEN
+         NEW.decided_by := current_user;
+         NEW.decided_at := now();
+       ELSE
+         -- Admins (and forget_project, which runs as the schema's owner) name who deleted.
+         IF NEW.deleted_by IS NULL OR NOT pg_has_role(current_user, '${ADMIN_ROLE}', 'MEMBER') THEN NEW.deleted_by := current_user; END IF;
+         NEW.deleted_at := now();
+       END IF;
+       NEW.seq := nextval('${S}.change_seq');
+       RETURN NEW;
+     END $$`,
+    `CREATE TRIGGER corrections_number BEFORE INSERT ON ${S}.corrections FOR EACH ROW EXECUTE FUNCTION ${S}.number_change()`,
+    `CREATE TRIGGER corrections_immutable BEFORE UPDATE ON ${S}.corrections FOR EACH ROW EXECUTE FUNCTION ${S}.refuse_update()`,
+    `CREATE TRIGGER corrections_notify AFTER INSERT ON ${S}.corrections FOR EACH STATEMENT EXECUTE FUNCTION ${S}.notify_change()`,
+    // A tombstone erases the record's corrections too (their notes are content).
+    `CREATE OR REPLACE FUNCTION ${S}.erase_record() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, ${S} AS $$
+     BEGIN
+       DELETE FROM ${S}.records WHERE gid = NEW.gid AND team_id = NEW.team_id AND project = NEW.project;
+       DELETE FROM ${S}.corrections WHERE gid = NEW.gid AND team_id = NEW.team_id AND project = NEW.project;
+       RETURN NULL;
+     END $$`,
+    // Forgetting a project for the team: a maintainer of the team (or an admin) tombstones every
+    // record of it (every worker deletes its copy); a project that never held a record (a typo
+    // share) is removed from the hub.
+    `CREATE FUNCTION ${S}.forget_project(t text, p text) RETURNS integer LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, ${S} AS $$
+     DECLARE n integer;
+     BEGIN
+       IF NOT pg_has_role(session_user, '${ADMIN_ROLE}', 'MEMBER') AND NOT EXISTS (SELECT 1 FROM ${S}.members m WHERE m.team_id = t AND m.role_name = session_user AND m.role = 'maintainer') THEN
+         RAISE EXCEPTION 'role "%" may not forget project "%" for team "%": only a maintainer of the team may (docs/team.md)', session_user, p, t USING ERRCODE = '42501';
+       END IF;
+       IF NOT EXISTS (SELECT 1 FROM ${S}.projects x WHERE x.team_id = t AND x.project = p) THEN
+         RAISE EXCEPTION 'team "%" has no project "%"', t, p USING ERRCODE = 'P0002';
+       END IF;
+       INSERT INTO ${S}.tombstones (gid, seq, team_id, project, kind, deleted_by)
+         SELECT r.gid, 0, r.team_id, r.project, r.kind, session_user FROM ${S}.records r WHERE r.team_id = t AND r.project = p;
+       GET DIAGNOSTICS n = ROW_COUNT;
+       IF NOT EXISTS (SELECT 1 FROM ${S}.tombstones x WHERE x.team_id = t AND x.project = p) THEN
+         DELETE FROM ${S}.projects x WHERE x.team_id = t AND x.project = p;
+       END IF;
+       RETURN n;
+     END $$`,
+    `REVOKE ALL ON FUNCTION ${S}.lock_team(text), ${S}.forget_project(text, text) FROM PUBLIC`,
+    `GRANT EXECUTE ON FUNCTION ${S}.lock_team(text), ${S}.forget_project(text, text) TO ${MEMBER_ROLE}`,
   ],
 ];
 

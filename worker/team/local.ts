@@ -6,8 +6,10 @@ import { insertPrompt, type PromptRow } from '../store/repos/prompts';
 import { ensureSession } from '../store/repos/sessions';
 import { insertSummary, type SummaryRow } from '../store/repos/summaries';
 import type { Store, WriteTx } from '../store/store';
-import { sanitizeDeep } from './sanitize';
-import type { HubChange, HubRecord, HubTombstone } from './types';
+import { cutStripped } from '../../common/privacy';
+import { admitRecord, admitText } from './admit';
+import { dropAbsolutePaths, sanitizeForHub, shareablePayload } from './sanitize';
+import type { HubChange, HubCorrection, HubRecord, HubTombstone } from './types';
 import { TEAM_PLATFORM } from '../../common/contract/taxonomy';
 
 export interface ShareRow {
@@ -105,16 +107,47 @@ export function nextOutboxAttempt(db: Pick<Store, 'get'>): number | undefined {
   return r?.t === null || r?.t === undefined ? undefined : Number(r.t);
 }
 
+/** Suffix of the outbox gid of a correction (its record's gid + this), kept apart from the record's own put. */
+const STATE_SUFFIX = '#state';
+
+/**
+ * Queues the user's confirm or retire of a shared observation for the hub (freshness corrections
+ * travel). False when the observation is not shared. Called in the decision's own transaction or
+ * right after it.
+ */
+export function queueCorrection(tx: WriteTx, id: number): boolean {
+  const r = tx.get<{ gid: string; project: string }>(
+    `SELECT r.gid, r.project FROM team_records r JOIN team_shares s ON s.project = r.project WHERE r.kind = 'observation' AND r.local_id = ?`,
+    [id],
+  );
+  const st = tx.get<{ at: number }>('SELECT at FROM memory_state WHERE observation_id = ?', [id]);
+  if (!st) return false;
+  // The user's own decision now stands, whoever decided before.
+  tx.run('DELETE FROM team_meta WHERE key = ?', [`decided_by:${id}`]);
+  if (!r) return false;
+  tx.run(`INSERT INTO team_outbox (op, kind, local_id, gid, project, created_at) VALUES ('put', 'state', ?, ?, ?, ?)`, [id, `${r.gid}${STATE_SUFFIX}`, r.project, st.at]);
+  return true;
+}
+
+/** Who made the decision a pulled correction brought (undefined for the user's own). */
+export function decidedBy(db: Pick<Store, 'get'>, id: number): string | undefined {
+  return getMeta(db, `decided_by:${id}`) || undefined;
+}
+
 export interface PushBatch {
   records: HubRecord[];
   tombstones: HubTombstone[];
+  corrections: HubCorrection[];
   /** Outbox ids this batch settles (including puts whose record is gone: a tombstone follows). */
   ids: number[];
 }
 
-/** Turns outbox rows into what the hub receives; every string is stripped and redacted here. */
-export function buildPush(store: Pick<Store, 'get'>, rows: OutboxRow[], machine: string): PushBatch {
-  const batch: PushBatch = { records: [], tombstones: [], ids: [] };
+/**
+ * Turns outbox rows into what the hub receives: only what may leave (shareablePayload: stripped,
+ * redacted, no absolute path, prompts only when opted in), capped as a teammate's gate would cap it.
+ */
+export function buildPush(store: Pick<Store, 'get'>, rows: OutboxRow[], machine: string, now = Date.now()): PushBatch {
+  const batch: PushBatch = { records: [], tombstones: [], corrections: [], ids: [] };
   for (const r of rows) {
     const share = shareOf(store, r.project);
     batch.ids.push(r.id);
@@ -123,9 +156,28 @@ export function buildPush(store: Pick<Store, 'get'>, rows: OutboxRow[], machine:
       batch.tombstones.push({ gid: r.gid, team_id: share.team, project: r.project, kind: r.kind });
       continue;
     }
+    if ((r.kind as string) === 'state') {
+      const st = store.get<{ status: 'confirmed' | 'retired'; replaced_by: number | null; note: string | null; at: number }>('SELECT status, replaced_by, note, at FROM memory_state WHERE observation_id = ?', [r.local_id ?? 0]);
+      if (!st) continue;
+      const replacement = st.replaced_by === null ? undefined : store.get<{ gid: string }>(`SELECT gid FROM team_records WHERE kind = 'observation' AND local_id = ?`, [st.replaced_by]);
+      batch.corrections.push({
+        cid: `${getMeta(store, 'machine_id') ?? 'unknown'}:${r.local_id}:${st.at}`,
+        team_id: share.team,
+        project: r.project,
+        gid: r.gid.endsWith(STATE_SUFFIX) ? r.gid.slice(0, -STATE_SUFFIX.length) : r.gid,
+        status: st.status,
+        replaced_by: replacement?.gid ?? null,
+        note: st.note ? sanitizeForHub(dropAbsolutePaths(st.note)).slice(0, 2000) : null,
+      });
+      continue;
+    }
     const id = r.local_id ?? 0;
     const rec = r.kind === 'observation' ? observationPayload(store, id) : r.kind === 'summary' ? summaryPayload(store, id) : promptPayload(store, id);
     if (!rec) continue; // deleted before it was pushed
+    const payload = shareablePayload(r.kind, rec.payload, { prompts: share.prompts === 1, source: rec.source });
+    // The caps teammates apply (admit.ts), applied here too, so a long record arrives cut rather than refused.
+    const capped = admitRecord({ kind: r.kind, gid: r.gid, origin: null, machine: null, author: null, origin_session: null, payload, created_at: String(rec.createdAt) }, now);
+    if (!capped.ok) continue; // a type outside the taxonomy: no teammate would take it
     batch.records.push({
       gid: r.gid,
       team_id: share.team,
@@ -134,7 +186,7 @@ export function buildPush(store: Pick<Store, 'get'>, rows: OutboxRow[], machine:
       origin: r.gid.split(':')[0],
       machine,
       origin_session: `${r.gid.split(':')[0]}/${rec.sessionKey}`,
-      payload: sanitizeDeep(rec.payload),
+      payload: capped.payload,
       created_at: rec.createdAt,
     });
   }
@@ -145,6 +197,7 @@ interface Payload {
   payload: Record<string, unknown>;
   createdAt: number;
   sessionKey: string;
+  source?: string;
 }
 
 function observationPayload(db: Pick<Store, 'get'>, id: number): Payload | undefined {
@@ -153,6 +206,7 @@ function observationPayload(db: Pick<Store, 'get'>, id: number): Payload | undef
   return {
     createdAt: o.created_at,
     sessionKey: String(o.session_id),
+    source: o.source,
     payload: observationContent(o),
   };
 }
@@ -186,6 +240,12 @@ export function deferOutbox(tx: WriteTx, ids: number[], nextAt: number, error: s
 export interface Applied {
   added: { kind: SharedKind; id: number; type: string; title: string }[];
   removed: { kind: string; id: number }[];
+  /** Pulled records refused by the gate (worker/team/admit.ts), for the log. */
+  refused: { gid: string; author: string | null; reason: string }[];
+  /** Pulled records kept with a field cut to its cap. */
+  cut: number;
+  /** Teammates' corrections applied here (observation ids). */
+  decided?: { id: number; status: string; by: string | null }[];
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -200,20 +260,56 @@ export function changesAnything(db: Pick<Store, 'get'>, changes: HubChange[]): b
   for (const c of changes) {
     const known = db.get('SELECT 1 AS x FROM team_records WHERE gid = ?', [c.gid]) !== undefined;
     const dead = db.get('SELECT 1 AS x FROM team_tombstones WHERE gid = ?', [c.gid]) !== undefined;
-    if (c.op === 'put' ? !known && !dead && c.payload !== null : known || !dead) return true;
+    if (c.op === 'state') {
+      if (!ownCorrection(db, c)) return true;
+      continue;
+    }
+    if (c.op === 'put' ? !known && !dead && (c.payload !== null || c.oversize) : known || !dead) return true;
   }
   return false;
 }
 
 /** Applies pulled changes of one project and moves its cursor (at least to `cursor`), in the caller's transaction. */
-export function applyChanges(tx: WriteTx, project: string, changes: HubChange[], out: Applied, atLeast = 0): void {
+export function applyChanges(tx: WriteTx, project: string, changes: HubChange[], out: Applied, atLeast = 0, now = Date.now()): void {
   let cursor = Math.max(atLeast, Number(shareOf(tx, project)?.cursor ?? 0));
   for (const c of changes) {
     cursor = Math.max(cursor, Number(c.seq));
     if (c.op === 'delete') applyTombstone(tx, project, c.gid, out);
-    else applyRecord(tx, project, c, out);
+    else if (c.op === 'state') applyCorrection(tx, c, out, now);
+    else applyRecord(tx, project, c, out, now);
   }
   tx.run('UPDATE team_shares SET cursor = ? WHERE project = ?', [cursor, project]);
+}
+
+/** This worker's own decision coming back (its machine id in the cid, pushed by this login). */
+function ownCorrection(db: Pick<Store, 'get'>, c: HubChange): boolean {
+  const own = getMeta(db, 'machine_id');
+  return !!own && (c.origin_session ?? '').startsWith(`${own}:`) && c.author === (getMeta(db, 'author') ?? null);
+}
+
+/** A teammate's confirm or retire: the local copy takes the same state, remembered with who decided. */
+function applyCorrection(tx: WriteTx, c: HubChange, out: Applied, now: number): void {
+  if (ownCorrection(tx, c)) return;
+  const target = tx.get<{ local_id: number }>(`SELECT local_id FROM team_records WHERE gid = ? AND kind = 'observation'`, [c.gid]);
+  if (!target) return; // not here (deleted, or never pulled)
+  const p = c.payload ?? {};
+  const status = p.status === 'retired' ? 'retired' : p.status === 'confirmed' ? 'confirmed' : undefined;
+  if (!status) {
+    out.refused.push({ gid: c.gid, author: c.author, reason: 'a correction with an unknown status' });
+    return;
+  }
+  const replacedBy = typeof p.replacedBy === 'string' ? (tx.get<{ local_id: number }>(`SELECT local_id FROM team_records WHERE gid = ? AND kind = 'observation'`, [p.replacedBy])?.local_id ?? null) : null;
+  const note = typeof p.note === 'string' ? cutStripped(admitText(p.note), 500) : null;
+  const at = Number(c.created_at ?? 0);
+  tx.run(
+    `INSERT INTO memory_state (observation_id, status, replaced_by, note, at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (observation_id) DO UPDATE SET status = excluded.status, replaced_by = excluded.replaced_by, note = excluded.note, at = excluded.at`,
+    [target.local_id, status, replacedBy, note, Number.isSafeInteger(at) && at > 0 ? Math.min(at, now) : now],
+  );
+  // eslint-disable-next-line no-control-regex
+  const by = (c.author ?? '').replace(/[\u0000-\u001f]/g, ' ').slice(0, 256);
+  setMeta(tx, `decided_by:${target.local_id}`, by);
+  (out.decided ??= []).push({ id: target.local_id, status, by: by || null });
 }
 
 function applyTombstone(tx: WriteTx, project: string, gid: string, out: Applied): void {
@@ -227,14 +323,21 @@ function applyTombstone(tx: WriteTx, project: string, gid: string, out: Applied)
   out.removed.push({ kind: m.kind, id: m.local_id });
 }
 
-function applyRecord(tx: WriteTx, project: string, c: HubChange, out: Applied): void {
+function applyRecord(tx: WriteTx, project: string, c: HubChange, out: Applied, now: number): void {
   if (tx.get('SELECT 1 AS x FROM team_records WHERE gid = ?', [c.gid])) return; // ours, or pulled before
   if (tx.get('SELECT 1 AS x FROM team_tombstones WHERE gid = ?', [c.gid])) return; // deleted here first
   // Our own record (its payload is not sent back): deleted here while the project was not shared.
-  if (c.payload === null) return;
-  const p = c.payload;
-  const createdAt = Number(c.created_at ?? 0) || 0;
-  const { row } = ensureSession(tx, { platform: TEAM_PLATFORM, contentSessionId: c.origin_session ?? c.gid, project, now: createdAt });
+  if (c.payload === null && !c.oversize) return;
+  // Checked, cleaned and capped like local ingest: a teammate or the hub is not trusted further.
+  const a = admitRecord(c, now);
+  if (!a.ok) {
+    out.refused.push({ gid: c.gid, author: c.author, reason: a.reason });
+    return;
+  }
+  if (a.cut) out.cut++;
+  const p = a.payload;
+  const createdAt = a.createdAt;
+  const { row } = ensureSession(tx, { platform: TEAM_PLATFORM, contentSessionId: a.originSession ?? c.gid, project, now: createdAt });
   let id: number | undefined;
   let type = 'summary';
   let title = '';
@@ -281,6 +384,6 @@ function applyRecord(tx: WriteTx, project: string, c: HubChange, out: Applied): 
   }
   if (id === undefined) return;
   const kind: SharedKind = c.kind === 'observation' ? 'observation' : c.kind === 'prompt' ? 'prompt' : 'summary';
-  tx.run('INSERT INTO team_records (kind, local_id, gid, project, origin, author, machine) VALUES (?, ?, ?, ?, ?, ?, ?)', [kind, id, c.gid, project, c.origin ?? '', c.author, c.machine]);
+  tx.run('INSERT INTO team_records (kind, local_id, gid, project, origin, author, machine) VALUES (?, ?, ?, ?, ?, ?, ?)', [kind, id, c.gid, project, a.origin, a.author, a.machine]);
   out.added.push({ kind, id, type, title });
 }

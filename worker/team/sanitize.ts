@@ -25,3 +25,51 @@ export function sanitizeDeep<T>(value: T): T {
   }
   return value;
 }
+
+// An absolute path (POSIX, Windows drive or UNC, file:// URI, home-relative): it names the user's
+// machine layout (user name, home, mount points), never the project's. Bounded quantifiers only.
+const ABSOLUTE_PATH = /(?:file:\/\/|(?<![\w.\-~/\\]))(?:(?:\/|~\/|[A-Za-z]:[\\/]|\\\\)(?:[^\s/\\'"`<>()[\]{},;:]{1,255}[/\\]){1,64})([^\s/\\'"`<>()[\]{},;:]{0,255})/g;
+
+/** Replaces every absolute path in a text by its last part ("…/retry.ts"). */
+export function dropAbsolutePaths(text: string): string {
+  if (!/[/\\]/.test(text)) return text;
+  return text.replace(ABSOLUTE_PATH, (_m, last: string) => `…/${last}`);
+}
+
+export interface ShareableOptions {
+  /** The project is shared with its prompts (the --prompts opt-in). */
+  prompts: boolean;
+  /** The observation's compressor: 'local' observations quote the raw tool output in their narrative and facts. */
+  source?: string;
+}
+
+/**
+ * What of a record may leave the machine (docs/team.md, "What is pushed"): for observations the
+ * compressed fields only (a locally compressed one keeps type, title, subtitle, concepts, files:
+ * its narrative and facts quote the tool's raw output); for summaries everything but `request`
+ * (the prompt) and `notes` (the assistant's last message) unless prompts are shared; no absolute
+ * path anywhere; then sanitizeForHub over every string.
+ */
+export function shareablePayload(kind: string, payload: Record<string, unknown>, opts: ShareableOptions): Record<string, unknown> {
+  const p: Record<string, unknown> = { ...payload };
+  if (kind === 'observation' && opts.source === 'local') {
+    p.narrative = null;
+    p.facts = [];
+  }
+  if (kind === 'summary' && !opts.prompts) {
+    p.request = null;
+    p.notes = null;
+  }
+  return sanitizeDeep(pathsOut(p));
+}
+
+function pathsOut<T>(value: T): T {
+  if (typeof value === 'string') return dropAbsolutePaths(value) as T;
+  if (Array.isArray(value)) return value.map((v) => pathsOut(v)) as T;
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = pathsOut(v);
+    return out as T;
+  }
+  return value;
+}

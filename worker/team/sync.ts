@@ -8,7 +8,7 @@ import type { Logger } from '../../common/node/log';
 import { BadRequest } from '../../common/contract';
 import type { Store } from '../store/store';
 import { TeamClock } from './clock';
-import { describeUrl, resolveUrl, scrub, validUrl, type UrlSource } from '../../common/node/teamConnection';
+import { describeUrl, resolveUrl, scrub, URL_FILE, validUrl, type UrlSource } from '../../common/node/teamConnection';
 import { Hub } from './hub';
 import { HubSchemaError } from './hubSchema';
 import {
@@ -23,6 +23,7 @@ import {
   nextOutboxAttempt,
   outboxCount,
   outboxReady,
+  queueCorrection,
   removeShare,
   setMeta,
   shareOf,
@@ -57,6 +58,11 @@ const RECONNECT_MAX_MS = 60_000;
 /** A hub that refuses a batch (not a lost connection) is retried with this backoff, capped. */
 const REFUSED_BASE_MS = 5000;
 const REFUSED_MAX_MS = 3_600_000;
+/** A refused login (wrong password, no such role) is retried this slowly, doubling, capped: managed servers lock accounts out. */
+const AUTH_RETRY_MIN_MS = 300_000;
+const AUTH_RETRY_MAX_MS = 3_600_000;
+/** A push that waited too long for a lock a teammate's session holds is tried again this soon. */
+const LOCK_RETRY_MS = 1000;
 
 export class TeamSync {
   readonly clock: TeamClock;
@@ -70,6 +76,9 @@ export class TeamSync {
   private lastPushAt: number | null = null;
   private lastPullAt: number | null = null;
   private reconnectDelay = RECONNECT_MIN_MS;
+  private authDelay = AUTH_RETRY_MIN_MS;
+  /** `team connect` wrote the file after VS Code handed over a string: the file wins (the last explicit action). */
+  private fileFirst = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private pushTimer: NodeJS.Timeout | undefined;
@@ -81,6 +90,8 @@ export class TeamSync {
   private pullTimer: NodeJS.Timeout | undefined;
   /** Cursors moved past changes that needed no write (own pushes); persisted with the next write. */
   private readonly cursors = new Map<string, number>();
+  /** Observation ids whose teammate's correction is being announced (not queued back to the hub). */
+  private readonly applying = new Set<number>();
   private stopped = false;
   private unsubscribe: (() => void) | undefined;
   private readonly env: NodeJS.ProcessEnv;
@@ -101,6 +112,12 @@ export class TeamSync {
     this.stopped = false;
     // Anything that may have filled the outbox (the triggers do it in the record's own transaction).
     this.unsubscribe = this.deps.events.subscribe((e) => {
+      // The user's confirm or retire of a shared memory travels (not a teammate's, applied by a pull).
+      if (e.event === 'memory_freshness' && e.data.id !== undefined && (e.data.status === 'confirmed' || e.data.status === 'retired') && !this.applying.has(e.data.id)) {
+        const id = e.data.id;
+        void this.deps.store.write((tx) => queueCorrection(tx, id)).then((queued) => queued && this.schedulePush(PUSH_COALESCE_MS), (err: Error) => this.deps.log.warn('team: correction not queued', { id, error: err.message }));
+        return;
+      }
       if (e.event === 'new_observation' || e.event === 'observations_imported' || e.event === 'new_summary' || e.event === 'new_prompt' || e.event === 'observation_deleted' || e.event === 'project_deleted' || e.event === 'session_forgotten') this.schedulePush(this.lastPushRows >= BURST_ROWS ? PUSH_BURST_MS : PUSH_COALESCE_MS);
     });
     void this.connect();
@@ -134,6 +151,22 @@ export class TeamSync {
   async setExtensionUrl(url: string | undefined): Promise<void> {
     if (url !== undefined && !validUrl(url)) throw new BadRequest('the connection string must be a postgres:// or postgresql:// URL');
     this.extensionUrl = url;
+    this.fileFirst = false;
+    await this.reconnect();
+  }
+
+  /**
+   * `team connect` wrote <dataDir>/team.url: the last explicit action wins over a string VS Code
+   * handed over earlier and over CLAUDE_MEM_TEAM_URL (said in the log, and by `source` in the status).
+   */
+  async reloadConnection(): Promise<void> {
+    const file = resolveUrl(this.deps.dataDir, undefined, {}).found;
+    if (file) {
+      if (this.extensionUrl || this.env.CLAUDE_MEM_TEAM_URL?.trim()) this.deps.log.info(`team: the connection string of ${URL_FILE} (written by team connect) now replaces the one ${this.extensionUrl ? 'VS Code handed over' : 'of CLAUDE_MEM_TEAM_URL'}: the last explicit action wins`);
+      this.extensionUrl = undefined;
+      this.fileFirst = true;
+    }
+    this.authDelay = AUTH_RETRY_MIN_MS;
     await this.reconnect();
   }
 
@@ -205,6 +238,30 @@ export class TeamSync {
     return { project, unshared };
   }
 
+  /**
+   * Forgets a shared project for the whole team: the hub tombstones every record of it, if this
+   * login is a maintainer of the team (the hub checks), and every worker deletes its copy on its
+   * next pull, this one now. A project that never held a record (a typo share) leaves the hub.
+   */
+  async forgetForTeam(project: string, team?: string): Promise<{ project: string; team: string; tombstoned: number }> {
+    const hub = this.hub;
+    if (!hub?.alive) throw new BadRequest(`not connected to the team hub (${this.state}${this.lastError ? `: ${this.lastError}` : ''})`, 409);
+    const t = team ?? shareOf(this.deps.store, project)?.team;
+    if (!t) throw new BadRequest(`project "${project}" is not shared from here; name its team with team`, 400);
+    let tombstoned: number;
+    try {
+      tombstoned = await this.exclusive(() => hub.forgetProject(t, project));
+    } catch (e) {
+      const err = e as Error & { code?: string };
+      if (err.code === '42501') throw new BadRequest(scrub(err.message, this.url), 403);
+      if (err.code === 'P0002') throw new BadRequest(scrub(err.message, this.url), 404);
+      throw e;
+    }
+    this.deps.log.info('team: project forgotten for the team', { project, team: t, tombstoned });
+    await this.exclusive(() => this.pullAll());
+    return { project, team: t, tombstoned };
+  }
+
   isShared(project: string): boolean {
     return shareOf(this.deps.store, project) !== undefined;
   }
@@ -219,7 +276,7 @@ export class TeamSync {
   private async doConnect(): Promise<void> {
     if (this.stopped) return;
     clearTimeout(this.reconnectTimer);
-    const r = resolveUrl(this.deps.dataDir, this.extensionUrl, this.env);
+    const r = resolveUrl(this.deps.dataDir, this.extensionUrl, this.fileFirst ? { ...this.env, CLAUDE_MEM_TEAM_URL: '' } : this.env);
     this.url = r.found?.url;
     this.source = r.found?.source ?? null;
     if (!r.found) {
@@ -240,9 +297,20 @@ export class TeamSync {
       });
     } catch (e) {
       const message = scrub((e as Error).message, this.url);
+      const code = (e as { code?: string }).code;
       if (e instanceof HubSchemaError) {
         this.setState('error', message);
         this.scheduleReconnect(RECONNECT_MAX_MS);
+      } else if (code === '28P01' || code === '28000') {
+        // Not "offline": retrying a refused password every few seconds locks accounts out on managed servers.
+        const who = userOf(r.found.url);
+        const minutes = Math.round(this.authDelay / 60_000);
+        this.setState(
+          'error',
+          `the team hub refused the login${who ? ` of role "${who}"` : ''} (${code === '28P01' ? 'wrong password' : 'not allowed to connect'}): set the connection string again (claude-mem team connect, or Claude Mem: Share Project Memory); trying again in ${minutes} min`,
+        );
+        this.scheduleReconnect(this.authDelay);
+        this.authDelay = Math.min(AUTH_RETRY_MAX_MS, this.authDelay * 2);
       } else {
         this.setState('offline', message);
         this.scheduleReconnect();
@@ -255,6 +323,7 @@ export class TeamSync {
     }
     this.hub = hub;
     this.reconnectDelay = RECONNECT_MIN_MS;
+    this.authDelay = AUTH_RETRY_MIN_MS;
     this.setState('connected', null);
     await this.ensureMachineId();
     if (getMeta(this.deps.store, 'author') !== hub.author) await this.deps.store.write((tx) => setMeta(tx, 'author', hub.author));
@@ -282,7 +351,7 @@ export class TeamSync {
     if (this.stopped) return;
     clearTimeout(this.reconnectTimer);
     const delay = ms ?? Math.round(this.reconnectDelay * (0.5 + Math.random() / 2));
-    this.reconnectDelay = Math.min(RECONNECT_MAX_MS, this.reconnectDelay * 2);
+    if (ms === undefined) this.reconnectDelay = Math.min(RECONNECT_MAX_MS, this.reconnectDelay * 2);
     this.reconnectTimer = setTimeout(() => void this.connect(), delay);
     this.reconnectTimer.unref();
   }
@@ -335,14 +404,20 @@ export class TeamSync {
       const rows = outboxReady(store, this.clock.now(), this.pushBatch);
       if (rows.length === 0) break;
       pushed += rows.length;
-      const batch = buildPush(store, rows, this.settings.machine);
+      const batch = buildPush(store, rows, this.settings.machine, this.clock.now());
       try {
-        await hub.push(batch.records, batch.tombstones);
+        await hub.push(batch.records, batch.tombstones, batch.corrections);
       } catch (e) {
         const err = e as Error & { code?: string };
         if (isConnectionError(err)) {
           this.lost(hub, err);
           return;
+        }
+        if (err.code === '55P03' || err.code === '57014' || err.code === '40P01' || err.code === '40001') {
+          // A lock held by another session (a teammate's open transaction): not a refusal; again soon.
+          this.setState('connected', `push waited too long for a lock on the hub (${err.code}); trying again`);
+          this.schedulePush(LOCK_RETRY_MS);
+          break;
         }
         // The hub refused the batch (a permission, a constraint): back off these rows, keep them.
         const attempts = Math.max(...rows.map((r) => r.attempts)) + 1;
@@ -407,15 +482,19 @@ export class TeamSync {
           if (changes.length < PULL_BATCH) break;
           continue;
         }
-        const out: Applied = { added: [], removed: [] };
+        const out: Applied = { added: [], removed: [], refused: [], cut: 0 };
         const from = cursor;
+        const now = this.clock.now();
         // The project may have been unshared while the pull was in flight.
         const applied = await store.write((tx) => {
           if (!shareOf(tx, share.project)) return false;
-          applyChanges(tx, share.project, changes, out, from);
+          applyChanges(tx, share.project, changes, out, from, now);
           return true;
         });
         if (!applied) break;
+        for (const r of out.refused.slice(0, 20)) this.deps.log.warn('team: pulled record refused', { project: share.project, gid: r.gid.slice(0, 200), author: r.author, reason: r.reason });
+        if (out.refused.length > 20) this.deps.log.warn('team: more pulled records refused', { project: share.project, count: out.refused.length - 20 });
+        if (out.cut > 0) this.deps.log.info('team: pulled records cut to the caps', { project: share.project, count: out.cut });
         this.cursors.delete(share.project);
         this.emitApplied(share.project, out);
         cursor = last;
@@ -431,6 +510,22 @@ export class TeamSync {
       else if (a.kind === 'summary') this.deps.events.emit('new_summary', { id: a.id, project, source: 'team' });
     }
     for (const r of out.removed) if (r.kind === 'observation') this.deps.events.emit('observation_deleted', { id: r.id, project });
+    for (const d of out.decided ?? []) {
+      this.applying.add(d.id);
+      try {
+        this.deps.events.emit('memory_freshness', { project, id: d.id, status: d.status });
+      } finally {
+        this.applying.delete(d.id);
+      }
+    }
+  }
+}
+
+function userOf(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).username);
+  } catch {
+    return '';
   }
 }
 

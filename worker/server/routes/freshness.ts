@@ -11,6 +11,7 @@ import { contentHash } from '../../hash';
 import { BadRequest, intParam, type CitedFilesResponse, type FileMemoriesResponse, type VerifyResponse } from '../../../common/contract';
 import { insertObservation, observationById, parseList } from '../../store/repos/observations';
 import { optProject } from '../../search/params';
+import { decidedBy } from '../../team/local';
 import type { AppContext } from '../context';
 import { jsonBody, positiveId } from '../http';
 
@@ -22,7 +23,9 @@ export function freshnessRoutes(app: Hono, ctx: AppContext): void {
   const one = (id: number, q: (n: string) => string | undefined = () => undefined) => {
     const row = observationById(ctx.store, id);
     if (!row) return undefined;
-    return memoryFreshness(ctx.store, [id], branchView(ctx.store, row.project, q), settings())[0];
+    const m = memoryFreshness(ctx.store, [id], branchView(ctx.store, row.project, q), settings())[0];
+    const by = m && (m.status === 'retired' || m.status === 'confirmed') ? decidedBy(ctx.store, id) : undefined;
+    return m && by ? { ...m, decidedBy: by } : m;
   };
 
   app.post('/api/freshness/check', async (c) => {

@@ -6,6 +6,7 @@ import { deleteSessionsWhere } from '../../store/repos/sessions';
 import { annotateObservations } from '../../freshness/search';
 import { branchView, freshnessSettings } from '../../freshness/view';
 import { labelObservations } from '../../team/labels';
+import { removeShare } from '../../team/local';
 import type { AppContext } from '../context';
 import { jsonBody, positiveId } from '../http';
 
@@ -50,7 +51,12 @@ export function observationRoutes(app: Hono, ctx: AppContext): void {
     if (!name || name.length > 256) throw new BadRequest('project name must be 1 to 256 characters');
     const exists = ctx.store.get('SELECT 1 AS x FROM sessions WHERE project = ? LIMIT 1', [name]);
     if (!exists) return c.json({ error: 'no such project' }, 404);
-    const sessions = await ctx.store.write((tx) => deleteSessionsWhere(tx, 'project = ?', [name]));
+    // A shared project is forgotten here only: it stops being shared first, so no tombstone is
+    // queued for the hub (forgetting it for the team is POST /api/team/forget, a maintainer's right).
+    const sessions = await ctx.store.write((tx) => {
+      removeShare(tx, name);
+      return deleteSessionsWhere(tx, 'project = ?', [name]);
+    });
     ctx.events.emit('project_deleted', { project: name, sessions });
     return c.json({ deleted: name, sessions } satisfies ProjectDeletedResponse);
   });

@@ -36,12 +36,24 @@ export function teamRoutes(app: Hono, ctx: AppContext): void {
     return r.unshared ? c.json(r) : c.json({ error: `project "${r.project}" is not shared` }, 404);
   });
 
+  /**
+   * Forgets a project for the whole team (a maintainer's right, checked by the hub). Explicit only:
+   * `confirm` must repeat the project's name. Forgetting a project locally (DELETE /api/projects/:name)
+   * never touches the hub.
+   */
+  app.post('/api/team/forget', async (c) => {
+    const o = asObject(await jsonBody(c));
+    const project = reqId(o, 'project');
+    if (o.confirm !== project) throw new BadRequest(`forgetting "${project}" for the whole team erases every teammate's records of it; send "confirm": "${project}" to do it`);
+    return c.json(await hubCall(() => team().forgetForTeam(project, optId(o, 'team'))));
+  });
+
   app.post('/api/team/sync', async (c) => c.json(await hubCall(() => team().syncNow())));
 
   /** The extension hands over the string from VS Code's SecretStorage; { url: null } forgets it; { reload: true } re-reads env/file. */
   app.post('/api/team/connection', async (c) => {
     const o = asObject(await jsonBody(c));
-    if (o.reload === true) await team().reconnect();
+    if (o.reload === true) await team().reloadConnection();
     else if (o.url === null) await team().setExtensionUrl(undefined);
     else {
       const url = optString(o, 'url', { max: 4096 });
