@@ -102,15 +102,16 @@ describe('local notes of the retry session (hook CLI, no model)', () => {
 
   it('the summary states the reason, the decision, the cap, the test result and the closing sentence', () => {
     const all = Object.values(summary).filter(Boolean).join('\n');
-    assert.match(summary.learned ?? '', /because the retry helper hammers the payment API when it is down/);
-    assert.match(summary.learned ?? '', /exponential backoff with jitter/);
+    assert.match(summary.learned ?? '', /Why: the retry helper hammers the payment API when it is down/);
+    assert.match(summary.learned ?? '', /Decided: Added exponential backoff with full jitter to retry\(\), capped at 30 s/);
     assert.match(all, /cap at 30s|capped at 30 s/);
     assert.match(summary.completed ?? '', /2 passed/);
     assert.ok((summary.completed ?? '').includes(CLOSING), summary.completed ?? '');
   });
 
-  it("the next session's injected context carries all of them, with no raw JSON or absolute path", () => {
-    assert.match(next, /payment API when it is down/);
+  it("the next session's injected context leads with them, with no raw JSON or absolute path", () => {
+    assert.match(next, /## Decided[^\n]*\n- Decided: Added exponential backoff with full jitter to retry\(\), capped at 30 s[^\n]*Why: the retry helper hammers the payment API when it is down/);
+    assert.ok(next.indexOf('## Decided') < next.indexOf('## Latest activity'), next);
     assert.match(next, /exponential backoff with (full )?jitter/);
     assert.match(next, /30 ?s/);
     assert.match(next, /2 passed/);

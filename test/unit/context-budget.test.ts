@@ -129,7 +129,9 @@ describe('shape', () => {
   it('the latest session summary is shown when it is newer than the newest observation', () => {
     const small = buildContext(store, 'small', opts(), NOW).markdown;
     assert.match(small, /## Latest session summary \(S\d+, /);
-    assert.match(small, /\*\*Learned:\*\* Learned that the cache/);
+    // Its decisions and open items lead the context (what the project knows), so the block does not repeat them.
+    assert.match(small, /## Decided [^\n]*\n- Learned that the cache must be invalidated on write\. \(S\d+\)/);
+    assert.doesNotMatch(small, /\*\*Learned:\*\*/);
     const big = buildContext(store, 'big', opts(), NOW).markdown;
     assert.doesNotMatch(big, /Latest session summary/);
     assert.match(big, /^S\d+ \d{2}:\d{2} 📋 Request of session/m, 'older summaries appear as timeline rows');

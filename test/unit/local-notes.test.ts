@@ -139,7 +139,8 @@ describe('the local session summary', () => {
     });
     assert.match(s.completed ?? '', /first test run failed \(1 failed, 6 passed: upload › resumes after a dropped connection\)/);
     assert.match(s.completed ?? '', /tests passed: 7 passed \(`npx jest upload`\)/);
-    assert.match(s.learned ?? '', /because CI is slow/);
+    assert.match(s.learned ?? '', /Why: CI is slow/);
+    assert.match(s.learned ?? '', /Switched the upload test to a fake clock/);
     assert.match(s.learned ?? '', /keep the 3 retry limit/);
     assert.match(s.nextSteps ?? '', /download test still uses real timers/);
     assert.match(s.request ?? '', /then: Also keep the 3 retry limit/);
@@ -149,5 +150,18 @@ describe('the local session summary', () => {
     const fail = bash('go test ./...', '--- FAIL: TestCheckoutTotals (0.00s)\nFAIL\texample.com/shop\t0.02s\nexit code 1');
     const s = summarizeLocally({ request: 'make checkout totals include tax', lastAssistantMessage: undefined, observations: [obs(fail)] });
     assert.match(s.nextSteps ?? '', /Tests still failing: TestCheckoutTotals/);
+  });
+});
+
+describe('Codex shell reads and quiet runners', () => {
+  it('a command that prints one file is a read of it, line numbers stripped', () => {
+    const r = bash("nl -ba src/webhooks/deliver.ts | sed -n '1,80p'", '     1\texport async function deliver(job: Job) {\n     2\t  return send(job);\n     3\t}\n');
+    assert.equal(r.title, 'Read src/webhooks/deliver.ts');
+    assert.deepEqual(r.filesRead, ['src/webhooks/deliver.ts']);
+    assert.deepEqual(r.facts, ['src/webhooks/deliver.ts: 3 lines', 'defines: deliver']);
+  });
+
+  it('reads pytest -q and piped tails', () => {
+    assert.equal(bash('python -m pytest -q 2>&1 | tail -n 1', { stdout: '23 passed in 0.84s\n', stderr: '' }).title, 'Ran `python -m pytest -q 2>&1 | tail -n 1`: 23 passed');
   });
 });

@@ -359,10 +359,17 @@ function observe(use: ToolUse, toolName: string, input: Input, out: ToolOutput, 
   }
 }
 
+/** A shell command that only prints one file (Codex reads files this way): `nl -ba f | sed -n '1,80p'`, `cat f`, `sed -n '1,80p' f`. */
+const READ_CMD = /^\s*(?:nl(?:\s+-\w+)*|cat|head(?:\s+-n?\s*\d+)?|tail(?:\s+-n?\s*\d+)?|sed\s+-n\s+(?:'[^']*'|"[^"]*"|\S+))\s+([^\s|;&<>]+)(?:\s*\|\s*(?:sed\s+-n\s+(?:'[^']*'|"[^"]*"|\S+)|head(?:\s+-n?\s*\d+)?|tail(?:\s+-n?\s*\d+)?))?\s*$/;
+
 /** A shell command: a test run is a verification with its result; a build or lint a check; a failure a failure. */
 function command(use: ToolUse, input: Input, out: ToolOutput, why: string | undefined): ObservationDraft {
   const cmd = relText(pick(input, 'command', 'commandLine', 'task', 'name') ?? 'a command', use.cwd);
   const exit = num(input.exitCode) ?? num(input.exit_code) ?? out.exit;
+  const reads = READ_CMD.exec(cmd);
+  if (reads && !out.failed && (exit === undefined || exit === 0) && out.text.trim()) {
+    return observe(use, 'Read', { file_path: reads[1].replace(/^['"]|['"]$/g, '') }, { ...out, lines: undefined }, why);
+  }
   const text = relText([out.text, out.error && !out.text.includes(out.error) ? out.error : ''].filter(Boolean).join('\n'), use.cwd);
   const tests = testResults(text);
   const isTest = tests !== undefined || isTestCommand(cmd);

@@ -39,15 +39,27 @@ export function sentences(text: string): string[] {
   for (const line of prose.split(/\n+/)) {
     const l = line.replace(/^\s*(?:[-*+•]|\d+[.)]|#+)\s+/, '').trim();
     if (!l) continue;
-    for (const s of l.split(/(?<=[.!?])\s+(?=[A-Z(`"'])/)) if (s.trim().length > 2) out.push(s.trim());
+    for (const s of l.split(/(?<!\b(?:Dr|Mr|Mrs|Ms|Prof|St|vs|etc|e\.g|i\.e|approx|cf|no))(?<=[.!?])\s+(?=[A-Z(`"'])/)) if (s.trim().length > 2) out.push(s.trim());
   }
   return out;
 }
 
 const WHY = /\b(?:because|since|so that|so we|otherwise|due to|to avoid|to prevent|in order to|the reason(?: is)?|which is why|that's why|given that)\b\s*(.*)$/i;
-const DECIDE = /\b(?:decided|decide|decision|chose|chosen|choose|went with|go with|going with|opted|settled on|instead of|rather than|prefer(?:red)?|switch(?:ed)? to|kept|keep|stick with|use|using|used|cap(?:ped)?|limit(?:ed)?|set (?:to|at)|defaults? to|never|always|must|should|won't|will not|don't|do not|no longer|only)\b/i;
-const OPEN = /\b(?:todo|to-do|to do|next step|next,|still|remaining|remains|left to|leftover|follow[- ]?up|not yet|later|needs? to|should (?:also|still)|open question|known (?:issue|problem)|flaky|skipped|pending|haven't|have not|didn't get to|did not get to|out of scope|unresolved|blocked|workaround|for now|eventually|next time|not (?:done|fixed|covered|handled))\b/i;
+const DECIDE = /\b(?:decided|decide|decision|chose|chosen|choose|went with|go with|going with|opted|settled on|instead of|rather than|over|prefer(?:red)?|switch(?:ed)? to|kept|keep|keeping|stick with|pin(?:ned)?|now|fixed|cap(?:ped)?|limit(?:ed)?|set (?:to|at)|defaults? to|never|always|must|won't|will not|don't|do not|no longer|only|scoped|uses?)\b/i;
+const OPEN = /\b(?:todo|to-do|to do|next step|(?:is|are|remains?) still|still (?:needs?|has|have|fails?|failing|open|uses?|contains?|carries|divides|missing|broken|not|on|in)|remaining|left to|leftover|follow[- ]?up|not yet|needs? to be|needs? (?:a|an|the|signing|someone)|should (?:also|still)|open question|known (?:issue|problem)|pending|haven't|have not|didn't get to|did not get to|out of scope|unresolved|blocked|waiting (?:for|on)|eventually|next time|until|not (?:done|fixed|covered|handled|diagnosed|confirmed)|unconfirmed)\b|\b(?:has|have|is|are) not\b[^.;]{0,30}\byet\b/i;
+/** A paragraph that starts with one of these lists open items: every sentence of it is one. */
+const OPEN_LABEL = /^\s*(?:\*\*)?(?:still open|open(?: items?| questions?)?|not done|left to do|left|next steps?|todo|known (?:issues?|problems?)|remaining|follow[- ]?ups?|caveats?)(?:\*\*)?\s*:/i;
 const IMPERATIVE = /^(?:(?:please|also|and|then|now|ok|okay|so|but)[,\s]+)*(?:add|make|use|switch|change|cap|limit|set|keep|move|rename|replace|remove|drop|fix|stop|start|implement|introduce|allow|disallow|require|default|prefer|avoid|don't|do not|never|always|let's|we should|we'll|go with)\b/i;
+
+/** Open items of a closing message: sentences with an open-item cue, and every sentence of a paragraph labelled as open. */
+function openItems(text: string): string[] {
+  const out: string[] = [];
+  for (const para of text.split(/\n\s*\n/)) {
+    const labelled = OPEN_LABEL.test(para);
+    for (const sen of sentences(para)) if (labelled || OPEN.test(sen)) out.push(sen.replace(OPEN_LABEL, '').trim());
+  }
+  return out.filter((x) => x.length > 3);
+}
 
 /** The reason a text gives ("because …"), one clause. */
 function reasonOf(text: string): string | undefined {
@@ -56,6 +68,13 @@ function reasonOf(text: string): string | undefined {
     if (m && m[1] && m[1].trim().length > 8) return cut(m[1].replace(/[.;,]\s*$/, ''), 240);
   }
   return undefined;
+}
+
+/** The problem a prompt states before it asks (the sentences before its first request), one clause. */
+function problemOf(prompt: string): string | undefined {
+  const ss = sentences(prompt);
+  const i = ss.findIndex((x) => IMPERATIVE.test(x) || /\?$/.test(x));
+  return i > 0 ? cut(ss.slice(0, i).join(' ').replace(/[.;,\s]+$/, ''), 240) : undefined;
 }
 
 /** The request itself without its reason: "add exponential backoff with jitter, cap at 30s". */
@@ -97,17 +116,24 @@ export function summarizeLocally(s: LocalSummaryInput): SummaryDraft {
   const request = prompts.length === 0 ? null : cut(prompts.length === 1 ? prompts[0] : prompts.map((p, i) => `${i === 0 ? '' : 'then: '}${cut(p, 200)}`).join('; '), 500);
 
   // Decided and why.
-  const why = prompts.map(reasonOf).find(Boolean) ?? (final ? reasonOf(final) : undefined);
+  const why = prompts.map(reasonOf).find(Boolean) ?? prompts.map(problemOf).find(Boolean);
   const decisions: string[] = [];
   const addDecision = (d: string) => {
-    const t = cut(d, 240);
+    const t = cut(d.replace(/^\s*(?:\*\*)?(?:decision|decided|fixed)(?:\*\*)?\s*:\s*/i, ''), 240);
     if (t.length > 3 && !decisions.some((x) => x.toLowerCase() === t.toLowerCase())) decisions.push(t);
   };
   for (const p of prompts) {
-    for (const sen of sentences(p)) if (IMPERATIVE.test(sen) || /\b(decided|instead of|rather than|go with|went with|never|always)\b/i.test(sen)) addDecision(sen.replace(WHY, '').replace(/[\s,;:—-]+$/, ''));
+    for (const sen of sentences(p)) if ((IMPERATIVE.test(sen) && !final) || /\b(decided|instead of|rather than|go with|went with|never|always|keep)\b/i.test(sen)) addDecision(sen.replace(WHY, '').replace(/[\s,;:—-]+$/, ''));
   }
-  if (decisions.length === 0 && prompts[0]) addDecision(requestCore(prompts[0]));
-  if (final) for (const sen of sentences(final)) if (DECIDE.test(sen) && !OPEN.test(sen) && decisions.length < 4) addDecision(sen.replace(/[.]\s*$/, ''));
+  if (decisions.length === 0 && prompts[0] && !final) addDecision(requestCore(prompts[0]));
+  // The closing message says what holds now: its first sentence and the ones that state a choice.
+  const finalOpen = final ? openItems(final) : [];
+  if (final) {
+    const closing = sentences(final.split(/\n\s*\n/).filter((p) => !OPEN_LABEL.test(p)).join('\n\n'));
+    closing.forEach((sen, i) => {
+      if (decisions.length < 5 && (i === 0 || DECIDE.test(sen)) && !finalOpen.includes(sen) && !/^(?:all |the )?\d+ (?:of \d+ )?(?:\w+ )?tests? pass/i.test(sen)) addDecision(sen.replace(/[.]\s*$/, ''));
+    });
+  }
 
   // Outcome: the first failing run, the final result, errors hit and whether they were fixed.
   const runs = runsOf(obs);
@@ -135,8 +161,8 @@ export function summarizeLocally(s: LocalSummaryInput): SummaryDraft {
     const c = cut(t, 240);
     if (c.length > 3 && !open.includes(c)) open.push(c);
   };
-  if (final) for (const sen of sentences(final)) if (OPEN.test(sen)) addOpen(sen);
-  for (const p of prompts) for (const sen of sentences(p)) if (/\b(later|todo|follow[- ]?up|next time|eventually|for now|separately|another (?:pr|session|time))\b/i.test(sen)) addOpen(sen);
+  for (const sen of finalOpen) addOpen(sen);
+  for (const p of prompts) for (const sen of sentences(p)) if (/\b(later|todo|follow[- ]?up|next time|eventually|separately|another (?:pr|session|time))\b/i.test(sen)) addOpen(sen);
   if (lastTest?.failed) addOpen(`Tests still failing${lastTest.failing.length ? `: ${lastTest.failing.slice(0, 3).join('; ')}` : ` (${lastTest.tests ?? `\`${cmdOf(lastTest.title)}\``})`}`);
   for (const u of unfixed.slice(0, 2)) addOpen(`Still failing: ${u}`);
 
@@ -168,15 +194,15 @@ export function summarizeLocally(s: LocalSummaryInput): SummaryDraft {
   if (toolFailures.length) investigatedParts.push(`hit ${toolFailures.slice(0, 2).map((o) => o.title).join('; ')}`);
 
   const learnedParts: string[] = [];
-  if (decisions.length) learnedParts.push(`Decided: ${decisions[0]}${why ? ` (because ${why})` : ''}${decisions.length > 1 ? `; ${decisions.slice(1, 4).join('; ')}` : ''}.`);
-  else if (why) learnedParts.push(`Why: ${why}.`);
+  if (decisions.length) learnedParts.push(`Decided: ${decisions.slice(0, 5).join('; ')}.`);
+  if (why) learnedParts.push(`Why: ${why}.`);
   if (fixed.length === 0 && firstFail && lastTest && !lastTest.failed && firstFail.failing.length) learnedParts.push(`Fixed failing ${firstFail.failing.slice(0, 2).join('; ')}.`);
 
   const join = (xs: string[], max: number) => (xs.length === 0 ? null : cut(xs.join(' '), max));
   return {
     request,
     investigated: investigatedParts.length ? cut(investigatedParts.join('; '), 400) : null,
-    learned: join(learnedParts, 700),
+    learned: join(learnedParts, 900),
     completed: join(completedParts, 800),
     nextSteps: open.length ? cut(open.slice(0, 5).join(' · '), 600) : null,
     notes: final ? final.slice(0, 600) : null,

@@ -230,7 +230,7 @@ export function testResults(text: string): TestResult | undefined {
         continue;
       }
       // pytest "==== 2 passed, 1 failed in 0.12s ====".
-      m = /^=+\s+(.*?\d+\s+(?:passed|failed|error|errors|skipped)[^=]*?)\s+in\s+[\d.]+s/i.exec(s);
+      m = /^=*\s*(\d+\s+(?:passed|failed|error|errors|skipped)[^=]*?)\s+in\s+[\d.]+m?s\b/i.exec(s);
       if (m) {
         add(countsIn(m[1], WORDS));
         continue;
@@ -320,7 +320,7 @@ export function isBuildCommand(cmd: string): boolean {
   return BUILD_CMD.test(` ${cmd} `);
 }
 
-const LOOK_CMD = /^\s*(?:ls|ll|cat|head|tail|less|more|grep|rg|ag|find|fd|tree|pwd|wc|stat|file|du|df|which|whereis|type|echo|env|printenv|ps|sed\s+-n|awk|jq|git\s+(?:status|log|diff|show|blame|branch|remote|rev-parse|ls-files|grep)|npm\s+(?:ls|view|outdated)|node\s+-[vpe]|python3?\s+--version)\b/i;
+const LOOK_CMD = /^\s*(?:ls|ll|nl|cat|head|tail|less|more|grep|rg|ag|find|fd|tree|pwd|wc|stat|file|du|df|which|whereis|type|echo|env|printenv|ps|sed\s+-n|awk|jq|git\s+(?:status|log|diff|show|blame|branch|remote|rev-parse|ls-files|grep)|npm\s+(?:ls|view|outdated)|node\s+-[vpe]|python3?\s+--version)\b/i;
 
 /** The command only looks (lists, prints, searches); it changes nothing. */
 export function isLookCommand(cmd: string): boolean {

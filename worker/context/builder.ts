@@ -1,5 +1,7 @@
 // The context a new session starts with: markdown inside <claude-mem-context> (so if it comes back
-// in a prompt it is stripped, never stored again). A header, a one-line legend, a day-grouped
+// in a prompt it is stripped, never stored again). A header, a one-line legend, what the project
+// knows (the decisions and the open items of every session's summary, newest first, in at most
+// KNOWLEDGE_SHARE of the budget), then the latest activity: a day-grouped
 // timeline of recent observations as index rows (`#id time icon title (~read tokens)`), the newest
 // few in full, the latest session summary when it is newer than the newest observation, token
 // economics, and a footer on fetching more. The output never exceeds opts.tokenBudget estimated
@@ -65,6 +67,22 @@ interface Selection {
   footer: 'full' | 'short' | false;
   /** Stale memories, listed apart with what changed (never in full). */
   stale?: { row: ObsRow; reason: string }[];
+  /** What the project knows, from every session's summary, newest first. */
+  decisions: Knowledge[];
+  open: Knowledge[];
+}
+
+/** One line of what the project knows: a summary's decisions or its open items. */
+interface Knowledge {
+  summaryId: number;
+  text: string;
+}
+
+interface KnowRow {
+  id: number;
+  learned: string | null;
+  next_steps: string | null;
+  created_at: number;
 }
 
 /** Header chrome, richest first; the richest that takes at most CHROME_SHARE of the budget is used. */
@@ -110,13 +128,19 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
     `SELECT ${SUM_COLS} FROM session_summaries s WHERE s.project = ? AND s.session_id IN (SELECT value FROM json_each(?))${opts.excludeTeammates ? ` AND ${notTeammatesSql('summary', 's')}` : ''} ORDER BY s.created_at DESC, s.id DESC LIMIT ?`,
     [project, sessionList, opts.sessions],
   );
+  // What the project knows: every session's decisions and open items (not only the recent sessions').
+  const known = store.all<KnowRow>(
+    `SELECT s.id, s.learned, s.next_steps, s.created_at FROM session_summaries s WHERE s.project = ?${opts.excludeTeammates ? ` AND ${notTeammatesSql('summary', 's')}` : ''}
+       AND (s.learned IS NOT NULL OR s.next_steps IS NOT NULL) ORDER BY s.created_at DESC, s.id DESC LIMIT ?`,
+    [project, MAX_KNOWN],
+  );
   const total = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations WHERE project = ?', [project])?.n ?? 0);
   // Freshness: stale memories apart (or dropped), retired and aged-out ones out, other branches last.
   const split = fresh ? splitForContext(store, observations, fresh, now) : undefined;
   if (split) observations = split.keep;
   const staleRows = (split?.stale ?? []).slice(0, MAX_STALE);
 
-  if (observations.length === 0 && summaries.length === 0 && staleRows.length === 0) {
+  if (observations.length === 0 && summaries.length === 0 && staleRows.length === 0 && known.length === 0) {
     const markdown = fit(welcome(project, total, now), cap);
     return { markdown, tokens: estimateTokens(markdown), observations: 0, summaries: 0, truncated: false };
   }
@@ -131,8 +155,8 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
   ].sort((a, b) => rank(a) - rank(b) || b.row.created_at - a.row.created_at || b.row.id - a.row.id);
 
   const ctx: RenderContext = { project, now, total, opts, budget: opts.tokenBudget, info: split?.info };
-  const chrome = CHROME.find((c) => render(ctx, { entries: [], full: new Set(), ...c }).length <= cap * CHROME_SHARE) ?? CHROME[CHROME.length - 1];
-  const sel: Selection = { entries: [], full: new Set(), latest, ...chrome, stale: staleRows };
+  const chrome = CHROME.find((c) => render(ctx, { entries: [], full: new Set(), decisions: [], open: [], ...c }).length <= cap * CHROME_SHARE) ?? CHROME[CHROME.length - 1];
+  const sel: Selection = { entries: [], full: new Set(), latest, ...chrome, stale: staleRows, decisions: [], open: [] };
   // Greedy, newest first: rows while they fit, then the newest few in full.
   const reserve = render(ctx, { ...sel, latest: undefined }).length;
   let used = reserve;
@@ -140,6 +164,23 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
     const block = summaryBlock(latest, ctx).length;
     if (used + block <= cap) used += block;
     else sel.latest = undefined;
+  }
+  // What the project knows, newest session first, while it fits in its share.
+  const knowCap = Math.min(cap, used + cap * KNOWLEDGE_SHARE);
+  const seen = new Set<string>();
+  for (const k of known) {
+    for (const [list, raw, heading] of [
+      [sel.decisions, k.learned, DECISIONS_HEADING],
+      [sel.open, k.next_steps, OPEN_HEADING],
+    ] as const) {
+      const text = raw ? clean(raw, list === sel.decisions ? DECISION_CHARS : OPEN_CHARS) : '';
+      if (!text || seen.has(text.toLowerCase())) continue;
+      const cost = knowledgeLine({ summaryId: k.id, text }).length + 1 + (list.length === 0 ? heading.length + 1 : 0);
+      if (used + cost > knowCap) continue;
+      used += cost;
+      seen.add(text.toLowerCase());
+      list.push({ summaryId: k.id, text });
+    }
   }
   const days = new Set<string>();
   for (const e of candidates) {
@@ -168,6 +209,7 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
     if (sel.full.size > 0) sel.full.delete([...sel.full].pop() as number);
     else if (sel.stale && sel.stale.length > 0) sel.stale.pop();
     else if (sel.entries.length > 0) sel.entries.pop();
+    else if (sel.open.length > 0 || sel.decisions.length > 0) (sel.open.length >= sel.decisions.length ? sel.open : sel.decisions).pop();
     else if (sel.latest) sel.latest = undefined;
     else if (sel.legend) sel.legend = false;
     else if (sel.economics) sel.economics = false;
@@ -191,6 +233,18 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
 
 /** Stale memories listed apart at most. */
 const MAX_STALE = 10;
+/** Summaries read for what the project knows, newest first. */
+const MAX_KNOWN = 200;
+/** At most this share of the budget goes to what the project knows; the latest activity gets the rest. */
+const KNOWLEDGE_SHARE = 0.5;
+const DECISION_CHARS = 600;
+const OPEN_CHARS = 400;
+const DECISIONS_HEADING = '## Decided (newest first; still in force unless a later line says otherwise)';
+const OPEN_HEADING = '## Open items and known problems (newest first)';
+
+function knowledgeLine(k: Knowledge): string {
+  return `- ${k.text} (S${k.summaryId})`;
+}
 
 interface RenderContext {
   project: string;
@@ -218,6 +272,9 @@ function render(ctx: RenderContext, sel: Selection): string {
 function renderOnce(ctx: RenderContext, sel: Selection, readTokens: number): string {
   const out: string[] = [OPEN, `# ${clean(ctx.project, 120)} · recent memory · ${dayOf(ctx.now)} ${timeOf(ctx.now)}`];
   if (sel.legend) out.push(LEGEND);
+  if (sel.decisions.length > 0) out.push(DECISIONS_HEADING, ...sel.decisions.map(knowledgeLine));
+  if (sel.open.length > 0) out.push(OPEN_HEADING, ...sel.open.map(knowledgeLine));
+  if ((sel.decisions.length > 0 || sel.open.length > 0) && sel.entries.length > 0) out.push('', '## Latest activity');
   const shown = [...sel.entries].sort((a, b) => a.row.created_at - b.row.created_at || a.row.id - b.row.id);
   let day = '';
   for (const e of shown) {
@@ -229,7 +286,7 @@ function renderOnce(ctx: RenderContext, sel: Selection, readTokens: number): str
     out.push(rowLine(e, ctx));
     if (e.kind === 'o' && sel.full.has(e.row.id)) out.push(details(e.row, ctx).trimEnd());
   }
-  if (sel.latest) out.push(summaryBlock(sel.latest, ctx).trimEnd());
+  if (sel.latest) out.push(summaryBlock(sel.latest, ctx, new Set([...sel.decisions, ...sel.open].map((k) => k.summaryId))).trimEnd());
   if (sel.stale && sel.stale.length > 0) {
     out.push('', '## May be stale: a file these cite changed since; check before relying on them');
     for (const s of sel.stale) out.push(`#${s.row.id} ${iconOf(s.row.type)} ${clean(s.row.title, 120)} (${clean(s.reason, 160)})`);
@@ -277,17 +334,18 @@ function details(r: ObsRow, ctx: RenderContext): string {
   return lines.length ? lines.join('\n') + '\n' : '';
 }
 
-function summaryBlock(s: SumRow, ctx: RenderContext): string {
+function summaryBlock(s: SumRow, ctx: RenderContext, shownAbove: Set<number> = new Set()): string {
   void ctx;
+  const above = shownAbove.has(s.id);
   const lines = [`\n## Latest session summary (S${s.id}, ${dayOf(s.created_at)} ${timeOf(s.created_at)})`];
   const field = (label: string, v: string | null) => {
     if (v && v.trim()) lines.push(`**${label}:** ${clean(v, 400)}`);
   };
   field('Asked', s.request);
   field('Investigated', s.investigated);
-  field('Learned', s.learned);
+  if (!above) field('Learned', s.learned);
   field('Completed', s.completed);
-  field('Next', s.next_steps);
+  if (!above) field('Next', s.next_steps);
   return lines.join('\n') + '\n';
 }
 
