@@ -44,12 +44,12 @@ export function sentences(text: string): string[] {
   return out;
 }
 
-const WHY = /\b(?:because|since|so that|so we|otherwise|due to|to avoid|to prevent|in order to|the reason(?: is)?|which is why|that's why|given that)\b\s*(.*)$/i;
+const WHY = /\b(?:because|since|so that|otherwise|due to|to avoid|to prevent|in order to|the reason(?: is)?|which is why|that's why|given that)\b\s*(.*)$/i;
 const DECIDE = /\b(?:decided|decide|decision|chose|chosen|choose|went with|go with|going with|opted|settled on|instead of|rather than|over|prefer(?:red)?|switch(?:ed)? to|kept|keep|keeping|stick with|pin(?:ned)?|now|fixed|cap(?:ped)?|limit(?:ed)?|set (?:to|at)|defaults? to|never|always|must|won't|will not|don't|do not|no longer|only|scoped|uses?)\b/i;
-const OPEN = /\b(?:todo|to-do|to do|next step|(?:is|are|remains?) still|still (?:needs?|has|have|fails?|failing|open|uses?|contains?|carries|divides|missing|broken|not|on|in)|remaining|left to|leftover|follow[- ]?up|not yet|needs? to be|needs? (?:a|an|the|signing|someone)|should (?:also|still)|open question|known (?:issue|problem)|pending|haven't|have not|didn't get to|did not get to|out of scope|unresolved|blocked|waiting (?:for|on)|eventually|next time|until|not (?:done|fixed|covered|handled|diagnosed|confirmed)|unconfirmed)\b|\b(?:has|have|is|are) not\b[^.;]{0,30}\byet\b/i;
+const OPEN = /(?<![-_/.])\b(?:todo|to-do|to do|next step|(?:is|are|remains?) still|still (?:needs?|has|have|fails?|failing|open|uses?|contains?|carries|divides|missing|broken|not|on|in)|remaining|left to|leftover|follow[- ]?up|not yet|needs? to be|needs? (?:a|an|the|signing|someone)|should (?:also|still)|open question|known (?:issue|problem)|pending|haven't|have not|didn't get to|did not get to|out of scope|unresolved|blocked|waiting (?:for|on)|eventually|next time|until|not (?:done|fixed|covered|handled|diagnosed|confirmed)|unconfirmed)\b|\b(?:has|have|is|are) not\b[^.;]{0,30}\byet\b/i;
 /** A paragraph that starts with one of these lists open items: every sentence of it is one. */
 const OPEN_LABEL = /^\s*(?:\*\*)?(?:still open|open(?: items?| questions?)?|not done|left to do|left|next steps?|todo|known (?:issues?|problems?)|remaining|follow[- ]?ups?|caveats?)(?:\*\*)?\s*:/i;
-const IMPERATIVE = /^(?:(?:please|also|and|then|now|ok|okay|so|but)[,\s]+)*(?:add|make|use|switch|change|cap|limit|set|keep|move|rename|replace|remove|drop|fix|stop|start|implement|introduce|allow|disallow|require|default|prefer|avoid|don't|do not|never|always|let's|we should|we'll|go with)\b/i;
+const IMPERATIVE = /^(?:(?:please|also|and|then|now|ok|okay|so|but)[,\s]+)*(?:add|make|use|switch|change|cap|limit|set|keep|move|rename|replace|remove|drop|fix|stop|start|find|investigate|figure|look|check|see|can you|could you|write|update|create|build|refactor|migrate|upgrade|bump|pin|delete|clean|support|implement|introduce|allow|disallow|require|default|prefer|avoid|don't|do not|never|always|let's|we should|we'll|go with)\b/i;
 
 /** Open items of a closing message: sentences with an open-item cue, and every sentence of a paragraph labelled as open. */
 function openItems(text: string): string[] {
@@ -65,7 +65,8 @@ function openItems(text: string): string[] {
 function reasonOf(text: string): string | undefined {
   for (const s of sentences(text)) {
     const m = WHY.exec(s);
-    if (m && m[1] && m[1].trim().length > 8) return cut(m[1].replace(/[.;,]\s*$/, ''), 240);
+    // A reason is a clause ("since yesterday's merge" is a time, not a reason).
+    if (m && m[1] && m[1].trim().split(/\s+/).length >= 3) return cut(m[1].replace(/[.;,]\s*$/, ''), 240);
   }
   return undefined;
 }
@@ -196,7 +197,7 @@ export function summarizeLocally(s: LocalSummaryInput): SummaryDraft {
   const learnedParts: string[] = [];
   if (decisions.length) learnedParts.push(`Decided: ${decisions.slice(0, 5).join('; ')}.`);
   if (why) learnedParts.push(`Why: ${why}.`);
-  if (fixed.length === 0 && firstFail && lastTest && !lastTest.failed && firstFail.failing.length) learnedParts.push(`Fixed failing ${firstFail.failing.slice(0, 2).join('; ')}.`);
+  if (fixed.length === 0 && firstFail && lastTest && !lastTest.failed && firstFail.failing.length) learnedParts.push(`Fixed the failing ${firstFail.failing.length === 1 ? 'test' : 'tests'}: ${firstFail.failing.slice(0, 2).join('; ')}.`);
 
   const join = (xs: string[], max: number) => (xs.length === 0 ? null : cut(xs.join(' '), max));
   return {

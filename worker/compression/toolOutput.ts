@@ -256,7 +256,7 @@ export function testResults(text: string): TestResult | undefined {
       const m = re.exec(s);
       if (m && failures.length < 5) {
         const name = (m[2] ? `${m[1]} - ${m[2]}` : m[1]).trim();
-        if (name && !failures.includes(name) && !/^\d+ (failing|passing)/.test(name)) failures.push(name);
+        if (name && !failures.includes(name) && !/^\d+ (failing|passing)/.test(name) && !/:$/.test(name)) failures.push(name);
         break;
       }
     }

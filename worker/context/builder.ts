@@ -31,6 +31,7 @@ export interface ContextResult {
 
 interface ObsRow {
   id: number;
+  session_id: number;
   type: string;
   title: string;
   subtitle: string | null;
@@ -55,7 +56,8 @@ interface SumRow {
   work_tokens: number;
 }
 
-type Entry = { kind: 'o'; row: ObsRow } | { kind: 's'; row: SumRow };
+/** An observation row; `group` (oldest first, row the newest) when a run of reads and searches is folded into one line. */
+type Entry = { kind: 'o'; row: ObsRow; group?: ObsRow[] } | { kind: 's'; row: SumRow };
 
 interface Selection {
   entries: Entry[];
@@ -94,7 +96,7 @@ const CHROME: Pick<Selection, 'legend' | 'economics' | 'footer'>[] = [
 ];
 const CHROME_SHARE = 0.4;
 
-const OBS_COLS = `o.id, o.type, o.title, o.subtitle, o.narrative, o.facts, o.created_at,
+const OBS_COLS = `o.id, o.session_id, o.type, o.title, o.subtitle, o.narrative, o.facts, o.created_at,
   (length(o.title) + ifnull(length(o.subtitle), 0) + ifnull(length(o.narrative), 0) + length(o.facts) + length(o.concepts) + length(o.files_read) + length(o.files_modified) + 3) / 4 AS read_tokens,
   CASE WHEN o.discovery_tokens > 0 THEN o.discovery_tokens ELSE o.input_tokens + o.output_tokens END AS work_tokens,
   (SELECT tr.author || '@' || ifnull(tr.machine, '?') FROM team_records tr WHERE tr.kind = 'observation' AND tr.local_id = o.id AND tr.author IS NOT NULL) AS team_by`;
@@ -150,7 +152,7 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
   // Candidates newest first: observations and the summaries inside their time span.
   const oldestObs = observations[observations.length - 1]?.created_at ?? Infinity;
   const candidates: Entry[] = [
-    ...observations.map((row): Entry => ({ kind: 'o', row })),
+    ...fold(observations),
     ...summaries.filter((s) => s !== latest && s.created_at >= oldestObs).map((row): Entry => ({ kind: 's', row })),
   ].sort((a, b) => rank(a) - rank(b) || b.row.created_at - a.row.created_at || b.row.id - a.row.id);
 
@@ -193,7 +195,7 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
   }
   for (const e of sel.entries) {
     if (sel.full.size >= opts.fullCount) break;
-    if (e.kind !== 'o') continue;
+    if (e.kind !== 'o' || e.group) continue;
     const cost = details(e.row, ctx).length;
     if (cost === 0) continue;
     if (used + cost > cap) continue;
@@ -221,7 +223,7 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
     }
     text = render(ctx, sel);
   }
-  const shownObs = sel.entries.filter((e) => e.kind === 'o').length;
+  const shownObs = sel.entries.reduce((n, e) => n + (e.kind === 'o' ? (e.group?.length ?? 1) : 0), 0);
   const shownSums = sel.entries.filter((e) => e.kind === 's').length + (sel.latest ? 1 : 0);
   const stale = split ? [...split.info.values()].filter((f) => f.status === 'stale').length : undefined;
   return { markdown: text, tokens: estimateTokens(text), observations: shownObs, summaries: shownSums, truncated, ...(stale !== undefined ? { stale } : {}) };
@@ -229,6 +231,43 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
   function rank(e: Entry): number {
     return e.kind === 'o' && split && fresh ? branchRank(split.info, e.row.id, fresh) : 0;
   }
+}
+
+const LOOK = /^(Read |Searched for |Searched the web for )/;
+const TEST_RUN = /^Ran `([^`]*)`.*: (?:\d+ failed, )?\d+ passed/;
+
+/**
+ * The timeline's observations (newest first) with the noise folded: a run of two or more reads and
+ * searches of one session is one line, and of repeated runs of one test command in a row only the
+ * first failing run and the last run stay. Stored records are untouched; only the listing folds.
+ */
+function fold(rows: ObsRow[]): Entry[] {
+  const asc = [...rows].reverse();
+  const kept: ObsRow[] = [];
+  for (let i = 0; i < asc.length; i++) {
+    const m = TEST_RUN.exec(asc[i].title);
+    if (!m) {
+      kept.push(asc[i]);
+      continue;
+    }
+    let j = i;
+    while (j + 1 < asc.length && asc[j + 1].session_id === asc[i].session_id && TEST_RUN.exec(asc[j + 1].title)?.[1] === m[1]) j++;
+    const run = asc.slice(i, j + 1);
+    const firstFail = run.find((r) => / \d+ failed/.test(r.title));
+    for (const r of run) if (r === run[run.length - 1] || r === firstFail) kept.push(r);
+    i = j;
+  }
+  const out: Entry[] = [];
+  for (let i = 0; i < kept.length; i++) {
+    let j = i;
+    while (LOOK.test(kept[i].type === 'discovery' ? kept[i].title : '') && j + 1 < kept.length && kept[j + 1].type === 'discovery' && LOOK.test(kept[j + 1].title) && kept[j + 1].session_id === kept[i].session_id) j++;
+    if (j > i) {
+      const group = kept.slice(i, j + 1);
+      out.push({ kind: 'o', row: group[group.length - 1], group });
+      i = j;
+    } else out.push({ kind: 'o', row: kept[i] });
+  }
+  return out.reverse();
 }
 
 /** Stale memories listed apart at most. */
@@ -284,7 +323,7 @@ function renderOnce(ctx: RenderContext, sel: Selection, readTokens: number): str
       day = d;
     }
     out.push(rowLine(e, ctx));
-    if (e.kind === 'o' && sel.full.has(e.row.id)) out.push(details(e.row, ctx).trimEnd());
+    if (e.kind === 'o' && !e.group && sel.full.has(e.row.id)) out.push(details(e.row, ctx).trimEnd());
   }
   if (sel.latest) out.push(summaryBlock(sel.latest, ctx, new Set([...sel.decisions, ...sel.open].map((k) => k.summaryId))).trimEnd());
   if (sel.stale && sel.stale.length > 0) {
@@ -300,7 +339,7 @@ function renderOnce(ctx: RenderContext, sel: Selection, readTokens: number): str
         : `Token economics: reading this costs ~${readTokens} tokens.`,
     );
   }
-  const n = shown.filter((e) => e.kind === 'o').length;
+  const n = shown.reduce((k, e) => k + (e.kind === 'o' ? (e.group?.length ?? 1) : 0), 0);
   if (sel.footer === 'full') {
     out.push(
       `Showing ${n} of ${ctx.total} observations. More: search (ids and titles), timeline (around an id), get_observations (full records by id) — MCP tools of claude-mem, or GET /api/search, GET /api/timeline, POST /api/observations/batch.`,
@@ -317,6 +356,14 @@ function dayHeading(day: string): string {
 }
 
 function rowLine(e: Entry, ctx: RenderContext): string {
+  if (e.kind === 'o' && e.group) {
+    const g = e.group;
+    const read = [...new Set(g.filter((r) => r.title.startsWith('Read ')).map((r) => r.title.slice(5)))];
+    const other = [...new Set(g.filter((r) => !r.title.startsWith('Read ')).map((r) => r.title.replace(/^Searched for /, '')))];
+    const parts = [...(read.length ? [`read ${read.join(', ')}`] : []), ...(other.length ? [`searched for ${other.join(', ')}`] : [])];
+    const tokens = g.reduce((n, r) => n + r.read_tokens, 0);
+    return `#${g[0].id}–#${g[g.length - 1].id} ${timeOf(g[0].created_at)} ${iconOf('discovery')} ${clean(`Looked around: ${parts.join('; ')}`, 200)} (~${tokens}t)`;
+  }
   if (e.kind === 'o') {
     const r = e.row;
     return `#${r.id} ${timeOf(r.created_at)} ${iconOf(r.type)} ${clean(r.title, 140)}${r.team_by ? ` [${clean(r.team_by, 60)}]` : ''} (~${r.read_tokens}t)${branchNote(ctx.info, r.id)}`;
