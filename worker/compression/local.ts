@@ -240,7 +240,7 @@ function observe(use: ToolUse, toolName: string, input: Input, out: ToolOutput, 
       return {
         type: 'discovery',
         title: `Read ${shown ?? 'a file'}`,
-        facts: [`${shown ?? 'file'}: ${n > 0 ? plural(n, 'line') : 'empty'}${offset ? ` from line ${offset}` : ''}`, ...(names.length ? [`defines: ${names.join(', ')}`] : [])],
+        facts: [`${shown ?? 'file'}: ${n > 0 ? plural(n, 'line') : 'empty'}${offset && offset > 1 ? ` from line ${offset}` : ''}`, ...(names.length ? [`defines: ${names.join(', ')}`] : [])],
         narrative: `${because}Looked at ${shown ?? 'a file'}${n > 0 ? ` (${plural(n, 'line')})` : ''}${head}.`,
         concepts: ['how-it-works'],
         filesRead: file ? [shown as string] : [],

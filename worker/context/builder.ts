@@ -275,9 +275,9 @@ const MAX_STALE = 10;
 /** Summaries read for what the project knows, newest first. */
 const MAX_KNOWN = 200;
 /** At most this share of the budget goes to what the project knows; the latest activity gets the rest. */
-const KNOWLEDGE_SHARE = 0.5;
-const DECISION_CHARS = 600;
-const OPEN_CHARS = 400;
+const KNOWLEDGE_SHARE = 0.6;
+const DECISION_CHARS = 480;
+const OPEN_CHARS = 360;
 const DECISIONS_HEADING = '## Decided (newest first; still in force unless a later line says otherwise)';
 const OPEN_HEADING = '## Open items and known problems (newest first)';
 
