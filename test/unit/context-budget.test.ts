@@ -129,7 +129,9 @@ describe('shape', () => {
   it('the latest session summary is shown when it is newer than the newest observation', () => {
     const small = buildContext(store, 'small', opts(), NOW).markdown;
     assert.match(small, /## Latest session summary \(S\d+, /);
-    assert.match(small, /\*\*Learned:\*\* Learned that the cache/);
+    // Its decisions and open items lead the context (what the project knows), so the block does not repeat them.
+    assert.match(small, /## Decided [^\n]*\n- Learned that the cache must be invalidated on write\. \(S\d+\)/);
+    assert.doesNotMatch(small, /\*\*Learned:\*\*/);
     const big = buildContext(store, 'big', opts(), NOW).markdown;
     assert.doesNotMatch(big, /Latest session summary/);
     assert.match(big, /^S\d+ \d{2}:\d{2} 📋 Request of session/m, 'older summaries appear as timeline rows');
@@ -171,5 +173,34 @@ describe('injected context coming back', () => {
     assert.equal(stripPrivate(ctx).text.trim(), '', 'context alone leaves nothing to store');
     const welcome = buildContext(store, 'nothing-here', opts(), NOW).markdown;
     assert.equal(stripPrivate(`before ${welcome} after`).text, 'before  after');
+  });
+});
+
+describe('noise in the latest activity', () => {
+  it('folds a run of reads and searches into one line and keeps the first failing and the last of repeated test runs', async () => {
+    const titles: [string, string][] = [
+      ['discovery', 'Read src/a.ts'],
+      ['discovery', 'Searched for `parseTotals`: no matches'],
+      ['discovery', 'Read src/b.ts'],
+      ['change', 'Edited src/a.ts'],
+      ['discovery', 'Ran `npm test`: 2 failed, 5 passed'],
+      ['discovery', 'Ran `npm test`: 1 failed, 6 passed'],
+      ['discovery', 'Ran `npm test`: 1 failed, 6 passed'],
+      ['discovery', 'Ran `npm test`: 7 passed'],
+    ];
+    await store.write((tx) => {
+      const s = ensureSession(tx, { platform: 'claude-code', contentSessionId: 'noisy-1', project: 'noisy', now: NOW - HOUR }).row;
+      titles.forEach(([type, title], i) =>
+        insertObservation(tx, { sessionId: s.id, project: 'noisy', type, title, facts: [], toolName: 'Bash', promptNumber: 1, contentHash: `noisy-${i}`, source: 'local', createdAt: NOW - HOUR + i * 60_000 }),
+      );
+    });
+    const r = buildContext(store, 'noisy', opts({ fullCount: 0 }), NOW);
+    const rows = r.markdown.split('\n').filter((l) => /^#\d+/.test(l));
+    assert.equal(rows.length, 4, r.markdown);
+    assert.match(rows[0], /^#\d+–#\d+ \d{2}:\d{2} 🔵 Looked around: read src\/a\.ts, src\/b\.ts; searched for `parseTotals`: no matches \(~\d+t\)$/);
+    assert.match(rows[1], /Edited src\/a\.ts/);
+    assert.match(rows[2], /Ran `npm test`: 2 failed, 5 passed/);
+    assert.match(rows[3], /Ran `npm test`: 7 passed/);
+    assert.equal(r.observations, 6, 'the folded line counts its three notes; the two middle test runs are left out');
   });
 });

@@ -224,7 +224,9 @@ describe('Codex CLI adapter', () => {
     assert.deepEqual(toolFiles('apply_patch', p.toolInput), ['notes.txt']);
     const o = observeToolUse({ toolName: 'apply_patch', toolInput: JSON.stringify(p.toolInput), toolResponse: String(p.toolResponse), cwd: P });
     assert.deepEqual(o.filesModified, ['notes.txt']);
-    assert.equal(observeToolUse({ toolName: 'Bash', toolInput: '{"command":"cat notes.txt"}', toolResponse: 'x' }).title, 'Ran `cat notes.txt`');
+    // Codex reads files through its shell: a command that only prints one file is a read of it.
+    assert.equal(observeToolUse({ toolName: 'Bash', toolInput: '{"command":"cat notes.txt"}', toolResponse: 'x' }).title, 'Read notes.txt');
+    assert.equal(observeToolUse({ toolName: 'Bash', toolInput: '{"command":"npm run lint"}', toolResponse: 'x' }).title, 'Ran `npm run lint`');
   });
 });
 

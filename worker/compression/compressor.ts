@@ -34,8 +34,10 @@ export interface ObserveResult {
 
 export interface SummaryInput {
   request: string | undefined;
+  /** Every prompt of the session, oldest first (the local summary reads them all). */
+  prompts?: string[];
   lastAssistantMessage: string | undefined;
-  observations: { type: string; title: string; subtitle?: string | null; files_read: string; files_modified: string }[];
+  observations: { type: string; title: string; subtitle?: string | null; facts?: string | null; narrative?: string | null; files_read: string; files_modified: string }[];
   project: string;
   /** Epoch ms the summary job was queued. */
   createdAt?: number;

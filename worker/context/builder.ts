@@ -1,5 +1,7 @@
 // The context a new session starts with: markdown inside <claude-mem-context> (so if it comes back
-// in a prompt it is stripped, never stored again). A header, a one-line legend, a day-grouped
+// in a prompt it is stripped, never stored again). A header, a one-line legend, what the project
+// knows (the decisions and the open items of every session's summary, newest first, in at most
+// KNOWLEDGE_SHARE of the budget), then the latest activity: a day-grouped
 // timeline of recent observations as index rows (`#id time icon title (~read tokens)`), the newest
 // few in full, the latest session summary when it is newer than the newest observation, token
 // economics, and a footer on fetching more. The output never exceeds opts.tokenBudget estimated
@@ -29,6 +31,7 @@ export interface ContextResult {
 
 interface ObsRow {
   id: number;
+  session_id: number;
   type: string;
   title: string;
   subtitle: string | null;
@@ -53,7 +56,8 @@ interface SumRow {
   work_tokens: number;
 }
 
-type Entry = { kind: 'o'; row: ObsRow } | { kind: 's'; row: SumRow };
+/** An observation row; `group` (oldest first, row the newest) when a run of reads and searches is folded into one line. */
+type Entry = { kind: 'o'; row: ObsRow; group?: ObsRow[] } | { kind: 's'; row: SumRow };
 
 interface Selection {
   entries: Entry[];
@@ -65,6 +69,22 @@ interface Selection {
   footer: 'full' | 'short' | false;
   /** Stale memories, listed apart with what changed (never in full). */
   stale?: { row: ObsRow; reason: string }[];
+  /** What the project knows, from every session's summary, newest first. */
+  decisions: Knowledge[];
+  open: Knowledge[];
+}
+
+/** One line of what the project knows: a summary's decisions or its open items. */
+interface Knowledge {
+  summaryId: number;
+  text: string;
+}
+
+interface KnowRow {
+  id: number;
+  learned: string | null;
+  next_steps: string | null;
+  created_at: number;
 }
 
 /** Header chrome, richest first; the richest that takes at most CHROME_SHARE of the budget is used. */
@@ -76,7 +96,7 @@ const CHROME: Pick<Selection, 'legend' | 'economics' | 'footer'>[] = [
 ];
 const CHROME_SHARE = 0.4;
 
-const OBS_COLS = `o.id, o.type, o.title, o.subtitle, o.narrative, o.facts, o.created_at,
+const OBS_COLS = `o.id, o.session_id, o.type, o.title, o.subtitle, o.narrative, o.facts, o.created_at,
   (length(o.title) + ifnull(length(o.subtitle), 0) + ifnull(length(o.narrative), 0) + length(o.facts) + length(o.concepts) + length(o.files_read) + length(o.files_modified) + 3) / 4 AS read_tokens,
   CASE WHEN o.discovery_tokens > 0 THEN o.discovery_tokens ELSE o.input_tokens + o.output_tokens END AS work_tokens,
   (SELECT tr.author || '@' || ifnull(tr.machine, '?') FROM team_records tr WHERE tr.kind = 'observation' AND tr.local_id = o.id AND tr.author IS NOT NULL) AS team_by`;
@@ -110,13 +130,19 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
     `SELECT ${SUM_COLS} FROM session_summaries s WHERE s.project = ? AND s.session_id IN (SELECT value FROM json_each(?))${opts.excludeTeammates ? ` AND ${notTeammatesSql('summary', 's')}` : ''} ORDER BY s.created_at DESC, s.id DESC LIMIT ?`,
     [project, sessionList, opts.sessions],
   );
+  // What the project knows: every session's decisions and open items (not only the recent sessions').
+  const known = store.all<KnowRow>(
+    `SELECT s.id, s.learned, s.next_steps, s.created_at FROM session_summaries s WHERE s.project = ?${opts.excludeTeammates ? ` AND ${notTeammatesSql('summary', 's')}` : ''}
+       AND (s.learned IS NOT NULL OR s.next_steps IS NOT NULL) ORDER BY s.created_at DESC, s.id DESC LIMIT ?`,
+    [project, MAX_KNOWN],
+  );
   const total = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations WHERE project = ?', [project])?.n ?? 0);
   // Freshness: stale memories apart (or dropped), retired and aged-out ones out, other branches last.
   const split = fresh ? splitForContext(store, observations, fresh, now) : undefined;
   if (split) observations = split.keep;
   const staleRows = (split?.stale ?? []).slice(0, MAX_STALE);
 
-  if (observations.length === 0 && summaries.length === 0 && staleRows.length === 0) {
+  if (observations.length === 0 && summaries.length === 0 && staleRows.length === 0 && known.length === 0) {
     const markdown = fit(welcome(project, total, now), cap);
     return { markdown, tokens: estimateTokens(markdown), observations: 0, summaries: 0, truncated: false };
   }
@@ -126,13 +152,13 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
   // Candidates newest first: observations and the summaries inside their time span.
   const oldestObs = observations[observations.length - 1]?.created_at ?? Infinity;
   const candidates: Entry[] = [
-    ...observations.map((row): Entry => ({ kind: 'o', row })),
+    ...fold(observations),
     ...summaries.filter((s) => s !== latest && s.created_at >= oldestObs).map((row): Entry => ({ kind: 's', row })),
   ].sort((a, b) => rank(a) - rank(b) || b.row.created_at - a.row.created_at || b.row.id - a.row.id);
 
   const ctx: RenderContext = { project, now, total, opts, budget: opts.tokenBudget, info: split?.info };
-  const chrome = CHROME.find((c) => render(ctx, { entries: [], full: new Set(), ...c }).length <= cap * CHROME_SHARE) ?? CHROME[CHROME.length - 1];
-  const sel: Selection = { entries: [], full: new Set(), latest, ...chrome, stale: staleRows };
+  const chrome = CHROME.find((c) => render(ctx, { entries: [], full: new Set(), decisions: [], open: [], ...c }).length <= cap * CHROME_SHARE) ?? CHROME[CHROME.length - 1];
+  const sel: Selection = { entries: [], full: new Set(), latest, ...chrome, stale: staleRows, decisions: [], open: [] };
   // Greedy, newest first: rows while they fit, then the newest few in full.
   const reserve = render(ctx, { ...sel, latest: undefined }).length;
   let used = reserve;
@@ -140,6 +166,23 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
     const block = summaryBlock(latest, ctx).length;
     if (used + block <= cap) used += block;
     else sel.latest = undefined;
+  }
+  // What the project knows, newest session first, while it fits in its share.
+  const knowCap = Math.min(cap, used + cap * KNOWLEDGE_SHARE);
+  const seen = new Set<string>();
+  for (const k of known) {
+    for (const [list, raw, heading] of [
+      [sel.decisions, k.learned, DECISIONS_HEADING],
+      [sel.open, k.next_steps, OPEN_HEADING],
+    ] as const) {
+      const text = raw ? clean(raw, list === sel.decisions ? DECISION_CHARS : OPEN_CHARS) : '';
+      if (!text || seen.has(text.toLowerCase())) continue;
+      const cost = knowledgeLine({ summaryId: k.id, text }).length + 1 + (list.length === 0 ? heading.length + 1 : 0);
+      if (used + cost > knowCap) continue;
+      used += cost;
+      seen.add(text.toLowerCase());
+      list.push({ summaryId: k.id, text });
+    }
   }
   const days = new Set<string>();
   for (const e of candidates) {
@@ -152,7 +195,7 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
   }
   for (const e of sel.entries) {
     if (sel.full.size >= opts.fullCount) break;
-    if (e.kind !== 'o') continue;
+    if (e.kind !== 'o' || e.group) continue;
     const cost = details(e.row, ctx).length;
     if (cost === 0) continue;
     if (used + cost > cap) continue;
@@ -168,6 +211,7 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
     if (sel.full.size > 0) sel.full.delete([...sel.full].pop() as number);
     else if (sel.stale && sel.stale.length > 0) sel.stale.pop();
     else if (sel.entries.length > 0) sel.entries.pop();
+    else if (sel.open.length > 0 || sel.decisions.length > 0) (sel.open.length >= sel.decisions.length ? sel.open : sel.decisions).pop();
     else if (sel.latest) sel.latest = undefined;
     else if (sel.legend) sel.legend = false;
     else if (sel.economics) sel.economics = false;
@@ -179,7 +223,7 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
     }
     text = render(ctx, sel);
   }
-  const shownObs = sel.entries.filter((e) => e.kind === 'o').length;
+  const shownObs = sel.entries.reduce((n, e) => n + (e.kind === 'o' ? (e.group?.length ?? 1) : 0), 0);
   const shownSums = sel.entries.filter((e) => e.kind === 's').length + (sel.latest ? 1 : 0);
   const stale = split ? [...split.info.values()].filter((f) => f.status === 'stale').length : undefined;
   return { markdown: text, tokens: estimateTokens(text), observations: shownObs, summaries: shownSums, truncated, ...(stale !== undefined ? { stale } : {}) };
@@ -189,8 +233,57 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
   }
 }
 
+const LOOK = /^(Read |Searched for |Searched the web for )/;
+const TEST_RUN = /^Ran `([^`]*)`.*: (?:\d+ failed, )?\d+ passed/;
+
+/**
+ * The timeline's observations (newest first) with the noise folded: a run of two or more reads and
+ * searches of one session is one line, and of repeated runs of one test command in a row only the
+ * first failing run and the last run stay. Stored records are untouched; only the listing folds.
+ */
+function fold(rows: ObsRow[]): Entry[] {
+  const asc = [...rows].reverse();
+  const kept: ObsRow[] = [];
+  for (let i = 0; i < asc.length; i++) {
+    const m = TEST_RUN.exec(asc[i].title);
+    if (!m) {
+      kept.push(asc[i]);
+      continue;
+    }
+    let j = i;
+    while (j + 1 < asc.length && asc[j + 1].session_id === asc[i].session_id && TEST_RUN.exec(asc[j + 1].title)?.[1] === m[1]) j++;
+    const run = asc.slice(i, j + 1);
+    const firstFail = run.find((r) => / \d+ failed/.test(r.title));
+    for (const r of run) if (r === run[run.length - 1] || r === firstFail) kept.push(r);
+    i = j;
+  }
+  const out: Entry[] = [];
+  for (let i = 0; i < kept.length; i++) {
+    let j = i;
+    while (LOOK.test(kept[i].type === 'discovery' ? kept[i].title : '') && j + 1 < kept.length && kept[j + 1].type === 'discovery' && LOOK.test(kept[j + 1].title) && kept[j + 1].session_id === kept[i].session_id) j++;
+    if (j > i) {
+      const group = kept.slice(i, j + 1);
+      out.push({ kind: 'o', row: group[group.length - 1], group });
+      i = j;
+    } else out.push({ kind: 'o', row: kept[i] });
+  }
+  return out.reverse();
+}
+
 /** Stale memories listed apart at most. */
 const MAX_STALE = 10;
+/** Summaries read for what the project knows, newest first. */
+const MAX_KNOWN = 200;
+/** At most this share of the budget goes to what the project knows; the latest activity gets the rest. */
+const KNOWLEDGE_SHARE = 0.6;
+const DECISION_CHARS = 480;
+const OPEN_CHARS = 360;
+const DECISIONS_HEADING = '## Decided (newest first; still in force unless a later line says otherwise)';
+const OPEN_HEADING = '## Open items and known problems (newest first)';
+
+function knowledgeLine(k: Knowledge): string {
+  return `- ${k.text} (S${k.summaryId})`;
+}
 
 interface RenderContext {
   project: string;
@@ -218,6 +311,9 @@ function render(ctx: RenderContext, sel: Selection): string {
 function renderOnce(ctx: RenderContext, sel: Selection, readTokens: number): string {
   const out: string[] = [OPEN, `# ${clean(ctx.project, 120)} · recent memory · ${dayOf(ctx.now)} ${timeOf(ctx.now)}`];
   if (sel.legend) out.push(LEGEND);
+  if (sel.decisions.length > 0) out.push(DECISIONS_HEADING, ...sel.decisions.map(knowledgeLine));
+  if (sel.open.length > 0) out.push(OPEN_HEADING, ...sel.open.map(knowledgeLine));
+  if ((sel.decisions.length > 0 || sel.open.length > 0) && sel.entries.length > 0) out.push('', '## Latest activity');
   const shown = [...sel.entries].sort((a, b) => a.row.created_at - b.row.created_at || a.row.id - b.row.id);
   let day = '';
   for (const e of shown) {
@@ -227,9 +323,9 @@ function renderOnce(ctx: RenderContext, sel: Selection, readTokens: number): str
       day = d;
     }
     out.push(rowLine(e, ctx));
-    if (e.kind === 'o' && sel.full.has(e.row.id)) out.push(details(e.row, ctx).trimEnd());
+    if (e.kind === 'o' && !e.group && sel.full.has(e.row.id)) out.push(details(e.row, ctx).trimEnd());
   }
-  if (sel.latest) out.push(summaryBlock(sel.latest, ctx).trimEnd());
+  if (sel.latest) out.push(summaryBlock(sel.latest, ctx, new Set([...sel.decisions, ...sel.open].map((k) => k.summaryId))).trimEnd());
   if (sel.stale && sel.stale.length > 0) {
     out.push('', '## May be stale: a file these cite changed since; check before relying on them');
     for (const s of sel.stale) out.push(`#${s.row.id} ${iconOf(s.row.type)} ${clean(s.row.title, 120)} (${clean(s.reason, 160)})`);
@@ -243,7 +339,7 @@ function renderOnce(ctx: RenderContext, sel: Selection, readTokens: number): str
         : `Token economics: reading this costs ~${readTokens} tokens.`,
     );
   }
-  const n = shown.filter((e) => e.kind === 'o').length;
+  const n = shown.reduce((k, e) => k + (e.kind === 'o' ? (e.group?.length ?? 1) : 0), 0);
   if (sel.footer === 'full') {
     out.push(
       `Showing ${n} of ${ctx.total} observations. More: search (ids and titles), timeline (around an id), get_observations (full records by id) — MCP tools of claude-mem, or GET /api/search, GET /api/timeline, POST /api/observations/batch.`,
@@ -260,6 +356,14 @@ function dayHeading(day: string): string {
 }
 
 function rowLine(e: Entry, ctx: RenderContext): string {
+  if (e.kind === 'o' && e.group) {
+    const g = e.group;
+    const read = [...new Set(g.filter((r) => r.title.startsWith('Read ')).map((r) => r.title.slice(5)))];
+    const other = [...new Set(g.filter((r) => !r.title.startsWith('Read ')).map((r) => r.title.replace(/^Searched for /, '')))];
+    const parts = [...(read.length ? [`read ${read.join(', ')}`] : []), ...(other.length ? [`searched for ${other.join(', ')}`] : [])];
+    const tokens = g.reduce((n, r) => n + r.read_tokens, 0);
+    return `#${g[0].id}–#${g[g.length - 1].id} ${timeOf(g[0].created_at)} ${iconOf('discovery')} ${clean(`Looked around: ${parts.join('; ')}`, 200)} (~${tokens}t)`;
+  }
   if (e.kind === 'o') {
     const r = e.row;
     return `#${r.id} ${timeOf(r.created_at)} ${iconOf(r.type)} ${clean(r.title, 140)}${r.team_by ? ` [${clean(r.team_by, 60)}]` : ''} (~${r.read_tokens}t)${branchNote(ctx.info, r.id)}`;
@@ -277,17 +381,18 @@ function details(r: ObsRow, ctx: RenderContext): string {
   return lines.length ? lines.join('\n') + '\n' : '';
 }
 
-function summaryBlock(s: SumRow, ctx: RenderContext): string {
+function summaryBlock(s: SumRow, ctx: RenderContext, shownAbove: Set<number> = new Set()): string {
   void ctx;
+  const above = shownAbove.has(s.id);
   const lines = [`\n## Latest session summary (S${s.id}, ${dayOf(s.created_at)} ${timeOf(s.created_at)})`];
   const field = (label: string, v: string | null) => {
     if (v && v.trim()) lines.push(`**${label}:** ${clean(v, 400)}`);
   };
   field('Asked', s.request);
   field('Investigated', s.investigated);
-  field('Learned', s.learned);
+  if (!above) field('Learned', s.learned);
   field('Completed', s.completed);
-  field('Next', s.next_steps);
+  if (!above) field('Next', s.next_steps);
   return lines.join('\n') + '\n';
 }
 

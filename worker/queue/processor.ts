@@ -319,12 +319,13 @@ export class Processor {
     const session = sessionById(this.store, row.session_id);
     if (!session) return this.finishOrphans([row]);
     const payload = JSON.parse(row.payload) as SummaryJob;
-    const observations = this.store.all<{ type: string; title: string; subtitle: string | null; files_read: string; files_modified: string }>(
-      'SELECT type, title, subtitle, files_read, files_modified FROM observations WHERE session_id = ? ORDER BY id',
+    const observations = this.store.all<{ type: string; title: string; subtitle: string | null; facts: string | null; narrative: string | null; files_read: string; files_modified: string }>(
+      'SELECT type, title, subtitle, facts, narrative, files_read, files_modified FROM observations WHERE session_id = ? ORDER BY id',
       [session.id],
     );
     const request = payload.lastUserMessage ?? lastPrompt(this.store, session.id)?.text;
-    const result = await this.compressor.summarize({ request, lastAssistantMessage: payload.lastAssistantMessage, observations, project: session.project, createdAt: row.created_at });
+    const prompts = this.store.all<{ text: string }>('SELECT text FROM user_prompts WHERE session_id = ? ORDER BY prompt_number, id', [session.id]).map((p) => p.text);
+    const result = await this.compressor.summarize({ request, prompts, lastAssistantMessage: payload.lastAssistantMessage, observations, project: session.project, createdAt: row.created_at });
     const id = await this.store.write((tx) => {
       const alive = jobExists(tx, row.id);
       const sid =

@@ -1,0 +1,167 @@
+// What the local compressor makes of real tool response shapes: test-runner result lines of each
+// common runner, compiler and linter errors, failures, fetch status, multi-file edits, and the
+// session summary's outcome (first failure and final result) and open items.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { observeToolUse, summarizeLocally } from '../../worker/compression/local';
+import { errorLines, readOutput, testResults } from '../../worker/compression/toolOutput';
+
+const bash = (command: string, response: unknown, toolName = 'Bash') => observeToolUse({ toolName, toolInput: JSON.stringify({ command }), toolResponse: typeof response === 'string' ? response : JSON.stringify(response), cwd: '/home/dev/shop' });
+
+describe('test-runner results', () => {
+  const cases: [string, string, { passed: number; failed: number }][] = [
+    ['node:test spec', '✔ adds (0.5ms)\n✖ subtracts (1.2ms)\nℹ tests 2\nℹ pass 1\nℹ fail 1\nℹ duration_ms 40', { passed: 1, failed: 1 }],
+    ['node:test tap', 'ok 1 - adds\nnot ok 2 - subtracts\n# tests 2\n# pass 1\n# fail 1', { passed: 1, failed: 1 }],
+    ['jest', 'FAIL src/cart.test.ts\n  ● cart › totals with tax\n\nTests:       1 failed, 4 passed, 5 total\nSnapshots:   0 total', { passed: 4, failed: 1 }],
+    ['vitest', ' ✓ src/a.test.ts (3)\n Test Files  1 passed (1)\n      Tests  3 passed (3)\n', { passed: 3, failed: 0 }],
+    ['pytest', 'tests/test_upload.py .F.\nFAILED tests/test_upload.py::test_resume - AssertionError: 3 != 4\n==== 1 failed, 2 passed in 0.31s ====', { passed: 2, failed: 1 }],
+    ['go test -v', '=== RUN   TestParse\n--- PASS: TestParse (0.00s)\n=== RUN   TestLimit\n--- FAIL: TestLimit (0.00s)\nFAIL\nFAIL\texample.com/x\t0.012s', { passed: 1, failed: 1 }],
+    ['go test', 'ok  \texample.com/x\t0.010s\nok  \texample.com/y\t(cached)', { passed: 2, failed: 0 }],
+    ['cargo test', 'running 3 tests\ntest a ... ok\ntest b ... ok\ntest c::d ... FAILED\n\ntest result: FAILED. 2 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out', { passed: 2, failed: 1 }],
+    ['mocha', '  3 passing (12ms)\n  1 failing', { passed: 3, failed: 1 }],
+  ];
+  for (const [name, text, want] of cases) {
+    it(`reads ${name}`, () => {
+      const r = testResults(text);
+      assert.ok(r, name);
+      assert.deepEqual({ passed: r.passed, failed: r.failed }, want);
+    });
+  }
+
+  it('names the failing tests', () => {
+    assert.deepEqual(testResults(cases[4][1])?.failures, ['tests/test_upload.py::test_resume - AssertionError: 3 != 4']);
+    assert.deepEqual(testResults(cases[5][1])?.failures, ['TestLimit']);
+    assert.deepEqual(testResults(cases[2][1])?.failures, ['cart › totals with tax']);
+  });
+
+  it('a test run is a verification with its result; a failing one is not a change', () => {
+    const ok = bash('npm test', { stdout: 'Tests:       4 passed, 4 total', stderr: '', interrupted: false });
+    assert.equal(ok.title, 'Ran `npm test`: 4 passed');
+    assert.equal(ok.type, 'discovery');
+    const bad = bash('pytest -q', { error: 'Exit code 1\n' + cases[4][1] });
+    assert.equal(bad.title, 'Ran `pytest -q` (exit 1): 1 failed, 2 passed');
+    assert.ok(bad.facts?.includes('tests: 1 failed, 2 passed'));
+    assert.ok(bad.facts?.some((f) => f.startsWith('failing: tests/test_upload.py::test_resume')));
+    assert.deepEqual(bad.concepts, ['gotcha']);
+  });
+});
+
+describe('command output', () => {
+  it('keeps compiler and linter error lines, with paths made relative', () => {
+    const tsc = bash('npx tsc --noEmit', { error: 'Exit code 2\n/home/dev/shop/src/cart.ts(12,5): error TS2322: Type string is not assignable to type number.\nFound 1 error.' });
+    assert.equal(tsc.title, 'Ran `npx tsc --noEmit` (exit 2)');
+    assert.ok(tsc.facts?.includes('error: src/cart.ts(12,5): error TS2322: Type string is not assignable to type number.'), JSON.stringify(tsc.facts));
+    assert.ok(!JSON.stringify(tsc).includes('/home/dev'));
+    assert.deepEqual(errorLines('src/a.ts\n  3:7  error  \'x\' is assigned a value but never used  no-unused-vars\n✖ 1 problem (1 error, 0 warnings)'), [
+      "3:7  error  'x' is assigned a value but never used  no-unused-vars",
+      '✖ 1 problem (1 error, 0 warnings)',
+    ]);
+    assert.deepEqual(errorLines('error[E0308]: mismatched types\n --> src/main.rs:4:5'), ['error[E0308]: mismatched types']);
+  });
+
+  it('reads exit codes of Codex, Copilot CLI, Gemini CLI and VS Code shapes', () => {
+    assert.equal(readOutput(JSON.stringify({ output: 'boom', metadata: { exit_code: 3 } })).exit, 3);
+    assert.equal(readOutput('Command exited with code 2\nnope').exit, 2);
+    assert.deepEqual(readOutput(JSON.stringify({ result: 'failure', output: 'Missing script: nope' })), { text: 'Missing script: nope', failed: true, error: 'Missing script: nope', hunks: undefined, exit: undefined });
+    const gem = readOutput(JSON.stringify({ llmContent: '', returnDisplay: '', error: 'Missing script: nope' }));
+    assert.equal(gem.failed, true);
+    assert.equal(gem.error, 'Missing script: nope');
+    const cut = readOutput('{"stdout":"Tests: 3 passed\\nmore…[cut 9000 chars]…tail","stderr":"');
+    assert.match(cut.text, /Tests: 3 passed/);
+  });
+
+  it('a command that only looks is a finding; one that fails says why', () => {
+    assert.equal(bash('git status', { stdout: 'On branch main', stderr: '' }).type, 'discovery');
+    assert.equal(bash('npm install left-pad', { stdout: 'added 1 package', stderr: '' }).type, 'change');
+    const nope = bash('npm run nope', { error: 'Missing script: nope' }, 'bash');
+    assert.equal(nope.title, 'Ran `npm run nope`: failed');
+    assert.ok(nope.facts?.includes('failed: Missing script: nope'), JSON.stringify(nope.facts));
+  });
+});
+
+describe('reads, edits, fetches and failures', () => {
+  it('a Read is the file text and its line count, never JSON', () => {
+    const content = Array.from({ length: 28 }, (_, i) => (i === 0 ? 'export function retry(fn, n = 3) {' : `  // line ${i}`)).join('\n');
+    const r = observeToolUse({ toolName: 'Read', toolInput: JSON.stringify({ file_path: '/home/dev/shop/src/retry.ts' }), toolResponse: JSON.stringify({ type: 'text', file: { filePath: '/home/dev/shop/src/retry.ts', content, numLines: 28, totalLines: 28 } }), cwd: '/home/dev/shop' });
+    assert.deepEqual(r.facts, ['src/retry.ts: 28 lines', 'defines: retry']);
+    assert.doesNotMatch(JSON.stringify(r), /filePath|\/home\/dev/);
+  });
+
+  it('a failed tool use is a failure, not a fresh read or edit', () => {
+    const r = observeToolUse({ toolName: 'Read', toolInput: JSON.stringify({ file_path: '/home/dev/shop/src/gone.ts' }), toolResponse: JSON.stringify({ error: 'File does not exist.' }), cwd: '/home/dev/shop' });
+    assert.equal(r.title, 'Could not read src/gone.ts: File does not exist.');
+    assert.deepEqual([r.filesRead, r.concepts], [[], ['gotcha']]);
+    assert.doesNotMatch(JSON.stringify(r), /lines looked at/);
+    const e = observeToolUse({ toolName: 'Edit', toolInput: JSON.stringify({ file_path: '/home/dev/shop/a.ts', old_string: 'x', new_string: 'y' }), toolResponse: JSON.stringify({ error: 'String to replace not found in file.' }), cwd: '/home/dev/shop' });
+    assert.equal(e.title, 'Edit failed on a.ts: String to replace not found in file.');
+    assert.deepEqual(e.filesModified, []);
+  });
+
+  it('apply_patch and multi_replace_string_in_file count hunks and files, titled by their files', () => {
+    const patch = '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-const a = 1;\n+const a = 2;\n@@\n-let b;\n+let b = 0;\n*** Update File: src/b.ts\n@@\n-old\n+export const limit = 5;\n*** End Patch';
+    const p = observeToolUse({ toolName: 'apply_patch', toolInput: JSON.stringify({ command: patch }), toolResponse: 'Success. Updated the following files:\nM src/a.ts\nM src/b.ts', cwd: '/r' });
+    assert.equal(p.title, 'Edited src/a.ts, src/b.ts');
+    assert.equal(p.subtitle, '3 hunks in 2 files (+3 −3)');
+    assert.deepEqual(p.filesModified, ['src/a.ts', 'src/b.ts']);
+    assert.ok(!JSON.stringify(p).includes('replaced 0 lines with 0'));
+    const m = observeToolUse({
+      toolName: 'multi_replace_string_in_file',
+      toolInput: JSON.stringify({ explanation: 'Rename foo to bar', replacements: [{ filePath: '/r/a.ts', oldString: 'foo()', newString: 'bar()' }, { filePath: '/r/a.ts', oldString: 'foo', newString: 'bar' }, { filePath: '/r/b.ts', oldString: 'foo', newString: 'bar' }] }),
+      toolResponse: '3 replacements applied',
+      cwd: '/r',
+    });
+    assert.equal(m.title, 'Edited a.ts, b.ts');
+    assert.equal(m.subtitle, '3 hunks in 2 files (+3 −3)');
+    assert.match(m.narrative ?? '', /^Rename foo to bar: changed a\.ts, b\.ts/);
+  });
+
+  it('a fetch says its status; a 404 is a failure', () => {
+    const ok = observeToolUse({ toolName: 'WebFetch', toolInput: JSON.stringify({ url: 'https://docs.example.com/api', prompt: 'limits' }), toolResponse: JSON.stringify({ bytes: 10, code: 200, codeText: 'OK', result: 'Rate limit is 100/min', durationMs: 5, url: 'https://docs.example.com/api' }) });
+    assert.equal(ok.title, 'Fetched https://docs.example.com/api (200 OK)');
+    assert.ok(ok.facts?.includes('Rate limit is 100/min'));
+    const gone = observeToolUse({ toolName: 'WebFetch', toolInput: JSON.stringify({ url: 'https://docs.example.com/x' }), toolResponse: JSON.stringify({ code: 404, codeText: 'Not Found', result: '' }) });
+    assert.equal(gone.title, 'Could not fetch https://docs.example.com/x: HTTP 404 Not Found');
+  });
+});
+
+describe('the local session summary', () => {
+  const obs = (o: ReturnType<typeof observeToolUse>) => ({ type: o.type, title: o.title, subtitle: o.subtitle, facts: JSON.stringify(o.facts ?? []), narrative: o.narrative, files_read: JSON.stringify(o.filesRead ?? []), files_modified: JSON.stringify(o.filesModified ?? []) });
+
+  it('keeps the first failing run and the final result, and what is left', () => {
+    const fail = bash('npx jest upload', { error: 'Exit code 1\n  ● upload › resumes after a dropped connection\nTests:       1 failed, 6 passed, 7 total' });
+    const fail2 = bash('npx jest upload', { error: 'Exit code 1\n  ● upload › resumes after a dropped connection\nTests:       1 failed, 6 passed, 7 total' });
+    const pass = bash('npx jest upload', { stdout: 'Tests:       7 passed, 7 total', stderr: '' });
+    const s = summarizeLocally({
+      request: undefined,
+      prompts: ['Fix the flaky upload test; we should use a fake clock instead of real timers since CI is slow.', 'Also keep the 3 retry limit.'],
+      lastAssistantMessage: 'Switched the upload test to a fake clock; it passes now. The download test still uses real timers and needs the same fix later.',
+      observations: [obs(fail), obs(fail2), obs(pass)],
+    });
+    assert.match(s.completed ?? '', /first test run failed \(1 failed, 6 passed: upload › resumes after a dropped connection\)/);
+    assert.match(s.completed ?? '', /tests passed: 7 passed \(`npx jest upload`\)/);
+    assert.match(s.learned ?? '', /Why: CI is slow/);
+    assert.match(s.learned ?? '', /Switched the upload test to a fake clock/);
+    assert.match(s.learned ?? '', /keep the 3 retry limit/);
+    assert.match(s.nextSteps ?? '', /download test still uses real timers/);
+    assert.match(s.request ?? '', /then: Also keep the 3 retry limit/);
+  });
+
+  it('tests still failing at the end are an open item', () => {
+    const fail = bash('go test ./...', '--- FAIL: TestCheckoutTotals (0.00s)\nFAIL\texample.com/shop\t0.02s\nexit code 1');
+    const s = summarizeLocally({ request: 'make checkout totals include tax', lastAssistantMessage: undefined, observations: [obs(fail)] });
+    assert.match(s.nextSteps ?? '', /Tests still failing: TestCheckoutTotals/);
+  });
+});
+
+describe('Codex shell reads and quiet runners', () => {
+  it('a command that prints one file is a read of it, line numbers stripped', () => {
+    const r = bash("nl -ba src/webhooks/deliver.ts | sed -n '1,80p'", '     1\texport async function deliver(job: Job) {\n     2\t  return send(job);\n     3\t}\n');
+    assert.equal(r.title, 'Read src/webhooks/deliver.ts');
+    assert.deepEqual(r.filesRead, ['src/webhooks/deliver.ts']);
+    assert.deepEqual(r.facts, ['src/webhooks/deliver.ts: 3 lines', 'defines: deliver']);
+  });
+
+  it('reads pytest -q and piped tails', () => {
+    assert.equal(bash('python -m pytest -q 2>&1 | tail -n 1', { stdout: '23 passed in 0.84s\n', stderr: '' }).title, 'Ran `python -m pytest -q 2>&1 | tail -n 1`: 23 passed');
+  });
+});
