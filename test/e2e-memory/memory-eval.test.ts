@@ -5,7 +5,9 @@
 //     answer lives (prompt, tool output, final message, code);
 //   - how many of the project's "decided" and "left to do" facts appear in the context a new
 //     session is given (a fact is present when every one of its mustMention terms is).
-// Data: CLAUDE_MEM_EVALSET (a folder of project folders), else test/fixtures/e2e-memory/dev.
+// Data: CLAUDE_MEM_EVALSET (a folder of project folders), else both halves of
+// test/fixtures/e2e-memory: dev (for development) and test (held out: written before the notes and
+// context code it measures, by someone who had not seen that code).
 // `node test/run.mjs e2e-memory` runs it; it prints the figures and writes them to
 // test-artifacts/e2e-memory/<set>.json. Needs `npm run build`.
 import assert from 'node:assert/strict';
@@ -15,8 +17,9 @@ import { after, before, describe, it } from 'node:test';
 import { drained, hookEnv, injected, runHook } from '../helpers/replay';
 import { ROOT, startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
 
-const SET = path.resolve(process.env.CLAUDE_MEM_EVALSET || path.join(ROOT, 'test', 'fixtures', 'e2e-memory', 'dev'));
-const SET_NAME = path.basename(SET);
+const SETS = process.env.CLAUDE_MEM_EVALSET
+  ? [path.resolve(process.env.CLAUDE_MEM_EVALSET)]
+  : ['dev', 'test'].map((h) => path.join(ROOT, 'test', 'fixtures', 'e2e-memory', h));
 const MODE = (process.env.CLAUDE_MEM_EVAL_MODE || 'hybrid') as 'hybrid' | 'keyword' | 'semantic';
 
 interface Event {
@@ -51,11 +54,12 @@ interface ProjectResult {
   contextTokens: number;
 }
 
-const projects = fs
-  .readdirSync(SET, { withFileTypes: true })
-  .filter((d) => d.isDirectory() && fs.existsSync(path.join(SET, d.name, 'questions.json')))
-  .map((d) => d.name)
-  .sort();
+const projectsOf = (set: string): string[] =>
+  fs
+    .readdirSync(set, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && fs.existsSync(path.join(set, d.name, 'questions.json')))
+    .map((d) => d.name)
+    .sort();
 
 /** A payload with its placeholders filled in (substituted in the JSON text, the root JSON-escaped). */
 function fill(value: unknown, vars: { cwd: string; transcript: string }): unknown {
@@ -96,6 +100,9 @@ function score(qs: { rank: number }[]): { n: number; recallAt5: number; mrr: num
 
 const fix = (x: number) => Number(x.toFixed(3));
 
+for (const SET of SETS) {
+const SET_NAME = path.basename(SET);
+const projects = projectsOf(SET);
 describe(`memory eval from raw hook events (${SET_NAME}, local compressor, ${MODE})`, () => {
   let w: RunningWorker;
   const results: ProjectResult[] = [];
@@ -198,4 +205,15 @@ describe(`memory eval from raw hook events (${SET_NAME}, local compressor, ${MOD
       assert.ok(share >= 0.6, `${r.project}: ${r.facts.filter((f) => f.present).length}/${r.facts.length}; missing ${r.facts.filter((f) => !f.present).map((f) => f.id).join(', ')}`);
     }
   });
+
+  it('answers that live only in tool output or the final message are found at least as often as those in the prompt', () => {
+    const all = results.flatMap((r) => r.questions);
+    const recall = (where: string) => score(all.filter((q) => q.where === where)).recallAt5;
+    const prompt = recall('prompt');
+    for (const where of ['tool_output', 'final_message']) {
+      assert.ok(all.some((q) => q.where === where), `no ${where} questions in ${SET_NAME}`);
+      assert.ok(recall(where) >= prompt, `${where} recall@5 ${recall(where).toFixed(3)} < prompt ${prompt.toFixed(3)}`);
+    }
+  });
 });
+}
