@@ -156,6 +156,16 @@ describe('Claude Code adapter (unchanged behaviour)', () => {
     assert.deepEqual(toolFiles('Read', post.toolInput), [`${P}/notes.txt`]);
   });
 
+  it("VS Code's snake_case payloads (2026-09-16) under Claude Code's command line are VS Code's: Stop ends the session", () => {
+    const stop = load('vscode-agent-hooks', 'Stop');
+    assert.equal(stop.session_id, 'sess-1');
+    const i = pickAdapter(stop, 'claude-code').read(stop);
+    assert.equal(i.platform, 'vscode-agent');
+    assert.equal(i.endsSession, true);
+    // Claude Code's own payload (no timestamp) stays Claude Code's.
+    assert.equal(pickAdapter(load('claude-code-hooks', 'Stop'), 'claude-code').platform, 'claude-code');
+  });
+
   it('folds PostToolUseFailure error into the response', () => {
     const i = ADAPTERS['claude-code'].read({ session_id: 's', hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: 'x' }, error: 'boom', is_interrupt: false });
     assert.equal(i.event, 'post-tool-failure');
