@@ -303,6 +303,16 @@ describe('citations for every edit tool, through the hook CLI', () => {
     assert.deepEqual(await cited(ids), ['src/a.ts', 'src/b.ts']);
   });
 
+  it('a rename tool (oldPath/newPath) cites the new path and moves older memories of the old one', async () => {
+    const old = await observe('claude-code', { session_id: 'older-rename', hook_event_name: 'PostToolUse', cwd: r.root, tool_name: 'Read', tool_input: { file_path: path.join(r.root, 'src/b.ts') }, tool_response: { type: 'text' }, tool_use_id: 'toolu_old_rename' });
+    fs.renameSync(path.join(r.root, 'src/b.ts'), path.join(r.root, 'src/b-renamed.ts'));
+    const ids = await observe('vscode-agent', { timestamp: new Date().toISOString(), cwd: r.root, session_id: 'vs-rename', hook_event_name: 'PostToolUse', tool_name: 'rename_file', tool_input: { oldPath: path.join(r.root, 'src/b.ts'), newPath: path.join(r.root, 'src/b-renamed.ts') }, tool_use_id: 'call_rename', tool_response: 'renamed' });
+    assert.deepEqual(await cited(ids), ['src/b-renamed.ts']);
+    const m = (await w.req<MemoryFreshness>('GET', `/api/freshness/observation/${old[0]}`)).body;
+    assert.deepEqual(m.citations.map((c) => c.path), ['src/b-renamed.ts']);
+    fs.renameSync(path.join(r.root, 'src/b-renamed.ts'), path.join(r.root, 'src/b.ts'));
+  });
+
   it("Gemini's read_many_files and write_file cite their files", async () => {
     const read = await observe('gemini-cli', { session_id: 'gm', hook_event_name: 'AfterTool', cwd: r.root, tool_name: 'read_many_files', tool_input: { paths: ['src/b.ts', 'src/g.ts'] }, tool_response: { llmContent: 'files', returnDisplay: 'Read 2 files' } });
     assert.deepEqual(await cited(read), ['src/b.ts', 'src/g.ts']);

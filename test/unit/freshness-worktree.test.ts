@@ -32,8 +32,8 @@ describe('checkWorktree', () => {
     assert.equal(c.branch, 'main');
     assert.equal(c.commit, r.git('rev-parse', 'HEAD'));
     const by = new Map(c.files.map((f) => [f.path, f]));
-    assert.deepEqual(by.get('src/same.ts'), { path: 'src/same.ts', blob: cited[0].blobs[0], tracked: true, change: 'committed' });
-    assert.deepEqual(by.get('src/touched.ts'), { path: 'src/touched.ts', blob: cited[8].blobs[0], tracked: true, change: 'committed' }, 'same content, new mtime: unchanged');
+    assert.deepEqual(by.get('src/same.ts'), { path: 'src/same.ts', blob: cited[0].blobs[0], tracked: true });
+    assert.deepEqual(by.get('src/touched.ts'), { path: 'src/touched.ts', blob: cited[8].blobs[0], tracked: true }, 'same content, new mtime: unchanged');
     assert.deepEqual(by.get('src/committed.ts'), { path: 'src/committed.ts', blob: r.git('hash-object', 'src/committed.ts'), tracked: true, change: 'committed' });
     assert.deepEqual(by.get('src/uncommitted.ts'), { path: 'src/uncommitted.ts', blob: r.git('hash-object', 'src/uncommitted.ts'), tracked: true, change: 'uncommitted' });
     assert.deepEqual(by.get('src/staged.ts'), { path: 'src/staged.ts', blob: r.git('hash-object', 'src/staged.ts'), tracked: true, change: 'uncommitted' });
@@ -41,6 +41,23 @@ describe('checkWorktree', () => {
     assert.deepEqual(by.get('src/gitrm.ts'), { path: 'src/gitrm.ts', blob: null, gone: true, change: 'uncommitted' });
     assert.deepEqual(by.get('src/staged-mv.ts'), { path: 'src/staged-mv.ts', blob: null, gone: true, movedTo: 'src/staged-moved.ts', change: 'uncommitted' });
     assert.deepEqual(by.get('src/committed-mv.ts'), { path: 'src/committed-mv.ts', blob: null, gone: true, movedTo: 'src/committed-moved.ts', change: 'committed' });
+  });
+
+  it('runs no git process when every cited file is at its cited content', () => {
+    const r = makeRepo('worktree-nogit-');
+    r.write('a.ts', 'a\n');
+    r.commit('a');
+    const cited = [{ path: 'a.ts', blobs: [r.git('hash-object', 'a.ts')] }];
+    // git is not on the PATH: an unchanged file and a change only in the work tree are told without it.
+    const pathBefore = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      assert.deepEqual(checkWorktree('p', r.root, cited).files, [{ path: 'a.ts', blob: cited[0].blobs[0], tracked: true }]);
+      r.write('a.ts', 'b\n');
+      assert.deepEqual(checkWorktree('p', r.root, cited).files.map((f) => [f.path, f.change]), [['a.ts', 'uncommitted']]);
+    } finally {
+      process.env.PATH = pathBefore;
+    }
   });
 
   it('outside a repository: nothing to check, no branch', () => {

@@ -166,6 +166,15 @@ describe('Claude Code adapter (unchanged behaviour)', () => {
     assert.equal(pickAdapter(load('claude-code-hooks', 'Stop'), 'claude-code').platform, 'claude-code');
   });
 
+  it("Copilot on VS Code's Agent Host (Copilot SDK hooks, camelCase): read as Copilot CLI's, sessionEnd included", () => {
+    for (const [name, event] of [['AgentHost-sessionStart', 'session-start'], ['AgentHost-sessionEnd', 'session-end']] as const) {
+      const i = read('vscode-agent-hooks', name, 'vscode-agent');
+      assert.equal(i.platform, 'copilot-cli', name);
+      assert.equal(i.event, event, name);
+      assert.equal(i.sessionId, 'sess-1', name);
+    }
+  });
+
   it('folds PostToolUseFailure error into the response', () => {
     const i = ADAPTERS['claude-code'].read({ session_id: 's', hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: 'x' }, error: 'boom', is_interrupt: false });
     assert.equal(i.event, 'post-tool-failure');

@@ -86,6 +86,10 @@ export function toolFiles(toolInput: unknown, cwd: string, toolName?: string, mo
       if (!Array.isArray(list)) continue;
       for (const v of list.slice(0, MAX_FILES)) add(isObj(v) ? (v.path ?? v.filePath ?? v.file_path) : v);
     }
+    // A rename tool (old and new path): memories citing the old path follow the file.
+    const from = norm(o.old_path ?? o.oldPath);
+    const to = norm(o.new_path ?? o.newPath ?? o.newFilePath);
+    if (from && to) moves?.set(from, to);
     // VS Code multi_replace_string_in_file, and edit lists that name their file per entry.
     for (const k of ['replacements', 'edits']) {
       const list = o[k];

@@ -3,12 +3,14 @@
 // has the files (the worker never reads them). One `git status` for the whole set tells which cited
 // files differ from HEAD and whether the change is committed or only in the work tree or index;
 // every other tracked file takes the index's blob id (git's `ls-files -s`, read in process), so only
-// the files git reports modified are hashed. A cited path gone from the index is followed by its
-// blob id (a rename: `git mv`, committed or staged) or reported deleted. See docs/freshness.md.
+// the files whose stat differs from the index are hashed. git runs only when a file differs from
+// what memories cite and git must say how (committed or staged, deleted or renamed); when nothing
+// changed no process starts. A cited path gone from the index is followed by its blob id (a
+// rename: `git mv`, committed or staged) or reported deleted. See docs/freshness.md.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CheckFile, CitedFilesResponse, FreshnessCheckRequest } from '../../contract';
-import { baseBranches, blobId, findRepo, pathsByBlob, readHead, readIndex, type GitRepo, type IndexEntry } from './gitRepo';
+import { baseBranches, blobId, findRepo, pathsByBlob, readHead, readIndex, statMatches, type GitRepo, type IndexEntry } from './gitRepo';
 
 const MAX_BYTES = 8 * 1024 * 1024;
 const GIT_TIMEOUT_MS = 1500;
@@ -117,6 +119,35 @@ function checkOne(repo: GitRepo, rel: string, blobs: string[], index: Map<string
   return { path: rel, blob: null, gone: true, ...(status && !entry ? { change: 'committed' as const } : {}) };
 }
 
+/**
+ * The first pass, in process: git's index and a stat per file (a hash only when the stat differs
+ * from the index, as git itself does). Settles every file still at a cited content, every change
+ * only in the work tree and every file deleted from the work tree only; 'ask' for the rest (the
+ * file differs from what is cited but matches the index: committed or staged, only git can say;
+ * or it left the index), which go to the one `git status`.
+ */
+function quick(repo: GitRepo, rel: string, blobs: string[], index: Map<string, IndexEntry> | undefined): CheckFile | 'ask' | undefined {
+  const abs = path.join(repo.root, rel);
+  const entry = index?.get(rel);
+  let st: fs.BigIntStats;
+  try {
+    st = fs.statSync(abs, { bigint: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+    return 'ask';
+  }
+  if (!st.isFile()) return 'ask';
+  // Settled here only when every memory citing the file cites this very content.
+  const same = (b: string) => blobs.length > 0 && blobs.every((x) => x === b);
+  if (entry && statMatches(entry, st)) return same(entry.blob) ? { path: rel, blob: entry.blob, tracked: true } : 'ask';
+  if (st.size > BigInt(MAX_BYTES)) return undefined;
+  const blob = hashFile(abs);
+  if (!blob) return blob === null ? 'ask' : undefined;
+  if (same(blob)) return { path: rel, blob, ...(entry ? { tracked: true } : {}) };
+  if (!entry || blob !== entry.blob) return { path: rel, blob, ...(entry ? { tracked: true } : {}), change: 'uncommitted' };
+  return 'ask';
+}
+
 export interface WorktreeCheck extends FreshnessCheckRequest {
   /** The repository's root, undefined outside a repository. */
   root?: string;
@@ -135,11 +166,18 @@ export function checkWorktree(project: string, dir: string, cited: CitedFilesRes
   const local = cited.filter((c) => !c.path.startsWith('/') && !/^[A-Za-z]:\//.test(c.path) && !c.path.startsWith('../'));
   if (local.length === 0) return base;
   const index = safe(() => readIndex(repo), undefined);
-  // A few files: git looks at those only (the file-context hook asks about one).
-  const status = safe(() => gitStatus(repo, local.length <= 8 ? local.map((c) => c.path) : undefined), undefined);
   let byBlob: Map<string, string[]> | undefined;
   const blobs = () => (byBlob ??= index ? pathsByBlob(index) : new Map());
+  const asks: CitedFilesResponse['files'] = [];
   for (const c of local) {
+    const f = safe(() => quick(repo, c.path, c.blobs, index), undefined);
+    if (f === 'ask') asks.push(c);
+    else if (f) base.files.push(f);
+  }
+  if (asks.length === 0) return base; // nothing differs from what is cited: no git process
+  // A few files: git looks at those only (the file-context hook asks about one).
+  const status = safe(() => gitStatus(repo, asks.length <= 8 ? asks.map((c) => c.path) : undefined), undefined);
+  for (const c of asks) {
     const f = safe(() => checkOne(repo, c.path, c.blobs, index, status, blobs), undefined);
     if (f) base.files.push(f);
   }
