@@ -19,10 +19,21 @@ export function idOf(r: Pick<Row, 'ref'>): string {
   return /^\d+$/.test(r.ref) ? `#${r.ref}` : r.ref;
 }
 
-/** One index line: `#12 2025-01-02 14:03 [bugfix] Title (project) ~120t`. */
+/** A memory's freshness mark: a stale, retired or other-branch memory is never shown as plain fact. */
+export function freshnessMark(f: { freshness?: string; staleReason?: string; reason?: string; status?: string; otherBranch?: true; branch?: string | null }): string {
+  const status = f.freshness ?? f.status;
+  const reason = f.staleReason ?? f.reason;
+  if (status === 'retired') return '[RETIRED: no longer true]';
+  if (status === 'stale') return `[MAY BE STALE: ${reason ?? 'a cited file changed'}; verify before relying on it]`;
+  if (status === 'aged') return `[MAY BE OUTDATED: ${reason ?? 'not confirmed for long'}]`;
+  if (f.otherBranch && f.branch) return `[from branch ${f.branch}]`;
+  return '';
+}
+
+/** One index line: `#12 2025-01-02 14:03 [bugfix] Title (project) ~120t`, with its freshness mark. */
 export function indexLine(r: Row): string {
   const title = (s(r.title) ?? '(untitled)').replace(/\s+/g, ' ').slice(0, 160);
-  const parts = [idOf(r), when(r.epoch), r.type ? `[${r.type}]` : '', title, r.project ? `(${r.project})` : '', `~${r.readTokens}t`];
+  const parts = [idOf(r), when(r.epoch), r.type ? `[${r.type}]` : '', title, r.project ? `(${r.project})` : '', `~${r.readTokens}t`, freshnessMark(r)];
   const anchor = 'anchor' in r && r.anchor === true ? '  <- anchor' : '';
   const snippet = 'snippet' in r ? s(r.snippet) : undefined;
   return parts.filter(Boolean).join(' ') + anchor + (snippet ? `\n    ${snippet.replace(/\s+/g, ' ').slice(0, 240)}` : '');
@@ -33,6 +44,8 @@ export function fullObservation(o: Observation): string {
   const out = [`## #${o.id} ${s(o.title) ?? '(untitled)'}`];
   const meta = [s(o.type), s(o.project), when(o.createdAtEpoch), s(o.toolName) ? `tool ${o.toolName}` : undefined].filter(Boolean).join(' · ');
   if (meta) out.push(meta);
+  const mark = o.freshness ? freshnessMark(o.freshness) : '';
+  if (mark) out.push(mark);
   if (s(o.subtitle)) out.push(String(o.subtitle));
   if (s(o.narrative)) out.push('', String(o.narrative));
   if (o.facts.length) out.push('', 'Facts:', ...o.facts.map((f) => `- ${f}`));

@@ -6,6 +6,7 @@ import { projectFromCwd } from '../common/node/project';
 import { NetworkError, query, request, type ClientTarget, type Reply } from './client';
 import { parseObservationsBatch, parseSaveMemoryResponse, parseSearchResponse, parseTimelineResponse, type SearchParams } from '../common/contract';
 import { fullObservation, indexLine } from './format';
+import { verifyProject, viewParams, type UseView } from './freshnessCheck';
 import { ensureWorker } from './startStop';
 
 export interface ToolText {
@@ -60,6 +61,22 @@ async function call<T = unknown>(d: ToolDeps, method: string, urlPath: string, b
   }
 }
 
+/**
+ * The check at the moment of use: the project's cited files against the work tree at cwd, before
+ * its memories are shown (a project other than cwd's is not checked: its files are elsewhere).
+ */
+async function verified(d: ToolDeps, project: string | undefined): Promise<UseView | undefined> {
+  if (!project || project !== projectFromCwd(d.cwd)) return undefined;
+  try {
+    return await verifyProject(async (method, p, body) => {
+      const r = await call(d, method, p, body);
+      return r.status === 200 ? r.body : undefined;
+    }, project, d.cwd);
+  } catch {
+    return undefined; // memories are still shown, with the marks the worker has
+  }
+}
+
 function projectParam(d: ToolDeps, project: string | undefined): string | undefined {
   if (project === '*') return undefined;
   return project && project.trim() ? project.trim() : projectFromCwd(d.cwd);
@@ -75,7 +92,8 @@ export type SearchArgs = Pick<SearchParams, 'project' | 'type' | 'concepts' | 'f
 
 export async function searchTool(d: ToolDeps, a: SearchArgs): Promise<ToolText> {
   const project = projectParam(d, a.project);
-  const r = await call(d, 'GET', `/api/search${query({ query: a.query, project, type: a.type, concepts: a.concepts, file: a.file, dateStart: a.dateStart, dateEnd: a.dateEnd, limit: a.limit ?? 20, offset: a.offset, mode: a.mode })}`);
+  const view = await verified(d, project);
+  const r = await call(d, 'GET', `/api/search${query({ query: a.query, project, type: a.type, concepts: a.concepts, file: a.file, dateStart: a.dateStart, dateEnd: a.dateEnd, limit: a.limit ?? 20, offset: a.offset, mode: a.mode, ...viewParams(view) })}`);
   if (r.status !== 200) return failure('search', r);
   const body = parseSearchResponse(r.body);
   const rows = body.items;
@@ -109,7 +127,8 @@ export async function timelineTool(d: ToolDeps, a: TimelineArgs): Promise<ToolTe
 export async function getObservationsTool(d: ToolDeps, a: { ids: Array<number | string> }): Promise<ToolText> {
   const ids = [...new Set(a.ids.map((x) => Number(String(x).replace(/^#/, ''))))];
   if (ids.length === 0 || !ids.every((n) => Number.isSafeInteger(n) && n > 0)) return { text: 'ids must be positive observation ids, e.g. [12, 15]', isError: true };
-  const r = await call(d, 'POST', '/api/observations/batch', { ids });
+  const view = await verified(d, projectFromCwd(d.cwd));
+  const r = await call(d, 'POST', `/api/observations/batch${query(viewParams(view))}`, { ids });
   if (r.status !== 200) return failure('get_memories', r);
   const { items: rows, missing } = parseObservationsBatch(r.body);
   if (rows.length === 0) return { text: `No observations with ids ${ids.join(', ')}.` };

@@ -1,5 +1,7 @@
-// `claude-mem status`: where our hooks are installed, and a word when VS Code will run them twice
-// (Claude Code's settings and a Copilot hook file both carry them: VS Code reads both).
+// `claude-mem status`: every place our hooks are installed and which hosts run each (as documented
+// 2026-09-16: Claude Code reads its settings; VS Code's Local harness reads .github/hooks and
+// ~/.copilot/hooks, and Claude Code's settings only with chat.useClaudeHooks on; Copilot CLI and
+// Copilot sessions on VS Code's Agent Host run the Copilot SDK's hooks from the same two folders).
 import { claudeCodeInstallState, vscodeAgentInstallState } from '../../common/node/install';
 
 export interface HookInstallPlace {
@@ -7,7 +9,12 @@ export interface HookInstallPlace {
   file: string;
   hooks: number;
   problem?: string;
+  /** The hosts that run the hooks of this file. */
+  hosts: string;
 }
+
+const CLAUDE_HOSTS = 'Claude Code; VS Code agent sessions too when chat.useClaudeHooks is on (off by default)';
+const COPILOT_HOSTS = 'VS Code agent sessions (Local harness), Copilot on the VS Code Agent Host, Copilot CLI';
 
 export function hookInstallPlaces(o: { cwd?: string; homeDir?: string; env?: NodeJS.ProcessEnv } = {}): HookInstallPlace[] {
   const cwd = o.cwd ?? process.cwd();
@@ -18,10 +25,10 @@ export function hookInstallPlaces(o: { cwd?: string; homeDir?: string; env?: Nod
   const vu = vs('user');
   const vw = vs('workspace');
   return [
-    { label: 'Claude Code (user)', file: u.settingsFile, hooks: u.hooks, problem: u.problem },
-    { label: 'Claude Code (project)', file: p.settingsFile, hooks: p.hooks, problem: p.problem },
-    { label: 'VS Code agent hooks (user)', file: vu.file, hooks: vu.hooks, problem: vu.problem },
-    { label: 'VS Code agent hooks (workspace)', file: vw.file, hooks: vw.hooks, problem: vw.problem },
+    { label: 'Claude Code (user)', file: u.settingsFile, hooks: u.hooks, problem: u.problem, hosts: CLAUDE_HOSTS },
+    { label: 'Claude Code (project)', file: p.settingsFile, hooks: p.hooks, problem: p.problem, hosts: CLAUDE_HOSTS },
+    { label: 'VS Code agent hooks (user)', file: vu.file, hooks: vu.hooks, problem: vu.problem, hosts: COPILOT_HOSTS },
+    { label: 'VS Code agent hooks (workspace)', file: vw.file, hooks: vw.hooks, problem: vw.problem, hosts: COPILOT_HOSTS },
   ];
 }
 
@@ -36,14 +43,15 @@ export function hooksStatusText(places: HookInstallPlace[] = hookInstallPlaces()
   const lines = ['hooks:'];
   for (const p of places) {
     if (p.problem && !/ENOENT/.test(p.problem)) lines.push(`  ${p.label}: ${p.file}: ${p.problem}`);
-    else if (p.hooks > 0) lines.push(`  ${p.label}: ${p.hooks} hook(s) in ${p.file}`);
+    else if (p.hooks > 0) lines.push(`  ${p.label}: ${p.hooks} hook(s) in ${p.file}`, `      run by: ${p.hosts}`);
   }
   if (lines.length === 1) lines.push('  none installed (claude-mem install claude-code | vscode-agent)');
-  if (bothInstalled(places)) {
+  if (places.filter((p) => p.hooks > 0).length > 1) {
     lines.push(
-      '  note: VS Code agent sessions run our hooks from both Claude Code\'s settings and the VS Code hook file.',
-      '        Each event is stored once (ingest is idempotent), but every hook runs twice. To run it once, uninstall',
-      '        one of them, or set "chat.hookFilesLocations": {"~/.claude/settings.json": false} in VS Code.',
+      '  note: a host that reads more than one of these files runs our hooks once per file. The memory is',
+      '        injected once per conversation (the first SessionStart claims it; the others print nothing),',
+      '        and each event is stored once. VS Code runs both Claude Code\'s settings and a VS Code hook',
+      '        file only with chat.useClaudeHooks on: to run each hook once, uninstall one of them.',
     );
   }
   return lines.join('\n') + '\n';

@@ -73,6 +73,7 @@ export function runInstallCommand(cmd: 'install' | 'uninstall', args: string[]):
       if (cmd === 'install') {
         const r = installVscodeAgent(p.launcher ? withLauncher(p.o) : p.o);
         process.stdout.write(`claude-mem hooks installed for VS Code agent sessions (${r.scope})\n${describe(r.file, 'hooks')}`);
+        process.stdout.write('  run by: VS Code agent sessions (Local harness), Copilot on the VS Code Agent Host, Copilot CLI\n');
         process.stdout.write(`  hook command: ${r.commands[0]}\n  undo: claude-mem uninstall vscode-agent --${r.scope}\n`);
       } else {
         const r = uninstallVscodeAgent(p.o);
@@ -84,6 +85,7 @@ export function runInstallCommand(cmd: 'install' | 'uninstall', args: string[]):
     if (cmd === 'install') {
       const r = installClaudeCode(o);
       process.stdout.write(`claude-mem hooks installed for Claude Code (${r.scope} settings)\n${describe(r.settings, 'hooks')}${describe(r.mcp, 'MCP server')}`);
+      process.stdout.write('  run by: Claude Code; VS Code agent sessions too when chat.useClaudeHooks is on (off by default)\n');
       process.stdout.write(`  hook command: ${r.commands[0]}\n  undo: claude-mem uninstall claude-code --${r.scope}\n`);
     } else {
       const r = uninstallClaudeCode(o);

@@ -4,6 +4,7 @@ import { query, request, targetFromEnv } from '../client';
 import { parseSearchResponse } from '../../common/contract';
 import { indexLine } from '../format';
 import { ensureWorker } from '../startStop';
+import { verifyProject, viewParams, type UseView } from '../freshnessCheck';
 
 export async function runSearch(args: string[]): Promise<number> {
   const words: string[] = [];
@@ -32,7 +33,19 @@ export async function runSearch(args: string[]): Promise<number> {
     process.stderr.write(`claude-mem worker is not running and did not start at ${t.host}:${t.port}\n`);
     return 1;
   }
-  const r = await request(t, 'GET', `/api/search${query({ query: q, project, limit, type, mode })}`, undefined, 30_000);
+  // The check at the moment of use: this project's cited files against the work tree here.
+  let view: UseView | undefined;
+  if (project && project === projectFromCwd(process.cwd())) {
+    try {
+      view = await verifyProject(async (method, p, body) => {
+        const r = await request(t, method, p, body, 10_000);
+        return r.status === 200 ? r.body : undefined;
+      }, project, process.cwd());
+    } catch {
+      view = undefined; // the results still carry the marks the worker has
+    }
+  }
+  const r = await request(t, 'GET', `/api/search${query({ query: q, project, limit, type, mode, ...viewParams(view) })}`, undefined, 30_000);
   if (r.status !== 200) {
     process.stderr.write(`search failed (${r.status}): ${JSON.stringify(r.body)}\n`);
     return 1;

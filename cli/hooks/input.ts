@@ -50,6 +50,8 @@ export interface HookReply {
   context?: string;
   /** The event the context answers, when the input did not name one. */
   event?: 'SessionStart' | 'SubagentStart' | 'PreToolUse';
+  /** Print nothing at all (another hook process of the same conversation answers). */
+  silent?: true;
 }
 
 export type Json = Record<string, unknown>;

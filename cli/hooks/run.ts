@@ -66,17 +66,17 @@ export async function runHook(args: string[]): Promise<number> {
   const input = adapter.read(parsed.input);
   log.debug('hook input', { bytes: parsed.bytes, platform: input.platform, event: input.rawEvent, session: input.sessionId });
 
-  let out: Json;
+  let out: Json | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
     const work = load()
       .then((handler) => handler(input, env))
-      .then((reply) => adapter.write(input, reply));
+      .then((reply) => (reply.silent ? undefined : adapter.write(input, reply)));
     if (event === 'context') {
       // context may start a worker: whatever happens, answer before Claude Code's own hook timeout.
       // The other hooks are bounded by their single request's timeout.
       const limitMs = (Number(process.env.CLAUDE_MEM_HOOK_START_MS) || DEFAULT_START_MS) + 6000;
-      const watchdog = new Promise<Json>((done) => {
+      const watchdog = new Promise<Json | undefined>((done) => {
         timer = setTimeout(() => {
           log.warn(`hook gave up after ${limitMs} ms`);
           done(fallback(event, adapter, input));
@@ -92,7 +92,7 @@ export async function runHook(args: string[]): Promise<number> {
   } finally {
     clearTimeout(timer);
   }
-  writeStdout(out);
+  if (out !== undefined) writeStdout(out);
   if (env.stderr.length) process.stderr.write(env.stderr.join('\n') + '\n');
   return env.exitCode;
 }

@@ -449,12 +449,15 @@ export interface CitationsPayload {
   branch?: string | null;
   /** Branches the current one came from, nearest first. */
   bases?: string[];
-  files: CitationFile[];
+  /** A file a tool moved (a patch's "Move to") is gone with movedTo: memories citing it follow it. */
+  files: CheckFile[];
 }
 
 export interface CheckFile extends CitationFile {
   /** The file is gone from path but the same content is at movedTo (a rename). */
   movedTo?: string;
+  /** Where a different content is (the client asked git): in a commit on the branch, or only in the work tree or index. */
+  change?: 'committed' | 'uncommitted';
 }
 
 export interface FreshnessCheckRequest {

@@ -209,7 +209,11 @@ describe('hook CLI with VS Code agent-hook payloads against a real worker', () =
   it('both hook files installed at once: each event runs twice, concurrently, and is stored once', async () => {
     const S = 'vs-twice';
     const both = (handler: string, input: unknown) => Promise.all([runHook('claude-code', handler, input, env), runHook('vscode-agent', handler, input, env)]);
-    for (const r of await both('context', vs('SessionStart', S))) assertOnlyJson(r);
+    // One injection per conversation: one prints the context, the other nothing (exit 0).
+    const starts = await both('context', vs('SessionStart', S));
+    for (const r of starts) assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(starts.map((r) => (r.stdout === '' ? 'silent' : 'json')).sort(), ['json', 'silent']);
+    for (const r of starts.filter((x) => x.stdout !== '')) assertOnlyJson(r);
     for (const r of await both('session-init', vs('UserPromptSubmit', S))) assertOnlyJson(r);
     for (const name of ['PostToolUse-edit', 'PostToolUse-terminal', 'PostToolUse-create']) for (const r of await both('observation', vs(name, S))) assertOnlyJson(r);
     for (const r of await both('summarize', vs('Stop', S))) assertOnlyJson(r);

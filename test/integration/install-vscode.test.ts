@@ -100,10 +100,13 @@ describe('install vscode-agent', () => {
     installVscodeAgent(base());
     const places = hookInstallPlaces(opts);
     assert.equal(bothInstalled(places), true);
-    assert.match(hooksStatusText(places), /run our hooks from both/);
+    const text = hooksStatusText(places);
+    assert.match(text, /Claude Code \(user\): \d+ hook\(s\) in .*\n\s+run by: Claude Code; VS Code agent sessions too when chat\.useClaudeHooks is on/);
+    assert.match(text, /VS Code agent hooks \(user\): \d+ hook\(s\) in .*\n\s+run by: VS Code agent sessions \(Local harness\), Copilot on the VS Code Agent Host, Copilot CLI/);
+    assert.match(text, /injected once per conversation/);
     uninstallClaudeCode({ ...base(), scope: 'user' });
     assert.equal(bothInstalled(hookInstallPlaces(opts)), false);
-    assert.doesNotMatch(hooksStatusText(hookInstallPlaces(opts)), /both/);
+    assert.doesNotMatch(hooksStatusText(hookInstallPlaces(opts)), /once per conversation/);
   });
 
   it('the CLI: install, status, uninstall', () => {

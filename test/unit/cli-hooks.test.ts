@@ -98,18 +98,23 @@ describe('file context', () => {
       reply([row(7, 'bugfix', 'Fixed the  parser\n crash', '2025-03-02T10:00:00Z', 'modified'), row(3, 'discovery', 'Read parser', '2025-03-01T09:00:00Z', 'read')]),
     );
     assert.deepEqual(rows.map((r) => r.id), [7, 3]);
-    const text = formatFileHistory('src/parser.ts', rows, Date.parse('2025-03-03T00:00:00Z'));
+    const text = formatFileHistory('src/parser.ts', rows);
     assert.match(text, /^<claude-mem-context>\n/);
     assert.match(text, /<\/claude-mem-context>$/);
     assert.match(text, /2 past observations about src\/parser\.ts/);
     assert.ok(text.indexOf('#3 ') < text.indexOf('#7 '), 'oldest first');
     assert.match(text, /#7 .*\[bugfix\] Fixed the parser crash \(modified\)/);
-    assert.match(text, /changed since the newest/);
+    // No mtime guess: a memory is marked only by what the check found.
+    assert.doesNotMatch(text, /changed since|MAY BE STALE/);
+    const marked = formatFileHistory('src/parser.ts', historyRows(reply([{ ...row(7, 'bugfix', 'Fixed it', '2025-03-02T10:00:00Z', 'modified'), freshness: 'stale', staleReason: 'src/parser.ts changed (committed) on main' }, { ...row(3, 'discovery', 'Read parser', '2025-03-01T09:00:00Z', 'read'), branch: 'feature-b', otherBranch: true }])));
+    assert.match(marked, /#7 .*\[MAY BE STALE: src\/parser\.ts changed \(committed\) on main\]/);
+    assert.match(marked, /#3 .*\[from branch feature-b\]/);
+    assert.match(marked, /1 of these may no longer hold/);
     // The hook asks for the rows it shows; a reply with more says so instead of a count it lacks.
     const many = Array.from({ length: 12 }, (_, i) => row(20 + i, 'change', `Edit ${i}`, `2025-03-0${1 + (i % 9)}T10:00:00Z`, 'modified'));
     const h = historyReply({ ...reply(many), limit: 12, hasMore: true });
     assert.equal(h.more, true);
-    const capped = formatFileHistory('src/parser.ts', h.rows, 0, h.more);
+    const capped = formatFileHistory('src/parser.ts', h.rows, h.more);
     assert.match(capped, /Memory has more than 12 past observations about src\/parser\.ts \(the newest 12, oldest first\)/);
     assert.match(capped, /…and older ones/);
     assert.equal(historyReply(reply([])).more, false);

@@ -156,6 +156,25 @@ describe('Claude Code adapter (unchanged behaviour)', () => {
     assert.deepEqual(toolFiles('Read', post.toolInput), [`${P}/notes.txt`]);
   });
 
+  it("VS Code's snake_case payloads (2026-09-16) under Claude Code's command line are VS Code's: Stop ends the session", () => {
+    const stop = load('vscode-agent-hooks', 'Stop');
+    assert.equal(stop.session_id, 'sess-1');
+    const i = pickAdapter(stop, 'claude-code').read(stop);
+    assert.equal(i.platform, 'vscode-agent');
+    assert.equal(i.endsSession, true);
+    // Claude Code's own payload (no timestamp) stays Claude Code's.
+    assert.equal(pickAdapter(load('claude-code-hooks', 'Stop'), 'claude-code').platform, 'claude-code');
+  });
+
+  it("Copilot on VS Code's Agent Host (Copilot SDK hooks, camelCase): read as Copilot CLI's, sessionEnd included", () => {
+    for (const [name, event] of [['AgentHost-sessionStart', 'session-start'], ['AgentHost-sessionEnd', 'session-end']] as const) {
+      const i = read('vscode-agent-hooks', name, 'vscode-agent');
+      assert.equal(i.platform, 'copilot-cli', name);
+      assert.equal(i.event, event, name);
+      assert.equal(i.sessionId, 'sess-1', name);
+    }
+  });
+
   it('folds PostToolUseFailure error into the response', () => {
     const i = ADAPTERS['claude-code'].read({ session_id: 's', hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: 'x' }, error: 'boom', is_interrupt: false });
     assert.equal(i.event, 'post-tool-failure');

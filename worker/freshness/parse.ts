@@ -43,13 +43,25 @@ function file(raw: unknown, what: string): CitationFile {
   return { path: path(o, 'path', what), blob: gone ? null : b, tracked: o.tracked === true, ...(gone ? { gone: true } : {}) };
 }
 
+/** A file of a check: a fingerprint, where a gone file went (movedTo), and whether a change is committed. */
+function checkFile(raw: unknown, what: string): CheckFile {
+  const f: CheckFile = file(raw, what);
+  const fo = raw as Record<string, unknown>;
+  if (fo.movedTo !== undefined && fo.movedTo !== null) f.movedTo = path(fo, 'movedTo', what);
+  if (fo.change !== undefined && fo.change !== null) {
+    if (fo.change !== 'committed' && fo.change !== 'uncommitted') throw new BadRequest(`${what}.change must be committed or uncommitted`);
+    f.change = fo.change;
+  }
+  return f;
+}
+
 /** The optional `citations` of an observation request; undefined when absent. */
 export function parseCitations(raw: unknown): CitationsPayload | undefined {
   if (raw === undefined || raw === null) return undefined;
   const o = asObject(raw, 'citations');
   if (!Array.isArray(o.files)) throw new BadRequest('citations.files must be an array');
   if (o.files.length > MAX_FILES) throw new BadRequest(`citations.files holds at most ${MAX_FILES} files`);
-  return { commit: gitRef(o, 'commit'), branch: gitRef(o, 'branch'), bases: bases(o), files: o.files.map((f, i) => file(f, `citations.files[${i}]`)) };
+  return { commit: gitRef(o, 'commit'), branch: gitRef(o, 'branch'), bases: bases(o), files: o.files.map((f, i) => checkFile(f, `citations.files[${i}]`)) };
 }
 
 export function parseCheck(body: unknown): FreshnessCheckRequest {
@@ -57,13 +69,7 @@ export function parseCheck(body: unknown): FreshnessCheckRequest {
   const project = reqId(o, 'project');
   if (!Array.isArray(o.files)) throw new BadRequest("field 'files' must be an array");
   if (o.files.length > MAX_CHECK_FILES) throw new BadRequest(`at most ${MAX_CHECK_FILES} files per check`);
-  const files: CheckFile[] = o.files.map((raw, i) => {
-    const what = `files[${i}]`;
-    const f: CheckFile = file(raw, what);
-    const fo = raw as Record<string, unknown>;
-    if (fo.movedTo !== undefined && fo.movedTo !== null) f.movedTo = path(fo, 'movedTo', what);
-    return f;
-  });
+  const files: CheckFile[] = o.files.map((raw, i) => checkFile(raw, `files[${i}]`));
   return { project, branch: gitRef(o, 'branch'), bases: bases(o), commit: gitRef(o, 'commit'), files };
 }
 

@@ -43,6 +43,8 @@ interface CitationRow {
   state: 'fresh' | 'changed' | 'deleted';
   current_blob: string | null;
   moved_from: string | null;
+  changed_branch: string | null;
+  change_kind: string | null;
 }
 
 /** Branches whose memories a check from `branch` may judge: it and the ones it came from (and unknown). */
@@ -63,11 +65,18 @@ export function applyCheck(tx: WriteTx, req: FreshnessCheckRequest, now: number)
   const out: FreshnessCheckResponse = { checked: 0, stale: [], fresh: [], moved: [] };
   const staleSeen = new Set<number>();
   for (const f of req.files) {
-    const rows = tx.all<CitationRow>('SELECT id, observation_id, path, blob, branch, state, current_blob, moved_from FROM citations WHERE project = ? AND path = ?', [req.project, f.path]);
+    const rows = tx.all<CitationRow>('SELECT id, observation_id, path, blob, branch, state, current_blob, moved_from, changed_branch, change_kind FROM citations WHERE project = ? AND path = ?', [req.project, f.path]);
     for (const r of rows) {
       if (inScope && !inScope(r.branch)) continue;
       out.checked += 1;
-      const change = judge(r, f);
+      let change = judge(r, f);
+      // Verdicts belong to the branch they were made on: the cited content on this branch does not
+      // clear what another branch's check found (a view of that branch still sees it).
+      if (change === 'fresh' && req.branch && r.changed_branch && r.changed_branch !== req.branch) change = 'same';
+      // The same change seen again, from another branch or now committed: the verdict moves with it.
+      if (change === 'same' && r.state !== 'fresh' && (r.changed_branch !== (req.branch ?? null) || r.change_kind !== ((f as CheckFile).change ?? null)) && (f.gone || f.blob !== r.blob)) {
+        tx.run('UPDATE citations SET changed_branch = ?, change_kind = ?, checked_at = ? WHERE id = ?', [req.branch ?? null, (f as CheckFile).change ?? null, now, r.id]);
+      }
       if (change === 'moved') {
         const to = (f as CheckFile).movedTo as string;
         const clash = tx.get('SELECT 1 AS x FROM citations WHERE observation_id = ? AND path = ?', [r.observation_id, to]);
@@ -75,15 +84,16 @@ export function applyCheck(tx: WriteTx, req: FreshnessCheckRequest, now: number)
         else tx.run('UPDATE citations SET path = ?, moved_from = ?, checked_at = ? WHERE id = ?', [to, r.moved_from ?? r.path, now, r.id]);
         out.moved.push({ id: r.observation_id, from: r.path, to });
       } else if (change === 'fresh') {
-        tx.run(`UPDATE citations SET state = 'fresh', current_blob = NULL, changed_at = NULL, changed_branch = NULL, checked_at = ? WHERE id = ?`, [now, r.id]);
+        tx.run(`UPDATE citations SET state = 'fresh', current_blob = NULL, changed_at = NULL, changed_branch = NULL, change_kind = NULL, checked_at = ? WHERE id = ?`, [now, r.id]);
         out.fresh.push(r.observation_id);
       } else if (change === 'changed' || change === 'deleted') {
         const first = r.state === 'fresh';
-        tx.run(`UPDATE citations SET state = ?, current_blob = ?, changed_at = CASE WHEN state = 'fresh' THEN ? ELSE changed_at END, changed_branch = ?, checked_at = ? WHERE id = ?`, [
+        tx.run(`UPDATE citations SET state = ?, current_blob = ?, changed_at = CASE WHEN state = 'fresh' THEN ? ELSE changed_at END, changed_branch = ?, change_kind = ?, checked_at = ? WHERE id = ?`, [
           change,
           f.blob,
           now,
           req.branch ?? null,
+          (f as CheckFile).change ?? null,
           now,
           r.id,
         ]);
@@ -114,9 +124,9 @@ function judge(r: CitationRow, f: CitationFile & { movedTo?: string }): Change {
 export function confirm(tx: WriteTx, id: number, files: CitationFile[], now: number): void {
   for (const f of files) {
     if (f.gone || !f.blob) continue;
-    tx.run(`UPDATE citations SET blob = ?, state = 'fresh', current_blob = NULL, changed_at = NULL, changed_branch = NULL, checked_at = ? WHERE observation_id = ? AND path = ?`, [f.blob, now, id, f.path]);
+    tx.run(`UPDATE citations SET blob = ?, state = 'fresh', current_blob = NULL, changed_at = NULL, changed_branch = NULL, change_kind = NULL, checked_at = ? WHERE observation_id = ? AND path = ?`, [f.blob, now, id, f.path]);
   }
-  tx.run(`UPDATE citations SET blob = coalesce(current_blob, blob), state = 'fresh', current_blob = NULL, changed_at = NULL, changed_branch = NULL, checked_at = ? WHERE observation_id = ? AND state = 'changed'`, [now, id]);
+  tx.run(`UPDATE citations SET blob = coalesce(current_blob, blob), state = 'fresh', current_blob = NULL, changed_at = NULL, changed_branch = NULL, change_kind = NULL, checked_at = ? WHERE observation_id = ? AND state = 'changed'`, [now, id]);
   tx.run(`DELETE FROM citations WHERE observation_id = ? AND state = 'deleted'`, [id]);
   setState(tx, id, 'confirmed', null, null, now);
 }

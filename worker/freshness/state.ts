@@ -29,6 +29,7 @@ interface CitRow {
   state: 'fresh' | 'changed' | 'deleted';
   changed_at: number | null;
   changed_branch: string | null;
+  change_kind: string | null;
   moved_from: string | null;
 }
 
@@ -47,10 +48,20 @@ function isoDay(epoch: number): string {
   return new Date(epoch).toISOString().slice(0, 16).replace('T', ' ');
 }
 
-export function reasonOf(cites: CitRow[]): string | undefined {
-  const bad = cites.filter((c) => c.state !== 'fresh');
+/**
+ * Whether a citation's verdict holds for a view: a check's verdict belongs to the branch it was made
+ * on (a change on feature-b says nothing about main's copy of the file); with no branch known, all do.
+ */
+export function verdictApplies(c: Pick<CitRow, 'state' | 'changed_branch'>, view: BranchView | undefined): boolean {
+  if (c.state === 'fresh') return false;
+  return !view?.branch || !c.changed_branch || c.changed_branch === view.branch;
+}
+
+export function reasonOf(cites: CitRow[], view?: BranchView): string | undefined {
+  const bad = cites.filter((c) => verdictApplies(c, view));
   if (bad.length === 0) return undefined;
-  const parts = bad.slice(0, 3).map((c) => `${c.path} ${c.state}${c.changed_branch ? ` on ${c.changed_branch}` : ''}${c.changed_at ? ` ${isoDay(c.changed_at)}` : ''}`);
+  const what = (c: CitRow) => (c.state === 'changed' && c.change_kind ? `changed (${c.change_kind})` : c.state);
+  const parts = bad.slice(0, 3).map((c) => `${c.path} ${what(c)}${c.changed_branch ? ` on ${c.changed_branch}` : ''}${c.changed_at ? ` ${isoDay(c.changed_at)}` : ''}`);
   return parts.join('; ') + (bad.length > 3 ? `; +${bad.length - 3} more` : '');
 }
 
@@ -76,7 +87,7 @@ function citationsOf(db: Reader, ids: number[]): Map<number, CitRow[]> {
   const out = new Map<number, CitRow[]>();
   if (ids.length === 0) return out;
   const rows = db.all<CitRow>(
-    `SELECT observation_id, path, blob, commit_id, branch, state, changed_at, changed_branch, moved_from FROM citations
+    `SELECT observation_id, path, blob, commit_id, branch, state, changed_at, changed_branch, change_kind, moved_from FROM citations
       WHERE observation_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
     [JSON.stringify(ids)],
   );
@@ -107,7 +118,7 @@ function judge(meta: Meta, cites: CitRow[], view: BranchView, settings: Pick<Fre
   const otherBranch = scope !== undefined && branch !== null && !scope.has(branch);
   const base = { branch, otherBranch };
   if (meta.status === 'retired') return { ...base, status: 'retired', ...(meta.replaced_by ? { replacedBy: meta.replaced_by } : {}) };
-  const reason = reasonOf(cites);
+  const reason = reasonOf(cites, view);
   if (reason) return { ...base, status: 'stale', reason };
   const last = Math.max(meta.created_at, meta.status === 'confirmed' ? (meta.state_at ?? 0) : 0);
   if (settings.ageOutDays > 0 && now - last > settings.ageOutDays * DAY) return { ...base, status: 'aged', reason: `not confirmed for ${Math.floor((now - last) / DAY)} days` };

@@ -294,6 +294,9 @@ const MIGRATIONS: Migration[] = [
   // 9: the full-text index reads each record through a view that cuts words at dashes, curly
   // quotes, arrows and other non-ASCII punctuation (ftsText.ts); the indexes are rebuilt once.
   ftsThroughViewsSql(),
+  // 10: freshness says whether a cited file's change is committed on the branch or only in the
+  // work tree or index (the client asks git at the moment of use: docs/freshness.md).
+  [`ALTER TABLE citations ADD COLUMN change_kind TEXT`],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

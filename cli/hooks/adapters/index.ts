@@ -47,7 +47,7 @@ const isStr = (v: unknown) => typeof v === 'string' && v !== '';
 export function platformOfPayload(raw: Json): PlatformId | undefined {
   // Copilot CLI: toolArgs/toolResult (camelCase) or tool_result (its compatible format), or a camelCase id with a numeric timestamp.
   if (has(raw, 'toolArgs') || has(raw, 'toolResult') || has(raw, 'tool_result') || (isStr(raw.sessionId) && typeof raw.timestamp === 'number')) return 'copilot-cli';
-  // VS Code agent hooks: camelCase common fields.
+  // VS Code agent hooks: camelCase common fields (before 2026-09; snake_case since: see pickAdapter).
   if (isStr(raw.hookEventName) || (isStr(raw.sessionId) && !isStr(raw.session_id))) return 'vscode-agent';
   const ev = raw.hook_event_name;
   if (typeof ev === 'string' && ev !== 'SessionStart' && ev !== 'SessionEnd' && Object.prototype.hasOwnProperty.call(GEMINI_EVENTS, ev)) return 'gemini-cli';
@@ -56,6 +56,9 @@ export function platformOfPayload(raw: Json): PlatformId | undefined {
 }
 
 export function pickAdapter(raw: Json, named: PlatformId | 'auto'): Adapter {
-  const seen = platformOfPayload(raw);
+  let seen = platformOfPayload(raw);
+  // VS Code's Local harness running Claude Code's hook entries (chat.useClaudeHooks): since 2026-09
+  // snake_case like Claude Code's, told apart by its ISO `timestamp` (Claude Code sends none).
+  if (!seen && (named === 'claude-code' || named === 'auto') && isStr(raw.session_id) && isStr(raw.timestamp)) seen = 'vscode-agent';
   return ADAPTERS[seen ?? (named === 'auto' ? 'claude-code' : named)];
 }

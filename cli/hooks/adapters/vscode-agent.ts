@@ -1,7 +1,10 @@
-// VS Code agent hooks (Preview; Copilot and the Local harness). Claude Code's file format, but
-// camelCase common fields (sessionId, hookEventName), VS Code tool names with camelCase inputs
-// (tool_input.filePath), matchers ignored, and no SessionEnd: Stop ends the session.
-// Source: microsoft/vscode-docs docs/agent-customization/hooks.md ("Agent hooks in Visual Studio Code").
+// VS Code agent hooks (the Local harness). Claude Code's file format with snake_case common fields
+// (session_id, hook_event_name, transcript_path, timestamp; camelCase sessionId/hookEventName before
+// 2026-09, still read), VS Code tool names with camelCase inputs (tool_input.filePath), matchers
+// ignored, and no SessionEnd: Stop ends the session. Copilot sessions on the Agent Host run the
+// Copilot SDK's hooks instead (Copilot CLI's format: the copilot-cli adapter).
+// Source: microsoft/vscode-docs docs/agents/reference/hooks-reference.md and
+// docs/agent-customization/hooks.md (approved 2026-09-16).
 import { eventOf, first, firstStr, hookSpecificReply, str, type HookInput, type Json } from '../input';
 
 export const vscodeAgent = {

@@ -1,12 +1,15 @@
-// SessionStart (and SubagentStart, where the platform sends one): make sure a worker runs, then
-// hand the agent the project's memory as additionalContext. No worker in time: the same shape,
-// empty context.
+// SessionStart (and SubagentStart, where the platform sends one): make sure a worker runs, check
+// the project's cited files against the work tree and branch (cli/freshnessCheck.ts), then hand the
+// agent the project's memory as additionalContext, asked for on this branch. No worker in time: the
+// same shape, empty context.
 import { contextMarkdown } from '../../../common/contract/replies';
 import { projectFromCwd } from '../../../common/node/project';
 import { query } from '../../client';
+import { citedPath, verifyProject, viewParams, type Send } from '../../freshnessCheck';
 import { ensureWorker } from '../../startStop';
 import { DEFAULT_START_MS } from '../budgets';
 import type { HookInput, HookReply } from '../input';
+import { claimInjection } from '../injectClaim';
 import { call, type HookEnv } from '../io';
 
 /** The reply's markdown; a reply off the contract is our bug: logged, and the session starts without memory. */
@@ -22,11 +25,17 @@ export function contextText(body: unknown, env?: Pick<HookEnv, 'log'>): string {
 export async function contextHook(input: HookInput, env: HookEnv): Promise<HookReply> {
   const event = input.event === 'subagent-start' ? 'SubagentStart' : 'SessionStart';
   const reply = (context: string): HookReply => ({ context, event });
+  // Several installed hook files for one conversation: the first prints the context, the rest nothing.
+  if (input.sessionId && !claimInjection(env.target.dataDir, `${event}:${input.source ?? ''}:${input.sessionId}`)) {
+    env.log.info('context already injected for this session by another hook file; printing nothing');
+    return { silent: true };
+  }
   const cwd = input.cwd ?? process.cwd();
-  const path = `/api/context/inject${query({ project: projectFromCwd(cwd) })}`;
-  let r = await call(env, 'GET', path, undefined, { optionalRoute: true });
+  const project = projectFromCwd(cwd);
+  const cited = citedPath(project);
+  let first = await call(env, 'GET', cited, undefined, { optionalRoute: true });
   // Only when nothing listens: a worker that is there but slow is not replaced.
-  if (!r.ok && r.reason === 'network' && r.code === 'ECONNREFUSED') {
+  if (!first.ok && first.reason === 'network' && first.code === 'ECONNREFUSED') {
     if (process.env.CLAUDE_MEM_NO_AUTOSTART === '1') return reply('');
     const budget = Number(process.env.CLAUDE_MEM_HOOK_START_MS) || DEFAULT_START_MS;
     const h = await ensureWorker(env.target, budget);
@@ -35,7 +44,15 @@ export async function contextHook(input: HookInput, env: HookEnv): Promise<HookR
       return reply('');
     }
     env.log.info(`started worker pid ${h.pid} on port ${h.port}`);
-    r = await call(env, 'GET', path, undefined, { optionalRoute: true });
+    first = await call(env, 'GET', cited, undefined, { optionalRoute: true });
   }
+  // The cited list is already here: the check sends only its verdicts.
+  const send: Send = async (method, path, body) => {
+    if (method === 'GET' && path === cited) return first.ok ? first.reply.body : undefined;
+    const r = await call(env, method, path, body, { optionalRoute: true });
+    return r.ok ? r.reply.body : undefined;
+  };
+  const view = await verifyProject(send, project, cwd);
+  const r = await call(env, 'GET', `/api/context/inject${query({ project, ...viewParams(view) })}`, undefined, { optionalRoute: true });
   return reply(r.ok ? contextText(r.reply.body, env) : '');
 }

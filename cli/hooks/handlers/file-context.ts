@@ -2,13 +2,18 @@
 // the tool input and never decides the permission (a sync "allow" would skip the user's prompt).
 // Silent for every other tool (VS Code ignores matchers, so this runs on every tool call: the check
 // costs a table lookup), small files, files with no history, and a file whose history this session
-// has already seen.
+// has already seen. Before the history is shown, the file is checked against the work tree and the
+// branch (one `git status` for this file; cli/freshnessCheck.ts): a memory no longer true is marked
+// "may be stale" with what changed, a memory of another branch says so. A file whose content is
+// unchanged is fresh whatever its modification time.
 import { statSync, type Stats } from 'node:fs';
 import { isAbsolute, relative, resolve as resolvePath } from 'node:path';
 import { parseFileHistory } from '../../../common/contract/replies';
 import { isReadTool, toolFiles } from '../../../common/toolKinds';
 import { projectFromCwd } from '../../../common/node/project';
 import { query } from '../../client';
+import { verifyFile, viewParams, type Send } from '../../freshnessCheck';
+import { findRepo, relativeTo } from '../../../common/node/freshness/gitRepo';
 import { SeenFiles } from '../fileContextState';
 import type { HookInput, HookReply } from '../input';
 import { call, type HookEnv } from '../io';
@@ -24,6 +29,11 @@ export interface FileHistoryRow {
   epoch: number;
   /** What that observation did with the file, when the route says. */
   action?: string;
+  /** 'stale' (with what changed) or 'retired', from the worker's freshness. */
+  freshness?: 'stale' | 'retired';
+  staleReason?: string;
+  /** The branch of a memory recorded on another branch. */
+  otherBranch?: string;
 }
 
 /** A GET /api/search/by-file reply (common/contract): its rows, and whether the file has more; throws ContractError off the contract. */
@@ -35,6 +45,9 @@ export function historyReply(body: unknown): { rows: FileHistoryRow[]; more: boo
     type: r.type,
     epoch: r.epoch,
     action: r.action,
+    ...(r.freshness ? { freshness: r.freshness } : {}),
+    ...(r.staleReason ? { staleReason: r.staleReason } : {}),
+    ...(r.otherBranch && r.branch ? { otherBranch: r.branch } : {}),
   }));
   return { rows, more: reply.hasMore };
 }
@@ -50,19 +63,27 @@ function stamp(epoch: number): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
+/** A row's mark: never shown as fact when a cited file changed, it was retired, or it is another branch's. */
+function mark(r: FileHistoryRow): string {
+  if (r.freshness === 'retired') return ' [RETIRED: no longer true]';
+  if (r.freshness === 'stale') return ` [MAY BE STALE: ${r.staleReason ?? 'a cited file changed'}]`;
+  if (r.otherBranch) return ` [from branch ${r.otherBranch}]`;
+  return '';
+}
+
 /** more: the worker has older rows than these (the hook asks for SHOW only). */
-export function formatFileHistory(displayPath: string, rows: FileHistoryRow[], fileMtimeMs: number, more = false): string {
+export function formatFileHistory(displayPath: string, rows: FileHistoryRow[], more = false): string {
   const shown = [...rows].sort((a, b) => b.epoch - a.epoch || b.id - a.id).slice(0, SHOW).reverse();
-  const newest = Math.max(...rows.map((r) => r.epoch));
   const count = more ? `more than ${rows.length} past observations` : `${rows.length} past observation${rows.length === 1 ? '' : 's'}`;
+  const stale = rows.filter((r) => r.freshness).length;
   const lines = [
     '<claude-mem-context>',
     `Memory has ${count} about ${displayPath} (${more ? `the newest ${shown.length}, ` : ''}oldest first). The Read result is the file as it is now; these are history.`,
-    ...shown.map((r) => `- #${r.id} ${stamp(r.epoch)} [${r.type}] ${r.title}${r.action ? ` (${r.action})` : ''}`.replace(/ {2,}/g, ' ')),
+    ...shown.map((r) => `- #${r.id} ${stamp(r.epoch)} [${r.type}] ${r.title}${r.action ? ` (${r.action})` : ''}${mark(r)}`.replace(/ {2,}/g, ' ')),
   ];
   if (rows.length > shown.length) lines.push(`- …and ${rows.length - shown.length} older`);
   else if (more) lines.push('- …and older ones (search_memory with the file name finds them)');
-  if (newest && fileMtimeMs > newest) lines.push('The file has changed since the newest of these.');
+  if (stale) lines.push(`${stale} of these may no longer hold (checked against the file now): verify before relying on them.`);
   lines.push('Details: get_observations with these ids (claude-mem MCP server).', '</claude-mem-context>');
   return lines.join('\n');
 }
@@ -85,21 +106,39 @@ export async function fileContextHook(input: HookInput, env: HookEnv): Promise<H
   const inside = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
   // What this session has been shown is read while the worker looks the history up.
   const seen = new SeenFiles(env.target.dataDir, sessionId);
-  // Only the rows it shows: the reply is read, checked and parsed by a cold process on every Read.
-  const url = `/api/search/by-file${query({ path: abs, project: projectFromCwd(cwd), limit: SHOW })}`;
-  const r = await call(env, 'GET', url, undefined, { optionalRoute: true, meanwhile: () => seen.load() });
-  if (!r.ok) return {};
-  let history: { rows: FileHistoryRow[]; more: boolean };
-  try {
-    history = historyReply(r.reply.body);
-  } catch (e) {
-    env.log.error((e as Error).message); // our bug: no context this time, and said loudly in the log
-    return {};
+  const project = projectFromCwd(cwd);
+  const repo = findRepo(cwd);
+  const repoRel = repo ? relativeTo(repo, abs) : undefined;
+  const history = async (view: { branch: string | null; bases: string[] } | undefined, meanwhile?: () => void) => {
+    // Only the rows it shows: the reply is read, checked and parsed by a cold process on every Read.
+    const url = `/api/search/by-file${query({ path: abs, project, limit: SHOW, ...viewParams(view) })}`;
+    const r = await call(env, 'GET', url, undefined, { optionalRoute: true, meanwhile });
+    if (!r.ok) return undefined;
+    try {
+      return historyReply(r.reply.body);
+    } catch (e) {
+      env.log.error((e as Error).message); // our bug: no context this time, and said loudly in the log
+      return undefined;
+    }
+  };
+  const { branchOf } = await import('../../../common/node/freshness/worktree');
+  let got = await history(repo ? branchOf(cwd) : undefined, () => seen.load());
+  if (!got || got.rows.length === 0) return {};
+  // The file is checked now (a file with history only): a verdict that changed is read back.
+  let blob: string | null | undefined;
+  if (repoRel) {
+    const send: Send = async (method, path, body) => {
+      const r = await call(env, method, path, body, { optionalRoute: true });
+      return r.ok ? r.reply.body : undefined;
+    };
+    const v = await verifyFile(send, project, cwd, repoRel);
+    blob = v.file?.blob;
+    if (v.changed) got = (await history(v.view)) ?? got;
   }
-  const { rows, more } = history;
+  const { rows, more } = got;
   if (rows.length === 0) return {};
-  // The newest id changes with any new observation; the count only up to SHOW (then "+").
-  const signature = `${Math.floor(st.mtimeMs)}:${st.size}:${Math.max(...rows.map((x) => x.id))}:${rows.length}${more ? '+' : ''}`;
+  // The content (its blob id, else size) and the verdicts, not the mtime: a touched file is the same file.
+  const signature = `${blob ?? st.size}:${Math.max(...rows.map((x) => x.id))}:${rows.length}${more ? '+' : ''}:${rows.filter((x) => x.freshness).length}`;
   if (!seen.claim(abs, signature)) return {};
-  return { context: formatFileHistory(inside ? rel : abs, rows, st.mtimeMs, more), event: 'PreToolUse' };
+  return { context: formatFileHistory(inside ? rel : abs, rows, more), event: 'PreToolUse' };
 }

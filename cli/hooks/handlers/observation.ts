@@ -32,7 +32,7 @@ export async function observationHook(input: HookInput, env: HookEnv): Promise<H
     tool_use_id: input.toolUseId,
     platform: input.platform,
     // Fingerprints of the files the tool touched, taken here where the files are (docs/freshness.md).
-    citations: fingerprintToolUse({ cwd: input.cwd, tool_input: input.toolInput }),
+    citations: fingerprintToolUse({ cwd: input.cwd, tool_name: toolName, tool_input: input.toolInput }),
   }, { ackAtClaim: true, check: checkObservationRequest });
   return {};
 }

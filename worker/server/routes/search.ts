@@ -28,7 +28,12 @@ export function searchRoutes(app: Hono, ctx: AppContext): void {
   app.get('/api/search/by-file', (c) => {
     const limit = intParam(c.req.query('limit'), 'limit', 50, 1, 500);
     const offset = intParam(c.req.query('offset'), 'offset', 0, 0, 100_000);
-    return c.json(fileHistory(ctx.store, c.req.query('path') ?? c.req.query('file'), { project: optProject(c.req.query('project')), limit, offset }));
+    const project = optProject(c.req.query('project'));
+    const res = fileHistory(ctx.store, c.req.query('path') ?? c.req.query('file'), { project, limit, offset });
+    // Freshness: the stale mark and the branch, as on search rows (the file-context hook shows them).
+    const fs = freshnessSettings(ctx);
+    if (fs.enabled) res.items = annotateRows(ctx.store, res.items, branchView(ctx.store, project, (n) => c.req.query(n)), fs);
+    return c.json(res);
   });
 
   app.get('/api/search/status', (c) => c.json(service().status()));

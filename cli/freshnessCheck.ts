@@ -1,0 +1,58 @@
+// The check at the moment of use, for this process's clients (the context and file-context hooks,
+// the MCP tools, `claude-mem search`): before memories are shown, the files they cite are compared
+// with the work tree and the branch here, where the files are, and the verdicts sent to the worker
+// (POST /api/freshness/check); the request that reads the memories then carries the branch, so the
+// worker marks what is stale or from another branch (docs/freshness.md).
+import type { CheckFile, CitedFilesResponse } from '../common/contract';
+import { branchOf, checkWorktree } from '../common/node/freshness/worktree';
+
+/** One worker call; undefined when it failed (the caller logs how). */
+export type Send = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<unknown>;
+
+export interface UseView {
+  branch: string | null;
+  bases: string[];
+}
+
+/** The query parameters that carry a view (none outside git). */
+export function viewParams(v: UseView | undefined): { branch?: string; bases?: string } {
+  if (!v?.branch) return {};
+  return { branch: v.branch, ...(v.bases.length ? { bases: v.bases.join(',') } : {}) };
+}
+
+const enc = encodeURIComponent;
+
+/** The route that lists a project's cited files (GET). */
+export function citedPath(project: string, limit = 2000): string {
+  return `/api/freshness/cited?project=${enc(project)}&limit=${limit}`;
+}
+
+function citedOf(body: unknown): CitedFilesResponse['files'] {
+  const files = (body as Partial<CitedFilesResponse> | undefined)?.files;
+  if (!Array.isArray(files)) return [];
+  return files.filter((f) => f && typeof f.path === 'string' && Array.isArray(f.blobs));
+}
+
+/**
+ * Checks every cited file of a project against the work tree at cwd (one `git status`), tells the
+ * worker, and returns the branch view for the reads that follow. Off with CLAUDE_MEM_FRESHNESS=0
+ * (then only the branch is read).
+ */
+export async function verifyProject(send: Send, project: string, cwd: string): Promise<UseView> {
+  if (process.env.CLAUDE_MEM_FRESHNESS === '0') return branchOf(cwd);
+  const cited = citedOf(await send('GET', citedPath(project)));
+  const req = checkWorktree(project, cwd, cited);
+  if (req.files.length > 0) await send('POST', '/api/freshness/check', { project, branch: req.branch, bases: req.bases, commit: req.commit, files: req.files });
+  return { branch: req.branch ?? null, bases: req.bases ?? [] };
+}
+
+/** Checks one file (its repository-relative path) the same way; the verdict is sent when the file is in a repository. */
+export async function verifyFile(send: Send, project: string, cwd: string, rel: string): Promise<{ view: UseView; file?: CheckFile; changed?: true }> {
+  if (process.env.CLAUDE_MEM_FRESHNESS === '0') return { view: branchOf(cwd) };
+  const req = checkWorktree(project, cwd, [{ path: rel, blobs: [] }]);
+  const view = { branch: req.branch ?? null, bases: req.bases ?? [] };
+  const file = req.files[0];
+  if (!file) return { view };
+  const r = (await send('POST', '/api/freshness/check', { project, branch: req.branch, bases: req.bases, commit: req.commit, files: [file] })) as { stale?: unknown[]; fresh?: unknown[]; moved?: unknown[] } | undefined;
+  return { view, file, ...(r && (r.stale?.length || r.fresh?.length || r.moved?.length) ? { changed: true as const } : {}) };
+}

@@ -1,0 +1,201 @@
+// The check at the moment of use: before a hook, the MCP server or `claude-mem search` shows
+// memories, the files they cite are compared with the work tree and the branch, in the process that
+// has the files (the worker never reads them). One `git status` for the whole set tells which cited
+// files differ from HEAD and whether the change is committed or only in the work tree or index;
+// every other tracked file takes the index's blob id (git's `ls-files -s`, read in process), so only
+// the files whose stat differs from the index are hashed. git runs only when a file differs from
+// what memories cite and git must say how (committed or staged, deleted or renamed); when nothing
+// changed no process starts. A cited path gone from the index is followed by its blob id (a
+// rename: `git mv`, committed or staged) or reported deleted. See docs/freshness.md.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { CheckFile, CitedFilesResponse, FreshnessCheckRequest } from '../../contract';
+import { baseBranches, blobId, findRepo, pathsByBlob, readHead, readIndex, statMatches, type GitRepo, type IndexEntry } from './gitRepo';
+
+const MAX_BYTES = 8 * 1024 * 1024;
+const GIT_TIMEOUT_MS = 1500;
+
+interface StatusEntry {
+  /** Index against HEAD ('.' = same), work tree against index ('.' = same). */
+  x: string;
+  y: string;
+  /** The index's blob id. */
+  hI: string;
+}
+
+export interface GitStatus {
+  byPath: Map<string, StatusEntry>;
+  /** Staged renames: old path -> new path. */
+  renamed: Map<string, string>;
+}
+
+/** Parses `git status --porcelain=v2 -z` (ordinary, renamed and unmerged entries). */
+export function parseStatus(out: string): GitStatus {
+  const byPath = new Map<string, StatusEntry>();
+  const renamed = new Map<string, string>();
+  const parts = out.split('\0');
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    if (p.startsWith('1 ')) {
+      // 1 XY sub mH mI mW hH hI path
+      const f = p.split(' ');
+      byPath.set(f.slice(8).join(' '), { x: f[1][0], y: f[1][1], hI: f[7] });
+    } else if (p.startsWith('2 ')) {
+      // 2 XY sub mH mI mW hH hI Xscore path, then the original path as the next field
+      const f = p.split(' ');
+      const to = f.slice(9).join(' ');
+      const from = parts[++i] ?? '';
+      byPath.set(to, { x: f[1][0], y: f[1][1], hI: f[7] });
+      if (from) renamed.set(from, to);
+    } else if (p.startsWith('u ')) {
+      // u XY sub m1 m2 m3 mW h1 h2 h3 path: a conflict is an uncommitted change
+      const f = p.split(' ');
+      byPath.set(f.slice(10).join(' '), { x: 'U', y: 'U', hI: '' });
+    }
+  }
+  return { byPath, renamed };
+}
+
+/** `git status` of the work tree, without taking the index lock; undefined when git cannot run. */
+export function gitStatus(repo: GitRepo, paths?: string[]): GitStatus | undefined {
+  // Loaded here: a hook that checks nothing never pays for node:child_process.
+  const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
+  const spec = paths ? ['--', ...paths.map((p) => `:(literal)${p}`)] : [];
+  const r = spawnSync('git', ['status', '--porcelain=v2', '-z', '--untracked-files=no', '--ignore-submodules=all', ...spec], {
+    cwd: repo.root,
+    env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
+    encoding: 'utf8',
+    timeout: GIT_TIMEOUT_MS,
+    maxBuffer: 64 << 20,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  if (r.status !== 0 || typeof r.stdout !== 'string') return undefined;
+  return parseStatus(r.stdout);
+}
+
+function hashFile(abs: string): string | null | undefined {
+  try {
+    const st = fs.statSync(abs);
+    if (!st.isFile()) return null;
+    if (st.size > MAX_BYTES) return undefined;
+    return blobId(fs.readFileSync(abs));
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? null : undefined;
+  }
+}
+
+/**
+ * One cited file as it is now. Returns undefined when it cannot be told (too big, unreadable).
+ * With no git status (git missing), a file is judged by its content alone and no change kind is given.
+ */
+function checkOne(repo: GitRepo, rel: string, blobs: string[], index: Map<string, IndexEntry> | undefined, status: GitStatus | undefined, byBlob: () => Map<string, string[]>): CheckFile | undefined {
+  const abs = path.join(repo.root, rel);
+  const moved = (to: string, change: CheckFile['change']): CheckFile => ({ path: rel, blob: null, gone: true, movedTo: to, ...(change ? { change } : {}) });
+  if (status) {
+    const to = status.renamed.get(rel);
+    if (to) return moved(to, 'uncommitted');
+    const st = status.byPath.get(rel);
+    if (st) {
+      if (st.y === 'D' || (st.x === 'D' && st.y === '.')) {
+        const to = blobs.flatMap((b) => byBlob().get(b) ?? []).find((p) => p !== rel && fs.existsSync(path.join(repo.root, p)));
+        return to ? moved(to, 'uncommitted') : { path: rel, blob: null, gone: true, change: 'uncommitted' };
+      }
+      const blob = st.y === '.' && st.hI && !/^0+$/.test(st.hI) ? st.hI : hashFile(abs);
+      if (blob === undefined) return undefined;
+      if (blob === null) return { path: rel, blob: null, gone: true, change: 'uncommitted' };
+      return { path: rel, blob, tracked: true, change: 'uncommitted' };
+    }
+    const entry = index?.get(rel);
+    // Not in git status: the work tree, the index and HEAD agree, so the index's id is the content's.
+    if (entry) return { path: rel, blob: entry.blob, tracked: true, change: 'committed' };
+  }
+  const entry = index?.get(rel);
+  const blob = hashFile(abs);
+  if (blob === undefined) return undefined;
+  if (blob !== null) return { path: rel, blob, ...(entry ? { tracked: true } : {}), ...(status ? { change: entry ? 'committed' : 'uncommitted' } : {}) };
+  // Gone from the work tree and (with a status) from the index: renamed if its content is elsewhere.
+  const to = blobs.flatMap((b) => byBlob().get(b) ?? []).find((p) => p !== rel);
+  if (to) return moved(to, status ? 'committed' : undefined);
+  return { path: rel, blob: null, gone: true, ...(status && !entry ? { change: 'committed' as const } : {}) };
+}
+
+/**
+ * The first pass, in process: git's index and a stat per file (a hash only when the stat differs
+ * from the index, as git itself does). Settles every file still at a cited content, every change
+ * only in the work tree and every file deleted from the work tree only; 'ask' for the rest (the
+ * file differs from what is cited but matches the index: committed or staged, only git can say;
+ * or it left the index), which go to the one `git status`.
+ */
+function quick(repo: GitRepo, rel: string, blobs: string[], index: Map<string, IndexEntry> | undefined): CheckFile | 'ask' | undefined {
+  const abs = path.join(repo.root, rel);
+  const entry = index?.get(rel);
+  let st: fs.BigIntStats;
+  try {
+    st = fs.statSync(abs, { bigint: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+    return 'ask';
+  }
+  if (!st.isFile()) return 'ask';
+  // Settled here only when every memory citing the file cites this very content.
+  const same = (b: string) => blobs.length > 0 && blobs.every((x) => x === b);
+  if (entry && statMatches(entry, st)) return same(entry.blob) ? { path: rel, blob: entry.blob, tracked: true } : 'ask';
+  if (st.size > BigInt(MAX_BYTES)) return undefined;
+  const blob = hashFile(abs);
+  if (!blob) return blob === null ? 'ask' : undefined;
+  if (same(blob)) return { path: rel, blob, ...(entry ? { tracked: true } : {}) };
+  if (!entry || blob !== entry.blob) return { path: rel, blob, ...(entry ? { tracked: true } : {}), change: 'uncommitted' };
+  return 'ask';
+}
+
+export interface WorktreeCheck extends FreshnessCheckRequest {
+  /** The repository's root, undefined outside a repository. */
+  root?: string;
+}
+
+/**
+ * The check request for a project's cited files as the work tree at dir holds them: branch, the
+ * branches it came from, commit, and per file its blob id (or gone, or moved) and whether a
+ * difference is committed. Paths outside the repository are left out. Never throws.
+ */
+export function checkWorktree(project: string, dir: string, cited: CitedFilesResponse['files']): WorktreeCheck {
+  const repo = findRepo(dir);
+  if (!repo) return { project, branch: null, bases: [], commit: null, files: [] };
+  const head = readHead(repo);
+  const base: WorktreeCheck = { project, root: repo.root, branch: head.branch, bases: safe(() => baseBranches(repo, head.branch), []), commit: head.commit, files: [] };
+  const local = cited.filter((c) => !c.path.startsWith('/') && !/^[A-Za-z]:\//.test(c.path) && !c.path.startsWith('../'));
+  if (local.length === 0) return base;
+  const index = safe(() => readIndex(repo), undefined);
+  let byBlob: Map<string, string[]> | undefined;
+  const blobs = () => (byBlob ??= index ? pathsByBlob(index) : new Map());
+  const asks: CitedFilesResponse['files'] = [];
+  for (const c of local) {
+    const f = safe(() => quick(repo, c.path, c.blobs, index), undefined);
+    if (f === 'ask') asks.push(c);
+    else if (f) base.files.push(f);
+  }
+  if (asks.length === 0) return base; // nothing differs from what is cited: no git process
+  // A few files: git looks at those only (the file-context hook asks about one).
+  const status = safe(() => gitStatus(repo, asks.length <= 8 ? asks.map((c) => c.path) : undefined), undefined);
+  for (const c of asks) {
+    const f = safe(() => checkOne(repo, c.path, c.blobs, index, status, blobs), undefined);
+    if (f) base.files.push(f);
+  }
+  return base;
+}
+
+/** The branch view of dir (no file read beyond HEAD and the reflogs): for requests that carry the branch. */
+export function branchOf(dir: string): { branch: string | null; bases: string[]; root?: string } {
+  const repo = safe(() => findRepo(dir), undefined);
+  if (!repo) return { branch: null, bases: [] };
+  const head = safe(() => readHead(repo), { branch: null, commit: null });
+  return { root: repo.root, branch: head.branch, bases: safe(() => baseBranches(repo, head.branch), []) };
+}
+
+function safe<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}

@@ -1,0 +1,79 @@
+// The check at the moment of use on a real git repository (common/node/freshness/worktree.ts):
+// unchanged, changed committed or uncommitted, staged, deleted, renamed (staged and committed),
+// touched with the same content, and the parser of `git status --porcelain=v2 -z`.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { checkWorktree, parseStatus } from '../../common/node/freshness/worktree';
+import { makeRepo } from '../helpers/gitRepo';
+
+describe('checkWorktree', () => {
+  it('tells unchanged, committed, uncommitted, staged, deleted and renamed apart with one git status', () => {
+    const r = makeRepo('worktree-check-');
+    for (const f of ['same', 'committed', 'uncommitted', 'staged', 'deleted', 'gitrm', 'staged-mv', 'committed-mv', 'touched']) r.write(`src/${f}.ts`, `export const ${f.replace('-', '_')} = 1;\n`);
+    r.commit('initial');
+    const blob = (f: string) => r.git('hash-object', `src/${f}.ts`);
+    const cited = ['same', 'committed', 'uncommitted', 'staged', 'deleted', 'gitrm', 'staged-mv', 'committed-mv', 'touched'].map((f) => ({ path: `src/${f}.ts`, blobs: [blob(f)] }));
+    r.write('src/committed.ts', 'export const committed = 2;\n');
+    r.git('mv', 'src/committed-mv.ts', 'src/committed-moved.ts');
+    r.commit('change and move');
+    r.write('src/uncommitted.ts', 'export const uncommitted = 2;\n');
+    r.write('src/staged.ts', 'export const staged = 2;\n');
+    r.git('add', 'src/staged.ts');
+    fs.rmSync(path.join(r.root, 'src/deleted.ts'));
+    r.git('rm', '-q', 'src/gitrm.ts');
+    r.git('mv', 'src/staged-mv.ts', 'src/staged-moved.ts');
+    const future = new Date(Date.now() + 3600_000);
+    fs.utimesSync(path.join(r.root, 'src/touched.ts'), future, future);
+
+    const c = checkWorktree('p', r.root, cited);
+    assert.equal(c.branch, 'main');
+    assert.equal(c.commit, r.git('rev-parse', 'HEAD'));
+    const by = new Map(c.files.map((f) => [f.path, f]));
+    assert.deepEqual(by.get('src/same.ts'), { path: 'src/same.ts', blob: cited[0].blobs[0], tracked: true });
+    assert.deepEqual(by.get('src/touched.ts'), { path: 'src/touched.ts', blob: cited[8].blobs[0], tracked: true }, 'same content, new mtime: unchanged');
+    assert.deepEqual(by.get('src/committed.ts'), { path: 'src/committed.ts', blob: r.git('hash-object', 'src/committed.ts'), tracked: true, change: 'committed' });
+    assert.deepEqual(by.get('src/uncommitted.ts'), { path: 'src/uncommitted.ts', blob: r.git('hash-object', 'src/uncommitted.ts'), tracked: true, change: 'uncommitted' });
+    assert.deepEqual(by.get('src/staged.ts'), { path: 'src/staged.ts', blob: r.git('hash-object', 'src/staged.ts'), tracked: true, change: 'uncommitted' });
+    assert.deepEqual(by.get('src/deleted.ts'), { path: 'src/deleted.ts', blob: null, gone: true, change: 'uncommitted' });
+    assert.deepEqual(by.get('src/gitrm.ts'), { path: 'src/gitrm.ts', blob: null, gone: true, change: 'uncommitted' });
+    assert.deepEqual(by.get('src/staged-mv.ts'), { path: 'src/staged-mv.ts', blob: null, gone: true, movedTo: 'src/staged-moved.ts', change: 'uncommitted' });
+    assert.deepEqual(by.get('src/committed-mv.ts'), { path: 'src/committed-mv.ts', blob: null, gone: true, movedTo: 'src/committed-moved.ts', change: 'committed' });
+  });
+
+  it('runs no git process when every cited file is at its cited content', () => {
+    const r = makeRepo('worktree-nogit-');
+    r.write('a.ts', 'a\n');
+    r.commit('a');
+    const cited = [{ path: 'a.ts', blobs: [r.git('hash-object', 'a.ts')] }];
+    // git is not on the PATH: an unchanged file and a change only in the work tree are told without it.
+    const pathBefore = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      assert.deepEqual(checkWorktree('p', r.root, cited).files, [{ path: 'a.ts', blob: cited[0].blobs[0], tracked: true }]);
+      r.write('a.ts', 'b\n');
+      assert.deepEqual(checkWorktree('p', r.root, cited).files.map((f) => [f.path, f.change]), [['a.ts', 'uncommitted']]);
+    } finally {
+      process.env.PATH = pathBefore;
+    }
+  });
+
+  it('outside a repository: nothing to check, no branch', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'no-repo-'));
+    assert.deepEqual(checkWorktree('p', dir, [{ path: 'a.ts', blobs: [] }]), { project: 'p', branch: null, bases: [], commit: null, files: [] });
+  });
+});
+
+describe('parseStatus', () => {
+  it('reads ordinary, renamed and unmerged entries, paths with spaces', () => {
+    const h = 'a'.repeat(40);
+    const out = [`1 .M N... 100644 100644 100644 ${h} ${h} src/a b.ts`, `2 R. N... 100644 100644 100644 ${h} ${'b'.repeat(40)} R100 src/new.ts`, 'src/old.ts', `u UU N... 100644 100644 100644 100644 ${h} ${h} ${h} src/c.ts`, ''].join('\0');
+    const s = parseStatus(out);
+    assert.deepEqual(s.byPath.get('src/a b.ts'), { x: '.', y: 'M', hI: h });
+    assert.deepEqual(s.byPath.get('src/new.ts'), { x: 'R', y: '.', hI: 'b'.repeat(40) });
+    assert.equal(s.renamed.get('src/old.ts'), 'src/new.ts');
+    assert.equal(s.byPath.get('src/c.ts')?.x, 'U');
+  });
+});
