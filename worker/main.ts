@@ -1,5 +1,4 @@
 // Worker entry: config -> lock -> store -> services -> HTTP server, and a graceful shutdown.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +9,7 @@ import { isLoopbackHost, loadConfig } from '../common/node/config';
 import { EventBus } from './events';
 import { Lifecycle } from './lifecycle';
 import { keepHeapSmall } from './memory';
+import { prepareDataDir } from './dataDir';
 import { startSpool, type Spool } from './server/spool';
 import { acquireLock, releaseLock, updateLock } from './lock';
 import { createLogger } from '../common/node/log';
@@ -72,12 +72,9 @@ async function main(): Promise<void> {
     process.stderr.write(`refusing to bind to non-loopback host "${config.host}": set "allowRemoteBind": true in settings.json or CLAUDE_MEM_ALLOW_REMOTE=1 if you really mean it\n`);
     process.exit(2);
   }
-  try {
-    fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-    fs.accessSync(config.dataDir, fs.constants.W_OK);
-    fs.chmodSync(config.dataDir, 0o700);
-  } catch (e) {
-    process.stderr.write(`data dir ${config.dataDir} is not usable (${(e as Error).message}); the worker needs to write its journal there. Fix its permissions or set CLAUDE_MEM_DATA_DIR.\n`);
+  const dirProblems = prepareDataDir(config.dataDir);
+  if (dirProblems.length > 0) {
+    process.stderr.write(`claude-mem worker refuses to start: the data dir must belong to you alone.\n  ${dirProblems.join('\n  ')}\n`);
     process.exit(1);
   }
   const log = createLogger(config.dataDir, 'worker', process.env.CLAUDE_MEM_LOG_STDERR === '1');
