@@ -14,10 +14,16 @@
 // The hook checks such a request against the contract first, so what the route would refuse still
 // fails the hook (exit 1) with the route's own sentence.
 //
-// Only the user can write the data dir (0700), and whoever can reads auth.token too, so a file in
-// the spool is as trusted as a bearer header; the worker adds the header itself. The worker
+// Only the user can write the data dir (0700, checked at the worker's start), and whoever can reads
+// auth.token too, so a file in the spool is as trusted as a bearer header; the worker adds the
+// header itself. It still opens only regular files it did not reach through a link, checks their
+// size before reading, writes answers with exclusive create, and takes only plain paths under
+// /api/ (common/requestPath.ts). Hooks use the spool only when the data dir and spool/ pass the
+// same owner check as the worker's (common/node/ownDir.ts). The worker
 // advertises the spool in its lock (worker.pid: {"spool": true}); a hook uses it only for a live
 // worker on its own port, and takes its request back (falling back to TCP) when nobody claims it.
+
+import { isPlainPath } from './requestPath';
 
 export const SPOOL_DIR = 'spool';
 
@@ -55,7 +61,7 @@ export function validSpoolRequest(v: unknown): v is SpoolRequest {
     (r.method === 'GET' || r.method === 'POST' || r.method === 'PUT' || r.method === 'DELETE') &&
     typeof r.path === 'string' &&
     /^\/api\/[\x21-\x7e]*$/.test(r.path) &&
-    !/(^|\/)\.\.?(\/|\?|$)/.test(r.path) &&
+    isPlainPath(r.path) &&
     (r.body === undefined || typeof r.body === 'string') &&
     (r.ack === undefined || r.ack === 'claim')
   );

@@ -9,6 +9,7 @@ import {
   asObject,
   BadRequest,
   checkObservationRequest,
+  checkProjectName,
   optId,
   optString,
   reqId,
@@ -75,7 +76,8 @@ export class Lifecycle {
 
   private projectFrom(rawCwd: string | undefined, rawProject: string | undefined): { project: string; cwd?: string } {
     const cwd = rawCwd === undefined ? undefined : clean(rawCwd);
-    const project = (rawProject === undefined ? '' : clean(rawProject).trim()) || projectFromCwd(cwd);
+    const given = rawProject === undefined ? '' : clean(rawProject).trim();
+    const project = given ? checkProjectName('project', given) : projectFromCwd(cwd);
     return { project, cwd: cwd || undefined };
   }
 
@@ -215,7 +217,8 @@ export class Lifecycle {
     const raw = reqString(o, 'text', { max: 10 * MAX_PROMPT });
     const title = optString(o, 'title', { max: 300 });
     const rawProject = optId(o, 'project');
-    const project = (rawProject === undefined ? '' : clean(rawProject).trim()) || 'default';
+    const given = rawProject === undefined ? '' : clean(rawProject).trim();
+    const project = given ? checkProjectName('project', given) : 'default';
     const text = clean(raw).trim();
     if (text === '') throw new BadRequest('text is empty once private content is removed');
     const cleanTitle = title ? clean(title).trim() : '';

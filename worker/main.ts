@@ -1,5 +1,4 @@
 // Worker entry: config -> lock -> store -> services -> HTTP server, and a graceful shutdown.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
@@ -10,8 +9,10 @@ import { isLoopbackHost, loadConfig } from '../common/node/config';
 import { EventBus } from './events';
 import { Lifecycle } from './lifecycle';
 import { keepHeapSmall } from './memory';
+import { prepareDataDir } from './dataDir';
 import { startSpool, type Spool } from './server/spool';
 import { acquireLock, releaseLock, updateLock } from './lock';
+import { holdDirLock, showAddress } from './dirLock';
 import { createLogger } from '../common/node/log';
 import type { HealthResponse } from '../common/contract';
 import { Processor } from './queue/processor';
@@ -72,18 +73,35 @@ async function main(): Promise<void> {
     process.stderr.write(`refusing to bind to non-loopback host "${config.host}": set "allowRemoteBind": true in settings.json or CLAUDE_MEM_ALLOW_REMOTE=1 if you really mean it\n`);
     process.exit(2);
   }
-  try {
-    fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-    fs.accessSync(config.dataDir, fs.constants.W_OK);
-    fs.chmodSync(config.dataDir, 0o700);
-  } catch (e) {
-    process.stderr.write(`data dir ${config.dataDir} is not usable (${(e as Error).message}); the worker needs to write its journal there. Fix its permissions or set CLAUDE_MEM_DATA_DIR.\n`);
+  const dirProblems = prepareDataDir(config.dataDir);
+  if (dirProblems.length > 0) {
+    process.stderr.write(`claude-mem worker refuses to start: the data dir must belong to you alone.\n  ${dirProblems.join('\n  ')}\n`);
     process.exit(1);
   }
   const log = createLogger(config.dataDir, 'worker', process.env.CLAUDE_MEM_LOG_STDERR === '1');
   if (config.problem) log.warn(config.problem);
 
   const token = ensureToken(config.dataDir);
+  // The kernel's lock first: it holds whatever happened to worker.pid, and dies with the process.
+  const dirLock = await holdDirLock(config.dataDir);
+  if (!dirLock.ok) {
+    const h = dirLock.holder;
+    if (h?.port) {
+      const p = await waitOurs(h.port, config.host, config.dataDir, token, 10_000);
+      if (p.kind === 'ours') {
+        say(`claude-mem worker already running (pid ${p.health.pid}) at http://127.0.0.1:${p.health.port}; using it.`);
+        process.exit(0);
+      }
+    }
+    const who = h?.pid ? `another worker (pid ${h.pid}${h.port ? `, port ${h.port}` : ', still starting'})` : 'another process';
+    const why = dirLock.why === 'held' ? `${who} holds its lock (${showAddress(dirLock.address)})` : dirLock.why;
+    process.stderr.write(
+      `claude-mem worker refuses to start: data dir ${config.dataDir} has a worker already; ${why}. One worker writes a data dir: use that one, or stop it first (\`claude-mem stop\`${h?.pid ? ` or \`kill ${h.pid}\`` : ''}).\n`,
+    );
+    log.error(`data dir lock held: ${why}`);
+    process.exit(1);
+  }
+  const held = dirLock;
   const lock = acquireLock(config.dataDir, config.port);
   if (!lock.ok) {
     const p = await waitOurs(lock.holder.port, config.host, config.dataDir, token, 10_000);
@@ -150,6 +168,7 @@ async function main(): Promise<void> {
       await team.stop();
       await store.close(true);
       releaseLock(config.dataDir);
+      held.release();
       log.info('stopped');
     })();
     await stopping;
@@ -178,6 +197,7 @@ async function main(): Promise<void> {
     server.listen(config.port, config.host, () => resolve());
   });
   boundPort = (server.address() as AddressInfo).port;
+  held.setPort(boundPort);
   if (process.env.CLAUDE_MEM_NO_SPOOL !== '1') {
     try {
       spool = startSpool({ dataDir: config.dataDir, token, port: () => boundPort, fetch: app.fetch, log });

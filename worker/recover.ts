@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadConfig } from '../common/node/config';
 import { acquireLock, releaseLock } from './lock';
+import { holdDirLock } from './dirLock';
 import { segmentName, syncDir } from './store/journal';
 import { recover, type RecoveryReport } from './store/recovery';
 import { createSchema } from './store/schema';
@@ -49,8 +50,15 @@ export async function runRecover(args: string[]): Promise<number> {
     return 0;
   }
   // The worker must not run meanwhile: it would write to the same files.
+  const dirLock = await holdDirLock(dataDir);
+  if (!dirLock.ok) {
+    const pid = dirLock.holder?.pid;
+    process.stderr.write(`${pid ? `the worker (pid ${pid})` : 'a worker'} is running on this data dir: stop it first (claude-mem stop), then run recover again\n`);
+    return 1;
+  }
   const lock = acquireLock(dataDir, 0);
   if (!lock.ok) {
+    dirLock.release();
     process.stderr.write(`the worker (pid ${lock.holder.pid}) is running on this data dir: stop it first (claude-mem stop), then run recover again\n`);
     return 1;
   }
@@ -73,6 +81,7 @@ export async function runRecover(args: string[]): Promise<number> {
     return report.lost.length > 0 && !installed ? EXIT_LOSS : 0;
   } finally {
     releaseLock(dataDir);
+    dirLock.release();
   }
 }
 

@@ -1,7 +1,7 @@
 // Export and import: a self-describing JSON document. Import is validated whole (a bad field stores
 // nothing), then written in chunks so other requests are answered meanwhile; it is idempotent
 // (sessions by platform + id, the rest by their natural keys), so importing twice adds nothing.
-import { BadRequest, asObject, type ObservationContent, type SessionContent, type SummaryContent } from '../common/contract';
+import { BadRequest, asObject, projectNameProblem, type ObservationContent, type SessionContent, type SummaryContent } from '../common/contract';
 import { cleanText } from '../common/privacy';
 import { insertObservation, observationContent, type ObservationRow } from './store/repos/observations';
 import { insertPrompt, type PromptRow } from './store/repos/prompts';
@@ -120,6 +120,13 @@ export function exportMemory(store: Store, project: string | undefined): ExportD
 
 type Obj = Record<string, unknown>;
 
+/** A project name as the API takes it (lifecycle.ts): no ".", "..", separators or control characters. */
+function importedProject(name: string, at: string): string {
+  const why = projectNameProblem(name);
+  if (why !== undefined) throw new BadRequest(`import: ${at}.project ${why}`);
+  return name;
+}
+
 function field<T>(o: Obj, key: string, at: string, check: (v: unknown) => v is T, what: string): T {
   const v = o[key];
   if (!check(v)) throw new BadRequest(`import: ${at}.${key} must be ${what}`);
@@ -199,7 +206,7 @@ function parseSession(raw: unknown, i: number): ExportedSession {
   return {
     platform: field(s, 'platform', at, isId, ID),
     contentSessionId: field(s, 'contentSessionId', at, isId, ID),
-    project: clean(field(s, 'project', at, isId, ID)).trim() || 'imported',
+    project: importedProject(clean(field(s, 'project', at, isId, ID)).trim() || 'imported', at),
     cwd: cleanOrNull(field(s, 'cwd', at, maxStrOrNull(LIMITS.cwd), `a string of at most ${LIMITS.cwd} characters or null`)),
     status,
     promptCounter: field(s, 'promptCounter', at, isInt, 'a non-negative integer'),

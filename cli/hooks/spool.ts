@@ -1,7 +1,8 @@
 // A hook's worker call as a file in the worker's spool (common/spool.ts), used when a live worker on
 // this machine serves it: no node:net, no connection. A request nobody claims soon is taken back,
 // and the caller sends it over TCP instead, so a stale lock costs a hook a moment, never the call.
-import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { checkOwnDir } from '../../common/node/ownDir';
 import { join } from 'node:path';
 import { SPOOL_DIR, type SpoolRequest, type SpoolResponse } from '../../common/spool';
 import { isLoopbackHost } from '../../common/node/config';
@@ -14,6 +15,21 @@ const POLL_MS = 0.2;
 
 let seq = 0;
 
+/** Answers are small; a bigger file is not the worker's. */
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/** The answer file's text: a regular file, not reached through a link, under the cap. */
+function readAnswer(file: string): string {
+  const fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_ANSWER_BYTES) throw new NetworkError(`the spool answer ${file} is not a regular file under ${MAX_ANSWER_BYTES} bytes`, 'EPROTO');
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The spool dir when this data dir's worker is alive, serves the spool, and listens on t.port. */
 export function spoolFor(t: ClientTarget, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env.CLAUDE_MEM_HOOK_TRANSPORT === 'tcp' || !isLoopbackHost(t.host)) return undefined;
@@ -21,7 +37,11 @@ export function spoolFor(t: ClientTarget, env: NodeJS.ProcessEnv = process.env):
     const lock = JSON.parse(readFileSync(join(t.dataDir, 'worker.pid'), 'utf8')) as { pid?: unknown; port?: unknown; spool?: unknown };
     if (lock.spool !== true || lock.port !== t.port || typeof lock.pid !== 'number') return undefined;
     process.kill(lock.pid, 0); // throws for a dead worker (EPERM: another user's process, not ours)
-    return join(t.dataDir, SPOOL_DIR);
+    // Only a spool nobody else could write (the worker's own start check): otherwise another user
+    // could answer this hook. Two lstat calls; TCP and the worker's proof remain.
+    const dir = join(t.dataDir, SPOOL_DIR);
+    if (!checkOwnDir(t.dataDir).ok || !checkOwnDir(dir).ok) return undefined;
+    return dir;
   } catch {
     return undefined;
   }
@@ -60,7 +80,7 @@ export function spoolRequest<T>(dir: string, method: string, urlPath: string, bo
   for (;;) {
     // existsSync first: a failed read throws, and an Error with its stack on every poll costs more
     // than the poll.
-    const text = existsSync(`${base}.res`) ? readFileSync(`${base}.res`, 'utf8') : undefined;
+    const text = existsSync(`${base}.res`) ? readAnswer(`${base}.res`) : undefined;
     if (text !== undefined) {
       try {
         unlinkSync(`${base}.res`);

@@ -1,6 +1,6 @@
 // The last user prompt and assistant reply of a Claude Code transcript (JSONL), read from the
 // end of the file in growing windows so a long session costs no more than its last turns.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
 export interface LastMessages {
   user?: string;
@@ -49,8 +49,12 @@ export function lastMessages(file: string, maxBytes = 4 * 1024 * 1024): LastMess
   const found: LastMessages = {};
   let fd: number | undefined;
   try {
-    fd = openSync(file, 'r');
-    const size = fstatSync(fd).size;
+    // O_NONBLOCK: opening a FIFO to read would wait for a writer; anything but a regular file is
+    // left unread (a FIFO, a device such as /dev/zero, a folder).
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    const st = fstatSync(fd);
+    if (!st.isFile()) return found;
+    const size = st.size;
     let window = Math.min(size, 64 * 1024);
     for (;;) {
       const start = size - window;

@@ -106,6 +106,26 @@ export function optId(o: Record<string, unknown>, key: string): string | undefin
 }
 
 /**
+ * Why a project name a client gives cannot be stored, or undefined when it can: not empty, not "."
+ * or ".." (no route could name it: a URL parser drops a dot segment), no "/" or "\\", no control
+ * characters. Names the worker derives from a folder (common/node/project.ts) are never these.
+ */
+export function projectNameProblem(name: string): string | undefined {
+  if (name === '') return 'must not be empty';
+  if (name === '.' || name === '..') return 'must not be "." or ".."';
+  if (/[/\\]/.test(name)) return 'must not contain "/" or "\\"';
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return 'must not contain control characters';
+  return undefined;
+}
+
+/** A project name a client gives, refused with a 400 that names the field. */
+export function checkProjectName(key: string, name: string): string {
+  const why = projectNameProblem(name);
+  if (why !== undefined) throw new BadRequest(`field '${key}' ${why}`);
+  return name;
+}
+
+/**
  * POST /api/sessions/observations: every check that refuses the request with a 400 before the
  * worker cleans its text. The route runs it, and so does the hook before it hands a request over
  * the spool, because it stops waiting once the worker claims it (common/spool.ts): a request that

@@ -3,7 +3,9 @@ import { Hono } from 'hono';
 import type { AppContext } from './context';
 import { guard } from './guard';
 import { errorResponse, setBodyCap } from './http';
-import { observationRoutes } from './routes/observations';
+import { forgetProject, observationRoutes } from './routes/observations';
+import { dotProjectName, isPlainPath } from '../../common/requestPath';
+import type { IncomingMessage } from 'node:http';
 import { sessionRoutes } from './routes/sessions';
 import { statusRoutes } from './routes/status';
 import { streamRoutes } from './routes/stream';
@@ -16,7 +18,23 @@ export function createApp(ctx: AppContext, extraRoutes: RouteGroup[] = []): Hono
   const app = new Hono();
   const { maxBodyBytes, maxImportBytes } = ctx.config.settings;
 
+  // The path as the client sent it (the spool checks its own, common/spool.ts): one the URL parser
+  // would rewrite ("/api/%2e%2e/…", "/api/..\\") is refused before it can reach another route.
+  app.use('*', async (c, next) => {
+    const raw = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.url;
+    if (raw !== undefined && !isPlainPath(raw) && dotProjectName(c.req.method, raw) === undefined) {
+      return c.json({ error: 'request path is not plain: no dot segments ("..", "%2e%2e"), backslashes or absolute URLs' }, 400);
+    }
+    return next();
+  });
   app.use('*', guard({ token: ctx.token, port: ctx.port, extraHosts: ctx.config.settings.allowRemoteBind ? [ctx.config.host] : [] }));
+  // Forgetting a project named "." or ".." (refused at creation now, kept from before): its name is a
+  // dot segment, which no route pattern can match, so it is taken from the path as sent.
+  app.use('*', async (c, next) => {
+    const raw = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.url;
+    const name = raw === undefined ? undefined : dotProjectName(c.req.method, raw);
+    return name === undefined ? next() : forgetProject(c, ctx, name);
+  });
   app.use('*', async (c, next) => {
     if (c.req.path !== '/api/health') ctx.touch();
     const max = c.req.path === '/api/import' ? maxImportBytes : maxBodyBytes;

@@ -31,6 +31,62 @@ export interface Spool {
 /** Answers and half-written files older than this are nobody's any more (a hook waits at most a few seconds). */
 const ORPHAN_MS = 30_000;
 
+/** Opens a request file without following a link or waiting on a FIFO (O_NONBLOCK), and never on a device. */
+const OPEN_REQUEST = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
+
+/**
+ * The request file's text, or why it is refused: only a regular file reached without a link, no
+ * bigger than the cap (checked on the open file, before reading). A symlink (to /dev/zero, to a file
+ * outside the data dir), a FIFO or a device is never read.
+ */
+export function readRequest(work: string): string | { status: number; message: string } {
+  let fd: number;
+  try {
+    fd = fs.openSync(work, OPEN_REQUEST);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return { status: 400, message: code === 'ELOOP' ? 'spool request is a symbolic link; refused' : `spool request cannot be opened (${code ?? (e as Error).message})` };
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return { status: 400, message: 'spool request is not a regular file (a FIFO, device or folder); refused' };
+    if (st.size > SPOOL_MAX_REQUEST_BYTES) return { status: 413, message: `request file is larger than ${SPOOL_MAX_REQUEST_BYTES} bytes` };
+    const buf = Buffer.allocUnsafe(st.size + 1); // one byte more: a file that grew meanwhile is refused
+    let n = 0;
+    for (;;) {
+      const r = fs.readSync(fd, buf, n, buf.length - n, null);
+      if (r === 0) break;
+      n += r;
+      if (n > st.size) return { status: 413, message: 'spool request grew while it was read; refused' };
+    }
+    return buf.subarray(0, n).toString('utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Writes an answer with exclusive create (a planted <id>.res-tmp, a symlink among others, is removed,
+ * never written through), then renames it into place (a rename replaces a link, never follows it).
+ */
+export function writeAnswer(tmp: string, dest: string, text: string): void {
+  let fd: number | undefined;
+  for (let attempt = 0; fd === undefined; attempt++) {
+    try {
+      fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw e;
+      fs.unlinkSync(tmp); // removes the link itself
+    }
+  }
+  try {
+    fs.writeSync(fd, text);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, dest);
+}
+
 export function startSpool(o: SpoolOptions): Spool {
   const dir = path.join(o.dataDir, SPOOL_DIR);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -42,12 +98,11 @@ export function startSpool(o: SpoolOptions): Spool {
 
   /** The answer, and the request when it was one (its ack decides whether anyone reads the answer). */
   async function answer(id: string): Promise<{ res: SpoolResponse; req?: SpoolRequest }> {
-    const work = file(id, '.work');
-    const size = fs.statSync(work).size;
-    if (size > SPOOL_MAX_REQUEST_BYTES) return { res: error(413, `request file is larger than ${SPOOL_MAX_REQUEST_BYTES} bytes`) };
+    const read = readRequest(file(id, '.work'));
+    if (typeof read !== 'string') return { res: error(read.status, read.message) };
     let req: unknown;
     try {
-      req = JSON.parse(fs.readFileSync(work, 'utf8'));
+      req = JSON.parse(read);
     } catch {
       return { res: error(400, 'malformed spool request (not JSON)') };
     }
@@ -91,9 +146,7 @@ export function startSpool(o: SpoolOptions): Spool {
       }
       if (out.req?.ack === 'claim') logUnread(out.req, out.res);
       else {
-        const tmp = file(id, '.res-tmp');
-        fs.writeFileSync(tmp, JSON.stringify(out.res), { mode: 0o600 });
-        fs.renameSync(tmp, file(id, '.res'));
+        writeAnswer(file(id, '.res-tmp'), file(id, '.res'), JSON.stringify(out.res));
       }
       fs.rmSync(file(id, '.work'), { force: true });
     } catch (e) {
@@ -111,7 +164,7 @@ export function startSpool(o: SpoolOptions): Spool {
     if (ext === '.req') void serve(id, false);
     else if (now > 0 && (ext === '.res' || ext === '.tmp' || ext === '.res-tmp')) {
       try {
-        if (now - fs.statSync(path.join(dir, name)).mtimeMs > ORPHAN_MS) fs.rmSync(path.join(dir, name), { force: true });
+        if (now - fs.lstatSync(path.join(dir, name)).mtimeMs > ORPHAN_MS) fs.rmSync(path.join(dir, name), { force: true });
       } catch {
         /* collected meanwhile */
       }

@@ -1,5 +1,5 @@
 // Reading and curating stored memory.
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { BadRequest, intParam, type DeletedResponse, type Observation, type ObservationListResponse, type ProjectDeletedResponse, type ProjectsResponse, type SaveMemoryResponse } from '../../../common/contract';
 import { deleteObservation, listObservations, observationById, toObservation } from '../../store/repos/observations';
 import { deleteSessionsWhere } from '../../store/repos/sessions';
@@ -46,20 +46,7 @@ export function observationRoutes(app: Hono, ctx: AppContext): void {
     return c.json({ projects: rows.map((r) => ({ name: r.name, sessions: r.sessions, observations: r.observations, lastActivity: new Date(r.last).toISOString() })) } satisfies ProjectsResponse);
   });
 
-  app.delete('/api/projects/:name', async (c) => {
-    const name = c.req.param('name'); // hono has already decoded it
-    if (!name || name.length > 256) throw new BadRequest('project name must be 1 to 256 characters');
-    const exists = ctx.store.get('SELECT 1 AS x FROM sessions WHERE project = ? LIMIT 1', [name]);
-    if (!exists) return c.json({ error: 'no such project' }, 404);
-    // A shared project is forgotten here only: it stops being shared first, so no tombstone is
-    // queued for the hub (forgetting it for the team is POST /api/team/forget, a maintainer's right).
-    const sessions = await ctx.store.write((tx) => {
-      removeShare(tx, name);
-      return deleteSessionsWhere(tx, 'project = ?', [name]);
-    });
-    ctx.events.emit('project_deleted', { project: name, sessions });
-    return c.json({ deleted: name, sessions } satisfies ProjectDeletedResponse);
-  });
+  app.delete('/api/projects/:name', (c) => forgetProject(c, ctx, c.req.param('name'))); // hono has already decoded it
 
   app.delete('/api/session/:id', async (c) => {
     const id = positiveId(c.req.param('id'));
@@ -74,4 +61,19 @@ export function observationRoutes(app: Hono, ctx: AppContext): void {
     const r: SaveMemoryResponse = await ctx.lifecycle.saveMemory(await jsonBody(c));
     return c.json(r, r.duplicate ? 200 : 201);
   });
+}
+
+/** DELETE /api/projects/:name; also reached for a name that is a dot segment (app.ts). */
+export async function forgetProject(c: Context, ctx: AppContext, name: string): Promise<Response> {
+  if (!name || name.length > 256) throw new BadRequest('project name must be 1 to 256 characters');
+  const exists = ctx.store.get('SELECT 1 AS x FROM sessions WHERE project = ? LIMIT 1', [name]);
+  if (!exists) return c.json({ error: 'no such project' }, 404);
+  // A shared project is forgotten here only: it stops being shared first, so no tombstone is
+  // queued for the hub (forgetting it for the team is POST /api/team/forget, a maintainer's right).
+  const sessions = await ctx.store.write((tx) => {
+    removeShare(tx, name);
+    return deleteSessionsWhere(tx, 'project = ?', [name]);
+  });
+  ctx.events.emit('project_deleted', { project: name, sessions });
+  return c.json({ deleted: name, sessions } satisfies ProjectDeletedResponse);
 }
