@@ -7,38 +7,40 @@ export const REDACTED = '[redacted]';
 /** Inputs past this size are cut before redaction (callers cut far earlier). */
 export const MAX_REDACT_INPUT = 4 * 1024 * 1024;
 
-// Well-known key formats, replaced whole.
-const TOKEN_FORMATS = [
-  // AWS access key ids (long-term and temporary)
-  '(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[0-9A-Z]{16}(?![0-9A-Z])',
+// Well-known key formats, replaced whole. A prefix no word ends with (ghp_, sk-ant-, npm_…) is a
+// key wherever it starts, even glued to a word (`cghp_…`); the others start at a word boundary.
+const GLUED_FORMATS = [
   // GitHub: classic and fine-grained personal tokens, OAuth, app and refresh tokens
   'gh[pousr]_[A-Za-z0-9]{30,4096}',
   'github_pat_[A-Za-z0-9_]{22,4096}',
   // GitLab personal, deploy, runner, pipeline-trigger and feed tokens
   'gl(?:pat|dt|rt|ptt|ft|cbt|soat)-[A-Za-z0-9_-]{20,4096}',
-  // Anthropic, then OpenAI (project, service-account, admin and legacy keys)
+  // Anthropic, then OpenAI (project, service-account, admin keys)
   'sk-ant-[A-Za-z0-9_-]{20,4096}',
   'sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,4096}',
-  'sk-[A-Za-z0-9]{32,4096}',
   // Slack tokens, app-level tokens and webhooks
   'xox[abposre]-[A-Za-z0-9-]{10,4096}',
   'xapp-[A-Za-z0-9-]{10,4096}',
   'https://hooks\\.slack\\.com/services/[A-Za-z0-9/_-]{10,4096}',
-  // Google API keys, Stripe live/test secret keys
-  'AIza[0-9A-Za-z_-]{35}',
-  '[sr]k_(?:live|test)_[0-9A-Za-z]{16,4096}',
-  // npm, Hugging Face, SendGrid, HashiCorp Vault (service, batch, recovery)
+  // npm, Hugging Face, HashiCorp Vault (service, batch, recovery)
   'npm_[A-Za-z0-9]{36,4096}',
   'hf_[A-Za-z0-9]{30,4096}',
-  'SG\\.[A-Za-z0-9_-]{16,64}\\.[A-Za-z0-9_-]{16,4096}',
   'hv[sbr]\\.[A-Za-z0-9_-]{20,4096}',
 ].join('|');
-// A key starts at a word boundary, and is taken whole (to its last character, not to a `\b`).
-const TOKENS = new RegExp(`\\b(?:${TOKEN_FORMATS})`, 'g');
-// `\b` fails after `_`, so `mcp__x__ghp_…` needs this second pass, run only when an `_` is
-// followed by a key's prefix (a lookbehind in TOKENS itself made every text 2-4x slower).
-const TOKENS_AFTER_UNDERSCORE = new RegExp(`(?<=_)(?:${TOKEN_FORMATS})`, 'g');
-const UNDERSCORE_HINT = /_(?:A[A-Z]{3}[0-9A-Z]{16}|gh[pousr]_|github_pat_|gl[a-z]{2,4}-|sk-|xox|xapp-|AIza|[sr]k_|npm_|hf_|SG\.|hv[sbr]\.)/;
+const WORD_FORMATS = [
+  // AWS access key ids (long-term and temporary)
+  '(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[0-9A-Z]{16}(?![0-9A-Z])',
+  // OpenAI legacy keys, Google API keys, Stripe live/test secret keys, SendGrid
+  'sk-[A-Za-z0-9]{32,4096}',
+  'AIza[0-9A-Za-z_-]{35}',
+  '[sr]k_(?:live|test)_[0-9A-Za-z]{16,4096}',
+  'SG\\.[A-Za-z0-9_-]{16,64}\\.[A-Za-z0-9_-]{16,4096}',
+].join('|');
+const TOKENS = new RegExp(`${GLUED_FORMATS}|\\b(?:${WORD_FORMATS})`, 'g');
+// `\b` fails after `_`, so `mcp__x__AKIA…` needs this second pass, run only when an `_` is
+// followed by such a key's prefix (a lookbehind in TOKENS itself made every text 2-4x slower).
+const TOKENS_AFTER_UNDERSCORE = new RegExp(`(?<=_)(?:${WORD_FORMATS})`, 'g');
+const UNDERSCORE_HINT = /_(?:A[A-Z]{3}[0-9A-Z]{16}|sk-|AIza|[sr]k_|SG\.)/;
 
 // user:password@ in a URL: the password goes, the rest stays readable. Anchored on the literal
 // "://" (the scheme before it does not matter), so ordinary text costs one fast scan. The user may

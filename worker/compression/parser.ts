@@ -3,6 +3,7 @@
 // types and concepts against the taxonomy, and classifies replies that hold no XML at all.
 import type { ObservationContent, SummaryContent } from '../../common/contract';
 import { cleanIncoming } from '../../common/privacy/incoming';
+import { stripPrivate } from '../../common/privacy/tags';
 import { CONCEPT_NAMES, TAXONOMY, TYPE_NAMES } from './taxonomy';
 
 /** What a reply with no usable XML was: nothing to say, chatter, or a provider problem in prose. */
@@ -254,10 +255,13 @@ function searchPhrases(body: string): { searchPhrases?: string[] } {
 /** Model replies are bounded by max output tokens; anything far past that is cut before any regex runs. */
 export const MAX_REPLY_CHARS = 64 * 1024;
 
+/** The reply cut to its cap, its private blocks stripped before its elements are read (a field's inner tags would hide them from the gate). */
 function capReply(text: string, warnings: string[]): string {
-  if (text.length <= MAX_REPLY_CHARS) return text;
-  warnings.push(`reply of ${text.length} characters cut to ${MAX_REPLY_CHARS} before parsing`);
-  return text.slice(0, MAX_REPLY_CHARS);
+  if (text.length > MAX_REPLY_CHARS) {
+    warnings.push(`reply of ${text.length} characters cut to ${MAX_REPLY_CHARS} before parsing`);
+    text = text.slice(0, MAX_REPLY_CHARS);
+  }
+  return stripPrivate(text).text;
 }
 
 export function parseObservations(reply: string): ObservationParse {
