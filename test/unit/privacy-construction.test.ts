@@ -101,7 +101,8 @@ describe('private tags at the right offsets whatever the Unicode', () => {
 });
 
 describe('secret files by what the tool does, on every platform', () => {
-  const ENV = 'API_KEY=zz9plural\nDB_HOST=db';
+  // Content no redaction rule would catch: only the secret-file rules can drop it.
+  const ENV = 'motd zz9plural\nhost db';
   const leaks = (r: unknown) => JSON.stringify(r).includes('zz9plural');
 
   it('recognises .vault-token, wp-config.php, .pgpass, .netrc, .ppk, .git-credentials', () => {
@@ -125,27 +126,27 @@ describe('secret files by what the tool does, on every platform', () => {
   });
 
   it('the 101st entry of a multi-file edit', () => {
-    const replacements = Array.from({ length: 150 }, (_, i) => ({ filePath: i === 100 ? '/p/.env' : `/p/src/f${i}.ts`, oldString: 'a', newString: i === 100 ? 'API_KEY=zz9plural' : 'b' }));
+    const replacements = Array.from({ length: 150 }, (_, i) => ({ filePath: i === 100 ? '/p/.env' : `/p/src/f${i}.ts`, oldString: 'a', newString: i === 100 ? 'motd zz9plural' : 'b' }));
     const r = scrubToolUse({ replacements }, 'ok', 'multi_replace_string_in_file');
     assert.ok(!leaks(r));
     assert.equal(r.secretFile, '/p/.env');
   });
 
   it('Codex apply_patch (a string) and VS Code apply_patch ({input}) lose the .env hunk, keep the others', () => {
-    const patch = ['*** Begin Patch', '*** Update File: src/a.ts', '@@', '-const a = 1;', '+const a = 2;', '*** Add File: .env', '+API_KEY=zz9plural', '+DB_HOST=db', '*** End Patch'].join('\n');
+    const patch = ['*** Begin Patch', '*** Update File: src/a.ts', '@@', '-const a = 1;', '+const a = 2;', '*** Add File: .env', '+motd zz9plural', '+host db', '*** End Patch'].join('\n');
     for (const [input, name] of [[patch, 'apply_patch'], [{ input: patch }, 'apply_patch'], [{ command: ['apply_patch', patch] }, 'shell']] as const) {
       const r = scrubToolUse(input, 'Success. Updated the following files:\nM src/a.ts\nA .env', name);
       assert.ok(!leaks(r), JSON.stringify(r));
       assert.ok(JSON.stringify(r.input).includes('+const a = 2;'), 'the other hunk stays');
       assert.ok(JSON.stringify(r.input).includes('*** Add File: .env'), 'the header stays');
     }
-    const diff = ['diff --git a/.env b/.env', '--- a/.env', '+++ b/.env', '@@ -1 +1 @@', '-API_KEY=old', '+API_KEY=zz9plural', 'diff --git a/x.ts b/x.ts', '--- a/x.ts', '+++ b/x.ts', '@@ -1 +1 @@', '-x', '+y'].join('\n');
+    const diff = ['diff --git a/.env b/.env', '--- a/.env', '+++ b/.env', '@@ -1 +1 @@', '-motd old', '+motd zz9plural', 'diff --git a/x.ts b/x.ts', '--- a/x.ts', '+++ b/x.ts', '@@ -1 +1 @@', '-x', '+y'].join('\n');
     const d = dropSecretHunks(diff);
     assert.ok(d && !d.text.includes('zz9plural') && d.text.includes('+y'));
   });
 
   it('grep output lines from secret-looking files', () => {
-    const out = ['src/config.ts:3:const url = process.env.API_URL;', '.env:1:API_KEY=zz9plural', './config/.env.local-2-API_KEY=zz9plural', 'C:\\p\\.env:4:API_KEY=zz9plural', 'src/b.ts:9:ok'].join('\n');
+    const out = ['src/config.ts:3:const url = process.env.API_URL;', '.env:1:motd zz9plural', './config/.env.local-2-motd zz9plural', 'C:\\p\\.env:4:motd zz9plural', 'src/b.ts:9:ok'].join('\n');
     for (const name of ['Grep', 'grep_search', 'search_file_content', 'grep', 'Bash', 'run_shell_command']) {
       const r = scrubToolUse({ pattern: 'API', command: 'grep -rn API .' }, { stdout: out }, name);
       assert.ok(!leaks(r), name);
@@ -161,7 +162,7 @@ describe('secret files by what the tool does, on every platform', () => {
       ['run_shell_command', { command: 'head -5 "$HOME/.aws/credentials"' }],
       ['bash', { command: 'cat /srv/www/wp-config.php' }],
     ] as const) {
-      const r = scrubToolUse(input, { stdout: 'db:5432:app:app:zz9plural' }, name);
+      const r = scrubToolUse(input, { stdout: 'motd zz9plural' }, name);
       assert.ok(!leaks(r), `${name} ${JSON.stringify(input)}`);
       assert.ok(r.secretFile);
     }
@@ -235,7 +236,7 @@ describe('redaction formats', () => {
   });
 
   // ReDoS guard: each rule's pathological input must cost about 4x at 4x the size (linear), not
-  // 16x (quadratic); the best of three runs is compared, and small times (noise) pass. The output
+  // 16x (quadratic); the best of five interleaved runs is compared, and small times (noise) pass. The output
   // on each is checked too, so a rule that stopped matching fails here as well.
   const units: [string, string, RegExp][] = [
     ['curl -u', 'curl -u a:', /a:\[redacted\]/],
@@ -255,22 +256,23 @@ describe('redaction formats', () => {
     ['tokens after _', 'mcp__ghp_', /^mcp__ghp_/],
   ];
   const mk = (u: string, n: number) => u.repeat(Math.ceil(n / u.length)).slice(0, n);
-  const best = (s: string) => {
-    let b = Infinity;
-    for (let i = 0; i < 3; i++) {
-      const t0 = performance.now();
-      redactSecrets(s);
-      b = Math.min(b, performance.now() - t0);
-    }
-    return b;
+  const time = (s: string) => {
+    const t0 = performance.now();
+    redactSecrets(s);
+    return performance.now() - t0;
   };
   for (const [name, unit, want] of units) {
     it(`pathological ${name}: linear (4x the size costs well under 16x) and still redacts`, () => {
       const small = mk(unit, 1 << 17);
       const big = mk(unit, 1 << 19);
       assert.match(redactSecrets(big), want);
-      const a = best(small);
-      const b = best(big);
+      // Interleaved, best of five each: a busy machine slows both sizes alike.
+      let a = Infinity;
+      let b = Infinity;
+      for (let i = 0; i < 5; i++) {
+        a = Math.min(a, time(small));
+        b = Math.min(b, time(big));
+      }
       assert.ok(b < 150 || b / a < 10, `${a.toFixed(1)} ms -> ${b.toFixed(1)} ms`);
     });
   }
