@@ -261,7 +261,7 @@ describe('nothing private or secret survives any ingest path (seeded property te
     }
 
     // Everything compressed by the model, then written out.
-    await until(async () => (await w.req('GET', '/api/health')).body.queueDepth === 0, 60_000, 'the queue to drain');
+    await until(async () => (await w.req('GET', '/api/health')).body.queueDepth === 0, 180_000, 'the queue to drain');
     assert.ok(fake.requests.some((r) => r.path === '/v1/messages'), 'the model was asked');
     const obs = await w.req('GET', '/api/observations?limit=1000');
     assert.ok((obs.body.items as { source: string }[]).some((o) => o.source === 'anthropic'), 'the model\'s replies were stored');
