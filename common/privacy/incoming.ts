@@ -24,6 +24,18 @@ export function cleanIncomingText(text: string): Incoming<string> {
 
 const MAX_DEPTH = 32;
 
+/** Object keys repeat (every record of an import has the same ones): their answer is remembered. */
+const secretKeys = new Map<string, boolean>();
+function isSecretKey(k: string): boolean {
+  if (k.length > 128) return false;
+  let v = secretKeys.get(k);
+  if (v === undefined) {
+    v = isSecretName(k);
+    if (secretKeys.size < 4096) secretKeys.set(k, v);
+  }
+  return v;
+}
+
 function cleanDeep(value: unknown, depth: number, n: { removed: number }): unknown {
   if (typeof value === 'string') {
     const r = stripPrivate(value);
@@ -43,18 +55,21 @@ function cleanDeep(value: unknown, depth: number, n: { removed: number }): unkno
   }
   if (Array.isArray(value)) return value.map((v) => cleanDeep(v, depth + 1, n));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    const key = stripPrivate(k);
-    if (key.removed > 0) {
+  const obj = value as Record<string, unknown>;
+  for (const k in obj) {
+    if (!Object.prototype.hasOwnProperty.call(obj, k)) continue;
+    const v = obj[k];
+    const key = k.indexOf('<') < 0 ? undefined : stripPrivate(k);
+    if (key && key.removed > 0) {
       n.removed += key.removed;
       continue;
     }
-    if (typeof v === 'string' && k.length <= 128 && isSecretName(k)) {
+    if (typeof v === 'string' && isSecretKey(k)) {
       // {"password": "hunter2"}: a key that names a credential loses its string (but a plain one).
       const r = stripPrivate(v);
       n.removed += r.removed;
-      out[redactSecrets(k)] = plain(r.text) ? r.text : REDACTED;
-    } else out[redactSecrets(k)] = cleanDeep(v, depth + 1, n);
+      out[k.length < 8 ? k : redactSecrets(k)] = plain(r.text) ? r.text : REDACTED;
+    } else out[k.length < 8 ? k : redactSecrets(k)] = cleanDeep(v, depth + 1, n);
   }
   return out;
 }

@@ -7,40 +7,38 @@ export const REDACTED = '[redacted]';
 /** Inputs past this size are cut before redaction (callers cut far earlier). */
 export const MAX_REDACT_INPUT = 4 * 1024 * 1024;
 
-// Well-known key formats, replaced whole. A prefix no word ends with (ghp_, sk-ant-, npm_…) is a
-// key wherever it starts, even glued to a word (`cghp_…`); the others start at a word boundary.
-const GLUED_FORMATS = [
+// Well-known key formats, replaced whole, from a word boundary to the key's last character.
+const TOKEN_FORMATS = [
+  // AWS access key ids (long-term and temporary)
+  '(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[0-9A-Z]{16}(?![0-9A-Z])',
   // GitHub: classic and fine-grained personal tokens, OAuth, app and refresh tokens
   'gh[pousr]_[A-Za-z0-9]{30,4096}',
   'github_pat_[A-Za-z0-9_]{22,4096}',
   // GitLab personal, deploy, runner, pipeline-trigger and feed tokens
   'gl(?:pat|dt|rt|ptt|ft|cbt|soat)-[A-Za-z0-9_-]{20,4096}',
-  // Anthropic, then OpenAI (project, service-account, admin keys)
+  // Anthropic, then OpenAI (project, service-account, admin and legacy keys)
   'sk-ant-[A-Za-z0-9_-]{20,4096}',
   'sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,4096}',
+  'sk-[A-Za-z0-9]{32,4096}',
   // Slack tokens, app-level tokens and webhooks
   'xox[abposre]-[A-Za-z0-9-]{10,4096}',
   'xapp-[A-Za-z0-9-]{10,4096}',
   'https://hooks\\.slack\\.com/services/[A-Za-z0-9/_-]{10,4096}',
-  // npm, Hugging Face, HashiCorp Vault (service, batch, recovery)
-  'npm_[A-Za-z0-9]{36,4096}',
-  'hf_[A-Za-z0-9]{30,4096}',
-  'hv[sbr]\\.[A-Za-z0-9_-]{20,4096}',
-].join('|');
-const WORD_FORMATS = [
-  // AWS access key ids (long-term and temporary)
-  '(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[0-9A-Z]{16}(?![0-9A-Z])',
-  // OpenAI legacy keys, Google API keys, Stripe live/test secret keys, SendGrid
-  'sk-[A-Za-z0-9]{32,4096}',
+  // Google API keys, Stripe live/test secret keys
   'AIza[0-9A-Za-z_-]{35}',
   '[sr]k_(?:live|test)_[0-9A-Za-z]{16,4096}',
+  // npm, Hugging Face, SendGrid, HashiCorp Vault (service, batch, recovery)
+  'npm_[A-Za-z0-9]{36,4096}',
+  'hf_[A-Za-z0-9]{30,4096}',
   'SG\\.[A-Za-z0-9_-]{16,64}\\.[A-Za-z0-9_-]{16,4096}',
+  'hv[sbr]\\.[A-Za-z0-9_-]{20,4096}',
 ].join('|');
-const TOKENS = new RegExp(`${GLUED_FORMATS}|\\b(?:${WORD_FORMATS})`, 'g');
-// `\b` fails after `_`, so `mcp__x__AKIA…` needs this second pass, run only when an `_` is
-// followed by such a key's prefix (a lookbehind in TOKENS itself made every text 2-4x slower).
-const TOKENS_AFTER_UNDERSCORE = new RegExp(`(?<=_)(?:${WORD_FORMATS})`, 'g');
-const UNDERSCORE_HINT = /_(?:A[A-Z]{3}[0-9A-Z]{16}|sk-|AIza|[sr]k_|SG\.)/;
+const TOKENS = new RegExp(`\\b(?:${TOKEN_FORMATS})`, 'g');
+// `\b` fails after `_`, so `mcp__x__ghp_…` needs a second pass. It runs only when an `_` is
+// followed by a key's prefix (a pattern that starts with a literal '_' is a fast scan); a
+// lookbehind in TOKENS itself, or no boundary at all, made every text 3-8x slower.
+const TOKENS_AFTER_UNDERSCORE = new RegExp(`(?<=_)(?:${TOKEN_FORMATS})`, 'g');
+const UNDERSCORE_HINT = /_(?=[AghsxnrSh])(?:A[A-Z]{3}[0-9A-Z]{16}|gh[pousr]_|github_pat_|gl[a-z]{2,4}-|sk-|xox|xapp-|https:|AIza|[sr]k_|npm_|hf_|SG\.|hv[sbr]\.)/;
 
 // user:password@ in a URL: the password goes, the rest stays readable. Anchored on the literal
 // "://" (the scheme before it does not matter), so ordinary text costs one fast scan. The user may
@@ -57,8 +55,11 @@ const FLAG = /(?<![\w-])(--?(?:password|passwd|token|secret|api-?key|access-?key
 const AFTER_NAME = /(["']?\]?)(\s{0,8}(?::|=|:=)\s{0,8})("[^"\n]{0,4096}"?|'[^'\n]{0,4096}'?|[^\s"',;&)\]}]{1,4096})/y;
 const MAX_NAME = 48;
 // One line of .env-style content: KEY=value.
-const ENV_LINE = /^([ \t]{0,64}(?:export[ \t]{1,8}|-[ \t]{1,8})?[A-Z_][A-Z0-9_]{0,127}=)([^\n]{1,4096})$/gm;
-const ENV_LINE_TEST = /(?:^|\n)[ \t]{0,64}(?:export[ \t]{1,8}|-[ \t]{1,8})?[A-Z_][A-Z0-9_]{0,127}=[^\s=]/g;
+const ENV_LINE = /^([ \t]{0,64}(?:export[ \t]{1,8})?[A-Z_][A-Z0-9_]{0,127}=)([^\n]{1,4096})$/gm;
+const ENV_LINE_TEST = /(?:^|\n)[ \t]{0,64}(?:export[ \t]{1,8})?[A-Z_][A-Z0-9_]{0,127}=[^\s=]/g;
+// The same with a compose file's `- KEY=value` list items, used only when the text holds "- ".
+const ENV_ITEM = /^([ \t]{0,64}(?:export[ \t]{1,8}|-[ \t]{1,8})?[A-Z_][A-Z0-9_]{0,127}=)([^\n]{1,4096})$/gm;
+const ENV_ITEM_TEST = /(?:^|\n)[ \t]{0,64}(?:export[ \t]{1,8}|-[ \t]{1,8})?[A-Z_][A-Z0-9_]{0,127}=[^\s=]/g;
 
 /**
  * Text without any of these holds no auth header, credential flag or assignment, and skips those
@@ -226,9 +227,12 @@ function redactAssignments(text: string): string {
 
 /** Redacts every KEY=value line of text that reads like a .env file (two such lines or more). */
 function redactEnvLines(text: string): string {
-  ENV_LINE_TEST.lastIndex = 0;
-  if (!ENV_LINE_TEST.test(text) || !ENV_LINE_TEST.test(text)) return text;
-  return text.replace(ENV_LINE, (m, pre: string, value: string) => {
+  if (text.indexOf('=') < 0) return text;
+  const items = text.indexOf('- ') >= 0;
+  const test = items ? ENV_ITEM_TEST : ENV_LINE_TEST;
+  test.lastIndex = 0;
+  if (!test.test(text) || !test.test(text)) return text;
+  return text.replace(items ? ENV_ITEM : ENV_LINE, (m, pre: string, value: string) => {
     const v = value.trim().replace(/^(["'])(.*)\1$/, '$2');
     return harmless(v) ? m : `${pre}${REDACTED}`;
   });
@@ -258,6 +262,7 @@ function redactPuttyKeys(text: string): string {
 // Formats with no credential word in them, each behind a cheap literal check.
 /** `.pgpass` lines: host:port:database:user:password. */
 const PGPASS_LINE = /^([ \t]{0,64}[^:\s#][^:\s]{0,254}:(?:\d{1,5}|\*):[^:\s]{1,255}:[^:\s]{1,255}:)([^\n]{1,4096})$/gm;
+const PGPASS_HINT = /:(?:\d{1,5}|\*):[^:\s]{1,255}:[^:\s]{1,255}:/;
 /** `.netrc`: `login user password pw` (on one line or several). */
 const NETREC = /((?:^|\s)login[ \t\r\n]{1,16}\S{1,256}[ \t\r\n]{1,16}password[ \t]{1,8})(\S{1,4096})/g;
 /** Docker's config.json: `"auth": "<base64 user:password>"`. */
@@ -279,15 +284,15 @@ function redactCommandLine(line: string): string {
 function redactFormats(input: string): string {
   let text = input;
   if (text.indexOf('Private-Lines:') >= 0) text = redactPuttyKeys(text);
-  if (text.indexOf(':') >= 0) text = text.replace(PGPASS_LINE, (m, pre: string, pw: string) => (plain(pw) ? m : `${pre}${REDACTED}`));
+  if (PGPASS_HINT.test(text)) text = text.replace(PGPASS_LINE, (m, pre: string, pw: string) => (plain(pw) ? m : `${pre}${REDACTED}`));
   if (text.indexOf('login') >= 0) text = text.replace(NETREC, (_m, pre: string) => `${pre}${REDACTED}`);
   if (text.indexOf('"auth"') >= 0) text = text.replace(DOCKER_AUTH, (_m, pre: string, _v: string, post: string) => `${pre}${REDACTED}${post}`);
-  if (/define/i.test(text)) {
+  if (text.indexOf('define') >= 0 || text.indexOf('DEFINE') >= 0) {
     text = text.replace(PHP_DEFINE, (m, pre: string, _q: string, name: string, open: string, value: string, close: string) =>
       (isSecretName(name) || /_(?:KEY|SALT)$/i.test(name)) && !plain(value) ? `${pre}${open}${REDACTED}${close}` : m,
     );
   }
-  if (/curl|mysql|mariadb/.test(text)) text = text.replace(COMMAND_LINE, redactCommandLine);
+  if (text.indexOf('curl') >= 0 || text.indexOf('mysql') >= 0 || text.indexOf('mariadb') >= 0) text = text.replace(COMMAND_LINE, redactCommandLine);
   return text;
 }
 

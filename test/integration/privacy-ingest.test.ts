@@ -70,7 +70,7 @@ function messy(): string {
 
 /** Short enough for an id (at most 256 characters): one block and one secret. */
 function idMessy(): string {
-  return `${visible(3)}${rand() < 0.5 ? secret(true) : ''}<${randomCase('private')}>${privateMark()}${secret(true)}</${randomCase('private')}>${visible(3)}`.replace(/\s/g, '');
+  return `${visible(3)}-${rand() < 0.5 ? secret(true) : ''}<${randomCase('private')}>${privateMark()}${secret(true)}</${randomCase('private')}>${visible(3)}`.replace(/\s/g, '');
 }
 
 let w: RunningWorker;
