@@ -52,8 +52,18 @@ type Obj = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 
-/** Path keys in the order platforms use them (snake_case Claude/Gemini, camelCase VS Code, Copilot CLI `path`). */
-const PATH_KEYS = ['file_path', 'filePath', 'absolute_path', 'notebook_path', 'path', 'file', 'uri', 'targetFile'];
+/**
+ * Keys of tool inputs that name one file, in the order platforms use them: Claude Code `file_path`
+ * and `notebook_path`, VS Code `filePath`, Gemini CLI `absolute_path` (read_file), Copilot CLI
+ * `path`, and a rename's new name. The privacy module reads the same lists.
+ */
+export const PATH_KEYS = ['file_path', 'filePath', 'absolute_path', 'notebook_path', 'path', 'file', 'uri', 'targetFile', 'target_file', 'new_path', 'newPath', 'newFilePath'];
+/** Keys of tool inputs that list files: VS Code `files`, Gemini CLI read_many_files `paths`. */
+export const PATH_LIST_KEYS = ['files', 'paths', 'filePaths', 'file_paths'];
+/** Keys of tool inputs that hold a list of edits, each naming its file (VS Code multi_replace_string_in_file `replacements`, `edits`). */
+export const EDIT_LIST_KEYS = ['replacements', 'edits'];
+/** Keys of tool inputs that hold a shell command (Claude Code and Codex `command`, VS Code `commandLine`, `cmd`). */
+export const COMMAND_KEYS = ['command', 'commandLine', 'cmd'];
 
 /** Files named by an apply_patch text (`*** Update File: a`, `*** Add File: b`, `*** Delete File: c`, `+++ b/x`). */
 export function patchFiles(patch: string): string[] {
@@ -79,11 +89,11 @@ export function toolFiles(name: string, input: unknown): string[] {
   }
   if (!isObj(input)) return out;
   for (const k of PATH_KEYS) add(input[k]);
-  for (const k of ['files', 'paths', 'filePaths']) if (Array.isArray(input[k])) (input[k] as unknown[]).slice(0, 50).forEach((f) => add(isObj(f) ? (f.filePath ?? f.path) : f));
-  if (Array.isArray(input.replacements)) for (const r of (input.replacements as unknown[]).slice(0, 50)) if (isObj(r)) add(r.filePath ?? r.file_path ?? r.path);
+  // Every entry of a list, however long: the privacy module asks this for secret-looking files.
+  for (const k of PATH_LIST_KEYS) if (Array.isArray(input[k])) (input[k] as unknown[]).forEach((f) => add(isObj(f) ? (f.filePath ?? f.file_path ?? f.path) : f));
+  for (const k of EDIT_LIST_KEYS) if (Array.isArray(input[k])) for (const r of input[k] as unknown[]) if (isObj(r)) add(r.filePath ?? r.file_path ?? r.path);
   const patch = str(input.input) ?? str(input.patch) ?? (name === 'apply_patch' ? str(input.command) : undefined);
   if (patch && (name === 'apply_patch' || /^\*\*\* Begin Patch/m.test(patch))) patchFiles(patch).forEach(add);
-  for (const k of ['new_path', 'newPath', 'newFilePath']) add(input[k]);
   return out;
 }
 

@@ -18,7 +18,7 @@ import {
   type QueuedResponse,
   type SkippedResponse,
 } from '../common/contract';
-import { cleanText, scrubToolUse } from '../common/privacy';
+import { cleanIncoming, cleanText, scrubToolUse } from '../common/privacy';
 import { cutText } from '../common/privacy/cut';
 import { fieldText, isExcludedProject, isSkippedTool } from './privacy/filters';
 import { hasObservationHash, insertObservation } from './store/repos/observations';
@@ -68,8 +68,9 @@ export class Lifecycle {
     return optId(o, 'platform') ?? DEFAULT_PLATFORM;
   }
 
-  // Every text a client sends goes through clean() (private blocks stripped, secrets redacted)
-  // before it is hashed, journaled or queued: ids, paths and reasons included.
+  // Every text a client sends goes through cleanIncoming (common/privacy/incoming.ts: private
+  // blocks stripped, secrets redacted) before it is hashed, journaled or queued: ids, paths,
+  // reasons and citations included. Tool inputs and outputs take scrubToolUse, prompts cleanText.
   private projectOf(o: Record<string, unknown>): { project: string; cwd?: string } {
     return this.projectFrom(optString(o, 'cwd', { max: 4096 }), optId(o, 'project'));
   }
@@ -82,7 +83,7 @@ export class Lifecycle {
   }
 
   async init(body: unknown): Promise<InitResponse | (SkippedResponse & { project: string })> {
-    const o = asObject(body);
+    const o = incoming(body, ['prompt']);
     const contentSessionId = reqId(o, 'contentSessionId');
     const platform = this.platformOf(o);
     const { project, cwd } = this.projectOf(o);
@@ -116,7 +117,8 @@ export class Lifecycle {
   }
 
   async observe(body: unknown): Promise<QueuedResponse | SkippedResponse> {
-    const req = checkObservationRequest(body);
+    checkObservationRequest(body); // refused as sent, with the field named, before anything else
+    const req = checkObservationRequest(incoming(body, TOOL_FIELDS));
     const { o, contentSessionId } = req;
     const toolName = clean(req.toolName).trim();
     if (toolName === '') throw new BadRequest("field 'tool_name' is empty once private content is removed");
@@ -126,7 +128,7 @@ export class Lifecycle {
     if (isSkippedTool(toolName, this.settings.skipTools)) return { skipped: 'skip_list' };
     if (isExcludedProject(project, cwd, this.settings.excludedProjects)) return { skipped: 'excluded_project' };
     // Private blocks (keys too), the content of secret-looking files, then secrets; cut last.
-    const use = scrubToolUse(o.tool_input, o.tool_response);
+    const use = scrubToolUse(o.tool_input, o.tool_response, toolName);
     const toolInput = fieldText(use.input, this.settings.maxFieldChars);
     const toolResponse = fieldText(use.response, this.settings.maxFieldChars);
     if (use.removed > 0 && isBlank(toolInput) && isBlank(toolResponse)) return { skipped: 'private_content' };
@@ -158,7 +160,7 @@ export class Lifecycle {
   }
 
   async summarize(body: unknown): Promise<QueuedResponse | SkippedResponse> {
-    const o = asObject(body);
+    const o = incoming(body);
     const contentSessionId = reqId(o, 'contentSessionId');
     const platform = this.platformOf(o);
     const { project, cwd } = this.projectOf(o);
@@ -185,7 +187,7 @@ export class Lifecycle {
   }
 
   async complete(body: unknown): Promise<{ sessionDbId: number; status: 'completed'; summaryQueued: boolean }> {
-    const o = asObject(body);
+    const o = incoming(body);
     const contentSessionId = reqId(o, 'contentSessionId');
     const platform = this.platformOf(o);
     const reason = clean(optString(o, 'reason', { max: 200 }) ?? '').trim() || 'other';
@@ -213,7 +215,7 @@ export class Lifecycle {
   }
 
   async saveMemory(body: unknown): Promise<{ id: number; duplicate: boolean; project: string }> {
-    const o = asObject(body);
+    const o = incoming(body, ['text', 'title']);
     const raw = reqString(o, 'text', { max: 10 * MAX_PROMPT });
     const title = optString(o, 'title', { max: 300 });
     const rawProject = optId(o, 'project');
@@ -247,6 +249,13 @@ export class Lifecycle {
     if (!r.duplicate) this.events.emit('new_observation', { id: r.id, project, type: 'discovery', title: cleanTitle || firstLine(text), source: 'manual' });
     return { ...r, project };
   }
+}
+
+const TOOL_FIELDS = ['tool_input', 'tool_response'] as const;
+
+/** A request body as an object, every field but `except` through cleanIncoming. */
+function incoming(body: unknown, except: readonly string[] = []): Record<string, unknown> {
+  return cleanIncoming(asObject(body), except).value;
 }
 
 /** Private blocks stripped, secrets redacted. */

@@ -2,7 +2,7 @@
 // nothing), then written in chunks so other requests are answered meanwhile; it is idempotent
 // (sessions by platform + id, the rest by their natural keys), so importing twice adds nothing.
 import { BadRequest, asObject, projectNameProblem, type ObservationContent, type SessionContent, type SummaryContent } from '../common/contract';
-import { cleanText } from '../common/privacy';
+import { cleanIncoming, cleanIncomingText } from '../common/privacy';
 import { insertObservation, observationContent, type ObservationRow } from './store/repos/observations';
 import { insertPrompt, type PromptRow } from './store/repos/prompts';
 import { findSession, type SessionRow } from './store/repos/sessions';
@@ -136,9 +136,6 @@ const isStr = (v: unknown): v is string => typeof v === 'string';
 const isInt = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 const isIntOrNull = (v: unknown): v is number | null => v === null || isInt(v);
 const isArr = (v: unknown): v is unknown[] => Array.isArray(v);
-// Every text of an import is cleaned like live ingest: private blocks stripped, secrets redacted.
-const clean = (s: string) => cleanText(s).text;
-const cleanOrNull = (s: string | null) => (s === null ? null : clean(s));
 
 // The limits the API applies to the same fields (lifecycle.ts, protocol.ts), so an import cannot
 // store what a hook or a save could not.
@@ -198,29 +195,41 @@ export async function parseImportYielding(body: unknown): Promise<ExportedSessio
   return out;
 }
 
+/**
+ * One session of a document: validated as sent (errors name the field), then every string of it
+ * through cleanIncoming like live ingest (ids, hashes, branches and citations included).
+ */
 function parseSession(raw: unknown, i: number): ExportedSession {
   const at = `sessions[${i}]`;
+  const { value } = cleanIncoming(validateSession(raw, at));
+  if (value.contentSessionId.trim() === '' || value.platform.trim() === '') throw new BadRequest(`import: ${at}.contentSessionId and platform must not be empty once private content is removed`);
+  value.project = value.project.trim() || 'imported';
+  return value;
+}
+
+function validateSession(raw: unknown, at: string): ExportedSession {
   const s = asObject(raw, at);
   const status = field(s, 'status', at, isStr, 'a string');
   if (!['initialized', 'active', 'completed'].includes(status)) throw new BadRequest(`import: ${at}.status must be initialized, active or completed`);
   return {
     platform: field(s, 'platform', at, isId, ID),
     contentSessionId: field(s, 'contentSessionId', at, isId, ID),
-    project: importedProject(clean(field(s, 'project', at, isId, ID)).trim() || 'imported', at),
-    cwd: cleanOrNull(field(s, 'cwd', at, maxStrOrNull(LIMITS.cwd), `a string of at most ${LIMITS.cwd} characters or null`)),
+    // Cleaned here as well as with the rest (cleanIncoming below) so the name is checked as stored.
+    project: importedProject(cleanIncomingText(field(s, 'project', at, isId, ID)).value.trim() || 'imported', at),
+    cwd: field(s, 'cwd', at, maxStrOrNull(LIMITS.cwd), `a string of at most ${LIMITS.cwd} characters or null`),
     status,
     promptCounter: field(s, 'promptCounter', at, isInt, 'a non-negative integer'),
     startedAt: field(s, 'startedAt', at, isInt, 'an epoch in ms'),
     updatedAt: field(s, 'updatedAt', at, isInt, 'an epoch in ms'),
     completedAt: field(s, 'completedAt', at, isIntOrNull, 'an epoch in ms or null'),
-    completionReason: cleanOrNull(field(s, 'completionReason', at, isIdOrNull, `${ID}, or null`)),
+    completionReason: field(s, 'completionReason', at, isIdOrNull, `${ID}, or null`),
     ...(s.git !== undefined ? { git: parseSessionGit(s.git, at) } : {}),
     prompts: field(s, 'prompts', at, isArr, 'an array').map((r, j) => {
       const pa = `${at}.prompts[${j}]`;
       const p = asObject(r, pa);
       return {
         promptNumber: field(p, 'promptNumber', pa, isInt, 'an integer'),
-        text: clean(field(p, 'text', pa, maxStr(LIMITS.prompt), `a string of at most ${LIMITS.prompt} characters`)),
+        text: field(p, 'text', pa, maxStr(LIMITS.prompt), `a string of at most ${LIMITS.prompt} characters`),
         createdAt: field(p, 'createdAt', pa, isInt, 'an epoch in ms'),
       };
     }),
@@ -229,17 +238,17 @@ function parseSession(raw: unknown, i: number): ExportedSession {
       const o = asObject(r, oa);
       return {
         type: field(o, 'type', oa, isType, 'an observation type (lower-case letters, digits, _ or -, at most 40)'),
-        title: clean(field(o, 'title', oa, maxStr(LIMITS.title), `a string of at most ${LIMITS.title} characters`)),
-        subtitle: cleanOrNull(field(o, 'subtitle', oa, maxStrOrNull(LIMITS.title), `a string of at most ${LIMITS.title} characters or null`)),
-        facts: field(o, 'facts', oa, isStrList, LIST).map(clean),
-        narrative: cleanOrNull(field(o, 'narrative', oa, maxStrOrNull(LIMITS.text), `a string of at most ${LIMITS.text} characters or null`)),
-        concepts: field(o, 'concepts', oa, isStrList, LIST).map(clean),
-        filesRead: field(o, 'filesRead', oa, isStrList, LIST).map(clean),
-        filesModified: field(o, 'filesModified', oa, isStrList, LIST).map(clean),
-        toolName: cleanOrNull(field(o, 'toolName', oa, isIdOrNull, `${ID}, or null`)),
+        title: field(o, 'title', oa, maxStr(LIMITS.title), `a string of at most ${LIMITS.title} characters`),
+        subtitle: field(o, 'subtitle', oa, maxStrOrNull(LIMITS.title), `a string of at most ${LIMITS.title} characters or null`),
+        facts: field(o, 'facts', oa, isStrList, LIST),
+        narrative: field(o, 'narrative', oa, maxStrOrNull(LIMITS.text), `a string of at most ${LIMITS.text} characters or null`),
+        concepts: field(o, 'concepts', oa, isStrList, LIST),
+        filesRead: field(o, 'filesRead', oa, isStrList, LIST),
+        filesModified: field(o, 'filesModified', oa, isStrList, LIST),
+        toolName: field(o, 'toolName', oa, isIdOrNull, `${ID}, or null`),
         promptNumber: field(o, 'promptNumber', oa, isIntOrNull, 'an integer or null'),
         contentHash: field(o, 'contentHash', oa, isId, ID),
-        source: clean(field(o, 'source', oa, isId, ID)),
+        source: field(o, 'source', oa, isId, ID),
         inputTokens: field(o, 'inputTokens', oa, isInt, 'an integer'),
         outputTokens: field(o, 'outputTokens', oa, isInt, 'an integer'),
         discoveryTokens: field(o, 'discoveryTokens', oa, isInt, 'an integer'),
@@ -250,7 +259,7 @@ function parseSession(raw: unknown, i: number): ExportedSession {
     summaries: field(s, 'summaries', at, isArr, 'an array').map((r, j) => {
       const ma = `${at}.summaries[${j}]`;
       const m = asObject(r, ma);
-      const text = (k: string) => cleanOrNull(field(m, k, ma, maxStrOrNull(LIMITS.text), `a string of at most ${LIMITS.text} characters or null`));
+      const text = (k: string) => field(m, k, ma, maxStrOrNull(LIMITS.text), `a string of at most ${LIMITS.text} characters or null`);
       return {
         request: text('request'),
         investigated: text('investigated'),

@@ -4,6 +4,7 @@ import { fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, sta
 import { join } from 'node:path';
 import { BadRequest } from '../../common/contract/validate';
 import { redact } from '../../common/node/log';
+import { cleanIncoming } from '../../common/privacy/incoming';
 import { NetworkError, request, type ClientTarget, type Reply } from '../client';
 import { spoolFor, spoolRequest } from './spool';
 
@@ -209,6 +210,8 @@ export interface CallOptions {
  * on); 404 is returned as not_found for routes that may not exist on an older worker (callers
  * decide); any other 4xx is our bug: logged as an error and the hook exits 1 (non-blocking).
  */
+const HANDLED_FIELDS = ['tool_input', 'tool_response', 'prompt'];
+
 export async function call<T = unknown>(env: HookEnv, method: string, urlPath: string, body?: unknown, opts: CallOptions = {}): Promise<CallResult<T>> {
   if (opts.check) {
     try {
@@ -218,6 +221,9 @@ export async function call<T = unknown>(env: HookEnv, method: string, urlPath: s
       return classify<T>(env, method, urlPath, { status: e.status, body: { error: e.message } as T, headers: {} }, opts, ' before it was sent (the route\'s contract)');
     }
   }
+  // Hook stdin is outside text: every field through the privacy gate before it is spooled or sent
+  // (the tool use and the prompt were cleaned by their handlers, which know what they hold).
+  if (body !== undefined && method !== 'GET') body = cleanIncoming(body, HANDLED_FIELDS).value;
   let reply: Reply<T>;
   const timeoutMs = opts.timeoutMs ?? REQUEST_TIMEOUT_MS;
   try {

@@ -3,7 +3,7 @@
 // bundle copy every export of node:fs at start.
 import { closeSync, fstatSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { redactSecrets } from '../privacy/redact';
+import { cleanIncomingText } from '../privacy/incoming';
 
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 
@@ -14,8 +14,8 @@ export interface Logger {
   error(msg: string, extra?: Record<string, unknown>): void;
 }
 
-/** Masks anything that looks like a key or token (common/privacy/redact.ts) so it never lands in a log line. */
-export const redact: (text: string) => string = redactSecrets;
+/** Strips private blocks and masks anything that looks like a key or token (common/privacy) so neither lands in a log line. */
+export const redact = (text: string): string => cleanIncomingText(text).value;
 
 /** A log file past this size is renamed to <name>.log.1 (replacing the older one) and started anew. */
 export const LOG_MAX_BYTES = 10 * 1024 * 1024;

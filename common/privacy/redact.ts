@@ -7,44 +7,59 @@ export const REDACTED = '[redacted]';
 /** Inputs past this size are cut before redaction (callers cut far earlier). */
 export const MAX_REDACT_INPUT = 4 * 1024 * 1024;
 
-// Well-known key formats, replaced whole.
-const TOKENS = new RegExp(
-  [
-    // AWS access key ids (long-term and temporary)
-    '\\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[0-9A-Z]{16}\\b',
-    // GitHub: classic and fine-grained personal tokens, OAuth, app and refresh tokens
-    '\\bgh[pousr]_[A-Za-z0-9]{30,255}\\b',
-    '\\bgithub_pat_[A-Za-z0-9_]{22,255}',
-    // GitLab personal, deploy, runner, pipeline-trigger and feed tokens
-    '\\bgl(?:pat|dt|rt|ptt|ft|cbt|soat)-[A-Za-z0-9_-]{20,255}',
-    // Anthropic, then OpenAI (project, service-account, admin and legacy keys)
-    '\\bsk-ant-[A-Za-z0-9_-]{20,255}',
-    '\\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,255}',
-    '\\bsk-[A-Za-z0-9]{32,255}\\b',
-    // Slack tokens and webhooks
-    '\\bxox[abposre]-[A-Za-z0-9-]{10,255}',
-    'https://hooks\\.slack\\.com/services/[A-Za-z0-9/_-]{10,255}',
-    // Google API keys, Stripe live/test secret keys
-    '\\bAIza[0-9A-Za-z_-]{35}\\b',
-    '\\b[sr]k_(?:live|test)_[0-9A-Za-z]{16,255}',
-  ].join('|'),
-  'g',
-);
+// Well-known key formats, replaced whole, from a word boundary to the key's last character.
+const TOKEN_FORMATS = [
+  // AWS access key ids (long-term and temporary)
+  '(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[0-9A-Z]{16}(?![0-9A-Z])',
+  // GitHub: classic and fine-grained personal tokens, OAuth, app and refresh tokens
+  'gh[pousr]_[A-Za-z0-9]{30,4096}',
+  'github_pat_[A-Za-z0-9_]{22,4096}',
+  // GitLab personal, deploy, runner, pipeline-trigger and feed tokens
+  'gl(?:pat|dt|rt|ptt|ft|cbt|soat)-[A-Za-z0-9_-]{20,4096}',
+  // Anthropic, then OpenAI (project, service-account, admin and legacy keys)
+  'sk-ant-[A-Za-z0-9_-]{20,4096}',
+  'sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,4096}',
+  'sk-[A-Za-z0-9]{32,4096}',
+  // Slack tokens, app-level tokens and webhooks
+  'xox[abposre]-[A-Za-z0-9-]{10,4096}',
+  'xapp-[A-Za-z0-9-]{10,4096}',
+  'https://hooks\\.slack\\.com/services/[A-Za-z0-9/_-]{10,4096}',
+  // Google API keys, Stripe live/test secret keys
+  'AIza[0-9A-Za-z_-]{35}',
+  '[sr]k_(?:live|test)_[0-9A-Za-z]{16,4096}',
+  // npm, Hugging Face, SendGrid, HashiCorp Vault (service, batch, recovery)
+  'npm_[A-Za-z0-9]{36,4096}',
+  'hf_[A-Za-z0-9]{30,4096}',
+  'SG\\.[A-Za-z0-9_-]{16,64}\\.[A-Za-z0-9_-]{16,4096}',
+  'hv[sbr]\\.[A-Za-z0-9_-]{20,4096}',
+].join('|');
+const TOKENS = new RegExp(`\\b(?:${TOKEN_FORMATS})`, 'g');
+// `\b` fails after `_`, so `mcp__x__ghp_…` needs a second pass. It runs only when an `_` is
+// followed by a key's prefix (a pattern that starts with a literal '_' is a fast scan); a
+// lookbehind in TOKENS itself, or no boundary at all, made every text 3-8x slower.
+const TOKENS_AFTER_UNDERSCORE = new RegExp(`(?<=_)(?:${TOKEN_FORMATS})`, 'g');
+const UNDERSCORE_HINT = /_(?=[AghsxnrSh])(?:A[A-Z]{3}[0-9A-Z]{16}|gh[pousr]_|github_pat_|gl[a-z]{2,4}-|sk-|xox|xapp-|https:|AIza|[sr]k_|npm_|hf_|SG\.|hv[sbr]\.)/;
 
 // user:password@ in a URL: the password goes, the rest stays readable. Anchored on the literal
-// "://" (the scheme before it does not matter), so ordinary text costs one fast scan.
-const URL_PASSWORD = /(:\/\/[^\s:/@"'<>]{1,256}:)([^\s/@"'<>]{1,256})(@)/g;
-// Authorization headers.
-const AUTH_HEADER = /\b(authorization["']?\s{0,8}[:=]\s{0,8}["']?(?:bearer|basic|token|bot)\s{1,8})([^\s"'<>]{4,4096})/gi;
+// "://" (the scheme before it does not matter), so ordinary text costs one fast scan. The user may
+// be empty (`redis://:pw@host`) and the password may hold '@' (the last '@' before the host ends it).
+const URL_PASSWORD = /(:\/\/[^\s:/@"'<>]{0,256}:)([^\s/"'<>]{1,256})(@)/g;
+// Authorization headers: a scheme and its credentials (Digest and AWS4 take the rest of the line),
+// or a raw key with no scheme.
+const AUTH_HEADER =
+  /\b(authorization["']?\s{0,8}[:=]\s{0,8}["']?)(?:((?:bearer|basic|token|bot|apikey|api-key|key|sso-key|negotiate|ntlm)\s{1,8})([^\s"'<>]{4,4096})|((?:digest|aws4-hmac-sha256|hoba|mutual|vapid)\s{1,8})([^\n]{1,4096})|([^\s"'<>,;]{8,4096}))/gi;
 // Command-line flags: --password=…, --token …
 const FLAG = /(?<![\w-])(--?(?:password|passwd|token|secret|api-?key|access-?key|client-?secret)(?:=|\s{1,8}))("[^"\n]{1,4096}"?|'[^'\n]{1,4096}'?|[^\s"']{1,4096})/gi;
 // NAME = value, NAME: "value", "name": "value": found from a credential word (CREDENTIAL_WORD), the
 // identifier around it checked by isSecretName, then what follows it matched here (sticky).
-const AFTER_NAME = /(["']?)(\s{0,8}(?::|=|:=)\s{0,8})("[^"\n]{0,4096}"?|'[^'\n]{0,4096}'?|[^\s"',;&)\]}]{1,4096})/y;
+const AFTER_NAME = /(["']?\]?)(\s{0,8}(?::|=|:=)\s{0,8})("[^"\n]{0,4096}"?|'[^'\n]{0,4096}'?|[^\s"',;&)\]}]{1,4096})/y;
 const MAX_NAME = 48;
 // One line of .env-style content: KEY=value.
 const ENV_LINE = /^([ \t]{0,64}(?:export[ \t]{1,8})?[A-Z_][A-Z0-9_]{0,127}=)([^\n]{1,4096})$/gm;
 const ENV_LINE_TEST = /(?:^|\n)[ \t]{0,64}(?:export[ \t]{1,8})?[A-Z_][A-Z0-9_]{0,127}=[^\s=]/g;
+// The same with a compose file's `- KEY=value` list items, used only when the text holds "- ".
+const ENV_ITEM = /^([ \t]{0,64}(?:export[ \t]{1,8}|-[ \t]{1,8})?[A-Z_][A-Z0-9_]{0,127}=)([^\n]{1,4096})$/gm;
+const ENV_ITEM_TEST = /(?:^|\n)[ \t]{0,64}(?:export[ \t]{1,8}|-[ \t]{1,8})?[A-Z_][A-Z0-9_]{0,127}=[^\s=]/g;
 
 /**
  * Text without any of these holds no auth header, credential flag or assignment, and skips those
@@ -55,7 +70,9 @@ const CREDENTIAL_HINT = /pass|secret|token|key|credential|pwd|authori/i;
 /** Where a credential assignment can be: at an identifier holding one of these. */
 const CREDENTIAL_WORD = /pass|secret|token|key|credential|pwd/gi;
 const SECRET_WORDS = new Set(['password', 'passwd', 'passphrase', 'secret', 'secrets', 'token', 'apikey', 'credential', 'credentials', 'pwd']);
-const KEY_QUALIFIERS = new Set(['api', 'access', 'private', 'secret', 'client', 'signing', 'encryption', 'master', 'session', 'auth', 'license']);
+const KEY_QUALIFIERS = new Set(['api', 'access', 'private', 'secret', 'client', 'signing', 'encryption', 'master', 'session', 'auth', 'license', 'account']);
+/** A last word ending in one of these names a credential too: `PGPASSWORD`, `NPM_AUTHTOKEN`, `clientsecret`. */
+const SECRET_SUFFIX = /(?:password|passwd|token|secret|apikey)$/;
 
 const TRAILING = new Set(['base', 'value', 'data', 'raw', 'str', 'string', 'b64', 'hex']);
 
@@ -76,12 +93,12 @@ export function isSecretName(name: string): boolean {
   const w = words[i];
   if (w === undefined) return false;
   if (w === 'pwd') return words.length > 1; // DB_PWD, not PWD / OLDPWD
-  if (SECRET_WORDS.has(w)) return true;
+  if (SECRET_WORDS.has(w) || SECRET_SUFFIX.test(w)) return true;
   return (w === 'key' || w === 'keys') && i > 0 && KEY_QUALIFIERS.has(words[i - 1]);
 }
 
 /** A value no one would call a secret: empty, a number, a boolean, a $reference. */
-function plain(v: string): boolean {
+export function plain(v: string): boolean {
   return v === '' || v === REDACTED || v.startsWith('$') || /^(?:true|false|yes|no|on|off|null|none|nil|undefined|\d+(?:\.\d+)*[a-z]{0,3})$/i.test(v);
 }
 
@@ -210,12 +227,81 @@ function redactAssignments(text: string): string {
 
 /** Redacts every KEY=value line of text that reads like a .env file (two such lines or more). */
 function redactEnvLines(text: string): string {
-  ENV_LINE_TEST.lastIndex = 0;
-  if (!ENV_LINE_TEST.test(text) || !ENV_LINE_TEST.test(text)) return text;
-  return text.replace(ENV_LINE, (m, pre: string, value: string) => {
+  if (text.indexOf('=') < 0) return text;
+  const items = text.indexOf('- ') >= 0;
+  const test = items ? ENV_ITEM_TEST : ENV_LINE_TEST;
+  test.lastIndex = 0;
+  if (!test.test(text) || !test.test(text)) return text;
+  return text.replace(items ? ENV_ITEM : ENV_LINE, (m, pre: string, value: string) => {
     const v = value.trim().replace(/^(["'])(.*)\1$/, '$2');
     return harmless(v) ? m : `${pre}${REDACTED}`;
   });
+}
+
+/** Replaces the private part of PuTTY keys (.ppk): from the `Private-Lines:` line to the `Private-MAC:` value. */
+function redactPuttyKeys(text: string): string {
+  const AT = 'Private-Lines:';
+  let i = text.indexOf(AT);
+  if (i < 0) return text;
+  let out = '';
+  let pos = 0;
+  while (i >= 0) {
+    const eol = text.indexOf('\n', i);
+    if (eol < 0) break;
+    out += `${text.slice(pos, eol + 1)}${REDACTED}`;
+    const mac = text.indexOf('Private-MAC:', eol);
+    if (mac < 0) return out; // no MAC line: the rest is key material
+    const macEnd = text.indexOf('\n', mac);
+    out += `\nPrivate-MAC: ${REDACTED}`;
+    pos = macEnd < 0 ? text.length : macEnd;
+    i = text.indexOf(AT, pos);
+  }
+  return out + text.slice(pos);
+}
+
+// Formats with no credential word in them, each behind a cheap literal check.
+/** `.pgpass` lines: host:port:database:user:password. */
+const PGPASS_LINE = /^([ \t]{0,64}[^:\s#][^:\s]{0,254}:(?:\d{1,5}|\*):[^:\s]{1,255}:[^:\s]{1,255}:)([^\n]{1,4096})$/gm;
+const PGPASS_HINT = /:(?:\d{1,5}|\*):[^:\s]{1,255}:[^:\s]{1,255}:/;
+/** `.netrc`: `login user password pw` (on one line or several). */
+const NETREC = /((?:^|\s)login[ \t\r\n]{1,16}\S{1,256}[ \t\r\n]{1,16}password[ \t]{1,8})(\S{1,4096})/g;
+/** Docker's config.json: `"auth": "<base64 user:password>"`. */
+const DOCKER_AUTH = /("auth"\s{0,8}:\s{0,8}")([A-Za-z0-9+/=]{8,4096})(")/g;
+/** PHP constants: `define('DB_PASSWORD', '…')`, WordPress keys and salts. */
+const PHP_DEFINE = /(\bdefine\s{0,8}\(\s{0,8}(["'])([A-Za-z_][A-Za-z0-9_]{0,127})\2\s{0,8},\s{0,8})(["'])([^"'\n]{1,4096})(["'])/gi;
+/** Command lines: `curl -u user:password`, `mysql -pPASSWORD`. Looked for only on lines naming the command. */
+const USER_FLAG = /((?<![\w-])(?:-u[ \t]{0,8}|--user(?:[ \t]{1,8}|=))["']?[^\s:"'-][^\s:"']{0,127}:)([^\s"']{1,1024})/g;
+const MYSQL_P = /((?<![\w-])-p)([^\s"'-][^\s"']{0,1023}|"[^"\n]{1,1024}"|'[^'\n]{1,1024}')/g;
+const COMMAND_LINE = /^[^\n]*\b(?:curl|mysql|mysqldump|mysqladmin|mariadb)\b[^\n]*$/gm;
+
+function redactCommandLine(line: string): string {
+  let out = line;
+  if (/\bcurl\b/.test(out)) out = out.replace(USER_FLAG, (m, pre: string, pw: string) => (plain(pw) ? m : `${pre}${REDACTED}`));
+  if (/\b(?:mysql|mysqldump|mysqladmin|mariadb)\b/.test(out)) out = out.replace(MYSQL_P, (_m, pre: string) => `${pre}${REDACTED}`);
+  return out;
+}
+
+function redactFormats(input: string): string {
+  let text = input;
+  if (text.indexOf('Private-Lines:') >= 0) text = redactPuttyKeys(text);
+  if (PGPASS_HINT.test(text)) text = text.replace(PGPASS_LINE, (m, pre: string, pw: string) => (plain(pw) ? m : `${pre}${REDACTED}`));
+  if (text.indexOf('login') >= 0) text = text.replace(NETREC, (_m, pre: string) => `${pre}${REDACTED}`);
+  if (text.indexOf('"auth"') >= 0) text = text.replace(DOCKER_AUTH, (_m, pre: string, _v: string, post: string) => `${pre}${REDACTED}${post}`);
+  if (text.indexOf('define') >= 0 || text.indexOf('DEFINE') >= 0) {
+    text = text.replace(PHP_DEFINE, (m, pre: string, _q: string, name: string, open: string, value: string, close: string) =>
+      (isSecretName(name) || /_(?:KEY|SALT)$/i.test(name)) && !plain(value) ? `${pre}${open}${REDACTED}${close}` : m,
+    );
+  }
+  if (text.indexOf('curl') >= 0 || text.indexOf('mysql') >= 0 || text.indexOf('mariadb') >= 0) text = text.replace(COMMAND_LINE, redactCommandLine);
+  return text;
+}
+
+function authHeader(m: string, pre: string, scheme?: string, _v?: string, lineScheme?: string, _line?: string, raw?: string): string {
+  if (scheme) return `${pre}${scheme}${REDACTED}`;
+  if (lineScheme) return `${pre}${lineScheme}${REDACTED}`;
+  // A raw key, not a word or an expression (`authorization: string`, `req.headers.authorization`).
+  if (raw && !plain(raw) && (tokenLike(raw) || (raw.length >= 20 && /^[A-Za-z0-9+/=_-]+$/.test(raw)))) return `${pre}${REDACTED}`;
+  return m;
 }
 
 /** Blanks values that look like credentials: key formats, private keys, URL passwords, secret assignments, .env lines. */
@@ -225,9 +311,11 @@ export function redactSecrets(input: string): string {
   text = redactKeyBlocks(text);
   text = redactJwts(text);
   text = text.replace(TOKENS, REDACTED);
+  if (UNDERSCORE_HINT.test(text)) text = text.replace(TOKENS_AFTER_UNDERSCORE, REDACTED);
   if (text.indexOf('@') >= 0) text = text.replace(URL_PASSWORD, (_m, pre: string, _pw: string, at: string) => `${pre}${REDACTED}${at}`);
+  text = redactFormats(text);
   if (CREDENTIAL_HINT.test(text)) {
-    text = text.replace(AUTH_HEADER, (_m, pre: string) => `${pre}${REDACTED}`);
+    text = text.replace(AUTH_HEADER, authHeader);
     text = text.replace(FLAG, (_m, pre: string) => `${pre}${REDACTED}`);
     text = redactAssignments(text);
   }

@@ -39,6 +39,21 @@ export const SECRET_BASENAMES = [
   'service-account*.json',
   'terraform.tfvars',
   '*.tfstate',
+  '*.ppk',
+  '.vault-token',
+  'wp-config.php',
+  '.git-credentials',
+  '.my.cnf',
+  '.s3cfg',
+  '.boto',
+  '.dockercfg',
+  '.terraformrc',
+  'kubeconfig',
+  '*.kubeconfig',
+  '*.keytab',
+  'htpasswd',
+  'shadow',
+  'gshadow',
 ];
 
 /** Folders whose whole content is secret. */
@@ -52,8 +67,8 @@ function isSecretBasename(lowerBase: string): boolean {
   return secretBase.some((g) => (g instanceof RegExp ? g.test(lowerBase) : starGlobMatches(g, lowerBase)));
 }
 
+/** Any length: a long path is split once, so the cost is linear in its length. */
 export function isSecretPath(file: string): boolean {
-  if (file.length > 4096) return false;
   const parts = file.replace(/\\/g, '/').split('/').filter(Boolean);
   const base = (parts[parts.length - 1] ?? '').toLowerCase();
   if (base !== '' && isSecretBasename(base)) return true;

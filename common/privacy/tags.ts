@@ -29,7 +29,8 @@ interface TagAt {
 export function stripPrivate(input: string): StripResult {
   const text = input.length > MAX_STRIP_INPUT ? input.slice(0, MAX_STRIP_INPUT) : input;
   if (text.indexOf('<') < 0) return { text, removed: 0 };
-  const lower = text.toLowerCase();
+  // Offsets are found in text itself: a lower-cased copy can differ in length ('İ' lower-cases to
+  // two characters), so its offsets would slice the original in the wrong place.
   const depth = PRIVATE_TAGS.map(() => 0);
   let open = 0; // sum of depth: > 0 while inside any block
   let out = '';
@@ -38,9 +39,9 @@ export function stripPrivate(input: string): StripResult {
   let tags = 0;
   let scan = 0;
   while (scan < text.length) {
-    const lt = lower.indexOf('<', scan);
+    const lt = text.indexOf('<', scan);
     if (lt < 0) break;
-    const t = tagAt(lower, lt);
+    const t = tagAt(text, lt);
     if (!t) {
       scan = lt + 1;
       continue;
@@ -53,7 +54,7 @@ export function stripPrivate(input: string): StripResult {
       break;
     }
     const nameEnd = lt + (t.closing ? 2 : 1) + PRIVATE_TAGS[t.tag].length;
-    const gt = lower.indexOf('>', nameEnd);
+    const gt = text.indexOf('>', nameEnd);
     const end = gt < 0 ? text.length : gt + 1;
     if (!t.closing) {
       if (open === 0) out += text.slice(pos, lt);
@@ -83,14 +84,24 @@ export function stripPrivate(input: string): StripResult {
   return removed > 0 ? { text: out, removed } : { text, removed: 0 };
 }
 
-/** Which of our tags starts at lt (`<private>`, `<private attr=…>`, `</private>`), if any. */
-function tagAt(lower: string, lt: number): TagAt | undefined {
-  const closing = lower.charCodeAt(lt + 1) === 47; // '/'
+/** Does text hold the lower-case ASCII name at `at`, in any case? ASCII folding only: no other character lower-cases to an ASCII letter of the tag names with the same length. */
+function nameAt(text: string, name: string, at: number): boolean {
+  if (at + name.length > text.length) return false;
+  for (let k = 0; k < name.length; k++) {
+    const c = text.charCodeAt(at + k);
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== name.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
+/** Which of our tags starts at lt (`<private>`, `<PRIVATE attr=…>`, `</private>`), if any. */
+function tagAt(text: string, lt: number): TagAt | undefined {
+  const closing = text.charCodeAt(lt + 1) === 47; // '/'
   const at = lt + (closing ? 2 : 1);
   for (let i = 0; i < PRIVATE_TAGS.length; i++) {
     const name = PRIVATE_TAGS[i];
-    if (lower.startsWith(name, at)) {
-      const after = lower.charCodeAt(at + name.length);
+    if (nameAt(text, name, at)) {
+      const after = text.charCodeAt(at + name.length);
       // '>', whitespace or '/' must follow the name, so <privateer> is not a tag.
       if (after === 62 || after === 32 || after === 9 || after === 10 || after === 13 || after === 47) return { tag: i, closing };
     }

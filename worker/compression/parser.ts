@@ -2,6 +2,8 @@
 // (code fences, prose around it, several in one reply, truncated or unclosed tags), normalises
 // types and concepts against the taxonomy, and classifies replies that hold no XML at all.
 import type { ObservationContent, SummaryContent } from '../../common/contract';
+import { cleanIncoming } from '../../common/privacy/incoming';
+import { stripPrivate } from '../../common/privacy/tags';
 import { CONCEPT_NAMES, TAXONOMY, TYPE_NAMES } from './taxonomy';
 
 /** What a reply with no usable XML was: nothing to say, chatter, or a provider problem in prose. */
@@ -253,10 +255,13 @@ function searchPhrases(body: string): { searchPhrases?: string[] } {
 /** Model replies are bounded by max output tokens; anything far past that is cut before any regex runs. */
 export const MAX_REPLY_CHARS = 64 * 1024;
 
+/** The reply cut to its cap, its private blocks stripped before its elements are read (a field's inner tags would hide them from the gate). */
 function capReply(text: string, warnings: string[]): string {
-  if (text.length <= MAX_REPLY_CHARS) return text;
-  warnings.push(`reply of ${text.length} characters cut to ${MAX_REPLY_CHARS} before parsing`);
-  return text.slice(0, MAX_REPLY_CHARS);
+  if (text.length > MAX_REPLY_CHARS) {
+    warnings.push(`reply of ${text.length} characters cut to ${MAX_REPLY_CHARS} before parsing`);
+    text = text.slice(0, MAX_REPLY_CHARS);
+  }
+  return stripPrivate(text).text;
 }
 
 export function parseObservations(reply: string): ObservationParse {
@@ -278,7 +283,8 @@ export function parseObservations(reply: string): ObservationParse {
   let dropped = 0;
   for (const { attrs, body } of found) {
     const o = parseOne(attrs, body, warnings);
-    if (o) observations.push(o);
+    // A model's reply is outside text too: it passes the same privacy gate as a client's.
+    if (o) observations.push(cleanIncoming(o).value);
     else dropped += 1;
   }
   if (dropped > 0) warnings.push(`${dropped} observation(s) with no title, narrative, facts or concepts dropped`);
@@ -300,14 +306,14 @@ export function parseSummary(reply: string): SummaryParse {
   const source = body ?? (SUMMARY_FIELDS.some((f) => new RegExp(`<${f}\\b`, 'i').test(text)) ? text : undefined);
   if (source === undefined) return { kind: /<summary\b/i.test(text) ? 'malformed' : classifyProse(text), summary: null, warnings };
   if (body === undefined) warnings.push('summary fields without a <summary> element');
-  const s: ParsedSummary = {
+  const s: ParsedSummary = cleanIncoming<ParsedSummary>({
     request: field(source, 'request'),
     investigated: field(source, 'investigated'),
     learned: field(source, 'learned'),
     completed: field(source, 'completed'),
     nextSteps: field(source, 'next_steps') ?? field(source, 'next-steps') ?? field(source, 'nextsteps'),
     notes: field(source, 'notes'),
-  };
+  }).value;
   if (Object.values(s).every((v) => v === null)) return { kind: 'malformed', summary: null, warnings };
   return { kind: 'summary', summary: s, warnings };
 }

@@ -2,6 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { BadRequest } from '../../common/contract';
+import { cleanIncoming } from '../../common/privacy/incoming';
 import { StoreUnavailableError } from '../store/store';
 import type { Logger } from '../../common/node/log';
 
@@ -59,6 +60,11 @@ export async function jsonBody(c: Context): Promise<unknown> {
   } catch {
     throw new BadRequest('malformed JSON body');
   }
+}
+
+/** A JSON body from outside through the privacy gate (common/privacy/incoming.ts): for routes that store what they are sent. */
+export async function incomingBody(c: Context): Promise<unknown> {
+  return cleanIncoming(await jsonBody(c)).value;
 }
 
 export function errorResponse(c: Context, e: unknown, log: Logger): Response {

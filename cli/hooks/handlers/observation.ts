@@ -22,7 +22,7 @@ export async function observationHook(input: HookInput, env: HookEnv): Promise<H
   const max = settings.maxFieldChars;
   const maxTotal = Math.max(max, Math.floor(settings.maxBodyBytes / 8));
   // Strip private blocks, drop secret files' content and redact secrets before anything is cut.
-  const use = scrubToolUse(input.toolInput, input.toolResponse);
+  const use = scrubToolUse(input.toolInput, input.toolResponse, toolName);
   await call(env, 'POST', '/api/sessions/observations', {
     contentSessionId: sessionId,
     tool_name: toolName,

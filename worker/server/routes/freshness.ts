@@ -13,7 +13,7 @@ import { insertObservation, observationById, parseList } from '../../store/repos
 import { optProject } from '../../search/params';
 import { decidedBy } from '../../team/local';
 import type { AppContext } from '../context';
-import { jsonBody, positiveId } from '../http';
+import { incomingBody, positiveId } from '../http';
 
 export function freshnessRoutes(app: Hono, ctx: AppContext): void {
   const settings = () => freshnessSettings(ctx);
@@ -29,7 +29,7 @@ export function freshnessRoutes(app: Hono, ctx: AppContext): void {
   };
 
   app.post('/api/freshness/check', async (c) => {
-    const req = parseCheck(await jsonBody(c));
+    const req = parseCheck(await incomingBody(c));
     if (!settings().enabled) return c.json({ checked: 0, stale: [], fresh: [], moved: [], disabled: true });
     const now = Date.now();
     const r = await ctx.store.write((tx) => applyCheck(tx, req, now));
@@ -60,7 +60,7 @@ export function freshnessRoutes(app: Hono, ctx: AppContext): void {
   });
 
   app.post('/api/freshness/confirm', async (c) => {
-    const { id, files } = parseConfirm(await jsonBody(c));
+    const { id, files } = parseConfirm(await incomingBody(c));
     if (!observationById(ctx.store, id)) return c.json({ error: 'no such observation' }, 404);
     const now = Date.now();
     await ctx.store.write((tx) => confirm(tx, id, files, now));
@@ -69,7 +69,7 @@ export function freshnessRoutes(app: Hono, ctx: AppContext): void {
   });
 
   app.post('/api/freshness/retire', async (c) => {
-    const { id, replacedBy, note } = parseRetire(await jsonBody(c));
+    const { id, replacedBy, note } = parseRetire(await incomingBody(c));
     if (!observationById(ctx.store, id)) return c.json({ error: 'no such observation' }, 404);
     if (replacedBy !== undefined && (replacedBy === id || !observationById(ctx.store, replacedBy))) throw new BadRequest('replacedBy must be another existing observation');
     const now = Date.now();
@@ -79,7 +79,7 @@ export function freshnessRoutes(app: Hono, ctx: AppContext): void {
   });
 
   app.post('/api/freshness/verify', async (c) => {
-    const { id, files } = parseVerify(await jsonBody(c));
+    const { id, files } = parseVerify(await incomingBody(c));
     const row = observationById(ctx.store, id);
     if (!row) return c.json({ error: 'no such observation' }, 404);
     const asker = ctx.compressor;
