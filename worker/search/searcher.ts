@@ -194,7 +194,8 @@ export class Searcher {
     const out = new Map<string, PriorInfo>();
     for (const kind of ['observation', 'summary', 'prompt'] as const) {
       const ids = hits.filter((h) => h.kind === kind).map((h) => h.id);
-      if (ids.length > 0) for (const [id, r] of hydratePriors(this.store, kind, ids)) out.set(`${kind}:${id}`, r);
+      // The keyword side applied every filter: the platform is not needed.
+      if (ids.length > 0) for (const [id, r] of hydratePriors(this.store, kind, ids, false)) out.set(`${kind}:${id}`, r);
     }
     return out;
   }
