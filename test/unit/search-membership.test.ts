@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { nullLogger } from '../../common/node/log';
 import { register, registerSearchFunctions } from '../../worker/search/bm25';
-import { exportDocLengths, importDocLengths } from '../../worker/search/docLengths';
+import { exportDocLengths, ftsRowCount, importDocLengths } from '../../worker/search/docLengths';
 import { parseFtsQuery } from '../../worker/search/ftsQuery';
 import { keywordSearch } from '../../worker/search/keyword';
 import { ListWarmer } from '../../worker/search/listWarmer';
@@ -101,6 +101,15 @@ describe('keyword search membership', () => {
     await assertExact(store, 'giraffe309203558', 'after a second record');
     await remove(store, id);
     await assertExact(store, 'giraffe309203558', 'after a delete');
+  });
+
+  it("the row count searches read from the index's stat row is the table's, after adds and deletes", async () => {
+    const count = () => Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations')?.n);
+    assert.equal(ftsRowCount(store, KINDS.observation), count());
+    const ids = await add(store, ['one more', 'and another']);
+    assert.equal(ftsRowCount(store, KINDS.observation), count());
+    await remove(store, ids[0]);
+    assert.equal(ftsRowCount(store, KINDS.observation), count());
   });
 
   it('a word whose list is kept: rows added after the list are in it, deleted ones are not', async () => {

@@ -22,6 +22,7 @@
 import type { SearchKind } from '../../common/contract';
 import type { Store } from '../store/store';
 import { bm25Idf, idf } from './bm25';
+import { ftsRowCount } from './docLengths';
 import type { FtsQuery } from './ftsQuery';
 import type { SearchFilters } from './params';
 import { filterSql, KINDS, type KindTable } from './records';
@@ -56,24 +57,17 @@ interface Freq {
 }
 
 const caches = new WeakMap<object, Map<string, Freq>>();
-const sizes = new WeakMap<object, Map<string, { rows: number; at: number }>>();
-/** Row counts are re-read at most this often (count(*) walks an index: milliseconds at 100k rows). */
-const ROWS_TTL_MS = 10_000;
 
-/** Rows in the table (cached briefly) and its highest id (always current). */
-function tableSize(store: Db, table: string, now: number): { rows: number; maxId: number } {
-  let m = sizes.get(store);
-  if (!m) {
-    m = new Map();
-    sizes.set(store, m);
-  }
-  const maxId = Number(store.get<{ m: number | null }>(`SELECT max(id) AS m FROM ${table}`)?.m ?? 0);
-  let s = m.get(table);
-  if (!s || now - s.at > ROWS_TTL_MS || maxId === 0) {
-    s = { rows: Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`)?.n ?? 0), at: now };
-    m.set(table, s);
-  }
-  return { rows: Math.min(s.rows, maxId), maxId };
+/**
+ * Rows in the table and its highest id, both current: the count from the full-text index's stat
+ * row (a lookup), not count(*) (an index walk: milliseconds at 100k rows, which a search paid every
+ * 10 s per table).
+ */
+function tableSize(store: Db, k: KindTable): { rows: number; maxId: number } {
+  const maxId = Number(store.get<{ m: number | null }>(`SELECT max(id) AS m FROM ${k.table}`)?.m ?? 0);
+  if (maxId === 0) return { rows: 0, maxId };
+  const rows = ftsRowCount(store, k) ?? Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.table}`)?.n ?? 0);
+  return { rows: Math.min(rows, maxId), maxId };
 }
 
 /**
@@ -114,7 +108,7 @@ export async function keywordSearch(store: Db, q: FtsQuery, filters: SearchFilte
 async function rankKind(store: Db, kind: SearchKind, q: FtsQuery, f: SearchFilters, depth: number, cap: number): Promise<KeywordResult> {
   const now = Date.now();
   const k = KINDS[kind];
-  const { rows: counted, maxId } = tableSize(store, k.table, now);
+  const { rows: counted, maxId } = tableSize(store, k);
   if (maxId === 0) return { hits: [], capped: false };
   const rows = Math.max(counted, 1);
   const dfs = q.phrases.map((p) => frequency(store, k, p, rows, maxId, now));
