@@ -27,7 +27,7 @@ const keyword = async (query: string, extra = ''): Promise<number[]> => {
 };
 
 describe('keyword search finds new records at once', () => {
-  it('a word searched before any record had it finds the record saved next (issue 42 steps)', async () => {
+  it('a word searched before any record had it finds the record saved next (15 saves, search, save, search)', async () => {
     for (let i = 0; i < 15; i++) await save(`note ${i} about the build cache and the retry policy`);
     assert.deepEqual(await keyword('giraffe309203558', '&project=acme'), []);
     assert.deepEqual(await keyword('giraffe309203558'), []);
