@@ -15,7 +15,7 @@ import { KINDS } from '../../worker/search/records';
 import { docLengths } from '../../worker/search/docLengths';
 import { buildFacts, rowFacts } from '../../worker/search/rowFacts';
 import { listBuilds, vocabularyDf } from '../../worker/search/termLists';
-import { exactTopK, rankAll, type TopHit, type WeightedPhrase } from '../../worker/search/topK';
+import { exactTopK, rankAll, selectAscending, type TopHit, type WeightedPhrase } from '../../worker/search/topK';
 import { insertObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
@@ -355,5 +355,36 @@ describe('a common word without a list', () => {
     searching = false;
     assert.ok(turns >= 2, `the event loop turned ${turns} times during the search`);
     assertSameTop(got, rankAll(store, 'observation', phrases, f, 30), 'built in steps');
+  });
+});
+
+describe('the pieces of a search kept or picked cheaply', () => {
+  it('selectAscending gives what a sort gives at every index, ties and all', () => {
+    for (let t = 0; t < 3000; t++) {
+      const n = 1 + Math.floor(rand() * 80);
+      const spread = t % 3 === 0 ? 3 : 1000;
+      const a = Float64Array.from({ length: n }, () => Math.floor(rand() * spread) / 7);
+      const sorted = Float64Array.from(a).sort();
+      const at = Math.floor(rand() * n);
+      assert.equal(selectAscending(Float64Array.from(a), at), sorted[at], `n ${n}, index ${at}`);
+    }
+  });
+
+  it('a rare word is ranked once: its short list is kept for the next search', async () => {
+    const store = await openStore('topk-short-');
+    try {
+      await addRows(store, 40, () => ({ title: 'plain words here', narrative: 'nothing to see' }));
+      await addRows(store, 3, () => ({ title: 'the quillwort note', narrative: 'quillwort grows by water' }));
+      const { phrases, rows, maxId } = phrasesOf(store, 'quillwort');
+      const before = listBuilds(store);
+      const first = await exactTopK(store, 'observation', phrases, { kinds: ['observation'] }, 10, rows, maxId, Date.now());
+      assert.equal(listBuilds(store), before + 1);
+      const again = await exactTopK(store, 'observation', phrases, { kinds: ['observation'] }, 10, rows, maxId, Date.now());
+      assert.equal(listBuilds(store), before + 1, 'the three-row list was kept');
+      assert.deepEqual(again, first);
+      assert.equal(first.length, 3);
+    } finally {
+      store.close(false);
+    }
   });
 });

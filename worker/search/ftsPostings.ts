@@ -45,8 +45,9 @@ const MAX_HEIGHT = 32;
  */
 export function readTermHits(db: Db, fts: string, term: string, cols: number, after = 0, upTo = Infinity): TermHits | undefined {
   const want = new TextEncoder().encode(term);
-  // Oldest first: a newer segment's entry for a row replaces an older one's.
-  const segs = db.all<SegdirRow>(`SELECT level, idx, end_block, root FROM ${fts}_segdir WHERE level < ${PREFIX_LEVELS} ORDER BY level DESC, idx ASC`);
+  // Oldest first: a newer segment's entry for a row replaces an older one's. Sorted here: SQLite
+  // sorting rows with their root blobs cost 6x reading them in key order (200 against 35 µs).
+  const segs = db.all<SegdirRow>(`SELECT level, idx, end_block, root FROM ${fts}_segdir WHERE level < ${PREFIX_LEVELS}`).sort((a, b) => b.level - a.level || a.idx - b.idx);
   const parts: Decoded[] = [];
   for (const s of segs) {
     // An incremental merge (automerge, 'merge=': never run here) in progress: SQL knows how to read it.

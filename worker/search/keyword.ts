@@ -5,7 +5,10 @@
 // 1 ms for most words; ranking then costs 2-3 µs per matching row (matchinfo 'y' and 'l' plus the
 // JS BM25 call). What keeps a query bounded:
 //   - document frequencies come from a per-store cache (one count per new word, then reused for
-//     DF_TTL_MS), never from matchinfo's 'x', which re-walks every doclist on every statement;
+//     DF_TTL_MS), never from matchinfo's 'x', which re-walks every doclist on every statement.
+//     They are statistics (the idf, which words count as common), never membership: a cached 0 is
+//     counted again once rows were added after it (ids only grow), so a word searched before its
+//     first record existed finds that record as soon as its write is acknowledged;
 //   - a multi-word query ranks the OR of its words (BM25 favours rows that have more of them), but
 //     leaves out words in more than COMMON_SHARE of the rows while a rarer word remains (their BM25
 //     weight is near zero), and keeps only the two rarest when every word is common;
@@ -19,6 +22,7 @@
 import type { SearchKind } from '../../common/contract';
 import type { Store } from '../store/store';
 import { bm25Idf, idf } from './bm25';
+import { ftsRowCount } from './docLengths';
 import type { FtsQuery } from './ftsQuery';
 import type { SearchFilters } from './params';
 import { filterSql, KINDS, type KindTable } from './records';
@@ -47,32 +51,32 @@ const DF_MAX = 4096;
 interface Freq {
   df: number;
   rows: number;
+  /** The table's highest id when counted: a row with a larger id was not counted. */
+  maxId: number;
   at: number;
 }
 
 const caches = new WeakMap<object, Map<string, Freq>>();
-const sizes = new WeakMap<object, Map<string, { rows: number; at: number }>>();
-/** Row counts are re-read at most this often (count(*) walks an index: milliseconds at 100k rows). */
-const ROWS_TTL_MS = 10_000;
 
-/** Rows in the table (cached briefly) and its highest id (always current). */
-function tableSize(store: Db, table: string, now: number): { rows: number; maxId: number } {
-  let m = sizes.get(store);
-  if (!m) {
-    m = new Map();
-    sizes.set(store, m);
-  }
-  const maxId = Number(store.get<{ m: number | null }>(`SELECT max(id) AS m FROM ${table}`)?.m ?? 0);
-  let s = m.get(table);
-  if (!s || now - s.at > ROWS_TTL_MS || maxId === 0) {
-    s = { rows: Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`)?.n ?? 0), at: now };
-    m.set(table, s);
-  }
-  return { rows: Math.min(s.rows, maxId), maxId };
+/**
+ * Rows in the table and its highest id, both current: the count from the full-text index's stat
+ * row (a lookup), not count(*) (an index walk: milliseconds at 100k rows, which a search paid every
+ * 10 s per table).
+ */
+function tableSize(store: Db, k: KindTable): { rows: number; maxId: number } {
+  const maxId = Number(store.get<{ m: number | null }>(`SELECT max(id) AS m FROM ${k.table}`)?.m ?? 0);
+  if (maxId === 0) return { rows: 0, maxId };
+  const rows = ftsRowCount(store, k) ?? Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.table}`)?.n ?? 0);
+  return { rows: Math.min(rows, maxId), maxId };
 }
 
-/** Rows in the full-text table that contain the phrase (cached per store). */
-function frequency(store: Db, k: KindTable, phrase: string, rows: number, now: number): number {
+/**
+ * Rows in the full-text table that contain the phrase (cached per store). A cached count is an
+ * estimate, except that 0 is trusted only while no row was added since (maxId: the table's highest
+ * id now): a 0 decides that the phrase is left out of the query, and the rows added since may hold
+ * it. Counting again is cheap then: the phrase's doclist holds only those rows.
+ */
+function frequency(store: Db, k: KindTable, phrase: string, rows: number, maxId: number, now: number): number {
   let cache = caches.get(store);
   if (!cache) {
     cache = new Map();
@@ -80,10 +84,10 @@ function frequency(store: Db, k: KindTable, phrase: string, rows: number, now: n
   }
   const key = `${k.fts}\u0000${phrase}`;
   const hit = cache.get(key);
-  if (hit && now - hit.at < DF_TTL_MS && rows <= hit.rows * 1.05 + 10) return Math.min(hit.df, rows);
+  if (hit && now - hit.at < DF_TTL_MS && rows <= hit.rows * 1.05 + 10 && (hit.df > 0 || maxId <= hit.maxId)) return Math.min(hit.df, rows);
   const df = vocabularyDf(store, k, phrase, rows, now) ?? Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.fts} WHERE ${k.fts} MATCH ?`, [phrase])?.n ?? 0);
   cache.delete(key);
-  cache.set(key, { df, rows, at: now });
+  cache.set(key, { df, rows, maxId, at: now });
   while (cache.size > DF_MAX) cache.delete(cache.keys().next().value as string);
   return df;
 }
@@ -104,10 +108,10 @@ export async function keywordSearch(store: Db, q: FtsQuery, filters: SearchFilte
 async function rankKind(store: Db, kind: SearchKind, q: FtsQuery, f: SearchFilters, depth: number, cap: number): Promise<KeywordResult> {
   const now = Date.now();
   const k = KINDS[kind];
-  const { rows: counted, maxId } = tableSize(store, k.table, now);
+  const { rows: counted, maxId } = tableSize(store, k);
   if (maxId === 0) return { hits: [], capped: false };
   const rows = Math.max(counted, 1);
-  const dfs = q.phrases.map((p) => frequency(store, k, p, rows, now));
+  const dfs = q.phrases.map((p) => frequency(store, k, p, rows, maxId, now));
   let phrases = q.phrases.map((p, i) => ({ p, df: dfs[i], w: q.weights?.[i] ?? 1 })).filter((x) => x.df > 0);
   if (phrases.length === 0) return { hits: [], capped: false };
   const rare = phrases.filter((x) => x.df <= COMMON_SHARE * rows);

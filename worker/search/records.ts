@@ -84,11 +84,19 @@ const PRIOR_SELECT: Record<SearchKind, string> = {
     '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified, ${PLATFORM}`,
 };
 
-/** The lean rows the priors need, by id (a keyword pool of 100 costs well under a millisecond). */
-export function hydratePriors(store: Pick<Store, 'all'>, kind: SearchKind, ids: number[]): Map<number, PriorInfo> {
+/** PRIOR_SELECT without the platform (a lookup in sessions per row), for callers that filtered already. */
+const PRIOR_SELECT_LEAN = Object.fromEntries(Object.entries(PRIOR_SELECT).map(([k, v]) => [k, v.replace(`, ${PLATFORM}`, '')])) as Record<SearchKind, string>;
+
+/**
+ * The lean rows the priors need, by id (a keyword pool of 100 costs well under a millisecond).
+ * withPlatform: false when the platform filter was applied already (the keyword side's ranking
+ * applies every filter), which spares a lookup in sessions per row.
+ */
+export function hydratePriors(store: Pick<Store, 'all'>, kind: SearchKind, ids: number[], withPlatform = true): Map<number, PriorInfo> {
   const out = new Map<number, PriorInfo>();
   if (ids.length === 0) return out;
-  const rows = store.all<PriorInfo>(`SELECT ${PRIOR_SELECT[kind]} FROM ${KINDS[kind].table} c WHERE c.id IN (SELECT value FROM json_each(?))`, [JSON.stringify(ids)]);
+  const select = withPlatform ? PRIOR_SELECT[kind] : PRIOR_SELECT_LEAN[kind];
+  const rows = store.all<PriorInfo>(`SELECT ${select} FROM ${KINDS[kind].table} c WHERE c.id IN (SELECT value FROM json_each(?))`, [JSON.stringify(ids)]);
   for (const r of rows) out.set(r.id, r);
   return out;
 }

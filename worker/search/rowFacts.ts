@@ -67,6 +67,9 @@ const STEP_ENTRIES = 5000;
  */
 export function* buildFacts(store: Db, k: KindTable, step = STEP_ENTRIES): Generator<void, RowFacts | undefined> {
   const facts: RowFacts = { maxId: 0, project: new Uint16Array(0), epoch: new Float64Array(0), codes: new Map() };
+  // A row written between two pages lands anywhere in the index's order, possibly behind the walk:
+  // only rows up to the highest id before the walk are known for sure; rowFacts reads the rest by id.
+  const before = Number(store.all<{ m: number | null }>(`SELECT max(id) AS m FROM ${k.table}`)[0]?.m ?? 0);
   let after: [string, number, number] = ['', -Infinity, 0];
   for (;;) {
     // Row values walk the index in its order, from where the last page ended (ties on time included).
@@ -81,6 +84,7 @@ export function* buildFacts(store: Db, k: KindTable, step = STEP_ENTRIES): Gener
     after = [last.project, last.at, last.id];
     yield;
   }
+  facts.maxId = Math.min(facts.maxId, before);
   const known = tables.of(store);
   const kept = known.get(k.table);
   if (kept) return kept;

@@ -117,8 +117,7 @@ export class Searcher {
     let failure = reason;
     if (embedding) {
       try {
-        let query = await embedding;
-        if (req.mode === 'hybrid' && kw) query = this.feedback(query, kw.hits);
+        const query = await embedding;
         vec = await this.vectorRanked(query, req.filters, Math.max(depth, FUSION_DEPTH, PRIOR_POOL), intents);
         const lag = this.vectors?.catchingUp();
         if (lag) notices.push(lag);
@@ -150,27 +149,6 @@ export class Searcher {
     return { ranked: fused, modeUsed: 'hybrid' };
   }
 
-  /**
-   * Pseudo-relevance feedback (Rocchio): the query vector moved towards the stored vectors of the
-   * best keyword hits, so a question worded unlike its answer still lands near records that share
-   * its rare words. Only hits within keywordMinRelative of the best count; none, no change.
-   */
-  private feedback(query: Float32Array, kw: Scored[]): Float32Array {
-    const s = this.settings;
-    if (s.feedbackWeight <= 0 || s.feedbackDocs <= 0 || kw.length === 0 || !this.vectors) return query;
-    const top = kw[0].score;
-    const docs = this.vectors.semantic.storedVectors(kw.filter((h) => h.score >= s.keywordMinRelative * top).slice(0, s.feedbackDocs));
-    if (docs.length === 0 || docs[0].length !== query.length) return query;
-    const out = Float32Array.from(query);
-    const w = s.feedbackWeight / docs.length;
-    for (const d of docs) for (let i = 0; i < out.length; i++) out[i] += w * d[i];
-    let n = 0;
-    for (let i = 0; i < out.length; i++) n += out[i] * out[i];
-    n = Math.sqrt(n) || 1;
-    for (let i = 0; i < out.length; i++) out[i] /= n;
-    return out;
-  }
-
   private priorWeights(): PriorWeights {
     return { substance: this.settings.substancePrior, intent: this.settings.intentBoost };
   }
@@ -194,7 +172,8 @@ export class Searcher {
     const out = new Map<string, PriorInfo>();
     for (const kind of ['observation', 'summary', 'prompt'] as const) {
       const ids = hits.filter((h) => h.kind === kind).map((h) => h.id);
-      if (ids.length > 0) for (const [id, r] of hydratePriors(this.store, kind, ids)) out.set(`${kind}:${id}`, r);
+      // The keyword side applied every filter: the platform is not needed.
+      if (ids.length > 0) for (const [id, r] of hydratePriors(this.store, kind, ids, false)) out.set(`${kind}:${id}`, r);
     }
     return out;
   }

@@ -317,19 +317,6 @@ export class SemanticIndex {
     return this.o.store.all<{ project: string }>('SELECT DISTINCT project FROM vectors WHERE model = ?', [this.o.model]).map((r) => r.project);
   }
 
-  /** Stored vectors of the current model for these records (absent ones skipped), as floats. */
-  storedVectors(refs: { kind: SearchKind; id: number }[]): Float32Array[] {
-    const out: Float32Array[] = [];
-    for (const r of refs) {
-      if (r.kind === 'prompt') continue;
-      const row = this.o.store.get<VectorRow>(`SELECT ${ROW_COLUMNS} FROM vectors WHERE kind = ? AND ref_id = ? AND model = ?`, [r.kind, r.id, this.o.model]);
-      const blob = row ? this.blobOf(row) : undefined;
-      const v = row && blob ? decodeVector(blob, row.dims) : undefined;
-      if (v) out.push(v);
-    }
-    return out;
-  }
-
   /** Top k vector hits, best first. Filters other than project, kind and time are the caller's job. */
   async query(vector: Float32Array, k: number, f: SemanticQuery): Promise<ScanHit[]> {
     const kinds = (f.kinds ?? ['observation', 'summary']).filter((x): x is 'observation' | 'summary' => x === 'observation' || x === 'summary');

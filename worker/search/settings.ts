@@ -44,10 +44,6 @@ export interface SearchSettings {
   recencyHalfLifeDays: number;
   /** Hybrid: weight of the vector list's votes in the fusion (the keyword list's is 1). */
   vectorFusionWeight: number;
-  /** Hybrid: pseudo-relevance feedback, the query vector plus this times the mean vector of the best keyword hits. */
-  feedbackWeight: number;
-  /** Hybrid: how many of the best keyword hits feed back (0 = off). */
-  feedbackDocs: number;
   /** Hybrid: after fusion the best keyword hit ranks no lower than this, the runner-up no lower than this + 2 (0 = off). */
   keywordLeaderFloor: number;
   /** Hybrid: after fusion the best vector hit ranks no lower than this (0 = off). */
@@ -115,8 +111,6 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   recencyWeight: 0.15,
   recencyHalfLifeDays: 30,
   vectorFusionWeight: 1,
-  feedbackWeight: 0.5,
-  feedbackDocs: 0,
   keywordLeaderFloor: 3,
   vectorLeaderFloor: 4,
   synonymWeight: 0.4,
@@ -159,8 +153,6 @@ const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   recencyWeight: [0, 10],
   recencyHalfLifeDays: [0.1, 3650],
   vectorFusionWeight: [0, 10],
-  feedbackWeight: [0, 10],
-  feedbackDocs: [0, 20],
   keywordLeaderFloor: [0, 100],
   vectorLeaderFloor: [0, 100],
   synonymWeight: [0, 1],

@@ -56,8 +56,19 @@ export function listSizeFor(df: number, rows: number): number {
 const LIST_TTL_MS = 6 * 3600_000;
 /** Entries kept across all lists of a store (12 bytes each: 24 MB) before the least recently used lists go. */
 const MAX_ENTRIES = 2_000_000;
-/** Complete lists shorter than this are not kept (made again in well under a millisecond). */
-const KEEP_MIN = 256;
+/**
+ * What a list counts against MAX_ENTRIES at least: a short list's arrays and entry cost more than
+ * its entries, and this bounds how many short lists a store keeps (about 7,800). Short lists are
+ * kept all the same: making one again costs a statement (0.2-0.6 ms at 10k rows), more than a
+ * whole search of words whose lists are kept.
+ */
+const MIN_CHARGE = 256;
+/**
+ * A phrase in at most this many rows is ranked through SQL (about 2 µs a match plus one statement)
+ * rather than from the index's segments (a fixed 0.5 ms or so for walking every segment's b-tree,
+ * then well under 1 µs a match): measured at 10k observations, the two cross near 200-300 matches.
+ */
+const SEGMENTS_MIN_DF = 200;
 
 interface Cache {
   lists: Map<string, TermList>;
@@ -106,19 +117,31 @@ export function vocabularyDf(store: Db, k: KindTable, phrase: string, rows: numb
  * The phrase's list with at least `size` rows (or all of them), up to date with rows up to maxId.
  * rows: the table's row count now.
  */
-export function termList(store: Db, k: KindTable, phrase: string, size: number, rows: number, maxId: number, now: number): TermList {
+export function termList(store: Db, k: KindTable, phrase: string, size: number, rows: number, maxId: number, now: number, df = Infinity): TermList {
   const cache = cacheOf(store);
   const key = `${k.fts}\u0000${indexTerms(store, cache, phrase)}`;
   let list = cache.lists.get(key);
   if (list && fresh(list, size, rows, now)) {
-    if (maxId > list.maxId) list = merge(list, rank(store, k, phrase, list.maxId, Infinity, undefined), size, maxId);
+    if (maxId <= list.maxId) return touch(cache, key, list);
+    list = merge(list, rank(store, k, phrase, list.maxId, Infinity, undefined), size, maxId);
   } else {
     cache.builds++;
-    list = fromRanked(rank(store, k, phrase, 0, Infinity, size + 1), size, maxId, rows, now);
+    list = fromRanked(rank(store, k, phrase, 0, Infinity, size + 1, df > SEGMENTS_MIN_DF), size, maxId, rows, now);
   }
-  // A short complete list costs less to make again than the room it takes from the costly ones.
-  if (!list.complete || list.ids.length >= KEEP_MIN) install(cache, key, list);
+  install(cache, key, list);
   return list;
+}
+
+/** The list, moved to the most recently used end (the map's order is the eviction order). */
+function touch(cache: Cache, key: string, list: TermList): TermList {
+  cache.lists.delete(key);
+  cache.lists.set(key, list);
+  return list;
+}
+
+/** What a list counts against MAX_ENTRIES. */
+function charge(list: TermList): number {
+  return Math.max(list.ids.length, MIN_CHARGE);
 }
 
 /** Whether a kept list can serve: not too old, the table about the same size, long enough. */
@@ -136,14 +159,14 @@ export function needsBuild(store: Db, k: KindTable, phrase: string, size: number
 
 function install(cache: Cache, key: string, list: TermList): void {
   const old = cache.lists.get(key);
-  if (old) cache.entries -= old.ids.length;
+  if (old) cache.entries -= charge(old);
   cache.lists.delete(key);
   cache.lists.set(key, list);
-  cache.entries += list.ids.length;
+  cache.entries += charge(list);
   for (const [name, l] of cache.lists) {
     if (cache.entries <= MAX_ENTRIES || name === key) break;
     cache.lists.delete(name);
-    cache.entries -= l.ids.length;
+    cache.entries -= charge(l);
   }
 }
 
@@ -177,10 +200,10 @@ interface Ranked {
 }
 
 /** The phrase's matches with after < id <= upTo, by part (best first), at most `limit` of them. */
-function rank(store: Db, k: KindTable, phrase: string, after: number, upTo: number, limit: number | undefined): Ranked[] {
+function rank(store: Db, k: KindTable, phrase: string, after: number, upTo: number, limit: number | undefined, segments = false): Ranked[] {
   // Rows added since a list was made: SQL, which scores only those; the segments' reader would
-  // decode the word's whole doclist in JavaScript to find them.
-  const direct = after === 0 ? rankFromSegments(store, k, phrase, after, upTo, limit) : undefined;
+  // decode the word's whole doclist in JavaScript to find them. A rare phrase: SQL too (SEGMENTS_MIN_DF).
+  const direct = after === 0 && segments ? rankFromSegments(store, k, phrase, after, upTo, limit) : undefined;
   if (direct) return direct;
   bm25Idf.values = [1];
   const part = partSql(store, k);

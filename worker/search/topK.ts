@@ -57,7 +57,7 @@ export async function exactTopK(store: Db, kind: SearchKind, phrases: WeightedPh
   }
   // Rows may have been added while other work ran between the build's steps; otherwise maxId is current.
   const upTo = waited ? Math.max(maxId, currentMaxId(store, kind)) : maxId;
-  const lists = phrases.map((x, i) => termList(store, k, x.p, sizes[i], rows, upTo, now));
+  const lists = phrases.map((x, i) => termList(store, k, x.p, sizes[i], rows, upTo, now, x.df));
   return fromLists(store, kind, phrases, lists, f, depth, upTo) ?? rankAll(store, kind, phrases, f, depth);
 }
 
@@ -147,11 +147,8 @@ function fromLists(store: Db, kind: SearchKind, phrases: WeightedPhrase[], lists
 
 /** The `take` candidates with the best bounds (ties kept together), best first, and the best bound left out. */
 function best(ids: number[], ubs: number[], take: number, a: Accumulator): { queue: Candidate[]; rest: number } {
-  let cut = -Infinity;
-  if (ids.length > take) {
-    const sorted = Float64Array.from(ubs).sort();
-    cut = sorted[ids.length - take];
-  }
+  // The take-th best bound, by selection (a sort of every candidate's bound cost more than the rest of the step).
+  const cut = ids.length > take ? selectAscending(Float64Array.from(ubs), ids.length - take) : -Infinity;
   const queue: Candidate[] = [];
   let rest = -Infinity;
   for (let i = 0; i < ids.length; i++) {
@@ -164,6 +161,37 @@ function best(ids: number[], ubs: number[], take: number, a: Accumulator): { que
     queue.push({ id: ids[i], lb, ub, exact: ub === lb, epoch: 0 });
   }
   return { queue: queue.sort((x, y) => y.ub - x.ub), rest };
+}
+
+/** The value at index `at` of `a` sorted ascending (Hoare's selection; `a` is reordered). */
+export function selectAscending(a: Float64Array, at: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    // Median of three as the pivot.
+    const x = a[lo];
+    const y = a[mid];
+    const z = a[hi];
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (at <= j) hi = j;
+    else if (at >= i) lo = i;
+    else return a[at];
+  }
+  return a[at];
 }
 
 /**

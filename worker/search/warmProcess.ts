@@ -7,7 +7,8 @@
 // heap with what only the warm-up reads. A thread did the work but its memory stayed in the
 // worker's RSS after it exited (the allocator keeps a finished thread's arena): 70 MB at 100k. A
 // process gives all of it back. Rows written after the files it read are merged in by the worker
-// when a list is next used (termLists.ts), as for any list.
+// when a list is next used (termLists.ts), as for any list; rows deleted since are dropped by the
+// existence check every candidate passes (topK.ts). Files that do not replay whole are not used.
 import { StatementCache } from '../store/apply';
 import type { Param } from '../store/records';
 import { pagedFiles, recover } from '../store/recovery';
@@ -44,8 +45,12 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const { dir, terms, pageCacheBytes } = JSON.parse(process.argv[2] ?? '{}') as WarmProcessData;
   const SQL = await loadSqlJs();
-  const { db } = recover(SQL, dir, { quarantine: false, pageCacheBytes });
+  const { db, report } = recover(SQL, dir, { quarantine: false, pageCacheBytes });
   try {
+    // Lists stand for every row up to their highest id (the worker merges in only rows after it):
+    // from files missing a write in the middle (a journal pruned while this process read them, a
+    // damaged record), a list would hide that write's rows. The worker then warms on its own.
+    if (report.lost.length > 0) throw new Error(`the files read were incomplete: ${report.lost.join('; ')}`);
     register(db);
     const cache = new StatementCache(db);
     const reader = {
