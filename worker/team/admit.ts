@@ -4,14 +4,11 @@
 // or a payload past the caps is refused (and logged by the caller); long text is kept cut, with
 // the mark cutStripped leaves; a time in the future is clamped to the pull's time.
 import { OBSERVATION_TYPES } from '../../common/contract/taxonomy';
-import { cleanText, cutStripped } from '../../common/privacy';
+import { cleanIncomingText, cutStripped } from '../../common/privacy';
 
-/**
- * The one privacy pass every pulled string goes through: the same function local ingest uses
- * (worker/lifecycle.ts: private blocks stripped, then secrets redacted). Swap it here only.
- */
+/** The privacy pass every pulled string goes through: local ingest's gate (common/privacy/incoming.ts). */
 export function admitText(text: string): string {
-  return cleanText(text).text;
+  return cleanIncomingText(text).value;
 }
 
 /** Caps on a pulled record, at least as strict as what local ingest can store. */
