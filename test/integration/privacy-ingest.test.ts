@@ -13,65 +13,11 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { prng } from '../fixtures/prng';
+import { privateText } from '../helpers/privateText';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../helpers/fakeAnthropic';
 import { CLI_JS, startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
 
-const rand = prng(3939);
-const LENGTH_CHANGING = ['\u0130', 'ß', 'ŉ', 'ǰ', 'ΐ', 'ΰ', 'և', 'ẖ', 'ẞ', 'ﬀ', 'ﬁ', 'ﬆ', 'ﬓ', 'K', 'Ω'];
-const PLAIN = [...'abc XYZ 019 şğüöçı ÇŞĞÜÖ éñ 中文 русский 😀 .,:;!?()[]{}=+-_*/\\|#%'];
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
-const alnum = (n: number, set = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789') => Array.from({ length: n }, () => set[Math.floor(rand() * set.length)]).join('');
-const visible = (n: number) => Array.from({ length: n }, () => (rand() < 0.3 ? pick(LENGTH_CHANGING) : pick(PLAIN))).join('');
-const randomCase = (s: string) => [...s].map((c) => (rand() < 0.5 ? c.toUpperCase() : c)).join('');
-
-/** Strings that must never be found anywhere: private marks and the distinctive part of each secret. */
-const forbidden: string[] = [];
-
-function privateMark(): string {
-  const m = `zqpriv${alnum(10, 'abcdefghijklmnopqrstuvwxyz')}`;
-  forbidden.push(m);
-  return m;
-}
-
-/** A secret in one of the formats redaction knows; its distinctive part is remembered. `compact`: one without spaces (for ids and branch names). */
-function secret(compact = false): string {
-  const core = alnum(36);
-  const kinds = [
-    () => [`ghp_${core}`, core],
-    () => [`AKIA${alnum(16, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567')}`, ''],
-    () => [`sk-ant-api03-${core}`, core],
-    () => [`postgres://app:${core}@db.example.com:5432/app`, core],
-    () => [`redis://:${core}@cache:6379`, core],
-    () => [`PGPASSWORD=${core} psql`, core],
-    () => [`npm_${core}`, core],
-    () => [`hf_${core}`, core],
-    () => [`Authorization: Digest username="u", response="${core}"`, core],
-    () => [`curl -u admin:${core} https://x`, core],
-  ];
-  const usable = compact ? kinds.slice(0, 5).concat(kinds.slice(6, 8)) : kinds;
-  const [s, part] = pick(usable)();
-  forbidden.push(part || s);
-  return s;
-}
-
-/** Random Unicode with private blocks (random case, sometimes nested) and secrets in and out of them. */
-function messy(): string {
-  let s = visible(8);
-  for (let p = 0; p < 3; p++) {
-    s += ` ${visible(6)} `;
-    if (rand() < 0.5) s += ` ${secret()} `;
-    const name = rand() < 0.85 ? 'private' : 'claude-mem-context';
-    const inner = `${visible(5)} ${privateMark()} ${secret()} ${visible(5)}`;
-    s += `<${randomCase(name)}>${rand() < 0.3 ? `<${name}>${inner}</${name}>` : inner}</${randomCase(name)}>`;
-  }
-  return `${s} ${visible(8)}`;
-}
-
-/** Short enough for an id (at most 256 characters): one block and one secret. */
-function idMessy(): string {
-  return `${visible(3)}-${rand() < 0.5 ? secret(true) : ''}<${randomCase('private')}>${privateMark()}${secret(true)}</${randomCase('private')}>${visible(3)}`.replace(/\s/g, '');
-}
+const { forbidden, alnum, visible, privateMark, secret, messy, idMessy } = privateText(3939);
 
 let w: RunningWorker;
 let fake: FakeAnthropic;

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from 'pg';
 import { addTeams, createCluster, createHub, type PgCluster } from '../helpers/postgres';
+import { privateText } from '../helpers/privateText';
 import { CLI_JS, startWorker, until, type RunningWorker } from '../helpers/worker';
 
 const DB = 'trust_hub';
@@ -398,5 +399,40 @@ describe('a team hub members cannot poison, erase or stall', () => {
     await until(async () => (await titles(alice, 'origin-p')).includes('FORGED-ORIGIN-RECORD'), 10_000, 'alice sees the forged-origin record');
     const rec = (await observations(alice, 'origin-p')).find((o) => o.title === 'FORGED-ORIGIN-RECORD');
     assert.equal(rec?.team?.author, 'mallory');
+  });
+
+  it('nothing private or secret reaches the hub, whatever the text (seeded property, shared with --prompts)', async () => {
+    const gen = privateText(4040);
+    const dave = await teammate('dave', 'privbox');
+    await share(dave, 'private-p', true);
+    const cwd = '/home/dave/private-p';
+    const rounds = 3;
+    for (let n = 0; n < rounds; n++) {
+      const sid = `priv-${n}-${gen.idMessy()}`;
+      const post = async (route: string, body: Record<string, unknown>) => {
+        const r = await dave.w.req('POST', route, { contentSessionId: sid, project: 'private-p', cwd, ...body });
+        assert.ok(r.status < 300, `${route}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+      };
+      await post('/api/sessions/init', { prompt: gen.messy() });
+      await post('/api/sessions/observations', { tool_name: 'Bash', tool_use_id: `b-${n}`, tool_input: { command: `echo ${gen.messy()}` }, tool_response: { stdout: gen.messy() } });
+      await post('/api/sessions/observations', { tool_name: 'Edit', tool_use_id: `e-${n}`, tool_input: { file_path: `${cwd}/src/a${n}.ts`, old_string: gen.messy(), new_string: gen.messy() }, tool_response: 'ok' });
+      await save(dave, 'private-p', `keep ${gen.messy()}`, gen.idMessy());
+      await post('/api/sessions/summarize', { last_user_message: gen.messy(), last_assistant_message: gen.messy() });
+    }
+    // Everything dave made is on the hub: her queue is drained and her outbox empty.
+    await until(async () => {
+      const q = (await dave.w.req('GET', '/api/queue')).body as { pending: number; inFlight: number };
+      return q.pending === 0 && q.inFlight === 0;
+    }, 60_000, "dave's queue drained");
+    await dave.w.req('POST', '/api/team/sync');
+    await until(async () => (await dave.w.req('GET', '/api/team/status')).body.waiting === 0, 30_000, "dave's outbox pushed");
+    const kinds = await pg.sql<{ kind: string; n: string }>(`SELECT kind, count(*)::text AS n FROM claude_mem.records WHERE project = 'private-p' GROUP BY kind ORDER BY kind`, [], DB);
+    assert.deepEqual(kinds.map((k) => k.kind), ['observation', 'prompt', 'summary'], 'observations, prompts (opted in) and summaries reached the hub');
+    // Every table of the hub's schema, as text.
+    const tables = await pg.sql<{ t: string }>(`SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'claude_mem' ORDER BY 1`, [], DB);
+    let dump = '';
+    for (const { t } of tables) dump += (await pg.sql<{ x: string }>(`SELECT r::text AS x FROM claude_mem."${t}" r`, [], DB)).map((r) => r.x).join('\n').toLowerCase();
+    const leaks = gen.forbidden.filter((f) => dump.includes(f.toLowerCase()));
+    assert.deepEqual(leaks, [], `${leaks.length} of ${gen.forbidden.length} private or secret strings on the hub`);
   });
 });
