@@ -103,12 +103,12 @@ describe('GET /api/context/inject', () => {
 describe('settings.json', () => {
   it('context keys set the defaults; query parameters still override them', async () => {
     const dataDir = tempDir();
-    fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ context: { tokenBudget: 300, observations: 3, fullCount: 0 }, search: { embeddings: 'off' } }));
+    fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ context: { tokenBudget: 1200, observations: 3, fullCount: 0 }, search: { embeddings: 'off' } }));
     const w2 = await startWorker({ dataDir });
     try {
       await w2.req('POST', '/api/import', readHistory());
       const r = await w2.req('GET', '/api/context/inject' + qs({ project: 'atlas-api', format: 'json' }));
-      assert.equal(r.body.budget, 300);
+      assert.equal(r.body.budget, 1200);
       assert.equal(r.body.observations, 3);
       const wide = await w2.req('GET', '/api/context/inject' + qs({ project: 'atlas-api', format: 'json', observations: 6, budget: 2000 }));
       assert.equal(wide.body.observations, 6);

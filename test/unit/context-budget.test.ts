@@ -121,7 +121,7 @@ describe('shape', () => {
     assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'oldest first within the window');
     assert.equal(lines.filter((l) => l.startsWith('  Narrative ')).length, 3, 'three shown in full');
     assert.match(md, /Token economics: reading this costs ~\d+ tokens; the work it records took ~\d+ tokens \(\d+% saved\)\./);
-    assert.match(md, /Showing 50 of 10000 observations\. More: search .* get_observations/);
+    assert.match(md, /Showing 50 of 10000 observations\. More: search_memory .* get_memories/);
     const quoted = Number(/reading this costs ~(\d+) tokens/.exec(md)?.[1]);
     assert.equal(quoted, estimateTokens(md), 'the economics line quotes the output’s own size');
   });

@@ -342,10 +342,10 @@ function renderOnce(ctx: RenderContext, sel: Selection, readTokens: number): str
   const n = shown.reduce((k, e) => k + (e.kind === 'o' ? (e.group?.length ?? 1) : 0), 0);
   if (sel.footer === 'full') {
     out.push(
-      `Showing ${n} of ${ctx.total} observations. More: search (ids and titles), timeline (around an id), get_observations (full records by id) — MCP tools of claude-mem, or GET /api/search, GET /api/timeline, POST /api/observations/batch.`,
+      `Showing ${n} of ${ctx.total} observations. More: search_memory (ids and titles), get_memory_timeline (around an id), get_memories (full records by id) — memory tools of claude-mem, or GET /api/search, GET /api/timeline, POST /api/observations/batch.`,
     );
   } else if (sel.footer === 'short') {
-    out.push(`${n} of ${ctx.total} shown; more via search, timeline, get_observations.`);
+    out.push(`${n} of ${ctx.total} shown; more via search_memory, get_memory_timeline, get_memories.`);
   }
   out.push(CLOSE);
   return out.join('\n');
