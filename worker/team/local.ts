@@ -223,6 +223,8 @@ function summaryPayload(db: Pick<Store, 'get'>, id: number): Payload | undefined
   return {
     createdAt: s.created_at,
     sessionKey: String(s.session_id),
+    // No model tokens: written by the local compressor (or imported), from the prompts and the assistant's words.
+    source: s.input_tokens + s.output_tokens > 0 ? 'model' : 'local',
     payload: { request: s.request, investigated: s.investigated, learned: s.learned, completed: s.completed, nextSteps: s.next_steps, notes: s.notes, promptNumber: s.prompt_number },
   };
 }

@@ -39,7 +39,11 @@ export function dropAbsolutePaths(text: string): string {
 export interface ShareableOptions {
   /** The project is shared with its prompts (the --prompts opt-in). */
   prompts: boolean;
-  /** The observation's compressor: 'local' observations quote the raw tool output in their narrative and facts. */
+  /**
+   * The record's compressor. 'local' observations quote the raw tool output in their narrative and
+   * facts; 'local' summaries build what was learned, done and left from the prompts and the
+   * assistant's last message.
+   */
   source?: string;
 }
 
@@ -59,6 +63,11 @@ export function shareablePayload(kind: string, payload: Record<string, unknown>,
   if (kind === 'summary' && !opts.prompts) {
     p.request = null;
     p.notes = null;
+    if (opts.source === 'local') {
+      p.learned = null;
+      p.completed = null;
+      p.nextSteps = null;
+    }
   }
   return sanitizeDeep(pathsOut(p));
 }
