@@ -402,7 +402,12 @@ export class Store {
 
   /** A checkpoint once writes have paused, when at least `minBytes` of journal were written since the last one. */
   private idleCheckpoint(minBytes: number): void {
-    if (this.closing || this.degraded || this.broken || this.snapshotting || this.journal.segmentBytes < minBytes) return;
+    if (this.closing || this.degraded || this.broken || this.journal.segmentBytes < minBytes) return;
+    if (this.snapshotting) {
+      // One under way (a long one after a bulk write): look again once as long has passed.
+      (minBytes > 1 ? this.idleTimer : this.idleLongTimer)?.refresh();
+      return;
+    }
     this.snapshot().catch((e: Error) => this.opts.log.error(`idle checkpoint failed: ${e.message}`));
   }
 
