@@ -25,6 +25,8 @@
 //   4. Ingest at concurrency 8 on fresh workers, ours theirs ours theirs (also cold starts), and
 //      after the first burst the time until everything is stored.
 //   5. Recall@5 on the search fixture (test/fixtures/search), if it is there, on fresh workers.
+// A side that cannot be prepared, or whose hook command does not handle every event replayed, ends
+// the run with exit 1 and a sentence (never measured some other way); so does a hook run that failed.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -94,7 +96,6 @@ for (const s of sides) {
     product: '',
     hooks: {}, // event -> [ms]
     hookFailures: {},
-    hookEventsViaHttp: [],
     httpObservation: [],
     coldEmpty: [],
     coldEmptyReady: [],
@@ -129,6 +130,12 @@ async function cleanup() {
   if (!KEEP) fs.rmSync(tmp, { recursive: true, force: true });
 }
 let fake;
+/** Ends the run: what it measures could not be found or did not work. */
+async function fail(sentence) {
+  console.error(`bench:compare failed: ${sentence}`);
+  await cleanup();
+  process.exit(1);
+}
 process.on('SIGINT', () => {
   cleanup().finally(() => process.exit(130));
 });
@@ -137,13 +144,9 @@ process.on('SIGINT', () => {
 // Preparation
 
 log(`temp dir ${tmp}; logs in ${path.relative(ROOT, logDir)}`);
-for (const s of [...sides]) {
+for (const s of sides) {
   const problems = await s.prepare({ log });
-  if (problems.length) {
-    notes.push(`${s.name}: not run: ${problems.join('; ')}`);
-    R[s.name].errors.push(...problems);
-    sides.splice(sides.indexOf(s), 1);
-  }
+  if (problems.length) await fail(`${s.name} cannot run: ${problems.join('; ')}${ONLY ? '' : ` (--only ${sides.find((o) => o !== s)?.name ?? 'ours'} measures the other side alone)`}`);
   R[s.name].product = s.product;
 }
 for (const s of sides) log(`${s.name}: ${s.product} on ${s.runtime}`);
@@ -222,20 +225,21 @@ async function stop(inst) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Hook-event availability on our side (the hook CLI lands with its own issue)
+// The hook commands each side runs: every event below goes through them. A side whose hook command
+// does not list an event fails the run (never replayed over HTTP in its place).
 
 const HOOK_EVENTS = ['context', 'session-init', 'observation', 'file-context', 'summarize', 'session-end'];
-const viaHttp = {}; // side -> Set of events replayed over HTTP because the side has no such hook
 for (const s of sides) {
-  viaHttp[s.name] = new Set();
-  if (s.missingHookEvents) {
-    const missing = await s.missingHookEvents(HOOK_EVENTS);
-    for (const e of missing) viaHttp[s.name].add(e);
-    if (missing.length) {
-      notes.push(`${s.name}: hook command has no ${missing.join(', ')} event yet: those events were sent to the HTTP routes directly and their hook times are not measured`);
-      R[s.name].hookEventsViaHttp = missing;
-    }
+  if (!s.hookHandlers) continue;
+  let known;
+  try {
+    known = await s.hookHandlers();
+  } catch (e) {
+    await fail(`${s.name}: ${e.message}`);
   }
+  const missing = HOOK_EVENTS.filter((e) => !known.includes(e));
+  if (missing.length) await fail(`${s.name}: the hook command has no ${missing.join(', ')} handler (it lists ${known.join(', ')}), so those hooks cannot be measured`);
+  log(`${s.name}: hook command handles ${known.join(', ')}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -253,7 +257,6 @@ async function baselineNode() {
 
 async function runHook(side, inst, event, input) {
   const res = R[side.name];
-  if (viaHttp[side.name].has(event)) return side.httpEvent(inst, event, input);
   const r = await side.hook(inst, event, input);
   let okJson = true;
   if (r.stdout.trim()) {
@@ -668,4 +671,11 @@ if (WRITE_DOCS) {
   console.log('wrote docs/benchmarks.md');
 }
 await cleanup();
+// A hook run that failed was counted, not timed, and its work sent over HTTP so the rest of the run
+// compares like with like; the run still fails, since that hook was not measured.
+const hookFailed = sides.filter((s) => Object.keys(R[s.name].hookFailures).length > 0);
+if (hookFailed.length) {
+  console.error(`bench:compare failed: hook runs failed on ${hookFailed.map((s) => s.name).join(' and ')} (see "Not measured / problems" above)`);
+  process.exit(1);
+}
 process.exit(0);

@@ -45,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
 
 const USAGE = `usage: claude-mem <command>
   start                     start the worker in the background and wait until it is healthy
-  stop                      stop the worker gracefully (writes a final snapshot)
+  stop                      stop the worker gracefully (the journal already holds every write)
   status                    print the worker's health
   viewer [--print]          open the browser viewer (a single-use link, never the token)
   search <query> [--project P | --all] [--limit N] [--type T] [--mode keyword|semantic|hybrid] [--json]

@@ -166,7 +166,9 @@ async function main(): Promise<void> {
       await processor.stop();
       await search.stop();
       await team.stop();
-      await store.close(true);
+      // No checkpoint on the way out: the journal holds every acknowledged write; the next start
+      // replays it and checkpoints in the background.
+      await store.close(false);
       releaseLock(config.dataDir);
       held.release();
       log.info('stopped');

@@ -5,6 +5,19 @@ import * as path from 'node:path';
 import { client, spawnLogged, stopGroup, timed, waitFor } from './common.mjs';
 import { keyOf } from './fixture.mjs';
 
+/**
+ * The handlers of `hook <platform|…> <handler|…>` in the CLI's usage (cli/main.ts writes it from
+ * common/contract/hooks.ts), when `platform` is among its platforms. Throws with a sentence
+ * otherwise: a bench that cannot find the hooks it measures must not measure something else.
+ */
+export function hookHandlersFromHelp(text, platform) {
+  const m = /^\s*hook <([^<>\s]+)> <([^<>\s]+)>/m.exec(text);
+  if (!m) throw new Error(`the CLI's usage (node dist/cli.js help) has no "hook <platform> <handler>" line, so the hook commands cannot be measured; its first line: ${JSON.stringify(text.split('\n')[0] ?? '')}`);
+  const platforms = m[1].split('|');
+  if (!platforms.includes(platform)) throw new Error(`the CLI's usage lists hooks for ${platforms.join(', ')} but not ${platform}`);
+  return m[2].split('|');
+}
+
 export function ours(ROOT) {
   const worker = path.join(ROOT, 'dist', 'worker.js');
   const cli = path.join(ROOT, 'dist', 'cli.js');
@@ -42,12 +55,13 @@ export function ours(ROOT) {
       return problems;
     },
 
-    /** Hook events the built CLI does not list in its usage (probing by running a hook could start a worker). */
-    async missingHookEvents(events) {
+    /**
+     * The hook handlers the built CLI runs for Claude Code, read from its usage (probing by running
+     * a hook could start a worker). Throws with a sentence when the usage has no such line.
+     */
+    async hookHandlers() {
       const r = await timed(process.execPath, [cli, 'help'], { env: process.env, input: '' });
-      const m = /hook claude-code <([^>]+)>/.exec(r.stdout + r.stderr);
-      const known = new Set(m ? m[1].split('|') : []);
-      return events.filter((e) => !known.has(e));
+      return hookHandlersFromHelp(r.stdout + r.stderr, 'claude-code');
     },
 
     async start(opts) {

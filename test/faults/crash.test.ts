@@ -1,11 +1,15 @@
 // Crashes: SIGKILL the worker at random moments during mixed load (ingest from several clients,
 // queued compression jobs, a snapshot in progress, an import, manual saves), 20 rounds on one
 // data dir. After each restart every acknowledged write is present, nothing is duplicated, and
-// the queue drains. Also a client killed mid-request leaves the worker healthy.
+// the queue drains. Then a SIGKILL at every step of a graceful stop and of the next start's
+// catch-up (worker/store/faultPoint.ts holds the worker there). Also a client killed mid-request
+// leaves the worker healthy.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { it } from 'node:test';
-import { startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
+import { startWorker, tempDir, until, WORKER_JS, type RunningWorker } from '../helpers/worker';
 import { faultCase } from './record';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20);
@@ -112,6 +116,167 @@ it(`SIGKILL at random moments, ${ROUNDS} rounds of mixed load`, { timeout: 15 * 
     } finally {
       await w.stop();
     }
+  });
+});
+
+// ---- a SIGKILL at every step of the stop and of the next start -------------------------------------
+
+const WORDS = ['journal', 'snapshot', 'delta', 'parser', 'router', 'cache', 'token', 'schema', 'index', 'replay', 'chunk', 'verify'];
+/** An import of n observations with long narratives (about 1.7 KB each): more journal than a stop leaves to replay. */
+function bulkDoc(tag: string, n: number) {
+  const t = 1_710_000_000_000;
+  const narrative = (i: number) => Array.from({ length: 240 }, (_, k) => `${WORDS[(i * 7 + k * 13) % WORDS.length]}${(i + k) % 97}`).join(' ');
+  return {
+    format: 'claude-mem-vscode/export',
+    version: 1,
+    sessions: [
+      {
+        platform: 'import', contentSessionId: `bulk-${tag}`, project: 'steps', cwd: null, status: 'completed', promptCounter: 1,
+        startedAt: t, updatedAt: t, completedAt: t, completionReason: 'exit',
+        prompts: [{ promptNumber: 1, text: `bulk ${tag}`, createdAt: t }],
+        observations: Array.from({ length: n }, (_, i) => ({
+          type: 'discovery', title: `bulk ${tag}/${i}`, subtitle: null, facts: [], narrative: narrative(i), concepts: [], filesRead: [], filesModified: [],
+          toolName: null, promptNumber: 1, contentHash: `bulk-${tag}-${i}`, source: 'import', inputTokens: 0, outputTokens: 0, discoveryTokens: 0, createdAt: t + i,
+        })),
+        summaries: [],
+      },
+    ],
+  };
+}
+
+/** Every acknowledged write of a data dir, checked after each restart. */
+class Acked {
+  saves: string[] = [];
+  imports = new Map<string, number>();
+  async save(w: RunningWorker, text: string): Promise<void> {
+    const r = await w.req('POST', '/api/memory/save', { text, project: 'steps' });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    this.saves.push(text);
+  }
+  async bulk(w: RunningWorker, tag: string, n: number): Promise<void> {
+    const r = await w.req('POST', '/api/import', bulkDoc(tag, n));
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    this.imports.set(tag, n);
+  }
+  async check(w: RunningWorker, what: string): Promise<number> {
+    const ready = await w.req('GET', '/api/readiness');
+    assert.equal(ready.body.ready, true, `${what}: not ready: ${JSON.stringify(ready.body)}`);
+    const obs: { title: string; narrative: string | null }[] = [];
+    for (let offset = 0; ; offset += 1000) {
+      const r = await w.req('GET', `/api/observations?project=steps&limit=1000&offset=${offset}`);
+      obs.push(...r.body.items);
+      if (r.body.items.length < 1000) break;
+    }
+    const narratives = new Set(obs.map((o) => o.narrative));
+    const titles = new Set(obs.map((o) => o.title));
+    assert.deepEqual(this.saves.filter((t) => !narratives.has(t)), [], `${what}: acknowledged saves lost`);
+    for (const [tag, n] of this.imports) {
+      const lost = Array.from({ length: n }, (_, i) => `bulk ${tag}/${i}`).filter((t) => !titles.has(t));
+      assert.deepEqual(lost.slice(0, 5), [], `${what}: ${lost.length} imported observations of ${tag} lost`);
+    }
+    assert.equal(obs.length, this.saves.length + [...this.imports.values()].reduce((a, b) => a + b, 0), `${what}: duplicated or extra observations`);
+    return obs.length;
+  }
+}
+
+/** Waits until the worker says it reached `point` (it is held there), then SIGKILLs it. */
+async function killAt(proc: ChildProcess, output: () => string, point: string): Promise<void> {
+  await until(() => output().includes(`fault point ${point}\n`) || proc.exitCode !== null, 60_000, `the worker to reach ${point}`);
+  assert.ok(output().includes(`fault point ${point}\n`), `the worker exited (${proc.exitCode}) without reaching ${point}:\n${output().slice(-2000)}`);
+  proc.kill('SIGKILL');
+  await new Promise((r) => (proc.exitCode !== null || proc.signalCode !== null ? r(undefined) : proc.once('exit', r)));
+}
+
+/** A worker started with fault points set, held at `point` before it may listen (start:replayed), then killed. */
+async function startAndKillAt(dataDir: string, env: Record<string, string>, pause: string, point: string): Promise<void> {
+  const proc = spawn(process.execPath, [WORKER_JS], {
+    env: { ...process.env, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: '0', ANTHROPIC_API_KEY: '', ...env, CLAUDE_MEM_FAULT_PAUSE: pause },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  await killAt(proc, () => out, point);
+}
+
+const STEP_ENV = { CLAUDE_MEM_EMBEDDINGS: 'off', CLAUDE_MEM_DELTA_MIN_BYTES: '0', CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(256 << 20) };
+
+interface Step {
+  name: string;
+  /** CLAUDE_MEM_FAULT_PAUSE for the worker that is killed, and the point it is killed at. */
+  pause: string;
+  at: string;
+  /** stop: killed during its graceful stop (after these writes); start: during the next start's catch-up. */
+  during: 'stop' | 'start';
+  /** Journal left since the last checkpoint: small (the stop writes nothing) or bulk (the stop checkpoints). */
+  tail: 'small' | 'bulk';
+  /** A checkpoint requested just before the stop, held this long in its write so the stop finds it under way. */
+  checkpointUnderWay?: boolean;
+}
+
+const STEPS: Step[] = [
+  { name: 'stop: before anything', pause: 'stop:begin', at: 'stop:begin', during: 'stop', tail: 'small' },
+  { name: 'stop: after the journal fsync', pause: 'stop:journal-synced', at: 'stop:journal-synced', during: 'stop', tail: 'small' },
+  { name: 'stop: a checkpoint under way being stopped', pause: 'write:before-sync=1500,stop:stopping-background-work', at: 'stop:stopping-background-work', during: 'stop', tail: 'small', checkpointUnderWay: true },
+  { name: 'stop: before its checkpoint (bulk journal)', pause: 'stop:checkpoint', at: 'stop:checkpoint', during: 'stop', tail: 'bulk' },
+  { name: 'stop: its checkpoint written, not synced', pause: 'write:before-sync', at: 'write:before-sync', during: 'stop', tail: 'bulk' },
+  { name: 'stop: its checkpoint renamed, directory not synced', pause: 'write:renamed', at: 'write:renamed', during: 'stop', tail: 'bulk' },
+  { name: 'stop: its checkpoint verified, nothing pruned', pause: 'checkpoint:before-prune', at: 'checkpoint:before-prune', during: 'stop', tail: 'bulk' },
+  { name: 'stop: after the journal fsync (bulk journal)', pause: 'stop:journal-synced', at: 'stop:journal-synced', during: 'stop', tail: 'bulk' },
+  { name: 'next start: journal replayed, not listening', pause: 'start:replayed', at: 'start:replayed', during: 'start', tail: 'small' },
+  { name: 'next start: catch-up checkpoint written, not synced', pause: 'write:before-sync', at: 'write:before-sync', during: 'start', tail: 'small' },
+  { name: 'next start: catch-up checkpoint renamed', pause: 'write:renamed', at: 'write:renamed', during: 'start', tail: 'small' },
+  { name: 'next start: catch-up checkpoint verified, nothing pruned', pause: 'checkpoint:before-prune', at: 'checkpoint:before-prune', during: 'start', tail: 'small' },
+];
+
+it(`SIGKILL at every step of a graceful stop and of the next start (${STEPS.length} steps)`, { timeout: 20 * 60_000 }, async () => {
+  await faultCase(__filename, 'crashes', 'SIGKILL at every step of the stop and the next start', async () => {
+    let total = 0;
+    let underWay = 0;
+    for (const step of STEPS) {
+      const dataDir = tempDir();
+      const acked = new Acked();
+      // A store with a snapshot and a delta behind it; the stop cases stop it there, with nothing
+      // since its last checkpoint (so the next start has no catch-up checkpoint to write).
+      let w = await startWorker({ dataDir, env: STEP_ENV });
+      await acked.bulk(w, 'base', 300);
+      assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
+      for (let i = 0; i < 5; i++) await acked.save(w, `${step.name}: before ${i}`);
+      assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
+      if (step.during === 'stop') {
+        await w.stop();
+        w = await startWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.pause } });
+      }
+      // Writes since the last checkpoint: a few saves, and a bulk import for the bulk cases.
+      for (let i = 0; i < 5; i++) await acked.save(w, `${step.name}: tail ${i}`);
+      if (step.tail === 'bulk') await acked.bulk(w, 'tail', 1500);
+      if (step.during === 'stop') {
+        if (step.checkpointUnderWay) {
+          void w.req('POST', '/api/admin/snapshot', {}).catch(() => undefined);
+          await until(() => w.stdout().includes('fault point write:before-sync\n'), 30_000, 'the checkpoint to be writing');
+        }
+        w.proc.kill('SIGTERM');
+        await killAt(w.proc, w.stdout, step.at);
+        if (step.checkpointUnderWay && fs.readdirSync(path.join(dataDir, 'db')).some((n) => n.includes('.tmp-'))) underWay++;
+      } else {
+        await w.stop();
+        assert.ok(!/checkpoint at stop/.test(fs.readFileSync(path.join(dataDir, 'logs', 'worker.log'), 'utf8')), 'a small journal: the stop wrote no checkpoint');
+        await startAndKillAt(dataDir, STEP_ENV, step.pause, step.at);
+      }
+      // The next start has every acknowledged write, takes more, and a clean stop and start keep them.
+      w = await startWorker({ dataDir, env: STEP_ENV });
+      try {
+        await acked.check(w, `${step.name}, restarted`);
+        await acked.save(w, `${step.name}: after`);
+        await w.stop();
+        w = await startWorker({ dataDir, env: STEP_ENV });
+        total += await acked.check(w, `${step.name}, after one more stop`);
+      } finally {
+        await w.stop();
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+    return `${STEPS.length} steps (${STEPS.map((s) => s.at).join(', ')}), each killed there: every acknowledged write back (${total} observations checked after the restarts), none duplicated, ready${underWay ? '; a checkpoint was under way (its temp file on disk) when the stop was killed' : ''}`;
   });
 });
 

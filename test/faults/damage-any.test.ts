@@ -45,6 +45,8 @@ async function afterFirstStop(): Promise<Moment> {
   const acked: string[] = [];
   const w = await startWorker({ dataDir });
   await save(w, 0, 20, acked);
+  // A stop writes no checkpoint itself (the journal holds every write): the first one, then the stop.
+  assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
   await w.stop();
   return { name: 'after the first stop', dataDir, acked, live: null };
 }
@@ -54,6 +56,7 @@ async function midRun(): Promise<Moment> {
   const acked: string[] = [];
   let w = await startWorker({ dataDir });
   await save(w, 0, 20, acked);
+  assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
   await w.stop();
   w = await startWorker({ dataDir });
   await save(w, 20, 10, acked);
@@ -89,7 +92,9 @@ async function afterDeltas(): Promise<Moment> {
     assert.equal((await w.req('POST', '/api/memory/save', { text: `memory ${i} ${'y'.repeat(50_000)}`, project: PROJECT })).status, 201);
     acked.push(`memory ${i}`);
   }
-  await w.stop(); // a full snapshot: the next start is served by the page cache
+  // A full snapshot (the first checkpoint): the next start is served by the page cache.
+  assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
+  await w.stop();
   w = await startWorker({ dataDir, env });
   for (let k = 0; k < 3; k++) {
     await save(w, 20 + k * 40, 40, acked);

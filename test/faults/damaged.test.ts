@@ -24,14 +24,16 @@ const expected = (n: number) => Array.from({ length: n }, (_, i) => `memory ${i}
 const dbDir = (d: string) => path.join(d, 'db');
 const newest = (d: string, prefix: string) => fs.readdirSync(dbDir(d)).filter((n) => n.startsWith(prefix)).sort().pop() as string;
 
-/** Two graceful runs: two snapshots, 20 memories. */
+/** Two runs, each checkpointed before its graceful stop (a stop writes none itself): two snapshots, 20 memories. */
 async function twoSnapshots(): Promise<string> {
   const dataDir = tempDir();
   let w = await startWorker({ dataDir });
   await addMemories(w, 0, 10);
+  assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
   await w.stop();
   w = await startWorker({ dataDir });
   await addMemories(w, 10, 10);
+  assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
   await w.stop();
   return dataDir;
 }

@@ -29,6 +29,8 @@ it('one graceful run, its only snapshot truncated: every memory is back (the jou
     const dataDir = tempDir();
     const w = await startWorker({ dataDir });
     await addMemories(w, 0, 20);
+    // The first checkpoint (a stop writes none itself), then the stop.
+    assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
     await w.stop();
     const snaps = files(dataDir, 'snapshot-');
     assert.equal(snaps.length, 1);
@@ -52,6 +54,7 @@ it('every snapshot damaged and the early journals compacted: not ready, read-onl
     for (let run = 0; run < 4; run++) {
       const w = await startWorker({ dataDir });
       await addMemories(w, run * 5, 5);
+      assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
       await w.stop();
     }
     const segmentsBefore = files(dataDir, 'journal-');

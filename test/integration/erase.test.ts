@@ -73,3 +73,28 @@ it('deleted text leaves the live database, the snapshots and the journals within
     await w.stop();
   }
 });
+
+it('a compaction due when the worker stops runs after the next start (a stop does not compact)', async () => {
+  const dataDir = tempDir();
+  const word = 'pangolinwren6602';
+  // A long delay: the compaction cannot run before the stop.
+  let w: RunningWorker = await startWorker({ dataDir, env: { CLAUDE_MEM_COMPACT_AFTER_DELETE_MS: '600000', CLAUDE_MEM_EMBEDDINGS: 'off' } });
+  const doomed = (await w.req('POST', '/api/memory/save', { text: `a note about ${word}`, project: 'erase-stop' })).body.id as number;
+  await w.req('POST', '/api/memory/save', { text: `a memory to keep: ${KEEP}`, project: 'erase-stop' });
+  assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
+  assert.equal((await w.req('DELETE', `/api/observation/${doomed}`)).status, 200);
+  // A checkpoint after the delete: the next start replays no erase, only the mark says a compaction is due.
+  assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
+  await w.stop();
+  assert.ok(fs.existsSync(path.join(dataDir, 'db', 'compact-due')), 'the due compaction is kept in db/compact-due');
+  assert.ok(grep(dataDir, [word]).length > 0, 'the stop did not compact');
+  w = await startWorker({ dataDir, env: { CLAUDE_MEM_COMPACT_AFTER_DELETE_MS: '1000', CLAUDE_MEM_EMBEDDINGS: 'off' } });
+  try {
+    await until(() => grep(dataDir, [word]).length === 0, 30_000, 'deleted text to leave the files after the restart');
+    await until(() => !fs.existsSync(path.join(dataDir, 'db', 'compact-due')), 5_000, 'the mark to go once compacted');
+    const items = (await w.req('GET', '/api/observations?project=erase-stop&limit=10')).body.items as { narrative: string }[];
+    assert.deepEqual(items.map((o) => o.narrative), [`a memory to keep: ${KEEP}`]);
+  } finally {
+    await w.stop();
+  }
+});

@@ -73,17 +73,18 @@ describe('one writer per data dir', () => {
 });
 
 describe('idle shutdown', () => {
-  it('a worker with no clients shuts itself down after the idle time, leaving a snapshot', () => {
+  it('a worker with no clients shuts itself down after the idle time, leaving its journal and no temp file', () => {
     const dataDir = tempDir();
     const r = runNode([WORKER_JS], { CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: '0', CLAUDE_MEM_IDLE_SHUTDOWN_MS: '1500' }, 60_000);
     assert.equal(r.status, 0, r.stderr);
     assert.match(fs.readFileSync(path.join(dataDir, 'logs', 'worker.log'), 'utf8'), /shutting down: idle/);
-    assert.ok(fs.readdirSync(path.join(dataDir, 'db')).some((n) => n.startsWith('snapshot-')));
+    const db = fs.readdirSync(path.join(dataDir, 'db'));
+    assert.ok(db.some((n) => n.startsWith('journal-')) && !db.some((n) => n.includes('.tmp-')), db.join(' '));
   });
 });
 
 describe('cli start | status | stop', () => {
-  it('starts detached, reports status, stops gracefully with a snapshot', async () => {
+  it('starts detached, reports status, stops gracefully (the journal holds every write)', async () => {
     const dataDir = tempDir();
     const env = { CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: String(await freePort()) };
     assert.equal(runNode([CLI_JS, 'status'], env).status, 1);
@@ -98,7 +99,8 @@ describe('cli start | status | stop', () => {
     const stop = runNode([CLI_JS, 'stop'], env);
     assert.equal(stop.status, 0, stop.stderr);
     assert.match(stop.stdout, /stopped/);
-    assert.ok(fs.readdirSync(path.join(dataDir, 'db')).some((n) => n.startsWith('snapshot-')));
+    const db = fs.readdirSync(path.join(dataDir, 'db'));
+    assert.ok(db.some((n) => n.startsWith('journal-')) && !db.some((n) => n.includes('.tmp-')), db.join(' '));
     assert.equal(runNode([CLI_JS, 'status'], env).status, 1);
   });
 

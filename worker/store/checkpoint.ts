@@ -9,7 +9,7 @@
 // if replay reproduced every byte of every page; merged from the same chunks, they always fit.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { deltaName, listDeltas, verifyDelta, writeDelta } from './delta';
+import { CheckpointStopped, deltaName, listDeltas, verifyDelta, writeDelta } from './delta';
 import { sizeOf } from './journal';
 import { type Capture, type ChunkLoc, FileRef, PAGED_CHUNK, type PagedBytes, readLoc } from './pagedFile';
 import { chunkCount, listSnapshots, readChunkTable, snapshotHeaderOf, snapshotName, verifySnapshot, writeSnapshotFrom } from './snapshot';
@@ -44,6 +44,11 @@ export interface CheckpointDeps {
   /** Set when a journal write failed: the capture may then hold a write that is not on disk. */
   broken(): Error | undefined;
   moveToDamaged(file: string): void;
+  /**
+   * A stop asked for: the checkpoint ends at its next piece, its temp file removed, as a kill
+   * there would leave it (the journal holds every write; the next start checkpoints again).
+   */
+  stopping(): boolean;
 }
 
 /** Whether the next checkpoint should be a full snapshot rather than a delta. */
@@ -59,6 +64,16 @@ export function fullCheckpointDue(dir: string, paged: PagedBytes, deltaMinBytes 
   return deltas.length + 1 > MAX_DELTAS || deltaBytes > fullBytes * FULL_WHEN_DELTAS_OVER;
 }
 
+/**
+ * Whether a delta can be taken now (a v2 snapshot to build on, a database past the delta floor):
+ * the stop's checkpoint is then a delta even when a full snapshot would pay (the next idle
+ * checkpoint takes that).
+ */
+export function deltaPossible(dir: string, paged: PagedBytes, deltaMinBytes = DELTA_MIN_BYTES): boolean {
+  const snaps = listSnapshots(dir);
+  return snaps.length > 0 && paged.stats.size > deltaMinBytes && snapshotVersion(path.join(dir, snapshotName(snaps[snaps.length - 1]))) === 2;
+}
+
 export async function checkpoint(d: CheckpointDeps): Promise<SnapshotResult> {
   const t0 = performance.now();
   // Same tick: the rotation is queued behind every record written so far, and the capture is the
@@ -71,7 +86,9 @@ export async function checkpoint(d: CheckpointDeps): Promise<SnapshotResult> {
   const broken = d.broken();
   if (broken) throw new Error(`a journal write failed before the checkpoint: nothing written (${broken.message})`);
   if (d.full) {
-    const file = await writeSnapshotFrom(d.dir, gen, cap.length, merged(cap));
+    const file = await writeSnapshotFrom(d.dir, gen, cap.length, merged(cap, d.stopping));
+    // Written but not read back: nothing older is pruned (the state a kill here leaves).
+    if (d.stopping()) throw new CheckpointStopped();
     try {
       await verifySnapshot(file);
     } catch (e) {
@@ -81,8 +98,9 @@ export async function checkpoint(d: CheckpointDeps): Promise<SnapshotResult> {
     settleFull(d.paged, file, gen, cap);
     return { gen, bytes: sizeOf(file), blockedMs, totalMs: performance.now() - t0, via: 'merged' };
   }
-  const info = await writeDelta(d.dir, gen, cap.headGen, cap.length, cap.dirty);
+  const info = await writeDelta(d.dir, gen, cap.headGen, cap.length, cap.dirty, d.stopping);
   const file = path.join(d.dir, deltaName(gen));
+  if (d.stopping()) throw new CheckpointStopped();
   try {
     await verifyDelta(file);
   } catch (e) {
@@ -96,12 +114,13 @@ export async function checkpoint(d: CheckpointDeps): Promise<SnapshotResult> {
 }
 
 /** Every chunk of the captured database in order: the copies of dirty chunks, the rest read (and checked) from their files. */
-async function* merged(cap: Capture): AsyncGenerator<Uint8Array> {
+async function* merged(cap: Capture, stopping: () => boolean): AsyncGenerator<Uint8Array> {
   const n = chunkCount(cap.length);
   const dirty = new Map(cap.dirty.map((c) => [c.index, c.data]));
   const batch = new Uint8Array(Math.min(n, MERGE_BATCH) * PAGED_CHUNK);
   const one = new Uint8Array(PAGED_CHUNK);
   for (let first = 0; first < n; first += MERGE_BATCH) {
+    if (stopping()) throw new CheckpointStopped();
     const end = Math.min(n, first + MERGE_BATCH);
     const bytes = Math.min(cap.length, end * PAGED_CHUNK) - first * PAGED_CHUNK;
     for (let i = first; i < end; i++) {

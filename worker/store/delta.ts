@@ -35,6 +35,13 @@ export interface DeltaInfo {
   bytes: number;
 }
 
+/** A checkpoint cut short by a stop: nothing of it is on disk, and the journal holds every write it had. */
+export class CheckpointStopped extends Error {
+  constructor() {
+    super('stopped: the checkpoint is left to the next start');
+  }
+}
+
 export function deltaName(gen: number): string {
   return `delta-${String(gen).padStart(10, '0')}.db`;
 }
@@ -64,7 +71,14 @@ function encodeHead(gen: number, prevGen: number, length: number, chunks: { inde
  * Writes delta `gen`: `chunks` (each PAGED_CHUNK bytes) as they were when journal segment `gen`
  * began. Returns what a reader of the header would find.
  */
-export async function writeDelta(dir: string, gen: number, prevGen: number, length: number, chunks: { index: number; data: Uint8Array }[]): Promise<DeltaInfo> {
+export async function writeDelta(
+  dir: string,
+  gen: number,
+  prevGen: number,
+  length: number,
+  chunks: { index: number; data: Uint8Array }[],
+  stopping: () => boolean = () => false,
+): Promise<DeltaInfo> {
   const sorted = [...chunks].sort((a, b) => a.index - b.index);
   const listed = sorted.map((c) => {
     if (c.data.length !== PAGED_CHUNK) throw new Error(`delta chunk ${c.index} is ${c.data.length} bytes`);
@@ -76,6 +90,8 @@ export async function writeDelta(dir: string, gen: number, prevGen: number, leng
     let pos = 0;
     // A few large writes (writev), not one per chunk.
     for (let k = 0; k < parts.length; k += 128) {
+      // A stop leaves it unwritten (the temp file removed): the journal still holds every write.
+      if (stopping()) throw new CheckpointStopped();
       const group = parts.slice(k, k + 128);
       const want = group.reduce((n, p) => n + p.length, 0);
       let done = (await fh.writev(group, pos)).bytesWritten;

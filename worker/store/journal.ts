@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
+import { faultPoint } from './faultPoint';
 
 export const RECORD_MAGIC = 0x434d4a31; // "CMJ1"
 const HEADER = 12;
@@ -375,6 +376,7 @@ export async function writeAtomically(final: string, write: (fh: fs.promises.Fil
   let ok = false;
   try {
     await write(fh);
+    faultPoint('write:before-sync');
     await fh.sync();
     ok = true;
   } finally {
@@ -382,6 +384,7 @@ export async function writeAtomically(final: string, write: (fh: fs.promises.Fil
     if (!ok) await fs.promises.unlink(tmp).catch(() => undefined);
   }
   await fs.promises.rename(tmp, final);
+  faultPoint('write:renamed');
   await syncDir(path.dirname(final));
 }
 

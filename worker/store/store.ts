@@ -6,16 +6,17 @@ import { Worker } from 'node:worker_threads';
 import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
 import type { Logger } from '../../common/node/log';
 import { inTransaction, runStatement, StatementCache } from './apply';
-import { JournalWriter, listSegments, segmentName, type SyncTimes } from './journal';
+import { JournalWriter, listSegments, segmentName, sizeOf, type SyncTimes } from './journal';
 import { encodeTx, type Param, type Statement } from './records';
 import { degradedSentence, ERASE_MARK, pagedFiles, recover, type RecoveryReport } from './recovery';
 import type { ReplicaData, ReplicaReply } from './replica';
 import { listSnapshots, snapshotName, verifySnapshot, writeSnapshot } from './snapshot';
 import { loadSqlJs, tuneConnection } from './sqlite';
 import type { PagedBytes, PagedStats } from './pagedFile';
-import { deltaName, listDeltas } from './delta';
-import { checkpoint, deltaMinBytesFromEnv, fullCheckpointDue } from './checkpoint';
+import { CheckpointStopped, deltaName, listDeltas } from './delta';
+import { checkpoint, deltaMinBytesFromEnv, deltaPossible, fullCheckpointDue } from './checkpoint';
 import { coldMinBytesFromEnv, coldName, freezeOlderSnapshots } from './coldSnapshot';
+import { faultPoint } from './faultPoint';
 
 export type Row = Record<string, SqlValue>;
 
@@ -70,8 +71,28 @@ export function pageCacheBytesFromEnv(env: NodeJS.ProcessEnv = process.env): num
 export const DEFAULT_COMPACT_AFTER_DELETE_MS = 60_000;
 /** When a start looks for older snapshots left uncompressed (after it answers its first requests). */
 const FREEZE_AFTER_START_MS = 10_000;
-/** How long close() waits for a compression under way before stopping it. */
+/** How long close(true) waits for a compression under way before stopping it. */
 const FREEZE_GRACE_AT_CLOSE_MS = 5_000;
+/**
+ * Present in the store's dir while deleted text may still be in its older files: a compaction is
+ * due. A stop does not compact; the next start finds this file and schedules the compaction.
+ */
+export const COMPACT_DUE_FILE = 'compact-due';
+/**
+ * Idle checkpoints: a stop writes nothing but the journal, so the next start replays what was
+ * written since the last checkpoint. Once writes pause this long with at least IDLE_CHECKPOINT_BYTES
+ * of journal since it, or IDLE_CHECKPOINT_LONG_MS with any, the store checkpoints (a delta of the
+ * chunks written, with the page cache) and the next start has little or nothing to replay.
+ */
+const IDLE_CHECKPOINT_MS = 5_000;
+const IDLE_CHECKPOINT_BYTES = 1 << 20;
+const IDLE_CHECKPOINT_LONG_MS = 60_000;
+/**
+ * A stop writes no checkpoint when the next start would replay at most this much journal (about
+ * 0.5 s of replay on the 2-core bench machine); past it (a bulk write with no pause before the
+ * stop), one checkpoint: a delta where one can be taken.
+ */
+export const STOP_REPLAY_BYTES = 2 << 20;
 
 export interface SnapshotResult {
   gen: number;
@@ -101,7 +122,11 @@ export class Store {
   /** Compression of the older snapshots under way (coldSnapshot.ts), and whether close() asked it to stop. */
   private freezing: Promise<void> | undefined;
   private freezeTimer: NodeJS.Timeout | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private idleLongTimer: NodeJS.Timeout | undefined;
   private closing = false;
+  /** Set by close(): a checkpoint or compression under way stops at its next piece. */
+  private aborting = false;
   private reopenHooks: ((db: Database) => void)[] = [];
   /** Set when the journal could not be written: the worker then refuses writes until restarted. */
   broken: Error | undefined;
@@ -131,6 +156,7 @@ export class Store {
     const pageCacheBytes = opts.pageCacheBytes ?? pageCacheBytesFromEnv();
     const { db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true, emptySchema: opts.emptySchema, pageCacheBytes, verifyAtOpenBytes: opts.verifyAtOpenBytes });
     for (const p of report.problems) opts.log.warn(`recovery: ${p}`);
+    faultPoint('start:replayed');
     let store: Store | undefined;
     const journal = await JournalWriter.open(opts.dir, nextGen, { durable: () => store?.onDurable() });
     store = new Store(db, journal, opts, report, SQL);
@@ -145,8 +171,9 @@ export class Store {
       // A data dir from before cold snapshots, or a freeze a stop cut short: finish it once the start is done.
       store.freezeTimer = setTimeout(() => store?.freezeOlder(), FREEZE_AFTER_START_MS);
       store.freezeTimer.unref();
-      // A delete whose text may still be in older files was replayed: its compaction is still due.
-      if (report.erasures > 0) store.scheduleCompaction();
+      // A delete whose text may still be in older files was replayed, or a compaction was due when
+      // the worker stopped (or died): it is still due.
+      if (report.erasures > 0 || fs.existsSync(path.join(opts.dir, COMPACT_DUE_FILE))) store.scheduleCompaction();
     }
     return store;
   }
@@ -275,6 +302,7 @@ export class Store {
   /** Compaction of deleted text is due: at most compactAfterDeleteMs from the first delete after the last one. */
   private scheduleCompaction(): void {
     if (this.compactTimer || this.degraded) return;
+    markCompactionDue(this.opts.dir);
     this.compactTimer = setTimeout(() => {
       this.compact().catch((e: Error) => this.opts.log.error(`compaction failed: ${e.message}`));
     }, this.opts.compactAfterDeleteMs ?? DEFAULT_COMPACT_AFTER_DELETE_MS);
@@ -305,6 +333,8 @@ export class Store {
         await this.snapshotting?.catch(() => undefined);
         await this.snapshot(onMainThread, true);
         await this.snapshot(onMainThread, true);
+        // A delete since it started scheduled the next compaction, which keeps the mark.
+        if (!this.compactTimer) unlinkQuiet(path.join(this.opts.dir, COMPACT_DUE_FILE));
         this.opts.log.info('compacted deleted text out of the files', { ms: Math.round(performance.now() - t0) });
       })().finally(() => {
         this.compacting = undefined;
@@ -353,9 +383,32 @@ export class Store {
   }
 
   private onDurable(): void {
+    if (this.closing) return;
     if (this.journal.segmentBytes >= this.opts.snapshotJournalBytes && !this.snapshotting) {
       this.snapshot().catch((e: Error) => this.opts.log.error(`snapshot failed: ${e.message}`));
     }
+    // Restarted by every write: they fire once writes pause.
+    if (this.idleTimer) this.idleTimer.refresh();
+    else {
+      this.idleTimer = setTimeout(() => this.idleCheckpoint(IDLE_CHECKPOINT_BYTES), IDLE_CHECKPOINT_MS);
+      this.idleTimer.unref();
+    }
+    if (this.idleLongTimer) this.idleLongTimer.refresh();
+    else {
+      this.idleLongTimer = setTimeout(() => this.idleCheckpoint(1), IDLE_CHECKPOINT_LONG_MS);
+      this.idleLongTimer.unref();
+    }
+  }
+
+  /** A checkpoint once writes have paused, when at least `minBytes` of journal were written since the last one. */
+  private idleCheckpoint(minBytes: number): void {
+    if (this.closing || this.degraded || this.broken || this.journal.segmentBytes < minBytes) return;
+    if (this.snapshotting) {
+      // One under way (a long one after a bulk write): look again once as long has passed.
+      (minBytes > 1 ? this.idleTimer : this.idleLongTimer)?.refresh();
+      return;
+    }
+    this.snapshot().catch((e: Error) => this.opts.log.error(`idle checkpoint failed: ${e.message}`));
   }
 
   /**
@@ -364,6 +417,7 @@ export class Store {
    */
   snapshot(onMainThread = false, full = false): Promise<SnapshotResult> {
     if (this.degraded) return Promise.reject(new StoreUnavailableError(this.degraded));
+    if (this.closing) return Promise.reject(new CheckpointStopped());
     if (!this.snapshotting) {
       const paged = pagedFiles.get(this.db);
       this.snapshotting = (paged ? this.takeCheckpoint(paged, full) : this.takeSnapshot(onMainThread)).finally(() => {
@@ -384,6 +438,8 @@ export class Store {
         const r = await this.buildInThread(script, gen);
         result = { gen, bytes: r.bytes, blockedMs: 0, totalMs: performance.now() - t0, via: 'replica' };
       } catch (e) {
+        // A stop terminated the thread: the next start checkpoints instead.
+        if (this.closing) throw new CheckpointStopped();
         this.opts.log.warn(`snapshot thread failed (${(e as Error).message}); taking it on the main thread`);
       }
     }
@@ -413,17 +469,20 @@ export class Store {
   }
 
   /** A delta, or a full snapshot merged from the page cache and the files (checkpoint.ts). */
-  private async takeCheckpoint(paged: PagedBytes, full: boolean): Promise<SnapshotResult> {
+  private async takeCheckpoint(paged: PagedBytes, full: boolean, deltaIfPossible = false): Promise<SnapshotResult> {
     if (this.broken) throw new StoreUnavailableError(`storage is read-only after a write failure: ${this.broken.message}`);
+    const deltaMin = this.opts.deltaMinBytes ?? deltaMinBytesFromEnv();
     const result = await checkpoint({
       dir: this.opts.dir,
       paged,
-      full: full || fullCheckpointDue(this.opts.dir, paged, this.opts.deltaMinBytes ?? deltaMinBytesFromEnv()),
+      full: deltaIfPossible ? !deltaPossible(this.opts.dir, paged, deltaMin) : full || fullCheckpointDue(this.opts.dir, paged, deltaMin),
       rotate: () => this.journal.rotate(),
       // A write whose record failed is in memory but not on disk: the capture may hold it.
       broken: () => this.broken,
       moveToDamaged: (file) => moveToDamaged(this.opts.dir, file),
+      stopping: () => this.aborting,
     });
+    faultPoint('checkpoint:before-prune');
     this.prune();
     if (result.via !== 'delta') this.freezeOlder();
     this.lastSnapshot = result;
@@ -461,7 +520,7 @@ export class Store {
     if (this.freezing || this.degraded || this.closing) return;
     const minBytes = this.opts.coldSnapshotMinBytes ?? coldMinBytesFromEnv();
     // Storage found damaged meanwhile: stop at the next block, so every file stays as it is.
-    this.freezing = freezeOlderSnapshots(this.opts.dir, minBytes, () => this.closing || this.degraded !== undefined)
+    this.freezing = freezeOlderSnapshots(this.opts.dir, minBytes, () => this.aborting || this.degraded !== undefined)
       .then((done) => {
         for (const d of done) this.opts.log.info(d.coldBytes > 0 ? 'older snapshot compressed' : 'older snapshot pruned while it was compressed', { ...d, name: coldName(d.gen) });
       })
@@ -471,35 +530,71 @@ export class Store {
       });
   }
 
-  /** Flushes the journal, writes a final snapshot, stops a snapshot thread still running. */
+  /**
+   * Closes the store. `finalSnapshot` (tests, tools): first waits for the checkpoint under way, runs
+   * a compaction still due, writes a final snapshot and gives a compression under way a moment.
+   *
+   * Without it (the worker's stop), no compaction and no waiting: the journal already holds every
+   * acknowledged write. A checkpoint or compression under way stops at its next piece (its temp
+   * file removed: the state a kill there would leave), a snapshot thread is terminated. Then, only
+   * when the next start would replay more than STOP_REPLAY_BYTES of journal (a bulk write with no
+   * pause for an idle checkpoint before the stop), one checkpoint: a delta where one can be taken,
+   * else a full snapshot. Then the journal is flushed and closed. The next start replays what is
+   * left, then checkpoints in the background, and compacts when a compaction was due
+   * (COMPACT_DUE_FILE).
+   */
   async close(finalSnapshot = true): Promise<void> {
+    if (!finalSnapshot) faultPoint('stop:begin');
     if (finalSnapshot && !this.broken) {
       try {
         // A snapshot under way finishes first; the final one is exported here: nothing else needs the event loop now.
         await this.snapshotting?.catch(() => undefined);
         await this.compacting?.catch(() => undefined);
-        // A compaction still due runs now, so deleted text does not outlive the worker in its files.
+        // A compaction still due runs now, so deleted text does not outlive the store in its files.
         if (this.compactTimer) await this.compact(true);
         else await this.snapshot(true);
       } catch (e) {
         this.opts.log.error(`final snapshot failed: ${(e as Error).message}`);
       }
     }
-    clearTimeout(this.compactTimer);
+    for (const t of [this.compactTimer, this.freezeTimer, this.idleTimer, this.idleLongTimer]) clearTimeout(t);
     this.compactTimer = undefined;
-    clearTimeout(this.freezeTimer);
     // A compression under way (often the one the final snapshot started) gets a moment to finish,
     // then stops at its next block: what it had not finished is done at the next start.
-    if (this.freezing) await Promise.race([this.freezing, new Promise((r) => setTimeout(r, FREEZE_GRACE_AT_CLOSE_MS))]);
+    if (finalSnapshot && this.freezing) await Promise.race([this.freezing, new Promise((r) => setTimeout(r, FREEZE_GRACE_AT_CLOSE_MS))]);
     this.closing = true;
-    await this.freezing;
-    await this.journal.close();
+    this.aborting = true;
+    faultPoint('stop:stopping-background-work');
     const r = this.replica;
     this.replica = undefined;
     if (r) await r.terminate();
+    // Each stops at its next piece (a write already handed to the disk finishes first).
+    await Promise.all([this.freezing, this.snapshotting?.catch(() => undefined), this.compacting?.catch(() => undefined)]);
+    this.aborting = false;
+    if (!finalSnapshot && !this.broken && !this.degraded && this.replayBytes() > STOP_REPLAY_BYTES) {
+      faultPoint('stop:checkpoint');
+      try {
+        const paged = pagedFiles.get(this.db);
+        const done = await (paged ? this.takeCheckpoint(paged, false, true) : this.takeSnapshot(true));
+        this.opts.log.info('checkpoint at stop (the journal since the last one was long)', { via: done.via, bytes: done.bytes, ms: Math.round(done.totalMs) });
+      } catch (e) {
+        this.opts.log.warn(`checkpoint at stop not written (the next start replays the journal): ${(e as Error).message}`);
+      }
+    }
+    await this.journal.close();
+    faultPoint('stop:journal-synced');
     this.cache.clear();
     this.db.close();
     pagedFiles.get(this.db)?.close();
+  }
+
+  /** Journal bytes the next start would replay: every segment from the newest checkpoint (snapshot or delta) on. */
+  replayBytes(): number {
+    const dir = this.opts.dir;
+    const newest = Math.max(0, ...listSnapshots(dir), ...listDeltas(dir));
+    return listSegments(dir)
+      .filter((g) => g >= newest)
+      .reduce((n, g) => n + sizeOf(path.join(dir, segmentName(g))), 0);
   }
 
   /** The page cache's figures when the database is served through one (pageCacheBytes). */
@@ -510,6 +605,15 @@ export class Store {
 
 function pagedStats(db: Database): PagedStats | undefined {
   return pagedFiles.get(db)?.stats;
+}
+
+/** Marks a compaction due (COMPACT_DUE_FILE), so that a stop or a crash before it does not lose it. */
+function markCompactionDue(dir: string): void {
+  try {
+    fs.writeFileSync(path.join(dir, COMPACT_DUE_FILE), '', { mode: 0o600 });
+  } catch {
+    /* the journal's erase mark still schedules it when replayed */
+  }
 }
 
 function unlinkQuiet(file: string): void {
