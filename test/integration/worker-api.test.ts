@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { startWorker, until, type RunningWorker } from '../helpers/worker';
+import { assertLinearAsync, processCpuMs } from '../helpers/linear';
 
 let w: RunningWorker;
 before(async () => {
@@ -125,13 +126,24 @@ describe('privacy', () => {
     assert.deepEqual(exp.body.sessions[0].prompts.map((p: { text: string }) => p.text), ['a normal prompt']);
   });
 
-  it('handles a 1 MB adversarial prompt quickly', async () => {
-    const evil = '<private'.repeat(131072); // 1 MB of unterminated opening tags
-    const t0 = performance.now();
-    const r = await w.req('POST', '/api/sessions/init', { contentSessionId: 'evil', project: 'p-evil', prompt: evil });
-    const ms = performance.now() - t0;
-    assert.equal(r.status, 200);
-    assert.ok(ms < 1000, `took ${ms} ms`);
+  it('a 1 MB adversarial prompt is stored as sent, in worker CPU time linear in its size (against 1/16 of it)', async () => {
+    // '<private' never followed by '>' opens no block: the text is kept as it is.
+    const make = (k: number) => '<private'.repeat(8_192 * k);
+    let n = 0;
+    await assertLinearAsync(
+      make,
+      async (evil) => {
+        const r = await w.req('POST', '/api/sessions/init', { contentSessionId: `evil-${n++}`, project: 'p-evil', prompt: evil });
+        assert.equal(r.status, 200);
+        assert.equal(r.body.skipped, undefined);
+      },
+      () => processCpuMs(w.proc.pid!),
+    );
+    const exp = await w.req('GET', '/api/export?project=p-evil');
+    const lengths = exp.body.sessions.map((s: { prompts: { text: string }[] }) => s.prompts[0].text.length).sort((a: number, b: number) => a - b);
+    assert.equal(lengths.length, n);
+    assert.equal(lengths.at(-1), 1 << 20);
+    assert.ok(exp.body.sessions.every((s: { prompts: { text: string }[] }) => /^(<private)+$/.test(s.prompts[0].text)));
   });
 });
 
