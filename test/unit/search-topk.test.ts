@@ -20,6 +20,7 @@ import { insertObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
 import { tempDir } from '../helpers/worker';
+import { bundledEntry } from '../helpers/bundle';
 
 const VOCAB = Array.from({ length: 60 }, (_, i) => `w${i}x`);
 const PROJECTS = ['alpha', 'beta', 'gamma'];
@@ -277,8 +278,8 @@ describe('lists of the most common words are built in the background', () => {
 });
 
 describe('the warm-up in a child process', () => {
-  // Child processes do not get tsx's loader: the build's script (npm test builds first).
-  const SCRIPT = path.resolve(__dirname, '../../dist/list-warmer.js');
+  // Child processes do not get tsx's loader: a bundle of the current source.
+  const SCRIPT = bundledEntry('worker/search/warmProcess.ts');
   let store: Store;
   before(async () => {
     store = await openStore('topk-child-');
