@@ -96,6 +96,13 @@ if (selected.some((f) => tierOf(f) === 'e2e') && !process.env.CLAUDE_MEM_VSIX) {
   process.env.CLAUDE_MEM_VSIX = out;
 }
 
+// No test may change a tracked file or leave an untracked one outside the ignored folders.
+const gitStatus = () => {
+  const r = spawnSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' });
+  return r.status === 0 ? r.stdout : undefined;
+};
+const statusBefore = gitStatus();
+
 const groupOf = (f) => Object.keys(GROUPS).find((g) => GROUPS[g].some((p) => f.startsWith(p)));
 const isLong = (f) => LONG.some((p) => f.startsWith(p));
 const queue = [...selected.filter(isLong), ...selected.filter((f) => !isLong(f))];
@@ -169,6 +176,14 @@ await new Promise((done) => {
 });
 
 if (wholeFaultSuite) spawnSync(process.execPath, [path.join(root, 'scripts', 'reliability-report.mjs')], { stdio: 'inherit' });
+const statusAfter = gitStatus();
+if (statusBefore !== undefined && statusAfter !== statusBefore) {
+  const before = new Set(statusBefore.split('\n'));
+  const changed = statusAfter.split('\n').filter((l) => l && !before.has(l));
+  console.log(`not ok - the run left the working tree changed (git status --porcelain):\n${changed.map((l) => `#   ${l}`).join('\n') || '#   (files changed back to how they were committed)'}`);
+  totals.tests += 1;
+  totals.fail += 1;
+}
 const wall = (performance.now() - started) / 1000;
 console.log(`# files ${selected.length} (${jobs} at once${TIME ? `, ${cpuTotal.toFixed(0)} CPU s` : ''}), ${failedFiles.length} failed${failedFiles.length ? ': ' + failedFiles.map((f) => `test/${f}`).join(', ') : ''}`);
 for (const [k, v] of Object.entries(totals)) console.log(`# ${k} ${v}`);
