@@ -1,4 +1,4 @@
-// Keyword search ranks every match (issue 19, item 4): the impact lists (termLists.ts) and the
+// Keyword search ranks every match: the impact lists (termLists.ts) and the
 // threshold algorithm over them (topK.ts) give exactly the top k that ranking every match gives,
 // with lists far shorter than the matches, with filters, after rows are added and deleted; and an
 // old record that matches a common word best is found first (it was cut by the newest-1,000 rule).
