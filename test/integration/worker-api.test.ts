@@ -126,8 +126,8 @@ describe('privacy', () => {
     assert.deepEqual(exp.body.sessions[0].prompts.map((p: { text: string }) => p.text), ['a normal prompt']);
   });
 
-  it('a 1 MB adversarial prompt is stored as sent, in worker CPU time linear in its size (against 1/16 of it)', async () => {
-    // '<private' never followed by '>' opens no block: the text is kept as it is.
+  it('a 1 MB adversarial prompt is stored, cut to 100,000 characters, in worker CPU time linear in its size (against 1/16 of it)', async () => {
+    // '<private' never followed by '>' opens no block: the text is kept, cut to the prompt cap.
     const make = (k: number) => '<private'.repeat(8_192 * k);
     let n = 0;
     await assertLinearAsync(
@@ -140,10 +140,12 @@ describe('privacy', () => {
       () => processCpuMs(w.proc.pid!),
     );
     const exp = await w.req('GET', '/api/export?project=p-evil');
-    const lengths = exp.body.sessions.map((s: { prompts: { text: string }[] }) => s.prompts[0].text.length).sort((a: number, b: number) => a - b);
-    assert.equal(lengths.length, n);
-    assert.equal(lengths.at(-1), 1 << 20);
-    assert.ok(exp.body.sessions.every((s: { prompts: { text: string }[] }) => /^(<private)+$/.test(s.prompts[0].text)));
+    const texts: string[] = exp.body.sessions.map((s: { prompts: { text: string }[] }) => s.prompts[0].text);
+    assert.equal(texts.length, n);
+    for (const t of texts) {
+      assert.ok(t.length <= 100_000, `${t.length} characters`);
+      assert.ok(t.startsWith('<private'.repeat(4_000)), `${t.length}: ${t.slice(0, 40)}…${t.slice(-40)}`);
+    }
   });
 });
 
