@@ -1,6 +1,6 @@
 // bench/compare: claude-mem-vscode against claude-mem 13.25.3, same machine, same run, same
-// workload, same fake models. Prints a table (ours / theirs / ratio) and writes docs/benchmarks.md
-// (method: the hand-written part of that page).
+// workload, same fake models. Prints a table (ours / theirs / ratio) and writes it as markdown to
+// bench/out/compare/report.md (git-ignored); docs/benchmarks.md quotes a run of it by hand.
 //
 //   npm run bench:compare                       (= npm run build && node bench/compare.mjs)
 //   node bench/compare.mjs --quick              a small run to check the harness (not for docs)
@@ -69,8 +69,8 @@ if (flag('--report-only')) {
   const rows = buildRows(last.results, last.baseline, Object.keys(last.env.sides));
   console.log(formatTable(rows, last.env));
   if (!flag('--no-docs') && !last.env.quick) {
-    writeDocs(path.join(path.dirname(file), '..', '..', '..', 'docs', 'benchmarks.md'), rows, last.env, last.notes);
-    console.log('wrote docs/benchmarks.md');
+    writeDocs(path.join(path.dirname(file), 'report.md'), rows, last.env, last.notes);
+    console.log('wrote bench/out/compare/report.md');
   }
   process.exit(0);
 }
@@ -667,8 +667,8 @@ console.log('\n' + formatTable(rows, env));
 if (notes.length) console.log('\nNot measured / problems:\n' + notes.map((n) => `- ${n}`).join('\n'));
 console.log(`\nwall time ${wallS.toFixed(0)} s; raw results in ${path.relative(ROOT, path.join(outDir, 'results.json'))}`);
 if (WRITE_DOCS) {
-  writeDocs(path.join(ROOT, 'docs', 'benchmarks.md'), rows, env, notes);
-  console.log('wrote docs/benchmarks.md');
+  writeDocs(path.join(outDir, 'report.md'), rows, env, notes);
+  console.log(`wrote ${path.relative(ROOT, path.join(outDir, 'report.md'))}`);
 }
 await cleanup();
 // A hook run that failed was counted, not timed, and its work sent over HTTP so the rest of the run

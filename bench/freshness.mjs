@@ -1,4 +1,4 @@
-// Freshness costs (issue 22), two parts:
+// Freshness costs, two parts:
 //
 // 1. Fingerprinting on the hook path: whole-process wall time of `hook claude-code observation`
 //    (the PostToolUse fixture, a Read of a file in a git repository with a commit) with and without

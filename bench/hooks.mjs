@@ -4,7 +4,7 @@
 // `node -e 0` measured in the same run. Samples are interleaved round-robin so machine load hits
 // every command alike; before each hook the worker's queue and its embedding indexer are let drain
 // (hooks come seconds apart in a real session), so what is timed is the hook and its one request, not
-// the worker compressing or embedding the previous round. Bar (DESIGN.md, issues 16 and 18): for every
+// the worker compressing or embedding the previous round. Bar: for every
 // platform, observation and file-context p50 within 1.4x of node -e 0, public Node APIs only.
 // Freshness at the moment of use: `context` and `file-context` also run in a git repository with 200
 // memories citing 50 files of which 8 changed (4 committed, 4 not): they check the cited files

@@ -1,4 +1,4 @@
-// Probe for issue 19 item 1: the same database served to sql.js fully loaded (today's store after
+// Probe for the page cache: the same database served to sql.js fully loaded (today's store after
 // its background load) or through PagedBytes (worker/store/pagedFile.ts, a bounded page cache; not
 // wired into the store yet). Each mode runs in its own process, so RSS is its own. Prints open
 // time, RSS after open and after a keyword workload, query p50/p95, and the cache's reads/evictions.

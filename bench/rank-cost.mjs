@@ -1,4 +1,4 @@
-// What ranking a word's matches costs per match (issue 19: the first search of a word outside the
+// What ranking a word's matches costs per match (the first search of a word outside the
 // warmed ones ranks all its matches), both ways in the same run on the same database:
 //   pcnaly: cm_bm25(matchinfo 'pcnaly'): FTS4 looks each row's lengths up in its docsize table
 //   y:      cm_bm25y(matchinfo 'y') and the lengths in memory (docLengths.ts): termLists.ts's SQL

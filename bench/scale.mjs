@@ -1,4 +1,4 @@
-// bench/scale: what a year of history costs our worker (issue 19). The same synthetic history at
+// bench/scale: what a year of history costs our worker. The same synthetic history at
 // 10,000 and 100,000 observations (5 projects, 50 observations a session), imported through
 // POST /api/import into a fresh data dir, one worker at a time, then:
 //   import time and peak RSS, data on disk after a graceful stop, cold start to healthy (median

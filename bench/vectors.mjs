@@ -1,4 +1,4 @@
-// bench/vectors: what stored vectors cost the worker (issue 19, item 3: vectors out of the
+// bench/vectors: what stored vectors cost the worker (vectors out of the
 // database). A loopback fake embeddings server (OpenAI-compatible, deterministic 512-d vectors,
 // no model) stands in for the encoder, so the figures are storage, not embedding. For each build:
 // import N observations, wait until every one has a vector, then print

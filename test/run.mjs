@@ -1,31 +1,215 @@
-// Runs every test file under test/ (unit, integration, e2e) with node's built-in runner.
-// TypeScript is loaded through tsx. Pass a substring to run only matching files.
-import { spawnSync } from 'node:child_process';
+// Runs the test files under test/ with node's built-in runner (TypeScript through tsx), several
+// files at once, and prints one summary (# tests / # pass / # fail) for the whole run.
+//
+//   node test/run.mjs                       every tier: unit, integration, faults, e2e, eval
+//   node test/run.mjs --tier unit           one tier (repeat --tier for more); a tier is a folder
+//   node test/run.mjs search store          files whose path contains any of the substrings
+//                                           (eval/ only when a substring names it)
+//   options: --jobs N (files at once; default: one more than the CPUs, or TEST_JOBS)
+//
+// Each file runs in its own process (`node --import tsx --test-reporter=tap <file>`); its output is
+// printed in one piece when it ends, with its own summary replaced by one line. Files run at once
+// unless they share something: the groups below run one file of the group at a time. Files known
+// to be long start first, so that the run ends when the longest file does, not after it.
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
-const root = path.dirname(new URL(import.meta.url).pathname);
-const filter = process.argv[2];
+const testDir = path.dirname(new URL(import.meta.url).pathname);
+const root = path.resolve(testDir, '..');
+const TIERS = ['unit', 'integration', 'faults', 'e2e', 'eval'];
+
+/**
+ * Files that share something with other files of their group: at most one of a group runs at a
+ * time. Paths are relative to test/ (a prefix names a folder).
+ */
+const GROUPS = {
+  // code-server + Chromium per suite: about 1 GB and both cores while a window loads.
+  'code-server': ['e2e/'],
+  // The evals share the embedding cache in .cache/search-eval-embeddings (written as they go) and
+  // each keeps both cores busy with the real encoder.
+  'eval-encoder': ['eval/'],
+};
+
+/**
+ * Files that run with no other file at once, after the others. Each misbehaved beside other files
+ * in a concurrent run on a machine at load average 10-24 and passed alone: erase (idle for
+ * minutes with a healthy worker, twice, beside freshness and extension-worker), freshness (a
+ * request to its worker failed), claude-code (a search over MCP timed out at 30 s).
+ */
+const ALONE = ['integration/erase.test.ts', 'integration/freshness.test.ts', 'integration/claude-code.test.ts'];
+
+/** Files that take minutes (wall time, most of it waiting): started first. */
+const LONG = ['faults/concurrency.test.ts', 'eval/', 'e2e/', 'faults/crash.test.ts', 'faults/damage-any.test.ts', 'faults/damaged.test.ts', 'integration/claude-code.test.ts'];
+
+const args = process.argv.slice(2);
+const tiers = [];
+const substrings = [];
+// One more than the CPUs: most files spend much of their time waiting (on a worker starting, a
+// poll, a 10-minute soak), so a CPU is rarely idle for lack of a file to run.
+let jobs = Number(process.env.TEST_JOBS) || os.availableParallelism() + 1;
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--tier') tiers.push(...args[++i].split(','));
+  else if (args[i] === '--jobs') jobs = Number(args[++i]);
+  else substrings.push(args[i]);
+}
+for (const t of tiers) {
+  if (!TIERS.includes(t)) {
+    console.error(`unknown tier "${t}" (tiers: ${TIERS.join(', ')})`);
+    process.exit(2);
+  }
+}
+if (!(jobs >= 1)) {
+  console.error('--jobs needs a number >= 1');
+  process.exit(2);
+}
+
 const files = [];
 const walk = (dir) => {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) {
       if (e.name !== 'fixtures' && e.name !== 'node_modules') walk(p);
-    } else if (/\.test\.ts$/.test(e.name) && (!filter || p.includes(filter))) files.push(p);
+    } else if (/\.test\.ts$/.test(e.name)) files.push(path.relative(testDir, p));
   }
 };
-walk(root);
-files.sort();
-if (files.length === 0) {
+walk(testDir);
+const tierOf = (f) => f.split(path.sep)[0];
+const selected = files
+  .filter((f) => (tiers.length === 0 ? true : tiers.includes(tierOf(f))))
+  .filter((f) => substrings.length === 0 || substrings.some((s) => f.includes(s) && (tierOf(f) !== 'eval' || s.includes('eval'))))
+  .sort();
+if (selected.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-// The fault suite appends its results here and docs/reliability.md is made from them: only a run
-// that includes the whole fault suite rewrites it (a partial run would replace it with a part).
-const faults = fs.readdirSync(path.join(root, 'faults')).filter((f) => f.endsWith('.test.ts')).map((f) => path.join(root, 'faults', f));
-const wholeFaultSuite = faults.every((f) => files.includes(f));
-if (wholeFaultSuite) fs.rmSync(path.join(root, '..', 'test-artifacts', 'reliability'), { recursive: true, force: true });
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], { stdio: 'inherit' });
-if (wholeFaultSuite) spawnSync(process.execPath, [path.join(root, '..', 'scripts', 'reliability-report.mjs')], { stdio: 'inherit' });
-process.exit(r.status ?? 1);
+
+// The fault suite appends its results to test-artifacts/reliability/ and a report is made from
+// them there: only a run that includes the whole fault suite starts them afresh.
+const faults = files.filter((f) => tierOf(f) === 'faults');
+const wholeFaultSuite = faults.length > 0 && faults.every((f) => selected.includes(f));
+if (wholeFaultSuite) fs.rmSync(path.join(root, 'test-artifacts', 'reliability'), { recursive: true, force: true });
+
+// The e2e suites install a .vsix; package it once here instead of once per suite (each would
+// rebuild dist/ while other files read it).
+if (selected.some((f) => tierOf(f) === 'e2e') && !process.env.CLAUDE_MEM_VSIX) {
+  const out = path.join(root, '.cache', 'e2e', 'claude-mem-vscode.vsix');
+  const env = { ...process.env, NODE_OPTIONS: '' };
+  for (const [script, ...rest] of [['esbuild.config.mjs'], ['scripts/package.mjs', '--out', out, '--quiet']]) {
+    const r = spawnSync(process.execPath, [script, ...rest], { cwd: root, env, stdio: 'inherit' });
+    if (r.status !== 0) {
+      console.error(`${script} failed (exit ${r.status}): the e2e suites need the .vsix`);
+      process.exit(1);
+    }
+  }
+  process.env.CLAUDE_MEM_VSIX = out;
+}
+
+// No test may change a tracked file or leave an untracked one outside the ignored folders.
+const gitStatus = () => {
+  const r = spawnSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' });
+  return r.status === 0 ? r.stdout : undefined;
+};
+const statusBefore = gitStatus();
+
+const groupOf = (f) => Object.keys(GROUPS).find((g) => GROUPS[g].some((p) => f.startsWith(p)));
+const isLong = (f) => LONG.some((p) => f.startsWith(p));
+const isAlone = (f) => ALONE.includes(f);
+const queue = [...selected.filter((f) => isLong(f) && !isAlone(f)), ...selected.filter((f) => !isLong(f) && !isAlone(f)), ...selected.filter(isAlone)];
+
+const SUMMARY = /^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) ([\d.]+)\s*$/;
+const totals = { tests: 0, suites: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
+const failedFiles = [];
+const started = performance.now();
+const TIME = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+let cpuTotal = 0;
+
+/**
+ * tsx's CommonJS hook alone starts in about a third of the CPU time of the full loader (0.25 s
+ * against 0.65 s, most of it the ESM loader thread): the unit tier's many short files use it,
+ * except a file that imports TypeScript dynamically (`import(`), which needs the ESM hook. The
+ * other tiers, where start-up is a small part of a file's time, keep the full loader.
+ */
+function loader(f) {
+  const cjs = tierOf(f) === 'unit' && !/\bimport\(/.test(fs.readFileSync(path.join(testDir, f), 'utf8'));
+  return cjs ? ['--require', 'tsx/cjs'] : ['--import', 'tsx'];
+}
+
+function runFile(f) {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const cmd = [process.execPath, ...loader(f), '--test-reporter=tap', path.join(testDir, f)];
+    // GNU time adds the file's CPU seconds (its processes and the ones they waited for).
+    const child = TIME ? spawn(TIME, ['-f', '# cpu_s %U %S', ...cmd], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] }) : spawn(cmd[0], cmd.slice(1), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', (code, signal) => {
+      const counts = {};
+      const kept = [];
+      let cpu;
+      for (const line of out.split('\n')) {
+        const m = SUMMARY.exec(line);
+        const c = /^# cpu_s ([\d.]+) ([\d.]+)\s*$/.exec(line);
+        if (m) counts[m[1]] = Number(m[2]);
+        else if (c) cpu = Number(c[1]) + Number(c[2]);
+        else if (!/^Command (exited with non-zero status|terminated by signal)/.test(line)) kept.push(line);
+      }
+      if (cpu !== undefined) cpuTotal += cpu;
+      for (const k of Object.keys(totals)) totals[k] += counts[k] ?? 0;
+      // A file that dies outside a test (a syntax error, a crash) reports no failed test.
+      let fail = counts.fail ?? 0;
+      if ((code !== 0 || signal) && fail === 0) {
+        fail = 1;
+        totals.fail += 1;
+        totals.tests += 1;
+      }
+      if (fail > 0) failedFiles.push(f);
+      const s = ((performance.now() - t0) / 1000).toFixed(1);
+      const line = `# file test/${f}: ${fail > 0 ? 'FAILED' : 'ok'} (pass ${counts.pass ?? 0}, fail ${fail}, skipped ${counts.skipped ?? 0}; ${s} s${cpu !== undefined ? `, ${cpu.toFixed(1)} CPU s` : ''}${signal ? `; ${signal}` : code ? `; exit ${code}` : ''})`;
+      process.stdout.write(kept.join('\n').replace(/\n*$/, '\n') + line + '\n');
+      resolve();
+    });
+  });
+}
+
+// A pool of `jobs` slots; a file waits while another file of its group runs.
+const busyGroups = new Set();
+let running = 0;
+await new Promise((done) => {
+  const next = () => {
+    if (queue.length === 0 && running === 0) return done();
+    while (running < jobs) {
+      // A file that runs alone waits for the others to end, and nothing starts beside it.
+      if (busyGroups.has('alone')) break;
+      const i = queue.findIndex((f) => !busyGroups.has(groupOf(f)) && (!isAlone(f) || running === 0));
+      if (i < 0) break;
+      const [f] = queue.splice(i, 1);
+      const g = isAlone(f) ? 'alone' : groupOf(f);
+      if (g) busyGroups.add(g);
+      running++;
+      runFile(f).then(() => {
+        running--;
+        if (g) busyGroups.delete(g);
+        next();
+      });
+    }
+  };
+  next();
+});
+
+if (wholeFaultSuite) spawnSync(process.execPath, [path.join(root, 'scripts', 'reliability-report.mjs')], { stdio: 'inherit' });
+const statusAfter = gitStatus();
+if (statusBefore !== undefined && statusAfter !== statusBefore) {
+  const before = new Set(statusBefore.split('\n'));
+  const changed = statusAfter.split('\n').filter((l) => l && !before.has(l));
+  console.log(`not ok - the run left the working tree changed (git status --porcelain):\n${changed.map((l) => `#   ${l}`).join('\n') || '#   (files changed back to how they were committed)'}`);
+  totals.tests += 1;
+  totals.fail += 1;
+}
+const wall = (performance.now() - started) / 1000;
+console.log(`# files ${selected.length} (${jobs} at once${TIME ? `, ${cpuTotal.toFixed(0)} CPU s` : ''}), ${failedFiles.length} failed${failedFiles.length ? ': ' + failedFiles.map((f) => `test/${f}`).join(', ') : ''}`);
+for (const [k, v] of Object.entries(totals)) console.log(`# ${k} ${v}`);
+console.log(`# duration_ms ${(wall * 1000).toFixed(0)}`);
+process.exit(totals.fail > 0 || failedFiles.length > 0 ? 1 : 0);

@@ -95,7 +95,7 @@ export function ours(ROOT) {
       return timed(process.execPath, [cli, 'hook', 'claude-code', event], { env: inst.env, input: JSON.stringify(input), cwd: input.cwd });
     },
 
-    /** What our observation hook sends for this PostToolUse input (dist/cli.js, cli/hooks/claude-code/observation.ts). */
+    /** What our observation hook sends for this PostToolUse input (dist/cli.js: cli/hooks/adapters/claude-code.ts, then cli/hooks/handlers/observation.ts). */
     postObservation(inst, input) {
       return inst.c.req('POST', '/api/sessions/observations', {
         contentSessionId: input.session_id,

@@ -1,4 +1,4 @@
-// Turns the raw results into rows (ours / theirs / ratio), a console table, and docs/benchmarks.md.
+// Turns the raw results into rows (ours / theirs / ratio), a console table, and bench/out/compare/report.md.
 import * as fs from 'node:fs';
 import { pct } from './common.mjs';
 
@@ -151,7 +151,7 @@ function groupByReason(rows) {
   return [...groups.entries()];
 }
 
-/** Markdown; keeps anything outside the compare section of an existing docs/benchmarks.md. */
+/** Markdown; keeps anything outside the compare section of an existing report.md. */
 export function writeDocs(file, rows, env, notes) {
   const md = (s) => String(s).replace(/\|/g, '\\|');
   const table = [
@@ -161,7 +161,7 @@ export function writeDocs(file, rows, env, notes) {
   ].join('\n');
   const worse = rows.filter((r) => verdict(r) === 'THEIRS');
   const section = [
-    '<!-- compare:start (written by `npm run bench:compare`; edit bench/compare/report.mjs, not this section) -->',
+    '<!-- compare:start (quoted from bench/out/compare/report.md, made by `npm run bench:compare`) -->',
     '## Side by side with claude-mem',
     '',
     `Run ${env.date} on ${env.cpu}, ${env.memGb} GB RAM, ${env.os}; load average ${env.load[0].map((x) => x.toFixed(1)).join(' / ')} at the start and ${env.load[1].map((x) => x.toFixed(1)).join(' / ')} at the end; the whole command took ${env.wallS.toFixed(0)} s.`,

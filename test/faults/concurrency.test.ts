@@ -1,5 +1,7 @@
 // Concurrency: many starters against no worker (exactly one worker), 200 sessions posting at once
-// for a minute (ingest p99), and SSE clients that connect and vanish during a soak (no leak).
+// for a minute (no post fails; latencies are reported, not judged: this suite shares the machine
+// with the other tests, and the ingest p99 bar is bench/ingest.mjs's), and SSE clients that
+// connect and vanish during a soak (no leak).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -144,7 +146,7 @@ const WARMUP_MS = 2000;
 
 const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
 
-it(`200 sessions posting concurrently for ${LOAD_SECONDS} s keep the ingest p99 bar`, { timeout: (LOAD_SECONDS * 2 + 120) * 1000 }, async () => {
+it(`200 sessions posting concurrently for ${LOAD_SECONDS} s: every post gets its 202`, { timeout: (LOAD_SECONDS * 2 + 120) * 1000 }, async () => {
   await faultCase(F, 'concurrency', `200 sessions x ${LOAD_SECONDS} s`, async () => {
     const w = await startWorker();
     try {
@@ -155,15 +157,14 @@ it(`200 sessions posting concurrently for ${LOAD_SECONDS} s keep the ingest p99 
       const failed = (r: { failures: Map<string, number> }) => [...r.failures.values()].reduce((a, b) => a + b, 0);
       const why = (r: { failures: Map<string, number> }) => JSON.stringify(Object.fromEntries(r.failures));
       assert.equal(failed(base) + failed(run), 0, `${failed(base) + failed(run)} requests failed: no-op ${why(base)}, ingest ${why(run)}`);
-      const p99 = pct(run.lat, 0.99);
       // Every 202 waits for an fdatasync that covers it: the disk's own sync times in this run.
       const sync = (await w.req('GET', '/api/stats')).body.storage.fdatasync as { count: number; window: number; p50Ms: number; p99Ms: number; maxMs: number };
       assert.ok(sync.count > 0 && sync.window > 0, 'the journal reports its fdatasync times');
       const fmt = (r: { lat: number[]; steady: number[] }) =>
         `p50 ${pct(r.lat, 0.5).toFixed(2)} ms, p99 ${pct(r.lat, 0.99).toFixed(2)} ms (${pct(r.steady, 0.99).toFixed(2)} ms after the first ${WARMUP_MS / 1000} s)`;
       return (
-        `${run.lat.length} posts (${(run.lat.length / LOAD_SECONDS).toFixed(0)}/s) from 200 sessions: ${fmt(run)} ` +
-        `(bar: p99 < 5 ms ${p99 < 5 ? 'met' : 'NOT met on this run'}); same load on the no-op route: ${fmt(base)}; ` +
+        `${run.lat.length} posts (${(run.lat.length / LOAD_SECONDS).toFixed(0)}/s) from 200 sessions: ${fmt(run)}; ` +
+        `same load on the no-op route: ${fmt(base)}; ` +
         `the journal's fdatasync over its last ${sync.window} of ${sync.count} syncs: p50 ${sync.p50Ms} ms, p99 ${sync.p99Ms} ms, max ${sync.maxMs} ms; 0 errors ` +
         `(${base.retried + run.retried} keep-alive resets retried)`
       );

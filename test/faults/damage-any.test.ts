@@ -1,4 +1,4 @@
-// "Damage any one file" (issue 17): for every file in db/ at several moments (after the first stop,
+// "Damage any one file": for every file in db/ at several moments (after the first stop,
 // mid-run, after rotations), damage it and restart: every acknowledged write is there, or the worker
 // is not ready and says what it could not read. Never a silent loss, never a deleted file (a file
 // may only disappear once two newer snapshots, each verified by reading it back, cover it).
@@ -81,7 +81,7 @@ async function afterRotation(): Promise<Moment> {
   return { name: 'after rotations (killed)', dataDir, acked, live: newestSegment(dataDir) };
 }
 
-/** The page cache on, and deltas taken of small databases too (issue 19): a delta checkpoint at each rotation. */
+/** The page cache on, and deltas taken of small databases too: a delta checkpoint at each rotation. */
 async function afterDeltas(): Promise<Moment> {
   const dataDir = tempDir();
   const acked: string[] = [];
@@ -107,7 +107,7 @@ async function afterDeltas(): Promise<Moment> {
   return { name: 'after delta checkpoints (killed)', dataDir, acked, live: newestSegment(dataDir), env };
 }
 
-/** Older full snapshots kept compressed (issue 19, disk), as a large database keeps them: every file, the .dbz too. */
+/** Older full snapshots kept compressed, as a large database keeps them: every file, the .dbz too. */
 async function afterFreeze(): Promise<Moment> {
   const dataDir = tempDir();
   const acked: string[] = [];

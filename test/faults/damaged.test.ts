@@ -84,7 +84,7 @@ it('recovers from a torn journal and from a corrupted record in the middle', asy
       assert.ok(problems.some((p) => /skipped \d+ damaged bytes/.test(p)), problems.join('; '));
       assert.ok(problems.some((p) => /torn or damaged tail/.test(p)), problems.join('; '));
       assert.equal(fs.readdirSync(path.join(dbDir(dataDir), 'damaged')).length, 1, 'a copy of the damaged journal is kept');
-      // An acknowledged record is gone: not ready, read-only, until a human accepts the loss (issue 17).
+      // An acknowledged record is gone: not ready, read-only, until a human accepts the loss.
       const ready = (await w2.req('GET', '/api/readiness')).body;
       assert.equal(ready.ready, false);
       assert.equal(ready.storage, 'degraded');
@@ -175,7 +175,7 @@ it('a full disk: writes fail cleanly, reads go on, nothing acknowledged is lost'
       assert.match(err.body.error, /read-only|durable/);
       const seen = (await w.req('GET', '/api/observations?project=dmg&limit=1000')).body.items.map((o: { narrative: string }) => o.narrative.split(' ')[1]);
       assert.ok(seen.length >= acked.length, 'reads still work');
-      // The write that failed is not in reads (issue 17: the store reloads what is on disk).
+      // The write that failed is not in reads (the store reloads what is on disk).
       assert.ok(!seen.includes(String(failedAt)), `the failed write (memory ${failedAt}) is visible in reads`);
       await w.kill('SIGKILL');
       // Free space, restart: every acknowledged write is there.

@@ -1,4 +1,4 @@
-// Each fault case records its result and figure; test/run.mjs turns them into docs/reliability.md.
+// Each fault case records its result and figure; test/run.mjs turns them into test-artifacts/reliability.md.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 

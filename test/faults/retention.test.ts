@@ -1,4 +1,4 @@
-// Retention and recovery that never deletes evidence (issue 17, items 1-3): one damaged file never
+// Retention and recovery that never deletes evidence: one damaged file never
 // loses everything; when recovery cannot rebuild acknowledged data, the worker says so, keeps every
 // file, refuses writes, and `claude-mem recover` rebuilds from the surviving journals.
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 // A search service over a fresh store filled by `load`, embedded to completion: what the search
-// evals (test/unit/search-eval*.test.ts) measure. Closed by `close`.
+// evals (test/eval/search-eval*.test.ts) measure. Closed by `close`.
 import * as path from 'node:path';
 import { EventBus } from '../../worker/events';
 import { nullLogger } from '../../common/node/log';

@@ -1,4 +1,4 @@
-// Issue 17, item 9: deleting erases. After deleting an observation, a session and a project, their
+// Deleting erases. After deleting an observation, a session and a project, their
 // text is gone from every file in the data dir within the stated bound (compactAfterDeleteMs plus
 // two snapshots), while everything else stays and any one file can still be damaged without loss.
 import assert from 'node:assert/strict';

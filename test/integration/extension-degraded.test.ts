@@ -1,4 +1,4 @@
-// Degraded storage reaches the user (issue 17, item 3): the bundled extension in the stand-in host
+// Degraded storage reaches the user: the bundled extension in the stand-in host
 // (test/helpers/fakeVscode.cjs) connects to a worker whose journal lost an acknowledged record; the
 // status bar says "degraded" and one notification says what to do. Run `npm run build` first.
 import assert from 'node:assert/strict';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { Capture, DEFAULT_CAPTURE, folderLookup } from '../../extension/core/capture';
 import { CompressionServer, type LmPort } from '../../extension/core/compressionServer';
 import { Exclusions } from '../../extension/core/exclusions';
@@ -229,8 +229,8 @@ describe('@memory and the language-model tools', () => {
   const deps = () => ({ api, project: () => project, session, context: () => api.context(project).then((r) => r.text), maxResults: 10 });
   const never = { isCancellationRequested: false };
 
-  it('stores memories to ask about', async () => {
-    // Real local embeddings here (hybrid search); their first load can take seconds on a busy
+  before(async () => {
+    // The memories the cases ask about. Real local embeddings here (hybrid search); their first load can take seconds on a busy
     // machine, which MemoryApi.search answers with keyword results meanwhile.
     w = await startWorker({ env: { CLAUDE_MEM_PROVIDER: 'local' } });
     cleanup.push(() => void w.stop());

@@ -1,5 +1,5 @@
 // The hook spool (common/spool.ts): hooks on the worker's machine hand their requests over as files,
-// so a hook loads no node:net and opens no connection (issue 18's 1.4x wall-time bar). Real worker,
+// so a hook loads no node:net and opens no connection (the 1.4x wall-time bar of bench/hooks.mjs). Real worker,
 // real hook subprocesses, real data dirs: what is stored, what a hook loads, what is left behind,
 // and the ways it must fail soft (a stale lock, a crashed worker's claimed request, bad files).
 import assert from 'node:assert/strict';

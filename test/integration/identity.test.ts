@@ -1,4 +1,4 @@
-// Port squatting (issue 17 item 13): before the token or any data goes out, every client makes the
+// Port squatting: before the token or any data goes out, every client makes the
 // process on the port prove it holds this data dir's token (GET /api/health?nonce=, answered with an
 // HMAC under the token). A squatter that answers like a worker gets neither; a real worker started
 // later does not take it for "already running".

@@ -1,4 +1,4 @@
-// The token never travels in a URL (issue 17 item 12): no route but the viewer's entry accepts
+// The token never travels in a URL: no route but the viewer's entry accepts
 // ?token=; the entry swaps it (or a single-use code from POST /api/viewer/code) for an HttpOnly,
 // SameSite=Strict cookie and redirects to a clean URL; the cookie works only from the viewer's own
 // origin; `claude-mem viewer` puts a single-use code, not the token, in the URL it opens.

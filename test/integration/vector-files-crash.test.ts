@@ -1,4 +1,4 @@
-// Vector files under kills (issue 19, item 3), with the real worker: a loopback embeddings server
+// Vector files under kills, with the real worker: a loopback embeddings server
 // (OpenAI-compatible, bag-of-hashed-words vectors) gives every record a vector while the worker is
 // killed with SIGKILL again and again mid-indexing. Every record ends up with exactly one readable
 // vector, none reported damaged, and a final restart embeds nothing again: the file append is

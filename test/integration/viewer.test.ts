@@ -95,7 +95,7 @@ describe('browser viewer', () => {
   });
 
   it('loads with the token under a strict CSP, drops the token from the URL, and shows stored observations', async () => {
-    // The entry swaps the token for a session cookie and redirects to the clean URL (issue 17 #12).
+    // The entry swaps the token for a session cookie and redirects to the clean URL.
     const entry = await fetch(`${w.url}/?token=${w.token}`, { redirect: 'manual' });
     assert.equal(entry.status, 303);
     const res = await fetch(`${w.url}/`, { headers: { cookie: (entry.headers.get('set-cookie') ?? '').split(';')[0] } });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { startWorker, until, type RunningWorker } from '../helpers/worker';
+import { assertLinearAsync, processCpuMs } from '../helpers/linear';
 
 let w: RunningWorker;
 before(async () => {
@@ -125,13 +126,26 @@ describe('privacy', () => {
     assert.deepEqual(exp.body.sessions[0].prompts.map((p: { text: string }) => p.text), ['a normal prompt']);
   });
 
-  it('handles a 1 MB adversarial prompt quickly', async () => {
-    const evil = '<private'.repeat(131072); // 1 MB of unterminated opening tags
-    const t0 = performance.now();
-    const r = await w.req('POST', '/api/sessions/init', { contentSessionId: 'evil', project: 'p-evil', prompt: evil });
-    const ms = performance.now() - t0;
-    assert.equal(r.status, 200);
-    assert.ok(ms < 1000, `took ${ms} ms`);
+  it('a 1 MB adversarial prompt is stored, cut to 100,000 characters, in worker CPU time linear in its size (against 1/16 of it)', async () => {
+    // '<private' never followed by '>' opens no block: the text is kept, cut to the prompt cap.
+    const make = (k: number) => '<private'.repeat(8_192 * k);
+    let n = 0;
+    await assertLinearAsync(
+      make,
+      async (evil) => {
+        const r = await w.req('POST', '/api/sessions/init', { contentSessionId: `evil-${n++}`, project: 'p-evil', prompt: evil });
+        assert.equal(r.status, 200);
+        assert.equal(r.body.skipped, undefined);
+      },
+      () => processCpuMs(w.proc.pid!),
+    );
+    const exp = await w.req('GET', '/api/export?project=p-evil');
+    const texts: string[] = exp.body.sessions.map((s: { prompts: { text: string }[] }) => s.prompts[0].text);
+    assert.equal(texts.length, n);
+    for (const t of texts) {
+      assert.ok(t.length <= 100_000, `${t.length} characters`);
+      assert.ok(t.startsWith('<private'.repeat(4_000)), `${t.length}: ${t.slice(0, 40)}…${t.slice(-40)}`);
+    }
   });
 });
 

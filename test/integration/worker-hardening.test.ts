@@ -1,4 +1,4 @@
-// Issue 17 item 14 against a real worker: /api/health says less without the token, event streams
+// Hardening against a real worker: /api/health says less without the token, event streams
 // are capped per client, an aborted upload is one log line (no stack).
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';

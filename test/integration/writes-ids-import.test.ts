@@ -1,4 +1,4 @@
-// Issue 17, item 4: ids are never reused after a delete; a large import does not stall other
+// Ids are never reused after a delete; a large import does not stall other
 // requests; import validates every field the API validates.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

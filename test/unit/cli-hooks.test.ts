@@ -118,7 +118,7 @@ describe('file context', () => {
     assert.match(capped, /Memory has more than 12 past observations about src\/parser\.ts \(the newest 12, oldest first\)/);
     assert.match(capped, /…and older ones/);
     assert.equal(historyReply(reply([])).more, false);
-    // A reply off the contract is a bug: named, never guessed at (issue 16).
+    // A reply off the contract is a bug: named, never guessed at.
     assert.throws(() => historyRows(reply([{ id: 'bad' }])), /GET \/api\/search\/by-file does not match the contract: items\[0\]/);
     assert.throws(() => historyRows([{ id: 1, title: 't' }]), /must be an object/);
     assert.throws(() => historyRows('nope'), /must be an object/);

@@ -1,4 +1,4 @@
-// Issue 17 item 14 (the parts with no worker process): vector index files are 0600 in 0700 folders
+// Hardening (the parts with no worker process): vector index files are 0600 in 0700 folders
 // like the rest of the data dir, and the worker's log is rotated by size.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';

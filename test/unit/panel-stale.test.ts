@@ -1,4 +1,4 @@
-// The panel's stale marks (issue 22): read from search rows ({freshness:'stale', staleReason}) and
+// The panel's stale marks: read from search rows ({freshness:'stale', staleReason}) and
 // from full records ({freshness:{status, reason}}), and only for stale or retired memories. Replies
 // are read with the contract's parsers (common/contract/replies.ts) first.
 import assert from 'node:assert/strict';

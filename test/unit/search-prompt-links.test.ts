@@ -102,7 +102,7 @@ test('hybrid: the observation a matching prompt led to is found, though it share
   // Keyword mode keeps to the record's own words, and the setting turns the list off.
   assert.ok(!(await refs(on, QUESTION, 'keyword')).includes('2'));
   const off = await service({ promptWeight: 0 });
-  assert.ok(!(await refs(off, QUESTION)).includes('2'), 'promptWeight 0: main before session 30');
+  assert.ok(!(await refs(off, QUESTION)).includes('2'), 'promptWeight 0: no prompt links');
 });
 
 test('hybrid: a question about how it ended is lent the session summary', async () => {

@@ -1,4 +1,4 @@
-// Keyword search ranks every match (issue 19, item 4): the impact lists (termLists.ts) and the
+// Keyword search ranks every match: the impact lists (termLists.ts) and the
 // threshold algorithm over them (topK.ts) give exactly the top k that ranking every match gives,
 // with lists far shorter than the matches, with filters, after rows are added and deleted; and an
 // old record that matches a common word best is found first (it was cut by the newest-1,000 rule).
@@ -20,6 +20,7 @@ import { insertObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
 import { tempDir } from '../helpers/worker';
+import { bundledEntry } from '../helpers/bundle';
 
 const VOCAB = Array.from({ length: 60 }, (_, i) => `w${i}x`);
 const PROJECTS = ['alpha', 'beta', 'gamma'];
@@ -277,8 +278,8 @@ describe('lists of the most common words are built in the background', () => {
 });
 
 describe('the warm-up in a child process', () => {
-  // Child processes do not get tsx's loader: the build's script (npm test builds first).
-  const SCRIPT = path.resolve(__dirname, '../../dist/list-warmer.js');
+  // Child processes do not get tsx's loader: a bundle of the current source.
+  const SCRIPT = bundledEntry('worker/search/warmProcess.ts');
   let store: Store;
   before(async () => {
     store = await openStore('topk-child-');

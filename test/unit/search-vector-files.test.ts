@@ -1,4 +1,4 @@
-// Vectors out of the database (issue 19, item 3), through the real search service on a real store:
+// Vectors out of the database, through the real search service on a real store:
 // the indexer appends vectors to their files and SQLite keeps only where they are; a damaged or
 // missing file is embedded again, never served; vectors from older stores move out; a deleted
 // record's vector leaves the files; reembed starts fresh files; the scan is dropped when idle.

@@ -1,4 +1,4 @@
-// Issue 17, item 4: ids are never reused. Schema 4 rebuilds the id tables with AUTOINCREMENT and
+// Ids are never reused. Schema 4 rebuilds the id tables with AUTOINCREMENT and
 // keeps every row, id, index, trigger and full-text entry of a database made by schema 3.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';

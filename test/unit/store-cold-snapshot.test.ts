@@ -1,4 +1,4 @@
-// Older full snapshots kept compressed (issue 19, disk): written and read back before the .db goes,
+// Older full snapshots kept compressed: written and read back before the .db goes,
 // thawed when the newest is damaged, never used when damaged themselves.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';

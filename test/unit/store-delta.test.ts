@@ -1,4 +1,4 @@
-// Incremental checkpoints with the page cache (issue 19): the delta file format, the chunk map built
+// Incremental checkpoints with the page cache: the delta file format, the chunk map built
 // from a full snapshot and the deltas after it, checkpoints that write only what changed, and the
 // fallbacks of recovery when a delta or a snapshot is damaged. Real files in a temp dir, real sql.js.
 import { describe, it } from 'node:test';

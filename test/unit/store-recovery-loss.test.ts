@@ -1,4 +1,4 @@
-// What recovery counts as lost acknowledged data (issue 17): a crash's torn write is not; damage is.
+// What recovery counts as lost acknowledged data: a crash's torn write is not; damage is.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';

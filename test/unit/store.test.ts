@@ -7,9 +7,10 @@ import { frame, listSegments, readSegment, segmentName } from '../../worker/stor
 import { listSnapshots, snapshotName } from '../../worker/store/snapshot';
 import { Store } from '../../worker/store/store';
 import { tempDir } from '../helpers/worker';
+import { bundledEntry } from '../helpers/bundle';
 
-// Worker threads do not get tsx's loader, so the replica runs from the build (npm test builds first).
-const REPLICA = path.resolve(__dirname, '../../dist/replica.js');
+// Worker threads do not get tsx's loader: the replica runs from a bundle of the current source.
+const REPLICA = bundledEntry('worker/store/replica.ts');
 
 async function open(dir: string, replica = false): Promise<Store> {
   const s = await Store.open({ dir, log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: replica ? REPLICA : null });

@@ -1,4 +1,4 @@
-// The vector files (issue 19, item 3): append-only entries with a checksum each, read only at the
+// The vector files: append-only entries with a checksum each, read only at the
 // offsets SQLite names and only when the entry there is the one asked for.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -13,7 +13,7 @@ import { columnAverages, docLengths, type DocLengths, lengthOf } from './docLeng
 import type { KindTable } from './records';
 
 const K1 = 1.2;
-// Length normalisation, mild (0.75, the textbook value, until session 27): in a history the record
+// Length normalisation, mild (0.05, where the textbook value is 0.75): in a history the record
 // that explains something is long and its look-alikes are one-line notes, so a row's length is
 // evidence of substance, not of wordiness. Chosen on the development sets (docs/search.md).
 const B = 0.05;

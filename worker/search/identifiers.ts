@@ -1,4 +1,4 @@
-// Identifier parts (issue 20, code-aware tokenization). The full-text index keeps an identifier
+// Identifier parts. The full-text index keeps an identifier
 // whole: FTS4's tokenizer keeps '_' inside a token and folds case, so `client_msg_id` and
 // `longestStreak` are the single terms client_msg_id and longeststreak, and a question that names
 // their parts ("msg id", "longest streak") misses a note that only spells the identifier.

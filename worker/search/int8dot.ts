@@ -1,7 +1,7 @@
 // Int8 dot products for the vector scan, as WebAssembly SIMD: 16 lanes of i8 x i8 -> i16
 // (extmul), paired into i32 (extadd_pairwise), summed per row. The module is small enough to be
 // written out below byte by byte, so there is no toolchain or .wasm file to ship. About 8x faster
-// than the plain JS loop (DESIGN.md: 100k x 512 in 6-7 ms); a JS kernel over the same memory
+// than the plain JS loop (100k x 512 in 6-7 ms); a JS kernel over the same memory
 // layout takes over where WebAssembly SIMD is missing.
 //
 // Memory layout (one WebAssembly.Memory, grown as needed): the query at 0, the per-row results

@@ -13,7 +13,7 @@
 //   - The prompts are searched with the project and platform filters; every filter is then
 //     applied to the records they lead to.
 // Measured on the development sets: docs/search.md, "Chat cues for what a question asks, and prompts
-// that lend to their records (session 30)".
+// that lend to their records".
 import type { Store } from '../store/store';
 import type { FtsQuery } from './ftsQuery';
 import { keywordSearch } from './keyword';

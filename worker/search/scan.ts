@@ -1,6 +1,6 @@
 // The compact vector index: every current-model vector as int8 rows, grouped per project, scanned
 // brute force with a WebAssembly SIMD dot product (int8dot.ts). At 100k x 512 that is 52 MB and a
-// few milliseconds per query, against vectra's 1.6 GB and 166 ms (DESIGN.md). Built from the
+// few milliseconds per query, against vectra's 1.6 GB and 166 ms. Built from the
 // stored vectors, so it is never the only copy.
 import type { SearchKind } from '../../common/contract';
 import { CHUNK_ROWS, createArena, type Int8Arena } from './int8dot';

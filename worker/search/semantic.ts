@@ -1,7 +1,7 @@
 // Vector search over the stored vectors: SQLite says which records have one and where it is, the
 // bytes are in vector files (vectors/files.ts; rows from before those files keep a blob until the
 // indexer moves it out). Two interchangeable backends:
-//   - vectra, one persisted index per project (DESIGN.md), used for a project-scoped query while the
+//   - vectra, one persisted index per project, used for a project-scoped query while the
 //     project holds at most `vectraMaxItems` vectors and its index agrees with SQLite;
 //   - the int8 scan (scan.ts), built from the stored vectors on first use, for everything else: cross-project
 //     queries, bigger projects, and any project whose vectra index is stale or being rebuilt.

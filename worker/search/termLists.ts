@@ -4,7 +4,7 @@
 // ("complete"); a common phrase's holds the best `size` and a floor: no row outside the list has a
 // larger part. keyword.ts adds the lists of a query's phrases up to find its exact top k without
 // ranking every match of its common words (a threshold algorithm), which is what lets keyword
-// search rank every match at 100k records instead of the newest 1,000 (issue 19, item 4).
+// search rank every match at 100k records instead of the newest 1,000.
 //
 // A list is built once by ranking the phrase's matches (2 µs a row at 100k: ~130 ms for a word in
 // two thirds of the rows; listWarmer.ts builds the commonest in the background after start), then

@@ -1,4 +1,4 @@
-// The chunk map of the page cache (issue 19): the newest usable full snapshot, then every delta
+// The chunk map of the page cache: the newest usable full snapshot, then every delta
 // after it in gen order, each overriding the chunks it lists. Only headers and CRC lists are read
 // at start (a large snapshot is not read through: each chunk's CRC is checked when PagedBytes reads
 // it); a small chain is read whole and checked now, where falling back is still free.

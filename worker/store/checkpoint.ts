@@ -1,4 +1,4 @@
-// Checkpoints of a database served by the page cache (issue 19): a delta of the chunks written
+// Checkpoints of a database served by the page cache: a delta of the chunks written
 // since the last checkpoint, or a full snapshot merged from those chunks and the files the rest are
 // in. Both capture in the tick the journal rotation is queued, so they hold exactly the database
 // before the new segment, then write off the event loop's critical path; a chunk becomes clean (and

@@ -1,4 +1,4 @@
-// Cold snapshots (issue 19, disk): every full snapshot but the newest is kept only as a backup (it
+// Cold snapshots: every full snapshot but the newest is kept only as a backup (it
 // is read when the newest one is damaged), so it is kept compressed. The file `snapshot-<gen>.dbz`
 // holds the whole `snapshot-<gen>.db` file (header, bytes, chunk table) in independent 1 MiB blocks:
 //   "CMEMSNZ1" | u32 block size | u32 block count | u64 raw size | u32 crc32 of the index | u32 0 |

@@ -1,4 +1,4 @@
-// Delta checkpoints (issue 19): the page cache's chunks written since the previous checkpoint, so a
+// Delta checkpoints: the page cache's chunks written since the previous checkpoint, so a
 // checkpoint writes what changed instead of the whole database. delta-<gen>.db plus the files it
 // builds on (the newest full snapshot and the deltas after it, chain.ts) hold exactly the database
 // before journal segment <gen>.

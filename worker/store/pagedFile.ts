@@ -1,4 +1,4 @@
-// A bounded page cache for the database file sql.js sees (issue 19). Used when
+// A bounded page cache for the database file sql.js sees. Used when
 // CLAUDE_MEM_PAGE_CACHE_MB / StoreOptions.pageCacheBytes is set (store.ts -> recovery.ts);
 // bench/pagecache-probe.mjs measures it.
 //

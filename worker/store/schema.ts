@@ -153,7 +153,7 @@ const MIGRATIONS: Migration[] = [
     `CREATE TRIGGER vectors_summary_gone AFTER DELETE ON session_summaries BEGIN DELETE FROM vectors WHERE kind = 'summary' AND ref_id = old.id; END`,
     `CREATE TRIGGER vectors_summary_changed AFTER UPDATE OF request, investigated, learned, completed, next_steps, notes, project ON session_summaries BEGIN DELETE FROM vectors WHERE kind = 'summary' AND ref_id = old.id; END`,
   ],
-  // 4: ids never reused (issue 17).
+  // 4: ids never reused.
   addAutoincrement,
   // 5: sessions by platform: search, the panel, the viewer and @memory filter by it
   // (every record reaches its platform through its session).
@@ -287,7 +287,7 @@ const MIGRATIONS: Migration[] = [
       DELETE FROM session_git WHERE session_id = old.id;
     END`,
   ],
-  // 8: vectors in their own files (worker/search/vectors/files.ts, issue 19). A row with a
+  // 8: vectors in their own files (worker/search/vectors/files.ts). A row with a
   // file_offset has its vector in that generation's file and an empty `data`; older rows keep the
   // blob until the indexer moves it out.
   [`ALTER TABLE vectors ADD COLUMN file_gen INTEGER`, `ALTER TABLE vectors ADD COLUMN file_offset INTEGER`],

@@ -43,7 +43,7 @@ export interface StoreOptions {
   compactAfterDeleteMs?: number;
   /**
    * Serve the database through a page cache of this many bytes instead of holding it whole in
-   * memory, with delta checkpoints (issue 19). Default: CLAUDE_MEM_PAGE_CACHE_MB, else 16 MiB, half
+   * memory, with delta checkpoints. Default: CLAUDE_MEM_PAGE_CACHE_MB, else 16 MiB, half
    * of it SQLite's own page cache (pagedFile.ts splitPageCache); 0 turns it off.
    */
   pageCacheBytes?: number;
@@ -352,7 +352,7 @@ export class Store {
     return this.journal.syncTimes.summary();
   }
 
-  /** The directory of its files (a thread can open them read-only: search/warmThread.ts). */
+  /** The directory of its files (another process can open them read-only: search/warmProcess.ts). */
   get dir(): string {
     return this.opts.dir;
   }

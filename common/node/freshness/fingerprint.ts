@@ -1,4 +1,4 @@
-// Hook-side fingerprinting (issue 22): the files a tool use read or changed, with the workspace's
+// Hook-side fingerprinting: the files a tool use read or changed, with the workspace's
 // git commit and branch and each file's blob id, taken here because the hook has the files (the
 // worker never reads them). Self-contained: call fingerprintToolUse(hookInput) in the observation
 // handler and send the result as `citations` in the POST /api/sessions/observations body.

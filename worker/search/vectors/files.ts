@@ -1,4 +1,4 @@
-// Vectors live in their own append-only files (issue 19), not in SQLite: the in-memory database,
+// Vectors live in their own append-only files, not in SQLite: the in-memory database,
 // every snapshot and every checkpoint used to carry 516 bytes per record for them. One file per
 // project, model and generation under <dataDir>/vector-data/; SQLite keeps only which records have
 // a vector under which model and where it is (vectors.file_gen, vectors.file_offset).

@@ -1,6 +1,6 @@
 // One vectra index per project, opened on first use and dropped from memory after idleMs.
 // vectra keeps a whole index in memory and rewrites the whole file on every save, which is fine
-// for a few thousand items per project and poor past tens of thousands (see DESIGN.md); SQLite
+// for a few thousand items per project and poor past tens of thousands; SQLite
 // holds every vector too, so an index can always be rebuilt from there with rebuild().
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';

@@ -1,4 +1,4 @@
-// The two model steps of issue 20, run over the development sets dev2 and dev3 with scripted
+// The two model steps (query expansion and reranking), run over the development sets dev2 and dev3 with scripted
 // models: a measure of the plumbing and of what a model could give, not of any model's quality.
 //   - Doc expansion. A fake compression model answers each memory with <search_phrases> that are
 //     another question somebody asked about that memory (two folds: the phrases come from one half
