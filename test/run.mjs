@@ -1,7 +1,7 @@
 // Runs the test files under test/ with node's built-in runner (TypeScript through tsx), several
 // files at once, and prints one summary (# tests / # pass / # fail) for the whole run.
 //
-//   node test/run.mjs                       every tier: unit, integration, faults, e2e, eval
+//   node test/run.mjs                       every tier: unit, integration, faults, e2e, eval, e2e-memory
 //   node test/run.mjs --tier unit           one tier (repeat --tier for more); a tier is a folder
 //   node test/run.mjs search store          files whose path contains any of the substrings
 //                                           (eval/ only when a substring names it)
@@ -18,7 +18,7 @@ import * as path from 'node:path';
 
 const testDir = path.dirname(new URL(import.meta.url).pathname);
 const root = path.resolve(testDir, '..');
-const TIERS = ['unit', 'integration', 'faults', 'e2e', 'eval'];
+const TIERS = ['unit', 'integration', 'faults', 'e2e', 'eval', 'e2e-memory'];
 
 /**
  * Files that share something with other files of their group: at most one of a group runs at a
@@ -28,8 +28,8 @@ const GROUPS = {
   // code-server + Chromium per suite: about 1 GB and both cores while a window loads.
   'code-server': ['e2e/'],
   // The evals share the embedding cache in .cache/search-eval-embeddings (written as they go) and
-  // each keeps both cores busy with the real encoder.
-  'eval-encoder': ['eval/'],
+  // each keeps both cores busy with the real encoder (the memory eval embeds with it too).
+  'eval-encoder': ['eval/', 'e2e-memory/'],
 };
 
 /**
@@ -41,7 +41,7 @@ const GROUPS = {
 const ALONE = ['integration/erase.test.ts', 'integration/freshness.test.ts', 'integration/claude-code.test.ts'];
 
 /** Files that take minutes (wall time, most of it waiting): started first. */
-const LONG = ['faults/concurrency.test.ts', 'eval/', 'e2e/', 'faults/crash.test.ts', 'faults/damage-any.test.ts', 'faults/damaged.test.ts', 'integration/claude-code.test.ts'];
+const LONG = ['faults/concurrency.test.ts', 'eval/', 'e2e-memory/', 'e2e/', 'faults/crash.test.ts', 'faults/damage-any.test.ts', 'faults/damaged.test.ts', 'integration/claude-code.test.ts'];
 
 const args = process.argv.slice(2);
 const tiers = [];
