@@ -7,7 +7,7 @@
 // paths, branch names, hashes, tool names and notes are strings like any other. Tool inputs and
 // outputs take scrubToolUse (toolUse.ts), which does the same and drops secret files' content.
 // One walk, one copy: a 50 MB import is cleaned between the yields of its validation.
-import { isSecretName, plain, redactSecrets, REDACTED } from './redact';
+import { isSecretName, jsonText, plain, redactSecrets, REDACTED } from './redact';
 import { stripPrivate } from './tags';
 
 export interface Incoming<T> {
@@ -45,12 +45,7 @@ function cleanDeep(value: unknown, depth: number, n: { removed: number }): unkno
   if (value === null || typeof value !== 'object') return value;
   if (depth > MAX_DEPTH) {
     // Too deep to walk: flattened to text so nothing escapes.
-    let text: string;
-    try {
-      text = JSON.stringify(value) ?? '';
-    } catch {
-      text = '';
-    }
+    const text = jsonText(value);
     return cleanDeep(text, depth, n);
   }
   if (Array.isArray(value)) return value.map((v) => cleanDeep(v, depth + 1, n));

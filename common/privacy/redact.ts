@@ -324,17 +324,21 @@ export function redactSecrets(input: string): string {
 
 const MAX_DEPTH = 32;
 
+/** A value too deep to walk, flattened to text so nothing in it escapes ('' if it cannot be). */
+export function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    return '';
+  }
+}
+
 /** Redacts every string inside a JSON-like value, object keys included. */
 export function redactDeep(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactSecrets(value);
   if (value === null || typeof value !== 'object') return value;
   if (depth > MAX_DEPTH) {
-    let text: string;
-    try {
-      text = JSON.stringify(value) ?? '';
-    } catch {
-      text = '';
-    }
+    const text = jsonText(value);
     return redactSecrets(text);
   }
   if (Array.isArray(value)) return value.map((v) => redactDeep(v, depth + 1));

@@ -7,6 +7,7 @@
 // - a closing tag with no opening tag before it (the block was opened in an earlier field, or
 //   before a cut) hides everything before it.
 // Pure string code: no Node or vscode import (used by the worker, the hook CLI and the extension).
+import { jsonText } from './redact';
 
 export const PRIVATE_TAGS = ['private', 'claude-mem-context'] as const;
 /** Inputs are cut to this many characters before scanning (callers cap earlier still). */
@@ -124,12 +125,7 @@ export function stripDeep(value: unknown, depth = 0): { value: unknown; removed:
   if (value === null || typeof value !== 'object') return { value, removed: 0 };
   if (depth > MAX_DEPTH) {
     // Too deep to walk: flatten to text so nothing escapes stripping.
-    let text: string;
-    try {
-      text = JSON.stringify(value) ?? '';
-    } catch {
-      text = '';
-    }
+    const text = jsonText(value);
     const r = stripPrivate(text);
     return { value: r.text, removed: r.removed };
   }

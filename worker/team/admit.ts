@@ -4,6 +4,7 @@
 // or a payload past the caps is refused (and logged by the caller); long text is kept cut, with
 // the mark cutStripped leaves; a time in the future is clamped to the pull's time.
 import { OBSERVATION_TYPES } from '../../common/contract/taxonomy';
+import type { HubChange } from './types';
 import { cleanIncomingText, cutStripped } from '../../common/privacy';
 
 /** The privacy pass every pulled string goes through: local ingest's gate (common/privacy/incoming.ts). */
@@ -32,17 +33,8 @@ export type Admitted =
   | { ok: true; payload: Record<string, unknown>; createdAt: number; author: string | null; machine: string | null; origin: string; originSession: string | null; cut: boolean }
   | { ok: false; reason: string };
 
-interface Incoming {
-  kind: string;
-  gid: string;
-  origin: string | null;
-  machine: string | null;
-  author: string | null;
-  origin_session: string | null;
-  payload: Record<string, unknown> | null;
-  created_at: string | null;
-  oversize?: boolean | null;
-}
+/** What admission reads of a pulled record: a hub change without its op and change number. */
+type Incoming = Omit<HubChange, 'op' | 'seq'>;
 
 const TYPES = new Set<string>(OBSERVATION_TYPES);
 
