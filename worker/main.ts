@@ -12,7 +12,7 @@ import { keepHeapSmall } from './memory';
 import { prepareDataDir } from './dataDir';
 import { startSpool, type Spool } from './server/spool';
 import { acquireLock, releaseLock, updateLock } from './lock';
-import { holdDirLock, showAddress } from './dirLock';
+import { askHolder, holdDirLock, showAddress } from './dirLock';
 import { createLogger } from '../common/node/log';
 import type { HealthResponse } from '../common/contract';
 import { Processor } from './queue/processor';
@@ -85,7 +85,16 @@ async function main(): Promise<void> {
   // The kernel's lock first: it holds whatever happened to worker.pid, and dies with the process.
   const dirLock = await holdDirLock(config.dataDir);
   if (!dirLock.ok) {
-    const h = dirLock.holder;
+    // A holder still starting knows no port yet (it says so once it listens): ask again until it
+    // does, so a starter that lost the race uses the winner instead of failing.
+    let h = dirLock.holder;
+    const askUntil = Date.now() + 10_000;
+    while (h?.pid !== undefined && !h.port && Date.now() < askUntil) {
+      await new Promise((r) => setTimeout(r, 100));
+      const again = await askHolder(dirLock.address);
+      if (again.refused) break;
+      h = again.holder ?? h;
+    }
     if (h?.port) {
       const p = await waitOurs(h.port, config.host, config.dataDir, token, 10_000);
       if (p.kind === 'ours') {
