@@ -18,8 +18,19 @@ export interface Incoming<T> {
 
 /** One string: private blocks stripped, secrets redacted. */
 export function cleanIncomingText(text: string): Incoming<string> {
+  return stripThenRedact(text);
+}
+
+/**
+ * Private blocks stripped, then secrets redacted. Where a block is removed, the text is redacted
+ * before stripping as well: removing a block can glue a key to the word after it
+ * ("AKIA…<private>x</private>Z" leaves "AKIA…Z", which no pattern matches). A pattern that eats
+ * part of a tag leaves the other part unmatched, and an unmatched tag hides more, never less.
+ */
+function stripThenRedact(text: string): Incoming<string> {
   const r = stripPrivate(text);
-  return { value: redactSecrets(r.text), removed: r.removed };
+  if (r.removed === 0) return { value: redactSecrets(text), removed: 0 };
+  return { value: redactSecrets(stripPrivate(redactSecrets(text)).text), removed: r.removed };
 }
 
 const MAX_DEPTH = 32;
@@ -38,9 +49,9 @@ function isSecretKey(k: string): boolean {
 
 function cleanDeep(value: unknown, depth: number, n: { removed: number }): unknown {
   if (typeof value === 'string') {
-    const r = stripPrivate(value);
+    const r = stripThenRedact(value);
     n.removed += r.removed;
-    return redactSecrets(r.text);
+    return r.value;
   }
   if (value === null || typeof value !== 'object') return value;
   if (depth > MAX_DEPTH) {

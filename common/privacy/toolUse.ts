@@ -218,8 +218,13 @@ const emptyish = (v: unknown): boolean => v === undefined || v === null || v ===
  * platform's own tool name; without it, files are still found by their keys.
  */
 export function scrubToolUse(input: unknown, response: unknown, toolName = ''): ScrubbedToolUse {
-  const i = stripDeep(input);
-  const r = stripDeep(response);
+  // Redacted before stripping too where a block is removed (see stripThenRedact in incoming.ts).
+  const deep = (v: unknown) => {
+    const s = stripDeep(v);
+    return s.removed === 0 ? s : { value: stripDeep(redactDeep(v)).value, removed: s.removed };
+  };
+  const i = deep(input);
+  const r = deep(response);
   const kind = toolKind(toolName);
   let inValue = i.value;
   let outValue = r.value;

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   cleanIncoming,
+  cleanIncomingText,
   cutText,
   dropSecretHunks,
   isSecretPath,
@@ -184,6 +185,18 @@ describe('one gate for outside values: cleanIncoming', () => {
     assert.ok(!/private|secret|ghp_|AKIA/.test(text), text);
     assert.equal(r.removed, 3);
     assert.equal((r.value as { n: number }).n, 3);
+  });
+
+  it('a removed block never glues a key to the word after it', () => {
+    // "AKIA…<private>x</private>Z" would leave "AKIA…Z", which the key pattern does not match.
+    const key = 'AKIA4VTMCORRNS7ESRQV';
+    const glued = `b/x-${key}<private>zqmark ${key}</private>Zq`;
+    assert.ok(!JSON.stringify(cleanIncoming({ branch: glued, list: [glued] }).value).includes(key));
+    assert.ok(!cleanIncomingText(glued).value.includes(key));
+    assert.equal(cleanIncomingText(glued).removed, 1);
+    const t = scrubToolUse({ command: glued }, { stdout: glued }, 'Bash');
+    assert.ok(!JSON.stringify(t).includes(key), JSON.stringify(t));
+    assert.ok(!JSON.stringify(t).includes('zqmark'));
   });
 
   it('`except` leaves the named fields for the caller', () => {
