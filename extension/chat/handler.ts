@@ -6,7 +6,7 @@ import type { Observation } from '../../common/contract';
 import { citedIds, escapeMd, hitsMarkdown, observationText, ref } from '../core/format';
 import { ENGLISH, type L10n } from '../core/l10n';
 import type { MemoryApi, SearchHit } from '../core/memoryApi';
-import { RERANK_TOP, rerankHits } from './rerank';
+import { RERANK_TOP, rerankHits } from './modelRerank';
 
 export const CHAT_COMMANDS = ['search', 'timeline', 'recent', 'save'] as const;
 export type ChatCommand = (typeof CHAT_COMMANDS)[number];

@@ -4,7 +4,7 @@ import { followupsFor, handleChat, type ChatDeps, type ChatModelPort, type ChatM
 import { observationUri } from '../contentProvider';
 import type { Services } from '../services';
 import type { ToolDeps } from '../tools/types';
-import { rerankHits } from './rerank';
+import { rerankHits } from './modelRerank';
 
 export const PARTICIPANT_ID = 'claude-mem-vscode.memory';
 

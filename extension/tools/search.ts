@@ -1,5 +1,5 @@
 // search_memory: the first step of "search, then timeline, then fetch by id".
-import { RERANK_TOP } from '../chat/rerank';
+import { RERANK_TOP } from '../chat/modelRerank';
 import { OBSERVATION_TYPES } from '../../common/contract';
 import { hitsText } from '../core/format';
 import { ENGLISH } from '../core/l10n';

@@ -10,7 +10,7 @@ export interface ToolDeps {
   project(): string;
   /** The project's injected context, cached by the extension. */
   context(): Promise<string>;
-  /** Reorders the best search hits with a chat model when one is available and allowed (chat/rerank.ts). */
+  /** Reorders the best search hits with a chat model when one is available and allowed (chat/modelRerank.ts). */
   rerank?(query: string, hits: SearchHit[], signal?: { readonly isCancellationRequested: boolean }): Promise<SearchHit[]>;
 }
 

@@ -6,7 +6,7 @@
 //     compressor's parser and is stored as the fact the compressor stores, so the phrases reach the
 //     keyword index and the embedded text the way a real model's would. A sibling question stands
 //     in for a good model's guess at a future question; a real model's phrases are not measured.
-//   - Chat-model rerank (extension/chat/rerank.ts). An oracle chat model names the answer when it is
+//   - Chat-model rerank (extension/chat/modelRerank.ts). An oracle chat model names the answer when it is
 //     among the 20 rows it is shown: the best any reranker can do from hybrid's top 20.
 // Not run on the test set (test/fixtures/search-heldout2): the scripted phrases are questions.
 import { after, before, test } from 'node:test';
@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { nullLogger } from '../../common/node/log';
-import { rerankHits } from '../../extension/chat/rerank';
+import { rerankHits } from '../../extension/chat/modelRerank';
 import type { ChatModelPort } from '../../extension/chat/handler';
 import { parseObservations } from '../../worker/compression/parser';
 import { createLocalEmbedder } from '../../worker/search/embed/embedder';

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import * as http from 'node:http';
 import { after, before, it } from 'node:test';
 import { parseObservations, parseSummary } from '../../worker/compression/parser';
-import { stripPrivate } from '../../worker/privacy/strip';
+import { stripPrivate } from '../../common/privacy';
 import { startWorker, type RunningWorker } from '../helpers/worker';
 import { faultCase } from './record';
 

@@ -1,10 +1,10 @@
-// The chat model's rerank of the best search hits (extension/chat/rerank.ts), in @memory and in
+// The chat model's rerank of the best search hits (extension/chat/modelRerank.ts), in @memory and in
 // memory_search, with scripted models: reorders, never loses a hit, keeps the search order on
 // failure or an answer without ids, and sends only the top 20.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { handleChat, type ChatModelPort, type ChatMsg } from '../../extension/chat/handler';
-import { RERANK_TOP, rerankHits } from '../../extension/chat/rerank';
+import { RERANK_TOP, rerankHits } from '../../extension/chat/modelRerank';
 import type { MemoryApi, SearchHit } from '../../extension/core/memoryApi';
 import { searchTool } from '../../extension/tools/search';
 

@@ -8,7 +8,7 @@ import { buildContext, CLOSE, OPEN } from '../../worker/context/builder';
 import { contextOptions } from '../../worker/context/options';
 import { estimateTokens } from '../../worker/hash';
 import { nullLogger } from '../../common/node/log';
-import { stripPrivate } from '../../worker/privacy/strip';
+import { stripPrivate } from '../../common/privacy';
 import { DEFAULT_CONTEXT_SETTINGS, type ContextSettings } from '../../worker/search/settings';
 import { insertObservation } from '../../worker/store/repos/observations';
 import { ensureSession } from '../../worker/store/repos/sessions';

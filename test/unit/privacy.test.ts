@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { cutText as capText } from '../../common/privacy/cut';
 import { globToRegExp, isExcludedProject } from '../../worker/privacy/filters';
-import { MAX_TAGS, stripDeep, stripPrivate } from '../../worker/privacy/strip';
+import { MAX_TAGS, stripDeep, stripPrivate } from '../../common/privacy';
 import { assertLinear, repeated } from '../helpers/linear';
 
 describe('stripPrivate', () => {

@@ -3,6 +3,9 @@
 import type { SearchKind, SearchRow, TimelineItem } from '../../common/contract';
 import type { Store } from '../store/store';
 import type { SearchFilters } from './params';
+import { parseList } from '../store/repos/observations';
+
+export { parseList };
 
 export interface RecordInfo {
   kind: SearchKind;
@@ -187,14 +190,6 @@ export function matchesFilters(r: Pick<RecordInfo, 'kind' | 'project' | 'epoch' 
   return true;
 }
 
-export function parseList(text: string): string[] {
-  try {
-    const v: unknown = JSON.parse(text);
-    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-  } catch {
-    return [];
-  }
-}
 
 export function toSearchRow(r: RecordInfo, score: number | null, snippet?: string): SearchRow {
   return { ...toTimelineItem(r), score: score === null ? null : Math.round(score * 10000) / 10000, ...(snippet ? { snippet } : {}) };
