@@ -1,6 +1,7 @@
 // Starts the real bundled worker (dist/worker.js) on an ephemeral loopback port with a temp data dir.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -29,6 +30,17 @@ export function readIfPresent(file: string): Buffer | undefined {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
   }
+}
+
+/** A loopback port that was free a moment ago (another process may take it before it is used). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
 }
 
 export function tempDir(prefix = 'cmem-'): string {

@@ -3,20 +3,9 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { startWorker, tempDir, WORKER_JS } from '../helpers/worker';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
+import { freePort, startWorker, tempDir, WORKER_JS } from '../helpers/worker';
 
 function runWorker(dataDir: string, port: number) {
   return spawnSync(process.execPath, [WORKER_JS], {
