@@ -12,7 +12,7 @@ import { keepHeapSmall } from './memory';
 import { prepareDataDir } from './dataDir';
 import { startSpool, type Spool } from './server/spool';
 import { acquireLock, releaseLock, updateLock } from './lock';
-import { askHolder, holdDirLock, showAddress } from './dirLock';
+import { askHolder, holdDirLock, type LockHolder, showAddress } from './dirLock';
 import { createLogger } from '../common/node/log';
 import type { HealthResponse } from '../common/contract';
 import { Processor } from './queue/processor';
@@ -83,27 +83,32 @@ async function main(): Promise<void> {
 
   const token = ensureToken(config.dataDir);
   // The kernel's lock first: it holds whatever happened to worker.pid, and dies with the process.
-  const dirLock = await holdDirLock(config.dataDir);
+  let dirLock = await holdDirLock(config.dataDir);
+  let holder: LockHolder | undefined;
   if (!dirLock.ok) {
-    // A holder still starting knows no port yet (it says so once it listens): ask again until it
-    // does, so a starter that lost the race uses the winner instead of failing.
-    let h = dirLock.holder;
-    const askUntil = Date.now() + 10_000;
-    while (h?.pid !== undefined && !h.port && Date.now() < askUntil) {
+    // A holder still starting knows no port yet (it says so once it listens), and on a loaded
+    // machine may not even answer within a second: ask again until it names a port or goes away
+    // (then take the lock), so a starter that lost the race uses the winner instead of failing.
+    holder = dirLock.holder;
+    const askUntil = Date.now() + 20_000;
+    while (!dirLock.ok && !holder?.port && Date.now() < askUntil) {
       await new Promise((r) => setTimeout(r, 100));
-      const again = await askHolder(dirLock.address);
-      if (again.refused) break;
-      h = again.holder ?? h;
+      const again = await askHolder(dirLock.address, 3000);
+      if (again.refused) dirLock = await holdDirLock(config.dataDir);
+      else holder = again.holder ?? holder;
     }
+  }
+  if (!dirLock.ok) {
+    const h = holder;
     if (h?.port) {
-      const p = await waitOurs(h.port, config.host, config.dataDir, token, 10_000);
+      const p = await waitOurs(h.port, config.host, config.dataDir, token, 30_000);
       if (p.kind === 'ours') {
         say(`claude-mem worker already running (pid ${p.health.pid}) at http://127.0.0.1:${p.health.port}; using it.`);
         process.exit(0);
       }
     }
     const who = h?.pid ? `another worker (pid ${h.pid}${h.port ? `, port ${h.port}` : ', still starting'})` : 'another process';
-    const why = dirLock.why === 'held' ? `${who} holds its lock (${showAddress(dirLock.address)})` : dirLock.why;
+    const why = dirLock.why === 'held' || h ? `${who} holds its lock (${showAddress(dirLock.address)})` : dirLock.why;
     process.stderr.write(
       `claude-mem worker refuses to start: data dir ${config.dataDir} has a worker already; ${why}. One worker writes a data dir: use that one, or stop it first (\`claude-mem stop\`${h?.pid ? ` or \`kill ${h.pid}\`` : ''}).\n`,
     );

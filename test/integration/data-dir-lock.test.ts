@@ -3,8 +3,10 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { dirLockAddress } from '../../worker/dirLock';
 import { freePort, startWorker, tempDir, WORKER_JS } from '../helpers/worker';
 
 function runWorker(dataDir: string, port: number) {
@@ -70,6 +72,39 @@ describe('one writer per data dir, whatever the port', () => {
     } finally {
       process.kill(a.proc.pid!, 'SIGCONT');
       await a.stop();
+    }
+  });
+
+  it('a holder too busy to answer within a second, then gone: the next starter waits, takes the lock and serves', async () => {
+    // A starter that lost the race used to give up when the holder (a worker still starting on a
+    // loaded machine) did not answer its question within a second.
+    const dataDir = tempDir();
+    const holder = net.createServer((c) => {
+      c.on('error', () => {});
+      setTimeout(() => c.end(`${JSON.stringify({ pid: process.pid })}\n`), 1500);
+    });
+    await new Promise<void>((r) => holder.listen(dirLockAddress(dataDir), r));
+    const port = await freePort();
+    const w = spawn(process.execPath, [WORKER_JS], { env: { ...process.env, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: String(port), ANTHROPIC_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    w.stdout.on('data', (d) => (out += d));
+    w.stderr.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((r) => w.on('exit', r));
+    try {
+      await new Promise((r) => setTimeout(r, 2500));
+      holder.close();
+      const answered = await Promise.race([exited.then(() => false), (async () => {
+        for (let i = 0; i < 100; i++) {
+          if (await portAnswers(port)) return true;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        return false;
+      })()]);
+      assert.equal(answered, true, `the starter serves on its port instead of exiting:\n${out}`);
+    } finally {
+      holder.close();
+      w.kill('SIGTERM');
+      await exited;
     }
   });
 
