@@ -121,6 +121,10 @@ const queue = [...selected.filter((f) => isLong(f) && !isAlone(f)), ...selected.
 const SUMMARY = /^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) ([\d.]+)\s*$/;
 const totals = { tests: 0, suites: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
 const failedFiles = [];
+/** What each failed test said (its `not ok` line and diagnostics), repeated at the end of the run. */
+const failureNotes = [];
+/** [file, wall s, CPU s] of each file, for the list of the heaviest at the end. */
+const costs = [];
 const started = performance.now();
 const TIME = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 let cpuTotal = 0;
@@ -165,13 +169,33 @@ function runFile(f) {
         totals.fail += 1;
         totals.tests += 1;
       }
-      if (fail > 0) failedFiles.push(f);
+      if (fail > 0) {
+        failedFiles.push(f);
+        failureNotes.push(`# test/${f}:\n${failures(kept).join('\n') || `(no failed test reported; ${signal ?? `exit ${code}`})\n${kept.slice(-20).join('\n')}`}`);
+      }
+      costs.push([f, (performance.now() - t0) / 1000, cpu]);
       const s = ((performance.now() - t0) / 1000).toFixed(1);
       const line = `# file test/${f}: ${fail > 0 ? 'FAILED' : 'ok'} (pass ${counts.pass ?? 0}, fail ${fail}, skipped ${counts.skipped ?? 0}; ${s} s${cpu !== undefined ? `, ${cpu.toFixed(1)} CPU s` : ''}${signal ? `; ${signal}` : code ? `; exit ${code}` : ''})`;
       process.stdout.write(kept.join('\n').replace(/\n*$/, '\n') + line + '\n');
       resolve();
     });
   });
+}
+
+/**
+ * The failed tests of a file's TAP output: each `not ok` line with its diagnostics (the YAML block
+ * up to its `...`), at most 40 lines each, without the suites that only failed because of them.
+ */
+function failures(lines) {
+  const out = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^\s*not ok /.test(lines[i])) continue;
+    const block = [lines[i]];
+    for (let j = i + 1; j < lines.length && !/^\s*\.\.\.\s*$/.test(lines[j]); j++) block.push(lines[j]);
+    if (block.some((l) => /failureType: '?subtestsFailed/.test(l))) continue;
+    out.push(...block.slice(0, 40), ...(block.length > 40 ? [`  (${block.length - 40} more lines above in the file's output)`] : []));
+  }
+  return out;
 }
 
 // A pool of `jobs` slots; a file waits while another file of its group runs.
@@ -209,6 +233,11 @@ if (statusBefore !== undefined && statusAfter !== statusBefore) {
   totals.fail += 1;
 }
 const wall = (performance.now() - started) / 1000;
+if (TIME && costs.length > 10) {
+  console.log('# the ten files that took the most CPU (wall s, CPU s):');
+  for (const [f, w, c] of costs.filter((x) => x[2] !== undefined).sort((a, b) => b[2] - a[2]).slice(0, 10)) console.log(`#   test/${f}: ${w.toFixed(1)} s, ${c.toFixed(1)} CPU s`);
+}
+if (failureNotes.length > 0) console.log(`# what failed, once more:\n${failureNotes.join('\n')}`);
 console.log(`# files ${selected.length} (${jobs} at once${TIME ? `, ${cpuTotal.toFixed(0)} CPU s` : ''}), ${failedFiles.length} failed${failedFiles.length ? ': ' + failedFiles.map((f) => `test/${f}`).join(', ') : ''}`);
 for (const [k, v] of Object.entries(totals)) console.log(`# ${k} ${v}`);
 console.log(`# duration_ms ${(wall * 1000).toFixed(0)}`);
