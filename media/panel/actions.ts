@@ -7,6 +7,7 @@ import {
   parseSearchResponse,
   parseSessionList,
   parseTimelineResponse,
+  recordRef,
   SEARCH_MODES,
   type ConnectionState,
   type Observation,
@@ -230,7 +231,7 @@ export class PanelActions {
     const o = this.s.feed.observations.get(id) ?? (this.s.detail?.id === id ? this.s.detail : undefined);
     const ok = await confirmDialog({
       title: l10n.t('Delete this observation?'),
-      message: l10n.t('“{0}” will be removed from memory for good, in every window.', o?.title ?? `#${id}`),
+      message: l10n.t('“{0}” will be removed from memory for good, in every window.', o?.title ?? recordRef('observation', id)),
       confirmLabel: l10n.t('Delete'),
     });
     if (!ok) return;
