@@ -1,6 +1,6 @@
 // Plain-text rendering of memory rows for the terminal and the MCP tools. The rows come from the
 // contract's parsers (common/contract/replies.ts), so every field is the one the route declares.
-import type { Observation, SearchRow, TimelineItem } from '../common/contract';
+import { recordRef, refFromRoute, type Observation, type SearchRow, type TimelineItem } from '../common/contract';
 
 export type Row = SearchRow | TimelineItem;
 
@@ -16,7 +16,7 @@ export function when(epoch: number): string {
 
 /** The id as the routes spell it: observations by number (#12), summaries S<id>, prompts P<id>. */
 export function idOf(r: Pick<Row, 'ref'>): string {
-  return /^\d+$/.test(r.ref) ? `#${r.ref}` : r.ref;
+  return refFromRoute(r.ref);
 }
 
 /** A memory's freshness mark: a stale, retired or other-branch memory is never shown as plain fact. */
@@ -41,7 +41,7 @@ export function indexLine(r: Row): string {
 
 /** A full observation as markdown. */
 export function fullObservation(o: Observation): string {
-  const out = [`## #${o.id} ${s(o.title) ?? '(untitled)'}`];
+  const out = [`## ${recordRef('observation', o.id)} ${s(o.title) ?? '(untitled)'}`];
   const meta = [s(o.type), s(o.project), when(o.createdAtEpoch), s(o.toolName) ? `tool ${o.toolName}` : undefined].filter(Boolean).join(' · ');
   if (meta) out.push(meta);
   const mark = o.freshness ? freshnessMark(o.freshness) : '';

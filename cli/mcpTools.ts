@@ -4,7 +4,7 @@
 // (docs/architecture.md), shared with the VS Code language-model tools.
 import { projectFromCwd } from '../common/node/project';
 import { NetworkError, query, request, type ClientTarget, type Reply } from './client';
-import { parseObservationsBatch, parseSaveMemoryResponse, parseSearchResponse, parseTimelineResponse, type SearchParams } from '../common/contract';
+import { parseObservationsBatch, parseSaveMemoryResponse, parseSearchResponse, parseTimelineResponse, recordRef, type SearchParams } from '../common/contract';
 import { fullObservation, indexLine } from './format';
 import { verifyProject, viewParams, type UseView } from './freshnessCheck';
 import { ensureWorker } from './startStop';
@@ -140,5 +140,5 @@ export async function saveMemoryTool(d: ToolDeps, a: { text: string; title?: str
   const r = await call(d, 'POST', '/api/memory/save', { text: a.text, title: a.title, project });
   if (r.status !== 200 && r.status !== 201) return failure('save_memory', r);
   const saved = parseSaveMemoryResponse(r.body);
-  return { text: saved.duplicate ? `Already saved as #${saved.id} in ${project}.` : `Saved as #${saved.id} in ${project}.` };
+  return { text: saved.duplicate ? `Already saved as ${recordRef('observation', saved.id)} in ${project}.` : `Saved as ${recordRef('observation', saved.id)} in ${project}.` };
 }

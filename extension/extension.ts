@@ -11,7 +11,7 @@ import type { CompressionServer } from './core/compressionServer';
 import type { SessionTracker } from './core/session';
 import type { WorkerSupervisor } from './core/supervisor';
 import { startFreshness } from './freshness';
-import { startModelBridge } from './model';
+import { startCompression } from './compression';
 import { openMemoryPanel } from './panel';
 import { createServices, type Services } from './services';
 import { openWindow, PAUSED_KEY, startSession } from './session';
@@ -40,7 +40,7 @@ export function activate(context: vscode.ExtensionContext): { services: Services
   const session = startSession(win);
   const status = registerStatusBar(win, session);
   const capture = startCapture(win, session);
-  const model = startModelBridge(win, session);
+  const model = startCompression(win, session);
   const services = createServices(win, session, capture, model, status);
   context.subscriptions.push(registerContentProvider(session.api, (p) => session.contextCache.get(p)));
 

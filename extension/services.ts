@@ -6,7 +6,7 @@ import type { MemoryApi } from './core/memoryApi';
 import type { SessionTracker } from './core/session';
 import type { ExtensionSettings } from './core/settings';
 import type { WorkerSupervisor } from './core/supervisor';
-import type { ModelBridge } from './model';
+import type { WindowCompression } from './compression';
 import { API_KEY_SECRET, type Session, type WindowState } from './session';
 
 export interface Services {
@@ -29,7 +29,7 @@ export interface Services {
   sendApiKey(key: string | null): Promise<boolean>;
 }
 
-export function createServices(w: WindowState, s: Session, capture: Capture, model: ModelBridge, status: { refresh(): void }): Services {
+export function createServices(w: WindowState, s: Session, capture: Capture, model: WindowCompression, status: { refresh(): void }): Services {
   return {
     context: w.context,
     log: w.log,

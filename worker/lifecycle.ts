@@ -1,14 +1,12 @@
-// The session lifecycle: what each hook event does to the store. Route handlers stay thin and call this.
+// The session lifecycle: what each hook event does to the store (init, summarize, complete, a saved
+// memory). Route handlers stay thin and call this. A tool use (PostToolUse) is server/routes/observe.ts's.
 import type { Settings } from '../common/node/config';
 import type { EventBus } from './events';
-import { parseCitations } from './freshness/parse';
-import { recordSeen } from './freshness/record';
 import { contentHash } from './hash';
 import { projectFromCwd } from '../common/node/project';
 import {
   asObject,
   BadRequest,
-  checkObservationRequest,
   checkProjectName,
   optId,
   optString,
@@ -18,13 +16,13 @@ import {
   type QueuedResponse,
   type SkippedResponse,
 } from '../common/contract';
-import { cleanIncoming, cleanText, scrubToolUse } from '../common/privacy';
+import { cleanIncoming, cleanText } from '../common/privacy';
 import { cutText } from '../common/privacy/cut';
-import { fieldText, isExcludedProject, isSkippedTool } from './privacy/filters';
-import { hasObservationHash, insertObservation } from './store/repos/observations';
+import { isExcludedProject } from './privacy/filters';
+import { insertObservation } from './store/repos/observations';
 import { insertPrompt } from './store/repos/prompts';
 import { enqueue, summaryQueued } from './store/repos/queue';
-import { completeSession, ensureSession, findSession, nextPrompt, touchSession } from './store/repos/sessions';
+import { completeSession, ensureSession, findSession, nextPrompt } from './store/repos/sessions';
 import type { Store } from './store/store';
 
 export interface ObservationJob {
@@ -51,7 +49,7 @@ const MAX_PROMPT = 100_000;
  * UserPromptSubmit can arrive twice.
  */
 export const PROMPT_REPEAT_MS = 30_000;
-const DEFAULT_PLATFORM = 'claude-code';
+export const DEFAULT_PLATFORM = 'claude-code';
 
 export class Lifecycle {
   /** Store the file fingerprints clients attach to tool uses (settings.json freshness.enabled; set by the freshness routes). */
@@ -70,16 +68,9 @@ export class Lifecycle {
 
   // Every text a client sends goes through cleanIncoming (common/privacy/incoming.ts: private
   // blocks stripped, secrets redacted) before it is hashed, journaled or queued: ids, paths,
-  // reasons and citations included. Tool inputs and outputs take scrubToolUse, prompts cleanText.
+  // reasons and citations included. Prompts take cleanText (tool uses: server/routes/observe.ts).
   private projectOf(o: Record<string, unknown>): { project: string; cwd?: string } {
-    return this.projectFrom(optString(o, 'cwd', { max: 4096 }), optId(o, 'project'));
-  }
-
-  private projectFrom(rawCwd: string | undefined, rawProject: string | undefined): { project: string; cwd?: string } {
-    const cwd = rawCwd === undefined ? undefined : clean(rawCwd);
-    const given = rawProject === undefined ? '' : clean(rawProject).trim();
-    const project = given ? checkProjectName('project', given) : projectFromCwd(cwd);
-    return { project, cwd: cwd || undefined };
+    return projectFrom(optString(o, 'cwd', { max: 4096 }), optId(o, 'project'));
   }
 
   async init(body: unknown): Promise<InitResponse | (SkippedResponse & { project: string })> {
@@ -114,49 +105,6 @@ export class Lifecycle {
     if (isPrivate) res.skipped = 'private_prompt';
     if (r.duplicate) res.duplicate = true;
     return res;
-  }
-
-  async observe(body: unknown): Promise<QueuedResponse | SkippedResponse> {
-    checkObservationRequest(body); // refused as sent, with the field named, before anything else
-    const req = checkObservationRequest(incoming(body, TOOL_FIELDS));
-    const { o, contentSessionId } = req;
-    const toolName = clean(req.toolName).trim();
-    if (toolName === '') throw new BadRequest("field 'tool_name' is empty once private content is removed");
-    const toolUseId = req.toolUseId === undefined ? undefined : clean(req.toolUseId) || undefined;
-    const platform = req.platform ?? DEFAULT_PLATFORM;
-    const { project, cwd } = this.projectFrom(req.cwd, req.project);
-    if (isSkippedTool(toolName, this.settings.skipTools)) return { skipped: 'skip_list' };
-    if (isExcludedProject(project, cwd, this.settings.excludedProjects)) return { skipped: 'excluded_project' };
-    // Private blocks (keys too), the content of secret-looking files, then secrets; cut last.
-    const use = scrubToolUse(o.tool_input, o.tool_response, toolName);
-    const toolInput = fieldText(use.input, this.settings.maxFieldChars);
-    const toolResponse = fieldText(use.response, this.settings.maxFieldChars);
-    if (use.removed > 0 && isBlank(toolInput) && isBlank(toolResponse)) return { skipped: 'private_content' };
-    // A tool use id names one tool call: the same call reported twice (two hook files, a retry) is
-    // one observation whatever its payload looks like the second time.
-    const hash = toolUseId ? contentHash('tool_use', toolUseId) : contentHash(toolName, toolInput, toolResponse, '');
-    const citations = this.recordCitations ? parseCitations(o.citations) : undefined;
-    const now = Date.now();
-    const r = await this.store.write((tx): QueuedResponse | SkippedResponse | { session: number; jobId: number } => {
-      const { row } = ensureSession(tx, { platform, contentSessionId, project, cwd, now });
-      if (row.prompt_private) return { skipped: 'private_prompt' };
-      if (hasObservationHash(tx, row.id, hash)) return { skipped: 'duplicate' };
-      const job: ObservationJob = { toolName, toolInput, toolResponse, cwd, toolUseId, promptNumber: row.prompt_counter, platform };
-      const jobId = enqueue(tx, { sessionId: row.id, kind: 'observation', payload: job, contentHash: hash, now });
-      if (jobId === undefined) return { skipped: 'duplicate' }; // already queued
-      // Fingerprints at the job's time: the trigger of schema step 4 cites them from its observations.
-      if (citations) recordSeen(tx, { sessionId: row.id, project: row.project, now, citations });
-      // A burst of tool uses need not rewrite the session row for each one.
-      if (row.status !== 'active' || now - row.updated_at >= 1000) touchSession(tx, row.id, now);
-      return { session: row.id, jobId };
-    });
-    if ('skipped' in r) return r;
-    if ('jobId' in r && 'session' in r) {
-      this.events.emit('observation_queued', { jobId: r.jobId, sessionDbId: r.session, project, toolName });
-      this.onQueued();
-      return { queued: true, jobId: r.jobId };
-    }
-    return r;
   }
 
   async summarize(body: unknown): Promise<QueuedResponse | SkippedResponse> {
@@ -251,20 +199,22 @@ export class Lifecycle {
   }
 }
 
-const TOOL_FIELDS = ['tool_input', 'tool_response'] as const;
-
 /** A request body as an object, every field but `except` through cleanIncoming. */
-function incoming(body: unknown, except: readonly string[] = []): Record<string, unknown> {
+export function incoming(body: unknown, except: readonly string[] = []): Record<string, unknown> {
   return cleanIncoming(asObject(body), except).value;
 }
 
 /** Private blocks stripped, secrets redacted. */
-function clean(s: string): string {
+export function clean(s: string): string {
   return cleanText(s).text;
 }
 
-function isBlank(s: string): boolean {
-  return s === '' || s === '""' || s === '{}' || s === '[]' || s === 'null';
+/** The project a request names, else the one its cwd belongs to; both cleaned first. */
+export function projectFrom(rawCwd: string | undefined, rawProject: string | undefined): { project: string; cwd?: string } {
+  const cwd = rawCwd === undefined ? undefined : clean(rawCwd);
+  const given = rawProject === undefined ? '' : clean(rawProject).trim();
+  const project = given ? checkProjectName('project', given) : projectFromCwd(cwd);
+  return { project, cwd: cwd || undefined };
 }
 
 function firstLine(text: string): string {

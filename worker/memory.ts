@@ -13,8 +13,7 @@ let gc: (() => void) | null | undefined;
  * records grew it to 34 MB, mostly garbage until the next scavenge), and the old generation grows
  * by small steps (--optimize-for-size), so the objects promoted sooner are collected sooner (about
  * 17 MB of them were garbage after the same searches). bench/scale: RSS after those searches 136-141
- * MB instead of 220-232, search and context no slower, an import 1.05-1.13x as long, the embedding
- * backlog (its thread shares the flags) 0.85-0.91x as fast (docs/benchmarks.md). Set at run time
+ * MB instead of 220-232, search and context no slower, an import 1.05-1.13x as long. Set at run time
  * for the same reason as --expose-gc; the growth factor is read each time the young generation
  * would grow (--max-semi-space-size only at start).
  */

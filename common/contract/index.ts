@@ -8,3 +8,4 @@ export * from './stream';
 export * from './panel';
 export * from './replies';
 export * from './hooks';
+export * from './refs';

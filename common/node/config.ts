@@ -1,9 +1,9 @@
-// Worker configuration: environment first, then <dataDir>/settings.json, then defaults.
+// Worker configuration: environment first, then <dataDir>/settings.json (read by settingsFile.ts), then defaults.
 // Kept free of heavy imports: the hook CLI loads it on every event. Named imports only (a namespace
 // import makes the bundle copy every export of node:fs onto a new object), and node:os is loaded
 // only when $HOME is not set (loading it costs a hook about 2 M instructions, 2% of a node start).
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { readSettingsFile } from './settingsFile';
 
 export interface Settings {
   /** Tools whose uses are never stored. */
@@ -118,30 +118,17 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 export function readSettings(dataDir: string): { settings: Settings; problem?: string } {
-  const file = join(dataDir, 'settings.json');
-  let raw: string;
-  try {
-    raw = readFileSync(file, 'utf8');
-  } catch {
-    return { settings: { ...DEFAULT_SETTINGS } };
-  }
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
-    const merged: Settings = { ...DEFAULT_SETTINGS };
-    const rec = parsed as Record<string, unknown>;
-    for (const key of Object.keys(DEFAULT_SETTINGS) as (keyof Settings)[]) {
-      const v = rec[key];
-      if (v === undefined) continue;
-      const d = DEFAULT_SETTINGS[key];
-      if (Array.isArray(d) ? Array.isArray(v) && v.every((x) => typeof x === 'string') : typeof v === typeof d) {
-        (merged as unknown as Record<string, unknown>)[key] = v;
-      }
+  const { raw, problem } = readSettingsFile(dataDir);
+  const merged: Settings = { ...DEFAULT_SETTINGS };
+  for (const key of Object.keys(DEFAULT_SETTINGS) as (keyof Settings)[]) {
+    const v = raw[key];
+    if (v === undefined) continue;
+    const d = DEFAULT_SETTINGS[key];
+    if (Array.isArray(d) ? Array.isArray(v) && v.every((x) => typeof x === 'string') : typeof v === typeof d) {
+      (merged as unknown as Record<string, unknown>)[key] = v;
     }
-    return { settings: merged };
-  } catch (e) {
-    return { settings: { ...DEFAULT_SETTINGS }, problem: `settings.json ignored: ${(e as Error).message}` };
   }
+  return problem ? { settings: merged, problem } : { settings: merged };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig & { problem?: string } {

@@ -4,19 +4,20 @@
 // when you scroll far" is about offset pagination. Nothing is ever lost: ids the model leaves out
 // keep their order after the ones it ranked, unknown ids are ignored, and any failure (no consent,
 // quota, cancellation, an answer with no ids) keeps the search order.
+import { recordRef } from '../../common/contract';
 import type { SearchHit } from '../core/memoryApi';
 import type { CancelSignal, ChatModelPort } from './handler';
 
 export const RERANK_TOP = 20;
 
 export function rerankPrompt(query: string, hits: SearchHit[]): string {
-  const rows = hits.map((h) => `${h.kind === 'observation' ? `#${h.id}` : `${h.kind}:${h.id}`} [${h.type}] ${h.title.replace(/\s+/g, ' ').slice(0, 160)}`);
+  const rows = hits.map((h) => `${recordRef(h.kind, h.id)} [${h.type}] ${h.title.replace(/\s+/g, ' ').slice(0, 160)}`);
   return [
     'Rank stored memories of a coding project by how well they answer a question.',
     `Question: ${query.replace(/\s+/g, ' ').slice(0, 500)}`,
     'Memories:',
     ...rows,
-    'Answer with the ids of the memories that help answer the question, most useful first, like "#12 #7 summary:3". Leave out the ones that do not help. Answer with ids only.',
+    'Answer with the ids of the memories that help answer the question, most useful first, like "#12 #7 S3". Leave out the ones that do not help. Answer with ids only.',
   ].join('\n');
 }
 
@@ -35,11 +36,11 @@ export async function rerankHits(query: string, hits: SearchHit[], model: ChatMo
   } catch {
     return hits;
   }
-  const key = (h: SearchHit) => (h.kind === 'observation' ? `#${h.id}` : `${h.kind}:${h.id}`);
-  const byKey = new Map(top.map((h) => [key(h), h] as const));
+  const byKey = new Map(top.map((h) => [recordRef(h.kind, h.id), h] as const));
   const picked: SearchHit[] = [];
-  for (const m of text.matchAll(/(?<![\w&])(#\d{1,9}|(?:summary|prompt):\d{1,9})\b/g)) {
-    const h = byKey.get(m[1]);
+  // `summary:3` and `prompt:3` are read too: a model may name a kind in words.
+  for (const m of text.matchAll(/(?<![\w&])(#\d{1,9}|[SP]\d{1,9}|(summary|prompt):(\d{1,9}))\b/g)) {
+    const h = byKey.get(m[2] ? recordRef(m[2] as 'summary' | 'prompt', m[3]) : m[1]);
     if (h && !picked.includes(h)) picked.push(h);
   }
   if (picked.length === 0) return hits;

@@ -1,5 +1,5 @@
 // Plain-text and markdown renderings of memory for chat, tools and the palette. No vscode import.
-import { typeEmoji, type Observation } from '../../common/contract';
+import { recordRef, typeEmoji, type Observation } from '../../common/contract';
 import type { SearchHit } from './memoryApi';
 
 /** The emoji of an observation type or record kind (common/contract/taxonomy.ts). */
@@ -10,9 +10,9 @@ export function shortTime(iso: string | undefined): string {
   return iso.slice(0, 16).replace('T', ' ');
 }
 
-/** `#12` for an observation, `S4` for a summary, `P9` for a prompt. */
+/** `#12` for an observation, `S4` for a summary, `P9` for a prompt (common/contract/refs.ts). */
 export function ref(h: Pick<SearchHit, 'id' | 'kind'>): string {
-  return h.kind === 'summary' ? `S${h.id}` : h.kind === 'prompt' ? `P${h.id}` : `#${h.id}`;
+  return recordRef(h.kind, h.id);
 }
 
 export function hitLine(h: SearchHit): string {
@@ -40,7 +40,7 @@ export function hitsMarkdown(hits: SearchHit[]): string {
 }
 
 export function observationText(o: Observation): string {
-  const lines = [`#${o.id} [${o.type}] ${o.title}`, `project: ${o.project} · ${shortTime(o.createdAt)}${o.toolName ? ` · from ${o.toolName}` : ''}`];
+  const lines = [`${recordRef('observation', o.id)} [${o.type}] ${o.title}`, `project: ${o.project} · ${shortTime(o.createdAt)}${o.toolName ? ` · from ${o.toolName}` : ''}`];
   const f = o.freshness;
   if (f?.status === 'stale') lines.push(`MAY BE STALE: ${f.reason ?? 'a cited file changed since'}; verify against the code before relying on it.`);
   else if (f?.status === 'retired') lines.push(`RETIRED: no longer true${f.replacedBy ? `; see #${f.replacedBy}` : ''}.`);
@@ -55,7 +55,7 @@ export function observationText(o: Observation): string {
 }
 
 export function observationMarkdown(o: Observation): string {
-  const out = [`### ${typeIcon(o.type)} #${o.id} ${escapeMd(o.title)}`, `_${o.type} · ${escapeMd(o.project)} · ${shortTime(o.createdAt)}${o.toolName ? ` · ${o.toolName}` : ''}_`, ''];
+  const out = [`### ${typeIcon(o.type)} ${recordRef('observation', o.id)} ${escapeMd(o.title)}`, `_${o.type} · ${escapeMd(o.project)} · ${shortTime(o.createdAt)}${o.toolName ? ` · ${o.toolName}` : ''}_`, ''];
   if (o.subtitle) out.push(escapeMd(o.subtitle), '');
   if (o.narrative) out.push(escapeMd(o.narrative), '');
   if (o.facts.length) out.push(...o.facts.map((f) => `- ${escapeMd(f)}`), '');

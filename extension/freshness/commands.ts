@@ -1,6 +1,6 @@
 // Open, confirm, retire and re-verify a memory, from the view, the CodeLens quick pick, or by id.
 import * as vscode from 'vscode';
-import type { MemoryFreshness } from '../../common/contract';
+import { recordRef, type MemoryFreshness } from '../../common/contract';
 import { findRepo, fingerprint } from '../../common/node/freshness/gitRepo';
 import { observationUri } from '../contentProvider';
 import { FreshnessError, type FreshnessApi } from './api';
@@ -109,7 +109,7 @@ export function freshnessCommands(api: FreshnessApi, c: FreshnessController): Fr
       const VERIFY = btn('sync', vscode.l10n.t('Re-verify with the model'));
       qp.title = vscode.l10n.t('Memories about {0}', c.fileRef(target)?.rel ?? target.fsPath);
       qp.items = items.map((m) => ({
-        label: `${STATUS_ICON[m.status]} #${m.id} ${m.title}`,
+        label: `${STATUS_ICON[m.status]} ${recordRef('observation', m.id)} ${m.title}`,
         description: statusText(m, vscode.l10n),
         detail: m.citations.map((x) => `${x.path}${x.state !== 'fresh' ? ` (${x.state})` : ''}`).join(' · '),
         buttons: m.status === 'stale' ? [OPEN, VERIFY, CONFIRM, RETIRE] : m.status === 'retired' ? [OPEN] : [OPEN, CONFIRM, RETIRE],

@@ -1,7 +1,7 @@
 // "Memories for This File": a tree view that follows the active editor, and a CodeLens on the
 // file's first line with the count and the stale mark. Both read FreshnessController.memories().
 import * as vscode from 'vscode';
-import type { MemoryFreshness } from '../../common/contract';
+import { recordRef, type MemoryFreshness } from '../../common/contract';
 import type { FreshnessController } from './controller';
 import { lensTitle, STATUS_ICON, statusText } from './labels';
 
@@ -28,11 +28,11 @@ export class FileMemoriesView implements vscode.TreeDataProvider<MemoryFreshness
   }
 
   getTreeItem(m: MemoryFreshness): vscode.TreeItem {
-    const item = new vscode.TreeItem(`#${m.id} ${m.title}`);
+    const item = new vscode.TreeItem(`${recordRef('observation', m.id)} ${m.title}`);
     const [icon, color] = THEME[m.status];
     item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
     item.description = statusText(m, vscode.l10n);
-    item.tooltip = new vscode.MarkdownString(`**#${m.id} ${m.title}**\n\n${STATUS_ICON[m.status]} ${statusText(m, vscode.l10n)}\n\n${m.citations.map((c) => `- \`${c.path}\` ${c.state}${c.movedFrom ? ` (${vscode.l10n.t('moved from {0}', `\`${c.movedFrom}\``)})` : ''}`).join('\n')}`, true);
+    item.tooltip = new vscode.MarkdownString(`**${recordRef('observation', m.id)} ${m.title}**\n\n${STATUS_ICON[m.status]} ${statusText(m, vscode.l10n)}\n\n${m.citations.map((c) => `- \`${c.path}\` ${c.state}${c.movedFrom ? ` (${vscode.l10n.t('moved from {0}', `\`${c.movedFrom}\``)})` : ''}`).join('\n')}`, true);
     item.contextValue = `claudeMem.memory.${m.status}`;
     item.command = { command: 'claudeMem.freshness.open', title: vscode.l10n.t('Open Memory'), arguments: [m] };
     return item;

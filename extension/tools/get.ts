@@ -1,4 +1,5 @@
 // get_memories: full records by id, the last step after search or timeline.
+import { recordRef } from '../../common/contract';
 import { observationText } from '../core/format';
 import { ENGLISH } from '../core/l10n';
 import { obj, ToolInputError, type MemoryTool } from './types';
@@ -37,12 +38,12 @@ export const getTool: MemoryTool<GetInput> = {
     if (!ids.every((x) => typeof x === 'number' && Number.isSafeInteger(x) && x > 0)) throw new ToolInputError("'ids' must hold positive integers");
     return { ids: [...new Set(ids as number[])].slice(0, 20) };
   },
-  invocationMessage: (i, l10n = ENGLISH) => l10n.t('Reading memories {0}', i.ids.map((x) => `#${x}`).join(', ')),
+  invocationMessage: (i, l10n = ENGLISH) => l10n.t('Reading memories {0}', i.ids.map((x) => recordRef('observation', x)).join(', ')),
   async run(i, deps) {
     const found = await deps.api.get(i.ids);
     const missing = i.ids.filter((id) => !found.some((o) => o.id === id));
     const parts = found.map(observationText);
-    if (missing.length) parts.push(`Not found: ${missing.map((x) => `#${x}`).join(', ')}`);
+    if (missing.length) parts.push(`Not found: ${missing.map((x) => recordRef('observation', x)).join(', ')}`);
     return parts.join('\n\n---\n\n') || 'None of these ids exist.';
   },
 };

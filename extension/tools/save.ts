@@ -1,4 +1,5 @@
 // save_memory: keeps something worth remembering, confirmed by the user first.
+import { recordRef } from '../../common/contract';
 import { ENGLISH } from '../core/l10n';
 import { obj, optStr, ToolInputError, type MemoryTool } from './types';
 
@@ -38,6 +39,6 @@ export const saveTool: MemoryTool<SaveInput> = {
   confirmation: (i, l10n = ENGLISH) => ({ title: l10n.t('Save to memory?'), message: `${i.title ? `**${i.title}**\n\n` : ''}${i.text.length > 600 ? `${i.text.slice(0, 600)}…` : i.text}` }),
   async run(i, deps) {
     const r = await deps.api.save(i.text, { title: i.title, project: deps.project() });
-    return r.duplicate ? `Already in memory as #${r.id} (project ${r.project}).` : `Saved to memory as #${r.id} (project ${r.project}).`;
+    return r.duplicate ? `Already in memory as ${recordRef('observation', r.id)} (project ${r.project}).` : `Saved to memory as ${recordRef('observation', r.id)} (project ${r.project}).`;
   },
 };

@@ -1,5 +1,6 @@
-// What the Memory panel does: it asks the host (the transport) and updates the state, then has
-// the views render. Live events and connection changes arrive here too.
+// What the Memory panel does: it asks the host (the transport), updates the state and says what
+// changed (PanelState.changed); the views subscribe to the state. Live events and connection
+// changes arrive here too.
 import {
   parseObservation,
   parseObservationList,
@@ -7,6 +8,7 @@ import {
   parseSearchResponse,
   parseSessionList,
   parseTimelineResponse,
+  recordRef,
   SEARCH_MODES,
   type ConnectionState,
   type Observation,
@@ -19,16 +21,12 @@ import { ECONOMICS_LIMIT, PAGE, SEARCH_PAGE, SESSIONS, type PanelState } from '.
 import type { Timers } from './timers';
 import { ApiError, type Transport } from './transport';
 import { confirmDialog } from './ui/confirm';
-import type { PanelView } from './ui/panel';
 
 function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
 export class PanelActions {
-  /** Set once the views exist (they are built with these actions). */
-  ui!: PanelView;
-
   constructor(
     private readonly s: PanelState,
     private readonly t: Transport,
@@ -39,7 +37,7 @@ export class PanelActions {
     try {
       const r = await this.t.request('projects', {});
       this.s.projects = Array.isArray(r.projects) ? r.projects.filter((p) => p && typeof p.name === 'string') : [];
-      this.ui.renderProjects();
+      this.s.changed({ part: 'projects' });
     } catch {
       /* the list load reports errors */
     }
@@ -48,8 +46,8 @@ export class PanelActions {
   setProject(project: string | undefined): void {
     if (project === this.s.project) return;
     this.s.project = project;
-    this.ui.setDefaultProject(project);
-    this.ui.renderProjects();
+    this.s.changed({ part: 'defaultProject', project });
+    this.s.changed({ part: 'projects' });
     this.closeDetail();
     void this.reload();
     if (this.s.searching()) void this.runSearch();
@@ -59,7 +57,7 @@ export class PanelActions {
   async reload(): Promise<void> {
     const seq = ++this.s.loadSeq;
     if (this.s.load.state !== 'ready') this.s.load = { state: 'loading' };
-    this.ui.renderList();
+    this.s.changed({ part: 'list' });
     try {
       const [obs, sessions, history] = await Promise.all([
         this.t.request('observations', { project: this.s.project, limit: PAGE }),
@@ -79,7 +77,7 @@ export class PanelActions {
       if (seq !== this.s.loadSeq) return;
       this.s.load = { state: 'error', message: messageOf(e) };
     }
-    this.ui.renderList();
+    this.s.changed({ part: 'list' });
     if (this.s.detail && !this.s.feed.observations.has(this.s.detail.id) && this.s.load.state === 'ready') void this.open(this.s.detail.id, false);
   }
 
@@ -90,10 +88,10 @@ export class PanelActions {
       this.s.serverCount += list.length;
       this.s.hasMore = list.length >= PAGE;
       for (const o of list) this.s.feed.addObservation(o);
-      this.ui.renderList();
-      this.ui.announce(l10n.t('{0} more observations loaded', list.length));
+      this.s.changed({ part: 'list' });
+      this.say(l10n.t('{0} more observations loaded', list.length));
     } catch (e) {
-      this.ui.showError(l10n.t('Could not load more: {0}', messageOf(e)));
+      this.sayError(l10n.t('Could not load more: {0}', messageOf(e)));
     }
   }
 
@@ -104,16 +102,16 @@ export class PanelActions {
     if (this.s.searching()) void this.runSearch();
     else {
       this.s.leaveSearch();
-      this.ui.renderList();
+      this.s.changed({ part: 'list' });
     }
   }
 
   setFilters(patch: Partial<Filters>): void {
-    this.ui.renderFilterCount(this.s.patchFilters(patch));
+    this.s.changed({ part: 'filterCount', count: this.s.patchFilters(patch) });
     if (this.s.searching()) void this.runSearch();
     else {
       this.s.leaveSearch();
-      this.ui.renderList();
+      this.s.changed({ part: 'list' });
     }
   }
 
@@ -123,18 +121,18 @@ export class PanelActions {
   }
 
   clearFilters(): void {
-    this.ui.clearFields();
+    this.s.changed({ part: 'fieldsCleared' });
     this.s.query = '';
     this.s.search = undefined;
     this.setFilters({ type: undefined, platform: undefined, concept: undefined, author: undefined, dateStart: undefined, dateEnd: undefined });
-    this.ui.announce(l10n.t('Filters cleared'));
+    this.say(l10n.t('Filters cleared'));
   }
 
   async runSearch(more = false): Promise<void> {
     const seq = ++this.s.searchSeq;
     const previous = this.s.search?.state === 'ready' ? this.s.search.list : undefined;
     if (!previous) this.s.search = { state: 'loading' };
-    this.ui.renderList();
+    this.s.changed({ part: 'list' });
     try {
       const r = await this.t.request('search', {
         query: this.s.query.trim(),
@@ -157,7 +155,7 @@ export class PanelActions {
         list.rows = [...previous.rows, ...list.rows.filter((x) => !seen.has(x.key))];
       }
       this.s.search = { state: 'ready', list };
-      this.ui.announce(list.rows.length === 1 ? l10n.t('{0} result', list.rows.length) : l10n.t('{0} results', list.rows.length));
+      this.say(list.rows.length === 1 ? l10n.t('{0} result', list.rows.length) : l10n.t('{0} results', list.rows.length));
     } catch (e) {
       if (seq !== this.s.searchSeq) return;
       if (e instanceof ApiError && e.routeMissing) {
@@ -168,7 +166,7 @@ export class PanelActions {
         this.s.search = { state: 'error', message: messageOf(e) };
       }
     }
-    this.ui.renderList();
+    this.s.changed({ part: 'list' });
   }
 
   async open(id: number, focus = true): Promise<void> {
@@ -178,8 +176,8 @@ export class PanelActions {
     this.s.detailNote = undefined;
     if (!same) this.s.timeline = { state: 'idle' };
     this.s.detail = this.s.feed.observations.get(id) ?? (this.s.detail?.id === id ? this.s.detail : undefined);
-    this.ui.renderDetail(focus);
-    this.ui.renderList();
+    this.s.changed({ part: 'detail', focus });
+    this.s.changed({ part: 'list' });
     try {
       const o = parseObservation(await this.t.request('observation', { id }));
       if (this.s.selectedId !== id) return;
@@ -189,25 +187,25 @@ export class PanelActions {
       this.s.detail = undefined;
       this.s.detailNote = e instanceof ApiError && e.status === 404 ? l10n.t('This observation no longer exists (it was deleted).') : l10n.t('Could not load observation #{0}: {1}', id, messageOf(e));
     }
-    this.ui.renderDetail(focus && !same);
+    this.s.changed({ part: 'detail', focus: focus && !same });
   }
 
   back(): void {
     const id = this.s.selectedId;
     this.s.view = 'list';
-    this.ui.renderDetail();
-    this.ui.renderList();
-    this.ui.focusRow(id);
+    this.s.changed({ part: 'detail' });
+    this.s.changed({ part: 'list' });
+    this.s.changed({ part: 'rowFocus', id });
   }
 
   closeDetail(): void {
     this.s.closeDetail();
-    this.ui.renderDetail();
+    this.s.changed({ part: 'detail' });
   }
 
   async loadTimeline(id: number): Promise<void> {
     this.s.timeline = { state: 'loading' };
-    this.ui.renderDetail();
+    this.s.changed({ part: 'detail' });
     try {
       const r = await this.t.request('timeline', { anchor: String(id), depthBefore: 6, depthAfter: 6, project: this.s.detail?.project });
       if (this.s.selectedId !== id) return;
@@ -222,39 +220,36 @@ export class PanelActions {
             : l10n.t('Could not load the timeline: {0}', messageOf(e)),
       };
     }
-    this.ui.renderDetail();
-    this.ui.announce(this.s.timeline.state === 'ready' ? l10n.t('Timeline: {0} entries', this.s.timeline.list.rows.length) : l10n.t('Timeline unavailable'));
+    this.s.changed({ part: 'detail' });
+    this.say(this.s.timeline.state === 'ready' ? l10n.t('Timeline: {0} entries', this.s.timeline.list.rows.length) : l10n.t('Timeline unavailable'));
   }
 
   async remove(id: number): Promise<void> {
     const o = this.s.feed.observations.get(id) ?? (this.s.detail?.id === id ? this.s.detail : undefined);
     const ok = await confirmDialog({
       title: l10n.t('Delete this observation?'),
-      message: l10n.t('“{0}” will be removed from memory for good, in every window.', o?.title ?? `#${id}`),
+      message: l10n.t('“{0}” will be removed from memory for good, in every window.', o?.title ?? recordRef('observation', id)),
       confirmLabel: l10n.t('Delete'),
     });
     if (!ok) return;
-    const index = this.ui.rowIndex(id);
     try {
       await this.t.request('deleteObservation', { id });
       this.removedObservation(id);
-      this.ui.renderList();
-      this.ui.refocusRow(index);
-      this.ui.announce(l10n.t('Observation #{0} deleted', id));
+      this.s.changed({ part: 'list', refocusFor: id });
+      this.say(l10n.t('Observation #{0} deleted', id));
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) this.removedObservation(id);
-      else this.ui.showError(l10n.t('Could not delete observation #{0}: {1}', id, messageOf(e)));
+      else this.sayError(l10n.t('Could not delete observation #{0}: {1}', id, messageOf(e)));
     }
   }
 
   removedObservation(id: number): void {
     this.s.dropObservation(id);
     if (this.s.selectedId === id) {
-      const wasFocusedInDetail = this.ui.detailHasFocus();
-      this.closeDetail();
-      if (wasFocusedInDetail) this.ui.focusQuery();
-    } else this.ui.renderDetail();
-    this.ui.scheduleRender();
+      this.s.closeDetail();
+      this.s.changed({ part: 'detail', queryIfFocused: true });
+    } else this.s.changed({ part: 'detail' });
+    this.s.changed({ part: 'listSoon' });
     this.scheduleStatus();
   }
 
@@ -273,11 +268,11 @@ export class PanelActions {
       await this.t.request('forgetSession', { id: g.sessionId });
       this.s.feed.removeSession(g.sessionId);
       if (this.s.detail?.sessionId === g.sessionId) this.closeDetail();
-      this.ui.renderList();
-      this.ui.announce(l10n.t('Session #{0} forgotten', g.sessionId));
+      this.s.changed({ part: 'list' });
+      this.say(l10n.t('Session #{0} forgotten', g.sessionId));
       void this.loadProjects();
     } catch (e) {
-      this.ui.showError(l10n.t('Could not forget session #{0}: {1}', g.sessionId, messageOf(e)));
+      this.sayError(l10n.t('Could not forget session #{0}: {1}', g.sessionId, messageOf(e)));
     }
   }
 
@@ -296,12 +291,12 @@ export class PanelActions {
     try {
       await this.t.request('forgetProject', { name });
       this.s.feed.removeProject(name);
-      this.ui.announce(l10n.t('Project {0} forgotten', name));
+      this.say(l10n.t('Project {0} forgotten', name));
       this.s.projects = this.s.projects.filter((p) => p.name !== name);
       this.setProject(undefined);
       void this.loadProjects();
     } catch (e) {
-      this.ui.showError(l10n.t('Could not forget project {0}: {1}', name, messageOf(e)));
+      this.sayError(l10n.t('Could not forget project {0}: {1}', name, messageOf(e)));
     }
   }
 
@@ -310,7 +305,7 @@ export class PanelActions {
     if (!r.duplicate) this.queueHydrate(r.id);
     void this.loadProjects();
     const msg = r.duplicate ? l10n.t('Already remembered as #{0} in {1}.', r.id, r.project) : l10n.t('Saved as #{0} in {1}.', r.id, r.project);
-    this.ui.announce(msg);
+    this.say(msg);
     return msg;
   }
 
@@ -325,7 +320,7 @@ export class PanelActions {
     if (eff.status) this.scheduleStatus();
     if (eff.projects) this.timers.debounce('projects', 500, () => void this.loadProjects());
     else if (e.event === 'new_observation' || e.event === 'observation_deleted') this.timers.debounce('projects', 2000, () => void this.loadProjects()); // counts
-    if (eff.changed) this.ui.scheduleRender();
+    if (eff.changed) this.s.changed({ part: 'listSoon' });
     if (e.event === 'new_observation' && this.s.searching()) this.timers.debounce('research', 1000, () => void this.runSearch());
     // A memory went stale, was confirmed or retired: the marks shown are out of date.
     if (e.event === 'memory_freshness') this.timers.debounce('freshness', 500, () => void this.refreshMarks());
@@ -342,10 +337,10 @@ export class PanelActions {
     if (sessionId === undefined && this.s.search?.state === 'ready') this.s.search.list.rows = this.s.search.list.rows.filter((r) => r.project !== project);
     if (gone(this.s.detail)) {
       this.closeDetail();
-      this.ui.scheduleRender();
+      this.s.changed({ part: 'listSoon' });
     }
-    if (sessionId === undefined && this.s.project === project) this.ui.announce(l10n.t('Project {0} was forgotten', project));
-    this.ui.scheduleRender();
+    if (sessionId === undefined && this.s.project === project) this.say(l10n.t('Project {0} was forgotten', project));
+    this.s.changed({ part: 'listSoon' });
   }
 
   queueHydrate(id: number): void {
@@ -375,8 +370,8 @@ export class PanelActions {
       }
     }
     if (added) {
-      this.ui.renderList();
-      this.ui.announce(added === 1 ? l10n.t('New observation: {0}', list[0].title) : l10n.t('{0} new observations', added));
+      this.s.changed({ part: 'list' });
+      this.say(added === 1 ? l10n.t('New observation: {0}', list[0].title) : l10n.t('{0} new observations', added));
     }
   }
 
@@ -385,14 +380,14 @@ export class PanelActions {
     this.s.connection = state;
     this.s.connectionDetail = detail;
     this.s.statusData.connection = state;
-    this.ui.renderHeader();
+    this.s.changed({ part: 'header' });
     // Events may have been missed while disconnected: catch up.
     if (state === 'connected' && (prev === 'disconnected' || prev === 'no-worker')) {
       void this.reload();
       void this.loadProjects();
     }
-    if (state === 'no-worker' || prev === 'no-worker') this.ui.renderList();
-    if (this.s.statusVisible) this.ui.renderStatus();
+    if (state === 'no-worker' || prev === 'no-worker') this.s.changed({ part: 'list' });
+    if (this.s.statusVisible) this.s.changed({ part: 'status' });
   }
 
   scheduleStatus(): void {
@@ -401,7 +396,7 @@ export class PanelActions {
 
   async refreshStatus(): Promise<void> {
     this.s.statusData = { ...this.s.statusData, loading: true, project: this.s.project };
-    this.ui.renderStatus();
+    this.s.changed({ part: 'status' });
     const [health, stats, queue, obs, agent, search] = await Promise.allSettled([
       this.t.request('health', {}),
       this.t.request('stats', {}),
@@ -427,27 +422,35 @@ export class PanelActions {
       economicsPartial: list ? list.length >= ECONOMICS_LIMIT : this.s.statusData.economicsPartial,
       error: errors.length ? l10n.t('Some figures could not be loaded: {0}', [...new Set(errors)].join('; ')) : undefined,
     };
-    this.ui.renderStatus();
+    this.s.changed({ part: 'status' });
   }
 
   async retryDead(): Promise<void> {
     try {
       const r = await this.t.request('retryQueue', {});
-      this.ui.announce(r.retried === 1 ? l10n.t('{0} failed job queued again', r.retried) : l10n.t('{0} failed jobs queued again', r.retried));
+      this.say(r.retried === 1 ? l10n.t('{0} failed job queued again', r.retried) : l10n.t('{0} failed jobs queued again', r.retried));
       void this.refreshStatus();
     } catch (e) {
-      this.ui.showError(l10n.t('Could not retry the failed jobs: {0}', messageOf(e)));
+      this.sayError(l10n.t('Could not retry the failed jobs: {0}', messageOf(e)));
     }
   }
 
   async resumeProvider(): Promise<void> {
     try {
       await this.t.request('resumeProvider', {});
-      this.ui.announce(l10n.t('Compression provider resumed'));
+      this.say(l10n.t('Compression provider resumed'));
       void this.refreshStatus();
     } catch (e) {
-      this.ui.showError(l10n.t('Could not resume the provider: {0}', messageOf(e)));
+      this.sayError(l10n.t('Could not resume the provider: {0}', messageOf(e)));
     }
+  }
+
+  private say(text: string): void {
+    this.s.changed({ part: 'say', text });
+  }
+
+  private sayError(text: string): void {
+    this.s.changed({ part: 'say', text, error: true });
   }
 
   toggleCapture(): void {

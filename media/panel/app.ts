@@ -1,7 +1,7 @@
 // The Memory panel app: one codebase for the VS Code webview and the browser viewer. A thin
 // composition: the state (state.ts), what the panel does (actions.ts: it asks the transport, which
 // does the talking, and reacts to the live event stream) and the views (ui/panel.ts and the parts
-// under ui/).
+// under ui/), which subscribe to the state: the actions never call a view.
 import { PanelActions } from './actions';
 import { PanelState } from './state';
 import { Timers } from './timers';
@@ -20,7 +20,6 @@ export class App {
   ) {
     this.actions = new PanelActions(this.state, t, this.timers);
     this.view = new PanelView(this.state, this.actions, this.timers, t.host, root);
-    this.actions.ui = this.view;
   }
 
   async start(): Promise<void> {
@@ -31,13 +30,13 @@ export class App {
       connection: (s, d) => actions.onConnection(s, d),
       capture: (paused) => {
         state.capturePaused = paused;
-        view.renderHeader();
+        state.changed({ part: 'header' });
       },
     });
     state.project = state.info.project;
     state.capturePaused = state.info.capturePaused;
-    view.setDefaultProject(state.project);
-    view.renderHeader();
+    state.changed({ part: 'defaultProject', project: state.project });
+    state.changed({ part: 'header' });
     this.root.removeAttribute('aria-busy');
     await Promise.all([actions.loadProjects(), actions.reload()]);
   }

@@ -1,6 +1,7 @@
 // The Memory panel's state and its pure transitions: which project, words and filters, what the
 // list and the detail show, the connection, the status figures. No DOM and no transport: actions.ts
-// changes it after talking to the host, the views (ui/) read it.
+// changes it after talking to the host and says what changed (`changed`); the views (ui/panel.ts)
+// subscribe, read it and draw.
 import type { ConnectionState, Observation, ProjectInfo, SearchMode } from '../../common/contract';
 import { FeedState, filtersActive, type Filters, type RowList } from './model';
 import type { HostInfo } from './transport';
@@ -19,7 +20,21 @@ export type SearchState = { state: 'loading' } | { state: 'ready'; list: RowList
 export type LoadState = { state: 'loading' } | { state: 'ready' } | { state: 'error'; message: string };
 export type TimelineState = { state: 'idle' } | { state: 'loading' } | { state: 'error'; message: string } | { state: 'ready'; list: RowList };
 
+/** What a view is told after the state changed: a part to draw again, or a message for the person. */
+export type StateChange =
+  | { part: 'header' | 'projects' | 'listSoon' | 'status' | 'fieldsCleared' }
+  /** refocusFor: a row was removed; the keyboard stays where that row was. */
+  | { part: 'list'; refocusFor?: number }
+  /** queryIfFocused: the detail closed under the keyboard; it goes to the search field. */
+  | { part: 'detail'; focus?: boolean; queryIfFocused?: boolean }
+  | { part: 'defaultProject'; project: string | undefined }
+  | { part: 'filterCount'; count: number }
+  /** Back in the list: the keyboard goes to this observation's row. */
+  | { part: 'rowFocus'; id: number | undefined }
+  | { part: 'say'; text: string; error?: true };
+
 export class PanelState {
+  private readonly listeners: ((c: StateChange) => void)[] = [];
   readonly feed = new FeedState();
   info: HostInfo = { capabilities: { openFiles: false, pauseCapture: false } };
   project: string | undefined;
@@ -52,6 +67,16 @@ export class PanelState {
   readonly hydrate = new Set<number>();
   statusData: StatusData = { connection: 'connecting', loading: false };
   statusVisible = false;
+
+  /** Calls `fn` with every change from now on. */
+  subscribe(fn: (c: StateChange) => void): void {
+    this.listeners.push(fn);
+  }
+
+  /** Tells the subscribers what changed. */
+  changed(c: StateChange): void {
+    for (const fn of this.listeners) fn(c);
+  }
 
   /** Words or filters go to the worker's search route (over all memory, not only what is loaded). */
   searching(): boolean {

@@ -9,7 +9,7 @@ import { contextOptions } from '../../worker/context/options';
 import { estimateTokens } from '../../worker/hash';
 import { nullLogger } from '../../common/node/log';
 import { stripPrivate } from '../../common/privacy';
-import { DEFAULT_CONTEXT_SETTINGS, type ContextSettings } from '../../worker/search/settings';
+import { DEFAULT_CONTEXT_SETTINGS, type ContextSettings } from '../../worker/context/settings';
 import { insertObservation } from '../../worker/store/repos/observations';
 import { ensureSession } from '../../worker/store/repos/sessions';
 import { insertSummary } from '../../worker/store/repos/summaries';

@@ -5,9 +5,9 @@ import { it } from 'node:test';
 import { LocalCompressor } from '../../worker/compression/compressor';
 import { DEFAULT_SETTINGS } from '../../common/node/config';
 import { EventBus } from '../../worker/events';
-import { Lifecycle } from '../../worker/lifecycle';
 import { nullLogger } from '../../common/node/log';
 import { Processor } from '../../worker/queue/processor';
+import { observe } from '../../worker/server/routes/observe';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
 import { tempDir } from '../helpers/worker';
@@ -17,10 +17,10 @@ it('200 sessions x 2 tool uses: every job compressed, with a handful of queue sc
   await migrate(store);
   const events = new EventBus();
   const processor = new Processor(store, events, nullLogger, new LocalCompressor());
-  const lifecycle = new Lifecycle(store, DEFAULT_SETTINGS, events, () => undefined);
+  const deps = { store, events, settings: DEFAULT_SETTINGS, recordCitations: true, onQueued: () => undefined };
   const posts = [];
   for (let s = 0; s < 200; s++) {
-    for (let n = 0; n < 2; n++) posts.push(lifecycle.observe({ contentSessionId: `s${s}`, project: 'p', tool_name: 'Read', tool_input: { file_path: `f${s}-${n}.ts` }, tool_response: 'x' }));
+    for (let n = 0; n < 2; n++) posts.push(observe(deps, { contentSessionId: `s${s}`, project: 'p', tool_name: 'Read', tool_input: { file_path: `f${s}-${n}.ts` }, tool_response: 'x' }));
   }
   await Promise.all(posts);
   processor.kick();

@@ -7,6 +7,7 @@
 // economics, and a footer on fetching more. The output never exceeds opts.tokenBudget estimated
 // tokens (characters / 4): rows are chosen newest first while they fit, and a final check drops
 // more (and at the very last cuts the text) if anything still overflows.
+import { recordRef } from '../../common/contract/refs';
 import { branchNote, branchRank, splitForContext, type ContextFreshness } from '../freshness/context';
 import type { Freshness } from '../freshness/state';
 import { estimateTokens } from '../hash';
@@ -328,7 +329,7 @@ function renderOnce(ctx: RenderContext, sel: Selection, readTokens: number): str
   if (sel.latest) out.push(summaryBlock(sel.latest, ctx, new Set([...sel.decisions, ...sel.open].map((k) => k.summaryId))).trimEnd());
   if (sel.stale && sel.stale.length > 0) {
     out.push('', '## May be stale: a file these cite changed since; check before relying on them');
-    for (const s of sel.stale) out.push(`#${s.row.id} ${iconOf(s.row.type)} ${clean(s.row.title, 120)} (${clean(s.reason, 160)})`);
+    for (const s of sel.stale) out.push(`${recordRef('observation', s.row.id)} ${iconOf(s.row.type)} ${clean(s.row.title, 120)} (${clean(s.reason, 160)})`);
   }
   if (sel.economics) {
     const work = shown.reduce((n, e) => n + e.row.work_tokens, 0) + (sel.latest?.work_tokens ?? 0);
@@ -362,15 +363,15 @@ function rowLine(e: Entry, ctx: RenderContext): string {
     const other = [...new Set(g.filter((r) => !r.title.startsWith('Read ')).map((r) => r.title.replace(/^Searched for /, '')))];
     const parts = [...(read.length ? [`read ${read.join(', ')}`] : []), ...(other.length ? [`searched for ${other.join(', ')}`] : [])];
     const tokens = g.reduce((n, r) => n + r.read_tokens, 0);
-    return `#${g[0].id}–#${g[g.length - 1].id} ${timeOf(g[0].created_at)} ${iconOf('discovery')} ${clean(`Looked around: ${parts.join('; ')}`, 200)} (~${tokens}t)`;
+    return `${recordRef('observation', g[0].id)}–${recordRef('observation', g[g.length - 1].id)} ${timeOf(g[0].created_at)} ${iconOf('discovery')} ${clean(`Looked around: ${parts.join('; ')}`, 200)} (~${tokens}t)`;
   }
   if (e.kind === 'o') {
     const r = e.row;
-    return `#${r.id} ${timeOf(r.created_at)} ${iconOf(r.type)} ${clean(r.title, 140)}${r.team_by ? ` [${clean(r.team_by, 60)}]` : ''} (~${r.read_tokens}t)${branchNote(ctx.info, r.id)}`;
+    return `${recordRef('observation', r.id)} ${timeOf(r.created_at)} ${iconOf(r.type)} ${clean(r.title, 140)}${r.team_by ? ` [${clean(r.team_by, 60)}]` : ''} (~${r.read_tokens}t)${branchNote(ctx.info, r.id)}`;
   }
   const s = e.row;
   void ctx;
-  return `S${s.id} ${timeOf(s.created_at)} ${iconOf('summary')} ${clean(s.request || s.completed || s.learned || 'session summary', 140)} (~${s.read_tokens}t)`;
+  return `${recordRef('summary', s.id)} ${timeOf(s.created_at)} ${iconOf('summary')} ${clean(s.request || s.completed || s.learned || 'session summary', 140)} (~${s.read_tokens}t)`;
 }
 
 function details(r: ObsRow, ctx: RenderContext): string {

@@ -1,8 +1,8 @@
 // Options of one context injection: settings.json's "context" object, overridden per request by
 // query parameters (budget, observations, sessions, full, types, concepts). Out-of-range numbers
-// in a request are a 400; in settings they are clamped (see search/settings.ts).
+// in a request are a 400; in settings they are clamped (settings.ts).
 import { BadRequest, intParam } from '../../common/contract';
-import { CONTEXT_BOUNDS, type ContextSettings } from '../search/settings';
+import { CONTEXT_BOUNDS, type ContextSettings } from './settings';
 
 /** excludeTeammates: leave out records pulled from teammates (team.injectTeammates false, docs/team.md). */
 export type ContextOptions = ContextSettings & { excludeTeammates?: boolean };

@@ -1,8 +1,8 @@
-// Search and context settings: the "search" and "context" objects of <dataDir>/settings.json,
-// then a few environment overrides. Unknown keys and values of the wrong type are ignored
-// (the default stays), so a typo never stops the worker. See docs/search.md.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+// Search settings: the "search" object of <dataDir>/settings.json, then a few environment
+// overrides. Unknown keys and values of the wrong type are ignored (the default stays), so a typo
+// never stops the worker. See docs/search.md. The "context" object is context/settings.ts's.
+import { readSettingsFile } from '../../common/node/settingsFile';
+import { readContextSettings, type ContextSettings } from '../context/settings';
 
 export type EmbeddingsProvider = 'local' | 'remote' | 'off';
 export type VectorBackend = 'auto' | 'vectra' | 'scan';
@@ -74,23 +74,6 @@ export interface SearchSettings {
   keywordWarmTerms: number;
 }
 
-export interface ContextSettings {
-  /** At most this many observations in the index. */
-  observations: number;
-  /** Taken from the project's newest this many sessions. */
-  sessions: number;
-  /** Observation types to show; empty = all. */
-  types: string[];
-  /** Only observations carrying one of these concepts; empty = all. */
-  concepts: string[];
-  /** The newest this many observations are shown in full (narrative and facts). */
-  fullCount: number;
-  /** Hard cap on the output, in estimated tokens (characters / 4). */
-  tokenBudget: number;
-  /** A full observation's narrative is cut to this many characters. */
-  fullNarrativeChars: number;
-}
-
 export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   embeddings: 'local',
   remoteUrl: '',
@@ -128,16 +111,6 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   keywordWarmTerms: 128,
 };
 
-export const DEFAULT_CONTEXT_SETTINGS: ContextSettings = {
-  observations: 50,
-  sessions: 10,
-  types: [],
-  concepts: [],
-  fullCount: 5,
-  tokenBudget: 3000,
-  fullNarrativeChars: 600,
-};
-
 /** Bounds for numbers; a value outside is clamped. */
 const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   remoteDims: [0, 8192],
@@ -167,14 +140,6 @@ const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   densityPool: [10, 1000],
   embedderIdleMs: [1000, 24 * 3600_000],
   keywordWarmTerms: [0, 100_000],
-};
-
-export const CONTEXT_BOUNDS: Record<'observations' | 'sessions' | 'fullCount' | 'tokenBudget' | 'fullNarrativeChars', [number, number]> = {
-  observations: [0, 500],
-  sessions: [1, 1000],
-  fullCount: [0, 50],
-  tokenBudget: [100, 100_000],
-  fullNarrativeChars: [0, 10_000],
 };
 
 const ENUMS: Partial<Record<keyof SearchSettings, readonly string[]>> = {
@@ -215,17 +180,10 @@ export interface SearchConfig {
 }
 
 export function readSearchConfig(dataDir: string | undefined, env: NodeJS.ProcessEnv = process.env): SearchConfig {
-  let raw: Record<string, unknown> = {};
-  if (dataDir) {
-    try {
-      const parsed: unknown = JSON.parse(fs.readFileSync(path.join(dataDir, 'settings.json'), 'utf8'));
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) raw = parsed as Record<string, unknown>;
-    } catch {
-      /* missing or malformed: config.ts already reports a malformed file */
-    }
-  }
+  // Missing or malformed: the defaults (config.ts reports a malformed file).
+  const raw = dataDir ? readSettingsFile(dataDir).raw : {};
   const search = merge(DEFAULT_SEARCH_SETTINGS, raw.search, SEARCH_BOUNDS, ENUMS);
-  const context = merge(DEFAULT_CONTEXT_SETTINGS, raw.context, CONTEXT_BOUNDS);
+  const context = readContextSettings(raw.context);
   const e = env.CLAUDE_MEM_EMBEDDINGS;
   if (e === 'local' || e === 'remote' || e === 'off') search.embeddings = e;
   if (env.CLAUDE_MEM_EMBEDDINGS_URL) {

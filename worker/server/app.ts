@@ -6,6 +6,7 @@ import { errorResponse, setBodyCap } from './http';
 import { forgetProject, observationRoutes } from './routes/observations';
 import { dotProjectName, isPlainPath } from '../../common/requestPath';
 import type { IncomingMessage } from 'node:http';
+import { observeRoute } from './routes/observe';
 import { sessionRoutes } from './routes/sessions';
 import { statusRoutes } from './routes/status';
 import { streamRoutes } from './routes/stream';
@@ -53,6 +54,7 @@ export function createApp(ctx: AppContext, extraRoutes: RouteGroup[] = []): Hono
 
   statusRoutes(app, ctx);
   sessionRoutes(app, ctx);
+  observeRoute(app, ctx);
   observationRoutes(app, ctx);
   transferRoutes(app, ctx);
   streamRoutes(app, ctx);

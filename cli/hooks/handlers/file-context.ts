@@ -8,6 +8,7 @@
 // unchanged is fresh whatever its modification time.
 import { statSync, type Stats } from 'node:fs';
 import { isAbsolute, relative, resolve as resolvePath } from 'node:path';
+import { recordRef } from '../../../common/contract/refs';
 import { parseFileHistory } from '../../../common/contract/replies';
 import { isReadTool, toolFiles } from '../../../common/toolKinds';
 import { projectFromCwd } from '../../../common/node/project';
@@ -79,7 +80,7 @@ export function formatFileHistory(displayPath: string, rows: FileHistoryRow[], m
   const lines = [
     '<claude-mem-context>',
     `Memory has ${count} about ${displayPath} (${more ? `the newest ${shown.length}, ` : ''}oldest first). The Read result is the file as it is now; these are history.`,
-    ...shown.map((r) => `- #${r.id} ${stamp(r.epoch)} [${r.type}] ${r.title}${r.action ? ` (${r.action})` : ''}${mark(r)}`.replace(/ {2,}/g, ' ')),
+    ...shown.map((r) => `- ${recordRef('observation', r.id)} ${stamp(r.epoch)} [${r.type}] ${r.title}${r.action ? ` (${r.action})` : ''}${mark(r)}`.replace(/ {2,}/g, ' ')),
   ];
   if (rows.length > shown.length) lines.push(`- …and ${rows.length - shown.length} older`);
   else if (more) lines.push('- …and older ones (search_memory with the file name finds them)');

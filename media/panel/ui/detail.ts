@@ -1,6 +1,6 @@
 // One observation in full: facts, narrative, concepts, files (links that open in the editor when
 // the host can), tokens, and the timeline around it.
-import type { Observation } from '../../../common/contract';
+import { recordRef, type Observation } from '../../../common/contract';
 import { formatCount, fullTime, h, icon, relativeTime, typeIcon, typeLabel } from '../dom';
 import { l10n } from '../l10n';
 import { observationStale, readTokens, type StaleMark } from '../model';
@@ -78,7 +78,7 @@ export function renderDetail(o: Observation, opts: DetailOptions, cb: DetailCall
       'div',
       { class: 'chips', 'aria-label': l10n.t('Kind') },
       h('span', { class: 'badge' }, typeLabel(o.type)),
-      h('span', { class: 'badge' }, `#${o.id}`),
+      h('span', { class: 'badge' }, recordRef('observation', o.id)),
       o.source ? h('span', { class: 'badge' }, o.source) : null,
     ),
     o.narrative ? [h('h3', null, l10n.t('Narrative')), h('p', { class: 'narrative' }, o.narrative)] : null,

@@ -1,12 +1,13 @@
 // The Memory panel's views: the page (header, project picker, tabs, search and filter controls)
-// built once, then the parts re-rendered from the state (header, projects, list, detail, status).
-// What the user does goes to the actions; nothing here talks to the host.
+// built once, then the parts re-rendered from the state (header, projects, list, detail, status)
+// when it says they changed (it subscribes to PanelState). What the user does goes to the actions;
+// nothing here talks to the host.
 import { OBSERVATION_TYPES, SEARCH_MODES, type ConnectionState } from '../../../common/contract';
 import type { PanelActions } from '../actions';
 import { formatCount, h, icon, modeLabel, typeLabel } from '../dom';
 import { l10n } from '../l10n';
 import { PLATFORM_LABELS } from '../model';
-import type { PanelState } from '../state';
+import type { PanelState, StateChange } from '../state';
 import type { Timers } from '../timers';
 import { renderDetail } from './detail';
 import { renderList } from './feed';
@@ -61,7 +62,45 @@ export class PanelView {
     private readonly timers: Timers,
     private readonly host: 'webview' | 'browser',
     private readonly root: HTMLElement,
-  ) {}
+  ) {
+    s.subscribe((c) => this.apply(c));
+  }
+
+  /** Draws what the state says changed. */
+  private apply(c: StateChange): void {
+    switch (c.part) {
+      case 'header':
+        return this.renderHeader();
+      case 'projects':
+        return this.renderProjects();
+      case 'listSoon':
+        return this.scheduleRender();
+      case 'status':
+        return this.renderStatus();
+      case 'fieldsCleared':
+        return this.clearFields();
+      case 'list': {
+        const index = c.refocusFor === undefined ? -1 : this.rowIndex(c.refocusFor);
+        this.renderList();
+        if (c.refocusFor !== undefined) this.refocusRow(index);
+        return;
+      }
+      case 'detail': {
+        const held = c.queryIfFocused === true && this.detailHasFocus();
+        this.renderDetail(c.focus);
+        if (held) this.focusQuery();
+        return;
+      }
+      case 'defaultProject':
+        return this.setDefaultProject(c.project);
+      case 'filterCount':
+        return this.renderFilterCount(c.count);
+      case 'rowFocus':
+        return this.focusRow(c.id);
+      case 'say':
+        return c.error ? this.showError(c.text) : this.announce(c.text);
+    }
+  }
 
   build(): void {
     const e = this.el;

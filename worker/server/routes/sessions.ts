@@ -1,4 +1,5 @@
-// Hook endpoints: init (UserPromptSubmit), observations (PostToolUse), summarize (Stop), complete (SessionEnd).
+// Hook endpoints: init (UserPromptSubmit), summarize (Stop), complete (SessionEnd); a tool use
+// (PostToolUse, POST /api/sessions/observations) is observe.ts's.
 import type { Hono } from 'hono';
 import { intParam, type CompleteResponse, type InitReply, type QueuedOrSkipped, type SessionListResponse } from '../../../common/contract';
 import { listSessions, toSessionInfo } from '../../store/repos/sessions';
@@ -7,10 +8,6 @@ import { jsonBody } from '../http';
 
 export function sessionRoutes(app: Hono, ctx: AppContext): void {
   app.post('/api/sessions/init', async (c) => c.json((await ctx.lifecycle.init(await jsonBody(c))) satisfies InitReply));
-  app.post('/api/sessions/observations', async (c) => {
-    const r: QueuedOrSkipped = await ctx.lifecycle.observe(await jsonBody(c));
-    return c.json(r, 'queued' in r ? 202 : 200);
-  });
   app.post('/api/sessions/summarize', async (c) => {
     const r: QueuedOrSkipped = await ctx.lifecycle.summarize(await jsonBody(c));
     return c.json(r, 'queued' in r ? 202 : 200);

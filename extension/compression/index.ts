@@ -1,12 +1,13 @@
-// The model bridge: the worker compresses with a model of this window (vscode.lm through the
-// CompressionServer, lmProvider.ts) or with the user's Anthropic key, which this feature reads from
-// secret storage and hands to the worker.
+// This window's part in compression: the worker compresses with a model of this window (the
+// `vscode` provider: vscode.lm through the CompressionServer, vscodeProvider.ts) or with the user's
+// Anthropic key (the `anthropic` provider), which this feature reads from secret storage and hands
+// to the worker.
 import { CompressionServer } from '../core/compressionServer';
 import { SECTION } from '../core/settings';
-import { vscodeLmPort } from '../lmProvider';
+import { vscodeLmPort } from './vscodeProvider';
 import { API_KEY_SECRET, type Session, type WindowState } from '../session';
 
-export interface ModelBridge {
+export interface WindowCompression {
   compression: CompressionServer;
   /** Hands the Anthropic key (or null: forget it) to the running worker; false when it could not. */
   sendApiKey(key: string | null): Promise<boolean>;
@@ -14,7 +15,7 @@ export interface ModelBridge {
   loadApiKey(): Promise<void>;
 }
 
-export function startModelBridge(w: WindowState, s: Session): ModelBridge {
+export function startCompression(w: WindowState, s: Session): WindowCompression {
   const { supervisor } = s;
   const { log } = w;
 

@@ -1,8 +1,8 @@
 // The window's language model as the worker's `vscode` compression provider: vscode.lm for the
 // calls, CompressionServer (core/compressionServer.ts) for the protocol.
 import * as vscode from 'vscode';
-import type { AgentErrorKind } from '../common/contract';
-import type { LmOutcome, LmPort } from './core/compressionServer';
+import type { AgentErrorKind } from '../../common/contract';
+import type { LmOutcome, LmPort } from '../core/compressionServer';
 
 function kindOf(e: unknown): AgentErrorKind {
   if (e instanceof vscode.LanguageModelError) {
