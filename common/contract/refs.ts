@@ -11,7 +11,7 @@ export function recordRef(kind: SearchKind | (string & {}), id: number | string)
 }
 
 /** The same record as a route spells it (`SearchRow.ref`, a timeline anchor): `123`, `S12`, `P7`. */
-export function routeRef(kind: SearchKind, id: number | string): string {
+export function routeRef(kind: SearchKind | (string & {}), id: number | string): string {
   return kind === 'observation' ? String(id) : recordRef(kind, id);
 }
 

@@ -2,7 +2,7 @@
 // commands from the worker, and answers free questions with the user's chat model over retrieved
 // memories, citing observation ids. The vscode adapter (participant.ts) supplies the model and the
 // response stream through the small ports below. No vscode import.
-import type { Observation } from '../../common/contract';
+import { routeRef, type Observation } from '../../common/contract';
 import { citedIds, escapeMd, hitsMarkdown, observationText, ref } from '../core/format';
 import { ENGLISH, type L10n } from '../core/l10n';
 import type { MemoryApi, SearchHit } from '../core/memoryApi';
@@ -98,16 +98,16 @@ export async function handleChat(req: ChatTurnRequest, model: ChatModelPort | un
       case 'timeline': {
         let anchor = query.replace(/^#/, '');
         if (!anchor) {
-          say(l10n.t('Usage: `@memory /timeline <id | S<summary id> | ISO time | keywords>`.'));
+          say(l10n.t('Usage: `@memory /timeline <id | S<summary id> | P<prompt id> | ISO time | keywords>`.'));
           return done([]);
         }
-        if (!/^(\d+|S\d+|\d{4}-\d{2}-\d{2}.*)$/i.test(anchor)) {
+        if (!/^(\d+|[SP]\d+|\d{4}-\d{2}-\d{2}.*)$/i.test(anchor)) {
           const s = await deps.api.search(anchor, { project, limit: 1 });
           if (!s.hits[0]) {
             say(l10n.t('No memory matches **{0}**, so there is nothing to center a timeline on.', escapeMd(query)));
             return done([]);
           }
-          anchor = s.hits[0].kind === 'summary' ? `S${s.hits[0].id}` : String(s.hits[0].id);
+          anchor = routeRef(s.hits[0].kind, s.hits[0].id);
         }
         out.progress(l10n.t('Reading the timeline around {0}…', anchor));
         const r = await deps.api.timeline(anchor, { project });

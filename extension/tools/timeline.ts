@@ -1,4 +1,5 @@
 // get_memory_timeline: what happened around one observation, summary or moment.
+import { routeRef } from '../../common/contract';
 import { hitsText } from '../core/format';
 import { ENGLISH } from '../core/l10n';
 import { obj, optInt, optStr, ToolInputError, type MemoryTool } from './types';
@@ -47,7 +48,7 @@ export const timelineTool: MemoryTool<TimelineInput> = {
       const s = await deps.api.search(i.query, { project: deps.project(), limit: 1 });
       const top = s.hits[0];
       if (!top) return `No memory matches "${i.query}", so there is no anchor for a timeline.`;
-      anchor = top.kind === 'summary' ? `S${top.id}` : String(top.id);
+      anchor = routeRef(top.kind, top.id);
     }
     const r = await deps.api.timeline(anchor as string, { project: deps.project(), before: i.before, after: i.after });
     if (r.hits.length === 0) return `Nothing recorded around ${anchor}.`;
