@@ -5,7 +5,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 export type EmbeddingsProvider = 'local' | 'remote' | 'off';
-export type VectorBackend = 'auto' | 'vectra' | 'scan';
 
 export interface SearchSettings {
   /** local: the shipped sentence encoder in a worker thread; remote: an OpenAI-compatible endpoint; off: keyword only. */
@@ -17,9 +16,6 @@ export interface SearchSettings {
   remoteDims: number;
   /** A model folder (embed/folder.ts) used instead of the bundled encoder when embeddings is "local"; empty = bundled. */
   localModelDir: string;
-  /** auto: a project's vectra index while it holds at most vectraMaxItems vectors, else the int8 scan. */
-  vectorBackend: VectorBackend;
-  vectraMaxItems: number;
   /** Records embedded per batch by the background indexer. */
   indexBatchSize: number;
   /** Query embeddings kept (LRU). */
@@ -98,8 +94,6 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   remoteApiKey: '',
   remoteDims: 0,
   localModelDir: '',
-  vectorBackend: 'auto',
-  vectraMaxItems: 2000,
   indexBatchSize: 16,
   queryCacheSize: 256,
   keywordRankCap: 0,
@@ -141,7 +135,6 @@ export const DEFAULT_CONTEXT_SETTINGS: ContextSettings = {
 /** Bounds for numbers; a value outside is clamped. */
 const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   remoteDims: [0, 8192],
-  vectraMaxItems: [0, 1_000_000],
   indexBatchSize: [1, 256],
   queryCacheSize: [0, 100_000],
   keywordRankCap: [0, 1_000_000],
@@ -179,7 +172,6 @@ export const CONTEXT_BOUNDS: Record<'observations' | 'sessions' | 'fullCount' | 
 
 const ENUMS: Partial<Record<keyof SearchSettings, readonly string[]>> = {
   embeddings: ['local', 'remote', 'off'],
-  vectorBackend: ['auto', 'vectra', 'scan'],
 };
 
 function merge<T extends object>(defaults: T, raw: unknown, bounds: Partial<Record<keyof T, [number, number]>>, enums: Partial<Record<keyof T, readonly string[]>> = {}): T {
