@@ -14,7 +14,6 @@ import type { SemanticIndex } from './semantic';
 import type { SearchSettings } from './settings';
 import { demoteDuplicates, prior, questionIntents, type Intent, type PriorWeights } from './rerank';
 import { makeSnippet } from './snippet';
-import { expandQuery } from './synonyms';
 import { expandIdentifiers, identifierPartsOf } from './identifiers';
 import { promptLinked } from './promptLinks';
 
@@ -95,10 +94,8 @@ export class Searcher {
       embedding.catch(() => undefined);
     }
     const intents = questionIntents(req.query);
-    // Hybrid only: chat words for a problem also look for the words notes use for it (synonyms.ts).
-    if (req.mode === 'hybrid' && s.synonymWeight > 0) fq = expandQuery(fq, s.synonymWeight);
-    // Hybrid only, like synonyms (keyword mode keeps to the words typed): a query word that is part
-    // of an identifier also looks for the identifier (identifiers.ts).
+    // Hybrid only (keyword mode keeps to the words typed): a query word that is part of an
+    // identifier also looks for the identifier (identifiers.ts).
     if (req.mode === 'hybrid' && s.identifierWeight > 0) {
       const parts = identifierPartsOf(this.store);
       parts.catchUp(this.store, QUERY_CATCH_UP_ROWS);

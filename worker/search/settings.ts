@@ -44,8 +44,6 @@ export interface SearchSettings {
   keywordLeaderFloor: number;
   /** Hybrid: after fusion the best vector hit ranks no lower than this (0 = off). */
   vectorLeaderFloor: number;
-  /** Hybrid: weight of a query word's synonyms (synonyms.ts) in the keyword list, against 1 for a typed word (0 = off). */
-  synonymWeight: number;
   /** Hybrid: weight of an identifier a query word is part of (identifiers.ts: "msg id" also looks for client_msg_id), times the share of its parts named; 0 = off. */
   identifierWeight: number;
   /** Hybrid: at most this many identifiers are added to a query. */
@@ -107,7 +105,6 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   vectorFusionWeight: 1,
   keywordLeaderFloor: 3,
   vectorLeaderFloor: 4,
-  synonymWeight: 0.4,
   identifierWeight: 0.7,
   identifierTerms: 8,
   promptWeight: 1,
@@ -148,7 +145,6 @@ const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   vectorFusionWeight: [0, 10],
   keywordLeaderFloor: [0, 100],
   vectorLeaderFloor: [0, 100],
-  synonymWeight: [0, 1],
   identifierWeight: [0, 1],
   identifierTerms: [0, 32],
   promptWeight: [0, 10],
