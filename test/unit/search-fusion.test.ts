@@ -4,9 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseFtsQuery } from '../../worker/search/ftsQuery';
-import { fuseHybrid, type FusionInput } from '../../worker/search/hybrid';
+import { fuseHybrid } from '../../worker/search/hybrid';
+import type { SearchHit } from '../../worker/search/hit';
 
-const hit = (id: number, score: number): FusionInput => ({ kind: 'observation', id, epoch: 0, score });
+const hit = (id: number, score: number): SearchHit => ({ kind: 'observation', id, epoch: 0, score });
 const base = { k: 60, recencyWeight: 0, recencyHalfLifeDays: 30, keywordMinRelative: 0.3, vectorWindow: 0.1, keywordLeadRatio: 0, now: 0 };
 
 test('the best keyword hit stays in the top 3 and the runner-up in the top 5, however the vector side votes', () => {

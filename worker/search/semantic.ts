@@ -8,7 +8,8 @@ import type { Logger } from '../../common/node/log';
 import type { SearchKind } from '../../common/contract';
 import { collectGarbage } from '../memory';
 import type { Store } from '../store/store';
-import { ScanIndex, type ScanFilter, type ScanHit } from './scan';
+import type { SearchHit } from './hit';
+import { ScanIndex, type ScanFilter } from './scan';
 import { int8View } from './vectorBlob';
 import type { VectorFiles, WantedEntry } from './vectors/files';
 
@@ -254,7 +255,7 @@ export class SemanticIndex {
   }
 
   /** Top k vector hits, best first. Filters other than project, kind and time are the caller's job. */
-  async query(vector: Float32Array, k: number, f: SemanticQuery): Promise<ScanHit[]> {
+  async query(vector: Float32Array, k: number, f: SemanticQuery): Promise<SearchHit[]> {
     const kinds = (f.kinds ?? ['observation', 'summary']).filter((x): x is 'observation' | 'summary' => x === 'observation' || x === 'summary');
     if (kinds.length === 0 || k <= 0) return [];
     const scan = await this.loadScan();

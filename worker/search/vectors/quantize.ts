@@ -1,6 +1,6 @@
 // int8 quantisation and a brute-force top k over a flat matrix (the scan's reference and the benches' measure).
 
-export interface ScanHit {
+export interface MatrixHit {
   /** Row in the matrix. */
   index: number;
   /** Cosine similarity when inputs are L2-normalised (approximate for int8). */
@@ -62,7 +62,7 @@ export function quantizeMatrix(rows: Float32Array[] | Float32Array, dims: number
  * Float32Array: exact. Int8Array: the query is quantised too and the dot product is summed in
  * integers, then scaled by `scales` (per row; all-ones when omitted, which keeps only the order).
  */
-export function scanTopK(query: Float32Array, matrix: Int8Array | Float32Array, dims: number, k: number, scales?: Float32Array): ScanHit[] {
+export function scanTopK(query: Float32Array, matrix: Int8Array | Float32Array, dims: number, k: number, scales?: Float32Array): MatrixHit[] {
   if (query.length !== dims) throw new Error(`scanTopK: query has ${query.length} dimensions, expected ${dims}`);
   const count = Math.floor(matrix.length / dims);
   const top = new TopK(Math.min(k, count));
@@ -121,8 +121,8 @@ class TopK {
     this.val[i] = score;
     this.idx[i] = index;
   }
-  sorted(): ScanHit[] {
-    const out: ScanHit[] = [];
+  sorted(): MatrixHit[] {
+    const out: MatrixHit[] = [];
     for (let i = 0; i < this.n; i++) out.push({ index: this.idx[i], score: this.val[i] });
     return out;
   }
