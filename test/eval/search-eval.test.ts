@@ -55,7 +55,7 @@ after(async () => {
 
 test('the five development sets are there, each naming records that exist', () => {
   assert.deepEqual(sets.filter((s) => s.role === 'development').map((s) => s.name), ['dev', 'dev2', 'dev3', 'dev4', 'dev5']);
-  for (const s of sets) assert.ok(s.questions.length >= 50, `${s.name}: ${s.questions.length} questions`);
+  for (const s of sets) assert.ok(s.questions.length >= (s.role === 'development' ? 50 : 1), `${s.name}: ${s.questions.length} questions`);
 });
 
 test('every record of every set is embedded by the background indexer', () => {
