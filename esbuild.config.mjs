@@ -2,7 +2,6 @@
 // the extension with require). sql.js's .wasm is copied beside the bundles.
 import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
-import { createRequire } from 'node:module';
 import * as path from 'node:path';
 
 const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8'));
@@ -37,45 +36,6 @@ const common = {
   legalComments: 'none',
 };
 
-// vectra, the per-project vector indexes: the .vsix ships no node_modules, so the three files the
-// worker uses (LocalIndex, ProtobufCodec, LocalFileStorage; not the package entry, which pulls in
-// an OpenAI client, a CLI and more) are bundled with their dependencies into dist/vectra/index.js,
-// loaded on first use by worker/search/vectors/vectra.ts. ProtobufCodec reads its schema from
-// `${__dirname}/schemas/index.proto` at run time, so the schema is copied beside the bundle.
-// wink-nlp and its 3.8 MB English model serve only vectra's BM25 (queryItems with isBm25, which
-// the worker never asks for: keyword search is FTS4), so they are stubbed out: 0.4 MB instead of 4.2.
-const vectraLib = path.dirname(createRequire(import.meta.url).resolve('vectra'));
-const vectraEntry = {
-  ...common,
-  stdin: {
-    contents: [
-      `exports.LocalIndex = require(${JSON.stringify(path.join(vectraLib, 'LocalIndex.js'))}).LocalIndex;`,
-      `exports.ProtobufCodec = require(${JSON.stringify(path.join(vectraLib, 'codecs', 'ProtobufCodec.js'))}).ProtobufCodec;`,
-      `exports.LocalFileStorage = require(${JSON.stringify(path.join(vectraLib, 'storage', 'LocalFileStorage.js'))}).LocalFileStorage;`,
-    ].join('\n'),
-    resolveDir: vectraLib,
-    sourcefile: 'vectra-entry.js',
-    loader: 'js',
-  },
-  plugins: [
-    {
-      name: 'no-vectra-bm25',
-      setup(b) {
-        b.onResolve({ filter: /^wink-(nlp|eng-lite-web-model)$/ }, (a) => ({ path: a.path, namespace: 'no-vectra-bm25' }));
-        b.onLoad({ filter: /.*/, namespace: 'no-vectra-bm25' }, () => ({
-          contents: `module.exports = function () { throw new Error("vectra's BM25 search is not bundled (dist/vectra)"); };`,
-          loader: 'js',
-        }));
-      },
-    },
-  ],
-  outfile: 'dist/vectra/index.js',
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  minify: true,
-};
-
 const present = (list) => list.filter(([entry]) => fs.existsSync(entry));
 
 const builds = [
@@ -90,7 +50,6 @@ const builds = [
     // The hook CLI must start fast: keep it small.
     minify: out === 'cli' || out === 'cli-main',
   })),
-  vectraEntry,
   ...present(mediaEntries).map(([entry, out]) => ({
     ...common,
     entryPoints: { [out]: entry },
@@ -106,8 +65,8 @@ fs.mkdirSync('dist', { recursive: true });
 // Every bundle is CommonJS. Saying so beside them stops Node from reading and parsing the root
 // package.json (27 KB of VS Code manifest) on every start of a hook: about 2M instructions a hook.
 fs.writeFileSync(path.join('dist', 'package.json'), '{ "type": "commonjs" }\n');
-fs.mkdirSync(path.join('dist', 'vectra', 'schemas'), { recursive: true });
-fs.copyFileSync(path.join(vectraLib, 'codecs', 'schemas', 'index.proto'), path.join('dist', 'vectra', 'schemas', 'index.proto'));
+// An older build's vectra bundle (no longer used) must not reach a package.
+fs.rmSync(path.join('dist', 'vectra'), { recursive: true, force: true });
 fs.copyFileSync(path.join('node_modules', 'sql.js', 'dist', 'sql-wasm.wasm'), path.join('dist', 'sql-wasm.wasm'));
 // The embedder thread's wasm binaries and model weights, found beside dist/embedder.js.
 for (const a of JSON.parse(fs.readFileSync('worker/search/embed/assets.json', 'utf8'))) {

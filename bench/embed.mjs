@@ -1,5 +1,5 @@
 // Local semantic search figures: model load, ms per text (single and batches of 32), RSS, and
-// vectra vs a flat int8 / float32 scan at a few index sizes, all in one run on this machine.
+// a flat int8 / float32 scan at a few index sizes, all in one run on this machine.
 //
 //   node --import tsx bench/embed.mjs            # sources through tsx; uses dist/embedder.js when built
 //   BENCH_SIZES=2000,10000,50000 node --import tsx bench/embed.mjs
@@ -11,8 +11,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLocalEmbedder } from '../worker/search/embed/embedder.ts';
-import { VectorIndexes } from '../worker/search/vectors/indexes.ts';
-import { projectFolder } from '../worker/search/vectors/projectDir.ts';
 import { normalize, quantizeMatrix, scanTopK } from '../worker/search/vectors/quantize.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -74,30 +72,6 @@ async function benchIndexes(n, dir) {
   console.log(`\n## ${n} items x ${DIMS}-d`);
   const vectors = dataset(n + 32, n);
   const queries = dataset(QUERIES, 7);
-  const items = vectors.slice(0, n).map((vector, i) => ({ id: `o:${i}`, vector, metadata: { kind: 'observation', refId: i, createdAt: Date.now() } }));
-  const extra = vectors.slice(n).map((vector, i) => ({ id: `o:${n + i}`, vector, metadata: { kind: 'observation', refId: n + i, createdAt: Date.now() } }));
-  const project = `bench-${n}`;
-
-  const vi = new VectorIndexes({ dir });
-  const [tRebuild] = await time(() => vi.rebuild(project, items));
-  row('vectra rebuild (one codec write)', ms(tRebuild));
-  const [tOpen] = await time(() => vi.count(project));
-  row('vectra open (read + decode)', ms(tOpen));
-  const [tUpsert] = await time(() => vi.upsert(project, extra));
-  row('vectra upsert 32 (whole-file rewrite)', ms(tUpsert));
-  const file = path.join(projectFolder(dir, project), 'index.pb');
-  row('vectra file size', mb(fs.statSync(file).size));
-  const vq = [];
-  const vectraTop = [];
-  for (const q of queries) {
-    const [t, hits] = await time(() => vi.query(project, q, K));
-    vq.push(t);
-    vectraTop.push(hits.map((h) => Number(h.id.slice(2))));
-  }
-  row('vectra query p50 / p95', `${ms(pct(vq, 0.5))} / ${ms(pct(vq, 0.95))}`);
-  row('RSS with vectra index loaded', mb(rss()));
-  await vi.close();
-
   const all = vectors;
   const f32 = new Float32Array(all.length * DIMS);
   all.forEach((v, i) => f32.set(v, i * DIMS));
@@ -106,19 +80,17 @@ async function benchIndexes(n, dir) {
   const fq = [];
   const iq = [];
   let found = 0;
-  let vectraFound = 0;
-  queries.forEach((q, qi) => {
+  queries.forEach((q) => {
     const [tf, exact] = timeSync(() => scanTopK(q, f32, DIMS, K));
     const [ti, approx] = timeSync(() => scanTopK(q, q8.data, DIMS, K, q8.scales));
     fq.push(tf);
     iq.push(ti);
     const want = new Set(exact.map((h) => h.index));
     found += approx.filter((h) => want.has(h.index)).length;
-    vectraFound += vectraTop[qi].filter((i) => want.has(i)).length;
   });
   row('float32 scan p50 / p95', `${ms(pct(fq, 0.5))} / ${ms(pct(fq, 0.95))}`);
   row('int8 scan p50 / p95', `${ms(pct(iq, 0.5))} / ${ms(pct(iq, 0.95))}`);
-  row('recall@10 int8 vs float32 (vectra vs float32)', `${(found / (QUERIES * K)).toFixed(3)} (${(vectraFound / (QUERIES * K)).toFixed(3)})`);
+  row('recall@10 int8 vs float32', (found / (QUERIES * K)).toFixed(3));
   row('memory float32 / int8 matrix', `${mb(f32.byteLength)} / ${mb(q8.data.byteLength + q8.scales.byteLength)}`);
 }
 

@@ -375,9 +375,7 @@ export interface SearchStatus {
    * recent rate (records/s, null until two batches were stored) and the time left at that rate.
    */
   backlog?: { pending: number; embedded: number; ratePerSecond: number | null; etaMs: number | null };
-  backend: 'auto' | 'vectra' | 'scan';
   scan: { loaded: boolean; items: number; bytes: number };
-  vectra: { loadedProjects: string[]; maxItems: number };
   problems: string[];
 }
 
@@ -391,7 +389,7 @@ export interface ReindexRequest {
 export interface ReindexResponse {
   project: string | null;
   reembed: boolean;
-  /** Projects whose vectra index was rebuilt from SQLite. */
+  /** Projects whose part of the vector scan was reloaded from the stored vectors. */
   rebuilt: string[];
   /** Vectors dropped for re-embedding. */
   dropped: number;

@@ -21,7 +21,8 @@ import { createLocalEmbedder } from '../../worker/search/embed/embedder';
 import { phrasesFromFacts, searchPhrasesFact } from '../../worker/search/expansion';
 import type { SearchService } from '../../worker/search/service';
 import type { SearchMode } from '../../common/contract';
-import { evaluateRefs, type EvalQuestion } from '../fixtures/search-heldout/evaluate';
+import { scoreMode } from './score';
+import { readSet, type EvalQuestion } from './sets';
 import { diskCachedEmbedder } from '../helpers/diskCachedEmbedder';
 import { importDoc, openEvalService, type EvalService } from '../helpers/evalService';
 
@@ -78,7 +79,7 @@ function withPhrases(doc: Doc, phrases: Map<string, string[]>): Doc {
 before(async () => {
   for (const { name, dir } of SETS) {
     const doc = JSON.parse(fs.readFileSync(path.join(root, dir, 'history.json'), 'utf8')) as Doc;
-    const questions = JSON.parse(fs.readFileSync(path.join(root, dir, 'questions.json'), 'utf8')) as EvalQuestion[];
+    const { questions } = readSet(path.join(root, dir), name, 'development');
     const asked = new Map<string, [EvalQuestion[], EvalQuestion[]]>();
     const foldOf = questions.map(() => 0);
     questions.forEach((q, i) => {
@@ -111,7 +112,7 @@ const f3 = (x: number) => x.toFixed(3);
 const KINDS = ['observation', 'summary'] as const;
 
 async function ranks(service: SearchService, questions: EvalQuestion[], mode: SearchMode, now: number): Promise<{ recall: number; mrr: number }> {
-  const r = await evaluateRefs(service.searcher, questions, mode, [...KINDS], now);
+  const r = await scoreMode(service.searcher, questions, mode, [...KINDS], now);
   return { recall: r.recallAt5, mrr: r.mrr };
 }
 

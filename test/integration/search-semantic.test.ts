@@ -87,12 +87,6 @@ describe('semantic and hybrid search', () => {
     const st = (await w.req('GET', '/api/search/status')).body;
     assert.equal(st.indexed.observations, MEMORIES.length - 1, 'its vector went with it');
   });
-
-  it('each project has its own vectra index in the data dir', async () => {
-    const dir = path.join(w.dataDir, 'vectors');
-    const folders = fs.readdirSync(dir);
-    assert.ok(folders.some((f) => f.startsWith('sem-')) && folders.some((f) => f.startsWith('elsewhere-')), folders.join(', '));
-  });
 });
 
 describe('reindex and restart', () => {

@@ -6,37 +6,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { createLogger, rotateIfLarge } from '../../common/node/log';
-import { VectorIndexes } from '../../worker/search/vectors/indexes';
 
 const tmp = (p: string) => fs.mkdtempSync(path.join(os.tmpdir(), p));
 
 function walk(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? [path.join(dir, e.name), ...walk(path.join(dir, e.name))] : [path.join(dir, e.name)]));
 }
-
-test('vector index files are 0600 and their folders 0700, after upsert and after rebuild', { skip: process.platform === 'win32' }, async () => {
-  const old = process.umask(0o022);
-  try {
-    const dir = tmp('vec-modes-');
-    const vi = new VectorIndexes({ dir });
-    const v = (n: number) => {
-      const a = new Float32Array(8).fill(0.1);
-      a[n % 8] = 1;
-      return a;
-    };
-    await vi.upsert('proj', [1, 2, 3].map((n) => ({ id: `o:${n}`, vector: v(n), metadata: { kind: 'observation' as const, refId: n, createdAt: n } })));
-    await vi.rebuild('other', [4, 5].map((n) => ({ id: `o:${n}`, vector: v(n), metadata: { kind: 'observation' as const, refId: n, createdAt: n } })));
-    await vi.close();
-    const entries = walk(dir);
-    assert.ok(entries.some((f) => fs.statSync(f).isFile()), 'no index file was written');
-    for (const f of entries) {
-      const st = fs.statSync(f);
-      assert.equal(st.mode & 0o777, st.isDirectory() ? 0o700 : 0o600, `${path.relative(dir, f)} is ${(st.mode & 0o777).toString(8)}`);
-    }
-  } finally {
-    process.umask(old);
-  }
-});
 
 test('the log is rotated by size: the live file and one older file, each near the cap', () => {
   const dir = tmp('log-rotate-');

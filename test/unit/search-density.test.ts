@@ -84,7 +84,7 @@ after(async () => {
 });
 
 /** A store of the five look-alikes and the answer, embedded by a table from title to vector. */
-async function service(search: Partial<SearchSettings>, backend: SearchSettings['vectorBackend']): Promise<SearchService> {
+async function service(search: Partial<SearchSettings>): Promise<SearchService> {
   const titles = ['Looked into PDF export', 'Checked PDF export after the change', 'Read src/export/pdf.ts', 'Looked into PDF export again', 'Updated notes on PDF export', 'Fonts embedded once per document, not per page'];
   const table = new Map<string, Float32Array>([...LOOKALIKES, ANSWER].map((v, i) => [titles[i], v]));
   const embedder: Embedder = {
@@ -122,7 +122,7 @@ async function service(search: Partial<SearchSettings>, backend: SearchSettings[
   const svc = new SearchService(
     { config: { dataDir: dir }, store, events: new EventBus(), log: nullLogger },
     // Priors and duplicate demotion off: only the cosine and its correction order these hits.
-    { embedders: { query: embedder, index: embedder }, settings: { search: { ...DEFAULT_SEARCH_SETTINGS, vectorPriorWeight: 0, demoteDuplicates: false, vectorBackend: backend, ...search }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } },
+    { embedders: { query: embedder, index: embedder }, settings: { search: { ...DEFAULT_SEARCH_SETTINGS, vectorPriorWeight: 0, demoteDuplicates: false, ...search }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } },
   );
   services.push(svc);
   svc.start();
@@ -130,17 +130,14 @@ async function service(search: Partial<SearchSettings>, backend: SearchSettings[
   return svc;
 }
 
-for (const backend of ['scan', 'vectra'] as const) {
-  test(`semantic search (${backend}): the record unlike its neighbours outranks the cluster of look-alikes`, async () => {
-    const on = await service({}, backend);
-    const r = await on.searcher.search({ query: 'why is the exported file so big', mode: 'semantic', filters: { project: 'p', kinds: ['observation'] }, limit: 6, offset: 0 }, Date.now());
-    assert.equal(r.modeUsed, 'semantic');
-    assert.equal(on.semantic?.lastBackend, backend, 'the backend under test answered');
-    assert.equal(r.items[0]?.title, 'Fonts embedded once per document, not per page');
-    // Without the correction the cosine alone puts the look-alikes first.
-    const off = await service({ densityPenalty: 0 }, backend);
-    const plain = await off.searcher.search({ query: 'why is the exported file so big', mode: 'semantic', filters: { project: 'p', kinds: ['observation'] }, limit: 6, offset: 0 }, Date.now());
-    assert.notEqual(plain.items[0]?.title, 'Fonts embedded once per document, not per page');
-    assert.equal(plain.items.length, 6);
-  });
-}
+test('semantic search: the record unlike its neighbours outranks the cluster of look-alikes', async () => {
+  const on = await service({});
+  const r = await on.searcher.search({ query: 'why is the exported file so big', mode: 'semantic', filters: { project: 'p', kinds: ['observation'] }, limit: 6, offset: 0 }, Date.now());
+  assert.equal(r.modeUsed, 'semantic');
+  assert.equal(r.items[0]?.title, 'Fonts embedded once per document, not per page');
+  // Without the correction the cosine alone puts the look-alikes first.
+  const off = await service({ densityPenalty: 0 });
+  const plain = await off.searcher.search({ query: 'why is the exported file so big', mode: 'semantic', filters: { project: 'p', kinds: ['observation'] }, limit: 6, offset: 0 }, Date.now());
+  assert.notEqual(plain.items[0]?.title, 'Fonts embedded once per document, not per page');
+  assert.equal(plain.items.length, 6);
+});

@@ -4,10 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseFtsQuery } from '../../worker/search/ftsQuery';
-import { fuseHybrid, type FusionInput } from '../../worker/search/hybrid';
-import { expandQuery, synonymsOf } from '../../worker/search/synonyms';
+import { fuseHybrid } from '../../worker/search/hybrid';
+import type { SearchHit } from '../../worker/search/hit';
 
-const hit = (id: number, score: number): FusionInput => ({ kind: 'observation', id, epoch: 0, score });
+const hit = (id: number, score: number): SearchHit => ({ kind: 'observation', id, epoch: 0, score });
 const base = { k: 60, recencyWeight: 0, recencyHalfLifeDays: 30, keywordMinRelative: 0.3, vectorWindow: 0.1, keywordLeadRatio: 0, now: 0 };
 
 test('the best keyword hit stays in the top 3 and the runner-up in the top 5, however the vector side votes', () => {
@@ -37,20 +37,6 @@ test('the best vector hit stays in the top 4 when every keyword hit outvotes it'
   // Already higher: left where fusion put it.
   const agree = fuseHybrid([hit(1, 10), ...keyword], vector, { ...base, vectorLeaderFloor: 4 }).map((f) => f.id);
   assert.equal(agree[0], 1);
-});
-
-test('synonyms: typed words get their group, weighted below the typed ones and shared out in big groups', () => {
-  const s = synonymsOf(['slow', 'twice'], 0.4);
-  assert.ok(s.some((x) => x.word === 'latency') && s.some((x) => x.word === 'duplicate'));
-  assert.ok(s.every((x) => x.weight > 0 && x.weight <= 0.4));
-  assert.deepEqual(synonymsOf(['the', 'zebra'], 0.4), []);
-  const q = parseFtsQuery('app is slow')!;
-  const e = expandQuery(q, 0.4);
-  assert.equal(e.original, q.phrases.length);
-  assert.ok(e.phrases.includes('"latency"'));
-  assert.deepEqual(e.weights!.slice(0, q.phrases.length), q.phrases.map(() => 1));
-  const none = parseFtsQuery('zebra')!;
-  assert.equal(expandQuery(none, 0.4), none, 'no synonyms: the query itself');
 });
 
 test('vectorMinScore: vector hits under the floor do not vote, even when the relative window would keep them', () => {

@@ -1,7 +1,7 @@
 // Identifier parts (identifiers.ts): the index keeps client_msg_id and longestStreak whole, so a
 // question naming their parts ("msg id", "longest streak") used to find nothing; in hybrid search a
 // query word that is part of an identifier now also looks for the identifier (keyword mode keeps
-// to the words typed, as with synonyms).
+// to the words typed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';

@@ -72,7 +72,7 @@ async function setup(search: Partial<SearchSettings>, threadScript?: string) {
 
 describe('with a remote embedder', () => {
   it('indexes new records in the background and answers semantic and hybrid queries', async () => {
-    const s = await setup({ embeddings: 'remote', remoteUrl: url, vectraMaxItems: 2 });
+    const s = await setup({ embeddings: 'remote', remoteUrl: url });
     try {
       const cake = await s.save('baking a chocolate cake with frosting');
       const deploy = await s.save('the deploy pipeline rolls back broken releases');

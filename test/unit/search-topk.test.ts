@@ -15,7 +15,8 @@ import { KINDS } from '../../worker/search/records';
 import { docLengths } from '../../worker/search/docLengths';
 import { buildFacts, rowFacts } from '../../worker/search/rowFacts';
 import { listBuilds, vocabularyDf } from '../../worker/search/termLists';
-import { exactTopK, rankAll, selectAscending, type TopHit, type WeightedPhrase } from '../../worker/search/topK';
+import type { SearchHit } from '../../worker/search/hit';
+import { exactTopK, rankAll, selectAscending, type WeightedPhrase } from '../../worker/search/topK';
 import { insertObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
@@ -100,11 +101,11 @@ function countingBuilds(store: () => Store): { db: Pick<Store, 'all' | 'get'>; b
 }
 
 /** Same scores in the same order, and the same rows wherever the score does not tie with a neighbour. */
-function assertSameTop(got: TopHit[], want: TopHit[], what: string): void {
+function assertSameTop(got: SearchHit[], want: SearchHit[], what: string): void {
   const r = (x: number) => Math.round(x * 1e9) / 1e9;
   assert.deepEqual(got.map((h) => r(h.score)), want.map((h) => r(h.score)), `${what}: scores`);
   const last = want.length ? r(want[want.length - 1].score) : 0;
-  const above = (hs: TopHit[]) => hs.filter((h) => r(h.score) > last).map((h) => h.id).sort((a, b) => a - b);
+  const above = (hs: SearchHit[]) => hs.filter((h) => r(h.score) > last).map((h) => h.id).sort((a, b) => a - b);
   assert.deepEqual(above(got), above(want), `${what}: rows`);
 }
 

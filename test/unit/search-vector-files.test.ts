@@ -52,7 +52,7 @@ async function open(dataDir: string, search: Partial<SearchSettings> = {}) {
   const log: Logger = { ...nullLogger, warn: (msg: string) => void warnings.push(msg) };
   const service = new SearchService(
     { config: { dataDir }, store, events, log },
-    { embedders: { query: embedder, index: embedder }, settings: { search: { ...DEFAULT_SEARCH_SETTINGS, vectorBackend: 'scan', ...search }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } },
+    { embedders: { query: embedder, index: embedder }, settings: { search: { ...DEFAULT_SEARCH_SETTINGS, ...search }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } },
   );
   const lifecycle = new Lifecycle(store, DEFAULT_SETTINGS, events, () => undefined);
   service.start();

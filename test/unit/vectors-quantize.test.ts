@@ -1,4 +1,4 @@
-// int8 quantisation and the brute-force scan that backs projects too big for vectra.
+// int8 quantisation and the brute-force scan over a flat matrix.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dequantizeInt8, normalize, quantizeInt8, quantizeMatrix, scanTopK } from '../../worker/search/vectors/quantize';

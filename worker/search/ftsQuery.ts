@@ -166,7 +166,7 @@ export function parseFtsQuery(input: string): FtsQuery | undefined {
 
 /**
  * The query with one-word OR terms appended after what was typed, each weighing `weight` against 1
- * for a typed word (the expansions: synonyms.ts, identifiers.ts). A word already a phrase is left out.
+ * for a typed word (the expansion of identifiers.ts). A word already a phrase is left out.
  */
 export function withExtraWords(q: FtsQuery, extra: { word: string; weight: number }[]): FtsQuery {
   return withExtraTerms(q, extra.map((x) => ({ term: { tokens: [x.word], prefix: false, quoted: false }, weight: x.weight })));

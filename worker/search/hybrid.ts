@@ -15,23 +15,7 @@
 // The recency term gives a brand-new record recencyWeight (0.15) of a first rank in one list,
 // halving every 30 days: enough to order near-ties, never to lift a poor match.
 // Constants chosen on the development sets, figures on the held-out test set: docs/search.md.
-import type { SearchKind } from '../../common/contract';
-
-export interface FusionInput {
-  kind: SearchKind;
-  id: number;
-  epoch: number;
-  score: number;
-  /** Vector hits: the raw cosine, which vectorMinScore is compared with (score may be corrected). */
-  cosine?: number;
-}
-
-export interface Fused {
-  kind: SearchKind;
-  id: number;
-  epoch: number;
-  score: number;
-}
+import type { SearchHit } from './hit';
 
 export interface FusionOptions {
   k: number;
@@ -49,7 +33,7 @@ export interface FusionOptions {
   /** The best vector hit ranks no lower than this after fusion (1-based; 0 or absent: off). */
   vectorLeaderFloor?: number;
   /** Records the best matching prompts led to (promptLinks.ts), already cut; absent: none. */
-  prompted?: FusionInput[];
+  prompted?: SearchHit[];
   /** Weight of the prompted list's votes. */
   promptWeight?: number;
   now: number;
@@ -64,8 +48,8 @@ export function recencyBoost(epoch: number, o: Pick<FusionOptions, 'k' | 'recenc
 }
 
 /** Plain RRF of already-cut lists, best first. */
-export function rrf(lists: FusionInput[][], o: Pick<FusionOptions, 'k' | 'recencyWeight' | 'recencyHalfLifeDays' | 'now'>, weights: number[] = []): Fused[] {
-  const byKey = new Map<string, Fused & { seen: Set<number> }>();
+export function rrf(lists: SearchHit[][], o: Pick<FusionOptions, 'k' | 'recencyWeight' | 'recencyHalfLifeDays' | 'now'>, weights: number[] = []): SearchHit[] {
+  const byKey = new Map<string, SearchHit & { seen: Set<number> }>();
   lists.forEach((list, li) => {
     list.forEach((item, i) => {
       const key = `${item.kind}:${item.id}`;
@@ -84,7 +68,7 @@ export function rrf(lists: FusionInput[][], o: Pick<FusionOptions, 'k' | 'recenc
 }
 
 /** Keyword (BM25, best first) and vector (cosine, best first) lists fused as described above. */
-export function fuseHybrid(keyword: FusionInput[], vector: FusionInput[], o: FusionOptions): Fused[] {
+export function fuseHybrid(keyword: SearchHit[], vector: SearchHit[], o: FusionOptions): SearchHit[] {
   const kwTop = keyword[0]?.score ?? 0;
   const vecTop = vector[0]?.score ?? 0;
   const kw = keyword.filter((h) => h.score >= o.keywordMinRelative * kwTop);
@@ -109,7 +93,7 @@ export function fuseHybrid(keyword: FusionInput[], vector: FusionInput[], o: Fus
 }
 
 /** Moves `hit` up to 1-based place `at` when fusion put it lower; a hit at or above it stays. */
-function keepAtOrAbove(fused: Fused[], hit: FusionInput, at: number): void {
+function keepAtOrAbove(fused: SearchHit[], hit: SearchHit, at: number): void {
   const i = fused.findIndex((f) => f.kind === hit.kind && f.id === hit.id);
   if (i >= at) {
     const [item] = fused.splice(i, 1);

@@ -55,8 +55,6 @@ export class EmbeddingIndexer {
   private stopped = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private failures = 0;
-  /** Projects that got vectors during a backlog; their vectra indexes are rebuilt once it drains. */
-  private readonly backlogProjects = new Set<string>();
   /** When the vector files were last tidied (0: not yet since start or the last reindex). */
   private tidiedAt = 0;
   /** Projects that lost records: their dead entries are wiped at the next tidy. */
@@ -131,11 +129,10 @@ export class EmbeddingIndexer {
       if (batch.length === 0) {
         if (this.state === 'indexing') this.state = 'idle';
         this.rate.paused();
-        await this.finishBacklog();
+        await this.tidy();
         return;
       }
       this.state = 'indexing';
-      const full = batch.length >= this.o.batchSize;
       let vectors: Float32Array[];
       try {
         vectors = await this.o.embedder.embed(batch.map((c) => c.text));
@@ -152,8 +149,7 @@ export class EmbeddingIndexer {
       const stored = await this.store(model, rows);
       this.embedded += stored.length;
       this.rate.stored(stored.length);
-      if (full) for (const r of stored) this.backlogProjects.add(r.project);
-      await this.o.semantic.added(stored, { vectra: !full });
+      await this.o.semantic.added(stored);
       // Let requests in between batches.
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -205,16 +201,6 @@ export class EmbeddingIndexer {
       for (const p of erase) this.eraseDue.add(p);
       // Nothing is lost: every step leaves the old place valid until the new one is recorded.
       this.o.log.warn('tidying the vector files failed; tried again later', { error: (e as Error).message });
-    }
-  }
-
-  private async finishBacklog(): Promise<void> {
-    await this.tidy();
-    const projects = [...this.backlogProjects];
-    this.backlogProjects.clear();
-    for (const p of projects) {
-      if (this.stopped) return;
-      await this.o.semantic.rebuildVectra(p).catch((e: Error) => this.o.log.warn('vectra rebuild failed', { project: p, error: e.message }));
     }
   }
 

@@ -28,16 +28,10 @@ import type { SearchFilters } from './params';
 import { filterSql, KINDS, type KindTable } from './records';
 import { COMMON_SHARE, vocabularyDf } from './termLists';
 import { exactTopK } from './topK';
-
-export interface RankedHit {
-  kind: SearchKind;
-  id: number;
-  score: number;
-  epoch: number;
-}
+import type { SearchHit } from './hit';
 
 export interface KeywordResult {
-  hits: RankedHit[];
+  hits: SearchHit[];
   /** Some kind had more matches than the cap: only the newest were ranked. */
   capped: boolean;
 }
@@ -95,7 +89,7 @@ function frequency(store: Db, k: KindTable, phrase: string, rows: number, maxId:
 /** Best `depth` hits across the filtered kinds, best first. */
 export async function keywordSearch(store: Db, q: FtsQuery, filters: SearchFilters, depth: number, cap: number): Promise<KeywordResult> {
   let capped = false;
-  const all: RankedHit[] = [];
+  const all: SearchHit[] = [];
   for (const kind of filters.kinds) {
     const r = await rankKind(store, kind, q, filters, depth, cap);
     capped ||= r.capped;
@@ -129,7 +123,7 @@ async function rankKind(store: Db, kind: SearchKind, q: FtsQuery, f: SearchFilte
   const minDf = Math.min(...dfs.slice(0, typed));
   if (first.capped === false || typed < 2 || minDf > cap || minDf === 0 || dropped) return first;
   const both = rankExpr(store, kind, q.phrases.slice(0, typed), dfs.slice(0, typed).map((df) => idf(rows, df)), 'AND', f, depth, undefined);
-  const byId = new Map<number, RankedHit>();
+  const byId = new Map<number, SearchHit>();
   for (const h of [...first.hits, ...both.hits]) if ((byId.get(h.id)?.score ?? -Infinity) < h.score) byId.set(h.id, h);
   return { hits: [...byId.values()].sort(byScore).slice(0, depth), capped: true };
 }
@@ -177,8 +171,8 @@ function rankExpr(store: Db, kind: SearchKind, phrases: string[], idfs: number[]
 }
 
 /** Newest first, no query: the filters alone. */
-export function browse(store: Pick<Store, 'all'>, filters: SearchFilters, depth: number): RankedHit[] {
-  const all: RankedHit[] = [];
+export function browse(store: Pick<Store, 'all'>, filters: SearchFilters, depth: number): SearchHit[] {
+  const all: SearchHit[] = [];
   for (const kind of filters.kinds) {
     const k = KINDS[kind];
     const { where, params } = filterSql(kind, filters);
@@ -192,6 +186,6 @@ export function browse(store: Pick<Store, 'all'>, filters: SearchFilters, depth:
   return all.slice(0, depth);
 }
 
-function byScore(a: RankedHit, b: RankedHit): number {
+function byScore(a: SearchHit, b: SearchHit): number {
   return b.score - a.score || b.epoch - a.epoch || b.id - a.id;
 }

@@ -20,7 +20,7 @@ import { keywordSearch } from './keyword';
 import type { SearchFilters } from './params';
 import { hydratePriors, matchesFilters, type PriorInfo } from './records';
 import { prior, titleKey, type Intent, type PriorWeights } from './rerank';
-import type { Scored } from './searcher';
+import type { SearchHit } from './hit';
 
 /** Prompts searched for each query. */
 export const PROMPT_DEPTH = 10;
@@ -35,7 +35,7 @@ export interface PromptLinkOptions {
 type Db = Pick<Store, 'all' | 'get'>;
 
 /** Records led to by the query's best prompts, best first, each once; scored by its prompt's BM25 times its prior. */
-export async function promptLinked(store: Db, fq: FtsQuery, f: SearchFilters, intents: Set<Intent>, o: PromptLinkOptions): Promise<Scored[]> {
+export async function promptLinked(store: Db, fq: FtsQuery, f: SearchFilters, intents: Set<Intent>, o: PromptLinkOptions): Promise<SearchHit[]> {
   const wantObs = f.kinds.includes('observation');
   const wantSums = f.kinds.includes('summary') && intents.has('outcome');
   if (!wantObs && !wantSums) return [];
@@ -66,10 +66,10 @@ export async function promptLinked(store: Db, fq: FtsQuery, f: SearchFilters, in
   }
 
   // Best first by prompt, each record lent once: the prompt's best record it has not lent yet.
-  const out: Scored[] = [];
+  const out: SearchHit[] = [];
   const taken = new Set<string>();
   for (const p of prompts) {
-    let best: Scored | undefined;
+    let best: SearchHit | undefined;
     for (const r of byPrompt.get(p.id) ?? []) {
       if (taken.has(`${r.kind}:${r.id}`)) continue;
       const score = p.score * prior(r, intents, o.weights);

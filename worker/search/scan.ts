@@ -6,6 +6,7 @@ import type { SearchKind } from '../../common/contract';
 import { CHUNK_ROWS, createArena, type Int8Arena } from './int8dot';
 import { quantizeInt8 } from './vectors/quantize';
 import type { Int8Unit } from './density';
+import type { SearchHit } from './hit';
 
 export interface ScanFilter {
   project?: string;
@@ -13,17 +14,6 @@ export interface ScanFilter {
   /** Epoch ms, inclusive / exclusive. */
   from?: number;
   to?: number;
-}
-
-export interface ScanHit {
-  kind: 'observation' | 'summary';
-  id: number;
-  project: string;
-  epoch: number;
-  /** Cosine similarity (approximate). */
-  score: number;
-  /** The stored vector (a copy), on the first `withVectors` hits of a query that asked for them. */
-  unit?: Int8Unit;
 }
 
 const KIND_CODE = { observation: 0, summary: 1 } as const;
@@ -171,7 +161,7 @@ export class ScanIndex {
   }
 
   /** Top k by cosine similarity, best first. */
-  query(vector: Float32Array, k: number, f: ScanFilter = {}, withVectors = 0): ScanHit[] {
+  query(vector: Float32Array, k: number, f: ScanFilter = {}, withVectors = 0): SearchHit[] {
     if (vector.length !== this.dims) throw new Error(`scan index: query has ${vector.length} dimensions, index has ${this.dims}`);
     if (k <= 0) return [];
     const wantObs = !f.kinds || f.kinds.includes('observation');
@@ -207,7 +197,6 @@ export class ScanIndex {
     return top.sorted().map(({ block, row, score }, i) => ({
       kind: KIND_OF[block.kinds[row]],
       id: block.ids[row],
-      project: block.project,
       epoch: block.epochs[row],
       score: score * scale,
       ...(i < withVectors ? { unit: block.unit(row) } : {}),

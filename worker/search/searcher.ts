@@ -5,16 +5,15 @@ import type { SearchResponse, SearchRow } from '../../common/contract';
 import type { Store } from '../store/store';
 import { parseFtsQuery, type FtsQuery } from './ftsQuery';
 import { fuseHybrid } from './hybrid';
-import { browse, keywordSearch, type RankedHit } from './keyword';
+import { browse, keywordSearch } from './keyword';
+import type { SearchHit } from './hit';
 import type { SearchFilters, SearchRequest } from './params';
 import { hydrate, hydratePriors, matchesFilters, toSearchRow, type PriorInfo, type RecordInfo } from './records';
-import type { ScanHit } from './scan';
 import { neighbourDensity } from './density';
 import type { SemanticIndex } from './semantic';
 import type { SearchSettings } from './settings';
 import { demoteDuplicates, prior, questionIntents, type Intent, type PriorWeights } from './rerank';
 import { makeSnippet } from './snippet';
-import { expandQuery } from './synonyms';
 import { expandIdentifiers, identifierPartsOf } from './identifiers';
 import { promptLinked } from './promptLinks';
 
@@ -25,15 +24,6 @@ export interface VectorSide {
   embedQuery(text: string): Promise<Float32Array>;
   /** Set while stored records still wait for a vector. */
   catchingUp(): string | undefined;
-}
-
-export interface Scored {
-  kind: RecordInfo['kind'];
-  id: number;
-  epoch: number;
-  score: number;
-  /** Vector hits: the cosine itself, before the density correction and priors (vectorMinScore reads it). */
-  cosine?: number;
 }
 
 /** Candidates asked from each side for fusion, at least. */
@@ -57,7 +47,7 @@ export class Searcher {
     const base = { query: req.query, mode: req.mode, limit: req.limit, offset: req.offset };
     const depth = req.offset + req.limit + 1;
     const notices: string[] = [];
-    let ranked: Scored[];
+    let ranked: SearchHit[];
     let modeUsed: SearchResponse['modeUsed'] = req.mode;
     let fq: FtsQuery | undefined;
     if (req.query.trim() === '') {
@@ -85,7 +75,7 @@ export class Searcher {
   }
 
   /** Ranked candidates for the mode (depth of them at least when there are that many). */
-  async ranked(req: SearchRequest, fq: FtsQuery, depth: number, now: number, notices: string[]): Promise<{ ranked: Scored[]; modeUsed: SearchResponse['modeUsed'] }> {
+  async ranked(req: SearchRequest, fq: FtsQuery, depth: number, now: number, notices: string[]): Promise<{ ranked: SearchHit[]; modeUsed: SearchResponse['modeUsed'] }> {
     const s = this.settings;
     const reason = req.mode === 'keyword' ? undefined : this.vectors ? this.vectors.unavailable() : this.noVectors();
     // Start the query embedding before the (synchronous) keyword ranking so they overlap.
@@ -95,10 +85,8 @@ export class Searcher {
       embedding.catch(() => undefined);
     }
     const intents = questionIntents(req.query);
-    // Hybrid only: chat words for a problem also look for the words notes use for it (synonyms.ts).
-    if (req.mode === 'hybrid' && s.synonymWeight > 0) fq = expandQuery(fq, s.synonymWeight);
-    // Hybrid only, like synonyms (keyword mode keeps to the words typed): a query word that is part
-    // of an identifier also looks for the identifier (identifiers.ts).
+    // Hybrid only (keyword mode keeps to the words typed): a query word that is part of an
+    // identifier also looks for the identifier (identifiers.ts).
     if (req.mode === 'hybrid' && s.identifierWeight > 0) {
       const parts = identifierPartsOf(this.store);
       parts.catchUp(this.store, QUERY_CATCH_UP_ROWS);
@@ -113,7 +101,7 @@ export class Searcher {
       ? await promptLinked(this.store, fq, req.filters, intents, { weights: this.priorWeights(), minRelative: s.keywordMinRelative, keywordRankCap: s.keywordRankCap })
       : [];
 
-    let vec: Scored[] | undefined;
+    let vec: SearchHit[] | undefined;
     let failure = reason;
     if (embedding) {
       try {
@@ -154,7 +142,7 @@ export class Searcher {
   }
 
   /** BM25 hits of a pool of at least PRIOR_POOL, multiplied by their priors, best first. */
-  private async keywordRanked(fq: FtsQuery, f: SearchFilters, depth: number, intents: Set<Intent>): Promise<{ hits: Scored[]; capped: boolean }> {
+  private async keywordRanked(fq: FtsQuery, f: SearchFilters, depth: number, intents: Set<Intent>): Promise<{ hits: SearchHit[]; capped: boolean }> {
     const s = this.settings;
     const r = await keywordSearch(this.store, fq, f, Math.max(depth, PRIOR_POOL), s.keywordRankCap);
     const info = this.info(r.hits);
@@ -179,7 +167,7 @@ export class Searcher {
   }
 
   /** Vector hits with every filter applied (the index applies project, kind and time; the rest here). */
-  private async vectorRanked(vector: Float32Array, f: SearchFilters, depth: number, intents: Set<Intent>): Promise<Scored[]> {
+  private async vectorRanked(vector: Float32Array, f: SearchFilters, depth: number, intents: Set<Intent>): Promise<SearchHit[]> {
     const semantic = (this.vectors as VectorSide).semantic;
     const extra = f.types !== undefined || f.concepts !== undefined || f.file !== undefined;
     let k = extra ? Math.max(depth * 4, 200) : Math.max(depth, this.settings.densityPenalty > 0 ? this.settings.densityPool : 0);
@@ -192,13 +180,13 @@ export class Searcher {
     }
   }
 
-  private filterHits(hits: ScanHit[], f: SearchFilters, intents: Set<Intent>): Scored[] {
+  private filterHits(hits: SearchHit[], f: SearchFilters, intents: Set<Intent>): SearchHit[] {
     // The lean rows (no body text): a pool of 100 vector hits is read on every semantic query.
     const obs = hydratePriors(this.store, 'observation', hits.filter((h) => h.kind === 'observation').map((h) => h.id));
     const sums = hydratePriors(this.store, 'summary', hits.filter((h) => h.kind === 'summary').map((h) => h.id));
     const s = this.settings;
     const w = this.priorWeights();
-    const out: (Scored & { title: string })[] = [];
+    const out: (SearchHit & { title: string })[] = [];
     // Hubness correction (density.ts): a hit among look-alikes pays for their closeness.
     // Hits past the pool were not compared: they pay the most any pooled hit pays, so none jumps ahead for that.
     const density = s.densityPenalty > 0 ? neighbourDensity(hits.slice(0, s.densityPool).map((h) => h.unit), s.densityK) : undefined;
@@ -212,7 +200,7 @@ export class Searcher {
     return (s.demoteDuplicates ? demoteDuplicates(out, (h) => h.title) : out).map(({ title: _t, ...h }) => h);
   }
 
-  private rows(page: Scored[], fq: FtsQuery | undefined, semanticOnly: boolean): SearchRow[] {
+  private rows(page: SearchHit[], fq: FtsQuery | undefined, semanticOnly: boolean): SearchRow[] {
     const info = new Map<string, RecordInfo>();
     for (const kind of ['observation', 'summary', 'prompt'] as const) {
       const ids = page.filter((p) => p.kind === kind).map((p) => p.id);
@@ -233,4 +221,3 @@ function ms(t0: number): number {
   return Math.round((performance.now() - t0) * 10) / 10;
 }
 
-export type { RankedHit };

@@ -1,23 +1,17 @@
 // Vector search over the stored vectors: SQLite says which records have one and where it is, the
 // bytes are in vector files (vectors/files.ts; rows from before those files keep a blob until the
-// indexer moves it out). Two interchangeable backends:
-//   - vectra, one persisted index per project, used for a project-scoped query while the
-//     project holds at most `vectraMaxItems` vectors and its index agrees with SQLite;
-//   - the int8 scan (scan.ts), built from the stored vectors on first use, for everything else: cross-project
-//     queries, bigger projects, and any project whose vectra index is stale or being rebuilt.
-// The stored vectors are the source of truth; both backends can be thrown away and rebuilt from them.
-// The scan is dropped after `idleMs` without a vector query, so an idle worker does not hold it.
+// indexer moves it out). Queries are answered by the int8 scan (scan.ts), built from the stored
+// vectors on first use; the stored vectors are the source of truth and the scan can be thrown away
+// and rebuilt from them. It is dropped after `idleMs` without a vector query, so an idle worker
+// does not hold it.
 import type { Logger } from '../../common/node/log';
 import type { SearchKind } from '../../common/contract';
 import { collectGarbage } from '../memory';
 import type { Store } from '../store/store';
-import { ScanIndex, type ScanFilter, type ScanHit } from './scan';
-import type { VectorBackend } from './settings';
-import { decodeVector, int8View } from './vectorBlob';
-import { quantizeInt8 } from './vectors/quantize';
+import type { SearchHit } from './hit';
+import { ScanIndex, type ScanFilter } from './scan';
+import { int8View } from './vectorBlob';
 import type { VectorFiles, WantedEntry } from './vectors/files';
-import type { VectorIndexes } from './vectors/indexes';
-import type { VectorItem } from './vectors/types';
 
 export interface StoredVector {
   kind: 'observation' | 'summary';
@@ -31,9 +25,6 @@ export interface SemanticOptions {
   store: Store;
   /** Model name vectors are stored under; only vectors of this model are searched. */
   model: string;
-  vectra?: VectorIndexes;
-  backend: VectorBackend;
-  vectraMaxItems: number;
   log: Logger;
   /** Where the vector bytes are. */
   files: VectorFiles;
@@ -70,12 +61,8 @@ const LOAD_CHUNK = 2000;
 export class SemanticIndex {
   private scan: ScanIndex | undefined;
   private loading: Promise<ScanIndex | undefined> | undefined;
-  /** Projects whose vectra index matched SQLite at the last check; absent = unknown. */
-  private readonly vectraSynced = new Map<string, boolean>();
-  private readonly rebuilding = new Map<string, Promise<void>>();
   /** Vectors per project in SQLite (counting reads every row of the project: cached, dropped on change). */
   private readonly counts = new Map<string, number>();
-  lastBackend: 'vectra' | 'scan' | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   /** Bumped whenever the scan is dropped, so a load that started before does not install a stale copy. */
   private epoch = 0;
@@ -213,7 +200,7 @@ export class SemanticIndex {
   }
 
   /** Called after the indexer stored vectors. */
-  async added(rows: StoredVector[], opts: { vectra: boolean }): Promise<void> {
+  async added(rows: StoredVector[]): Promise<void> {
     if (rows.length === 0) return;
     for (const r of rows) this.counts.delete(r.project);
     if (this.loading) await this.loading;
@@ -224,36 +211,16 @@ export class SemanticIndex {
         if (v) this.scan.put(r.project, r.kind, r.id, r.epoch, v.q, v.scale);
       }
     }
-    const byProject = new Map<string, StoredVector[]>();
-    for (const r of rows) byProject.set(r.project, [...(byProject.get(r.project) ?? []), r]);
-    for (const [project, items] of byProject) {
-      if (!this.o.vectra || this.o.backend === 'scan') continue;
-      if (!opts.vectra || this.storedCount(project) > this.o.vectraMaxItems) {
-        this.vectraSynced.delete(project);
-        continue;
-      }
-      try {
-        await this.o.vectra.upsert(project, items.map((r) => toVectraItem(r)).filter((x): x is VectorItem => !!x));
-      } catch (e) {
-        this.o.log.warn('vectra upsert failed; the project is searched by scan until rebuilt', { project, error: (e as Error).message });
-      }
-      this.vectraSynced.delete(project);
-    }
   }
 
   removed(kind: 'observation' | 'summary', id: number, project?: string): void {
     if (project !== undefined) this.counts.delete(project);
     else this.counts.clear();
     this.scan?.remove(kind, id, project);
-    if (project !== undefined && this.o.vectra) {
-      this.vectraSynced.delete(project);
-      this.o.vectra.delete(project, [vectraId(kind, id)]).catch(() => undefined);
-    }
   }
 
   /** A project lost many records at once (forgotten session or project): reload its part. */
   async projectChanged(project: string): Promise<void> {
-    this.vectraSynced.delete(project);
     this.counts.delete(project);
     if (this.scan) {
       this.scan.dropProject(project);
@@ -264,14 +231,12 @@ export class SemanticIndex {
         if (v) scan.put(project, r.kind, r.ref_id, r.created_at, v.q, v.scale);
       });
     }
-    if (this.o.vectra && this.storedCount(project) === 0) await this.o.vectra.dropProject(project).catch(() => undefined);
   }
 
   /** Drops every loaded copy; the next query reloads from the stored vectors. */
   reset(): void {
     this.scan = undefined;
     this.epoch++;
-    this.vectraSynced.clear();
     this.counts.clear();
   }
 
@@ -284,98 +249,18 @@ export class SemanticIndex {
     return n;
   }
 
-  /** Rebuilds a project's vectra index from the stored vectors (or drops it when the project is too big for vectra). */
-  rebuildVectra(project: string): Promise<void> {
-    const vectra = this.o.vectra;
-    if (!vectra) return Promise.resolve();
-    const running = this.rebuilding.get(project);
-    if (running) return running;
-    const p = (async () => {
-      this.counts.delete(project);
-      const count = this.storedCount(project);
-      if (count === 0 || count > this.o.vectraMaxItems) {
-        await vectra.dropProject(project);
-        this.vectraSynced.set(project, count === 0);
-        return;
-      }
-      const rows = this.o.store.all<VectorRow>(`SELECT ${ROW_COLUMNS} FROM vectors WHERE project = ? AND model = ?`, [project, this.o.model]);
-      const items: VectorItem[] = [];
-      await this.read(rows, (r, blob) => {
-        const item = toVectraItem({ kind: r.kind, id: r.ref_id, project, epoch: r.created_at, blob }, r.dims);
-        if (item) items.push(item);
-      });
-      await vectra.rebuild(project, items);
-      this.vectraSynced.delete(project);
-      this.o.log.info('vectra index rebuilt from the stored vectors', { project, items: items.length });
-    })().finally(() => this.rebuilding.delete(project));
-    this.rebuilding.set(project, p);
-    return p;
-  }
-
   /** Projects that have vectors of the current model. */
   projects(): string[] {
     return this.o.store.all<{ project: string }>('SELECT DISTINCT project FROM vectors WHERE model = ?', [this.o.model]).map((r) => r.project);
   }
 
   /** Top k vector hits, best first. Filters other than project, kind and time are the caller's job. */
-  async query(vector: Float32Array, k: number, f: SemanticQuery): Promise<ScanHit[]> {
+  async query(vector: Float32Array, k: number, f: SemanticQuery): Promise<SearchHit[]> {
     const kinds = (f.kinds ?? ['observation', 'summary']).filter((x): x is 'observation' | 'summary' => x === 'observation' || x === 'summary');
     if (kinds.length === 0 || k <= 0) return [];
-    if (f.project !== undefined && (await this.vectraUsable(f.project))) {
-      try {
-        this.lastBackend = 'vectra';
-        return await this.queryVectra(f.project, vector, k, kinds, f);
-      } catch (e) {
-        this.o.log.warn('vectra query failed; using the scan', { project: f.project, error: (e as Error).message });
-        this.vectraSynced.set(f.project, false);
-      }
-    }
     const scan = await this.loadScan();
-    this.lastBackend = 'scan';
     if (!scan) return [];
     this.touch();
     return scan.query(vector, k, { ...f, kinds }, f.withVectors ?? 0);
   }
-
-  private async vectraUsable(project: string): Promise<boolean> {
-    const vectra = this.o.vectra;
-    if (!vectra || this.o.backend === 'scan') return false;
-    const stored = this.storedCount(project);
-    if (this.o.backend === 'auto' && stored > this.o.vectraMaxItems) return false;
-    let synced = this.vectraSynced.get(project);
-    if (synced === undefined) {
-      synced = stored > 0 && (await vectra.count(project)) === stored;
-      this.vectraSynced.set(project, synced);
-      if (!synced && stored > 0) {
-        this.rebuildVectra(project).catch((e: Error) => this.o.log.warn('vectra rebuild failed', { project, error: e.message }));
-      }
-    }
-    return synced;
-  }
-
-  private async queryVectra(project: string, vector: Float32Array, k: number, kinds: ('observation' | 'summary')[], f: SemanticQuery): Promise<ScanHit[]> {
-    const vectra = this.o.vectra as VectorIndexes;
-    // Time filters are applied after the fact, so ask for more when they are set.
-    const want = f.from !== undefined || f.to !== undefined ? k * 4 : k;
-    const hits = await vectra.query(project, vector, want, kinds.length === 1 ? { kind: kinds[0] } : {});
-    const out: ScanHit[] = [];
-    for (const h of hits) {
-      const t = h.metadata.createdAt;
-      if (f.from !== undefined && t < f.from) continue;
-      if (f.to !== undefined && t >= f.to) continue;
-      const unit = out.length < (f.withVectors ?? 0) && h.vector ? quantizeInt8(Float32Array.from(h.vector)) : undefined;
-      out.push({ kind: h.metadata.kind, id: h.metadata.refId, project, epoch: t, score: h.score, ...(unit ? { unit } : {}) });
-      if (out.length >= k) break;
-    }
-    return out;
-  }
-}
-
-export function vectraId(kind: 'observation' | 'summary', id: number): string {
-  return `${kind === 'observation' ? 'o' : 's'}:${id}`;
-}
-
-function toVectraItem(r: StoredVector, dims = r.blob.byteLength - 4): VectorItem | undefined {
-  const vector = decodeVector(r.blob, dims);
-  return vector ? { id: vectraId(r.kind, r.id), vector, metadata: { kind: r.kind, refId: r.id, createdAt: r.epoch } } : undefined;
 }

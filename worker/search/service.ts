@@ -22,7 +22,6 @@ import { Searcher, type VectorSide } from './searcher';
 import { SemanticIndex } from './semantic';
 import { readSearchConfig, type SearchConfig } from './settings';
 import { VectorFiles } from './vectors/files';
-import { VectorIndexes } from './vectors/indexes';
 
 export interface SearchDeps {
   config: Pick<WorkerConfig, 'dataDir'>;
@@ -37,8 +36,6 @@ export interface SearchServiceOptions {
   /** Overrides the embedders (tests, bench): one for queries, one for indexing. */
   embedders?: { query: Embedder; index: Embedder };
   threadScript?: string;
-  /** Vectra folder; default <dataDir>/vectors. */
-  vectorsDir?: string;
 }
 
 /**
@@ -62,7 +59,6 @@ export class SearchService {
   readonly semantic: SemanticIndex | undefined;
   readonly indexer: EmbeddingIndexer | undefined;
   private readonly embedders: { query: Embedder; index: Embedder } | undefined;
-  private readonly vectra: VectorIndexes | undefined;
   private queryFailure: { at: number; message: string } | undefined;
   private pendingCache: { at: number; n: number } | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -80,13 +76,9 @@ export class SearchService {
     const s = this.settings.search;
     this.embedders = opts.embedders ?? makeEmbedders(this.settings, deps.log, opts.threadScript);
     if (this.embedders) {
-      this.vectra = s.vectorBackend === 'scan' ? undefined : new VectorIndexes({ dir: opts.vectorsDir ?? path.join(deps.config.dataDir, 'vectors'), log: deps.log });
       this.semantic = new SemanticIndex({
         store: deps.store,
         model: vectorModelId(this.embedders.index.name),
-        vectra: this.vectra,
-        backend: s.vectorBackend,
-        vectraMaxItems: s.vectraMaxItems,
         log: deps.log,
         files: new VectorFiles(path.join(deps.config.dataDir, 'vector-data')),
         idleMs: s.embedderIdleMs,
@@ -174,7 +166,6 @@ export class SearchService {
       await Promise.all([this.embedders.query.close(), this.embedders.index === this.embedders.query ? undefined : this.embedders.index.close()]).catch(() => undefined);
     }
     await indexing;
-    await this.vectra?.close().catch(() => undefined);
   }
 
   vectorUnavailable(): string | undefined {
@@ -213,14 +204,12 @@ export class SearchService {
       indexed,
       pending,
       ...(ix ? { backlog: ix.rate.progress(pending, ix.embedded) } : {}),
-      backend: s.vectorBackend,
       scan: this.semantic?.scanStats() ?? { loaded: false, items: 0, bytes: 0 },
-      vectra: { loadedProjects: this.vectra?.loaded() ?? [], maxItems: s.vectraMaxItems },
       problems: this.settings.problems,
     };
   }
 
-  /** Rebuilds vector indexes from the stored vectors; with reembed, drops the stored vectors so every record is embedded again. */
+  /** Reloads the vector scan from the stored vectors; with reembed, drops the stored vectors so every record is embedded again. */
   async reindex(req: ReindexRequest): Promise<ReindexResponse> {
     const semantic = this.semantic;
     const indexer = this.indexer;
@@ -237,15 +226,10 @@ export class SearchService {
         req.project !== undefined ? tx.run('DELETE FROM vectors WHERE project = ?', [req.project]).changes : tx.run('DELETE FROM vectors').changes,
       );
     }
-    const rebuilt: string[] = [];
-    for (const p of projects) {
-      await semantic.rebuildVectra(p);
-      rebuilt.push(p);
-    }
     if (req.project !== undefined) await semantic.projectChanged(req.project);
     else semantic.reset();
     indexer.rescan();
-    return { project: req.project ?? null, reembed: !!req.reembed, rebuilt, dropped, status: this.status() };
+    return { project: req.project ?? null, reembed: !!req.reembed, rebuilt: projects, dropped, status: this.status() };
   }
 }
 

@@ -5,7 +5,6 @@ import { readSettingsFile } from '../../common/node/settingsFile';
 import { readContextSettings, type ContextSettings } from '../context/settings';
 
 export type EmbeddingsProvider = 'local' | 'remote' | 'off';
-export type VectorBackend = 'auto' | 'vectra' | 'scan';
 
 export interface SearchSettings {
   /** local: the shipped sentence encoder in a worker thread; remote: an OpenAI-compatible endpoint; off: keyword only. */
@@ -17,9 +16,6 @@ export interface SearchSettings {
   remoteDims: number;
   /** A model folder (embed/folder.ts) used instead of the bundled encoder when embeddings is "local"; empty = bundled. */
   localModelDir: string;
-  /** auto: a project's vectra index while it holds at most vectraMaxItems vectors, else the int8 scan. */
-  vectorBackend: VectorBackend;
-  vectraMaxItems: number;
   /** Records embedded per batch by the background indexer. */
   indexBatchSize: number;
   /** Query embeddings kept (LRU). */
@@ -48,8 +44,6 @@ export interface SearchSettings {
   keywordLeaderFloor: number;
   /** Hybrid: after fusion the best vector hit ranks no lower than this (0 = off). */
   vectorLeaderFloor: number;
-  /** Hybrid: weight of a query word's synonyms (synonyms.ts) in the keyword list, against 1 for a typed word (0 = off). */
-  synonymWeight: number;
   /** Hybrid: weight of an identifier a query word is part of (identifiers.ts: "msg id" also looks for client_msg_id), times the share of its parts named; 0 = off. */
   identifierWeight: number;
   /** Hybrid: at most this many identifiers are added to a query. */
@@ -81,8 +75,6 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   remoteApiKey: '',
   remoteDims: 0,
   localModelDir: '',
-  vectorBackend: 'auto',
-  vectraMaxItems: 2000,
   indexBatchSize: 16,
   queryCacheSize: 256,
   keywordRankCap: 0,
@@ -96,7 +88,6 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   vectorFusionWeight: 1,
   keywordLeaderFloor: 3,
   vectorLeaderFloor: 4,
-  synonymWeight: 0.4,
   identifierWeight: 0.7,
   identifierTerms: 8,
   promptWeight: 1,
@@ -114,7 +105,6 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
 /** Bounds for numbers; a value outside is clamped. */
 const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   remoteDims: [0, 8192],
-  vectraMaxItems: [0, 1_000_000],
   indexBatchSize: [1, 256],
   queryCacheSize: [0, 100_000],
   keywordRankCap: [0, 1_000_000],
@@ -128,7 +118,6 @@ const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
   vectorFusionWeight: [0, 10],
   keywordLeaderFloor: [0, 100],
   vectorLeaderFloor: [0, 100],
-  synonymWeight: [0, 1],
   identifierWeight: [0, 1],
   identifierTerms: [0, 32],
   promptWeight: [0, 10],
@@ -144,7 +133,6 @@ const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
 
 const ENUMS: Partial<Record<keyof SearchSettings, readonly string[]>> = {
   embeddings: ['local', 'remote', 'off'],
-  vectorBackend: ['auto', 'vectra', 'scan'],
 };
 
 function merge<T extends object>(defaults: T, raw: unknown, bounds: Partial<Record<keyof T, [number, number]>>, enums: Partial<Record<keyof T, readonly string[]>> = {}): T {

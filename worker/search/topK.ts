@@ -12,7 +12,7 @@
 import type { SearchKind } from '../../common/contract';
 import type { Store } from '../store/store';
 import { bm25Idf, partSql } from './bm25';
-import type { RankedHit } from './keyword';
+import type { SearchHit } from './hit';
 import type { SearchFilters } from './params';
 import { filterSql, KINDS } from './records';
 import { factsCanFilter, passes, projectCode, rowFacts, type RowFacts } from './rowFacts';
@@ -28,8 +28,7 @@ export interface WeightedPhrase {
   c: number;
 }
 
-/** A ranked row (keyword.ts's RankedHit). */
-export type TopHit = RankedHit;
+/** A ranked row (keyword.ts's SearchHit). */
 
 /** More rows than this left to score exactly: ranking every match is cheaper. */
 const MAX_EXACT = 20_000;
@@ -44,7 +43,7 @@ const CHECK_BATCH = 256;
  * built a window at a time first, other work running between windows, so a search never holds the
  * worker for the whole ranking of a common word's matches.
  */
-export async function exactTopK(store: Db, kind: SearchKind, phrases: WeightedPhrase[], f: SearchFilters, depth: number, rows: number, maxId: number, now: number, listSize?: number): Promise<TopHit[]> {
+export async function exactTopK(store: Db, kind: SearchKind, phrases: WeightedPhrase[], f: SearchFilters, depth: number, rows: number, maxId: number, now: number, listSize?: number): Promise<SearchHit[]> {
   const k = KINDS[kind];
   const sizes = phrases.map((x) => listSize ?? listSizeFor(x.df, rows));
   let waited = false;
@@ -102,7 +101,7 @@ function accumulatorFor(store: Db, upTo: number): Accumulator {
 }
 
 /** The top k from the lists, or undefined when they cannot settle it. */
-function fromLists(store: Db, kind: SearchKind, phrases: WeightedPhrase[], lists: TermList[], f: SearchFilters, depth: number, upTo: number): TopHit[] | undefined {
+function fromLists(store: Db, kind: SearchKind, phrases: WeightedPhrase[], lists: TermList[], f: SearchFilters, depth: number, upTo: number): SearchHit[] | undefined {
   const a = accumulatorFor(store, upTo);
   const met: number[] = [];
   let floors = 0;
@@ -199,7 +198,7 @@ export function selectAscending(a: Float64Array, at: number): number {
  * could still be in it. Existence and filters are checked best bound first, only until no
  * unchecked row can reach the k-th best.
  */
-function settle(store: Db, kind: SearchKind, phrases: WeightedPhrase[], queue: Candidate[], rest: number, depth: number, check: (batch: Candidate[]) => Candidate[]): TopHit[] | undefined {
+function settle(store: Db, kind: SearchKind, phrases: WeightedPhrase[], queue: Candidate[], rest: number, depth: number, check: (batch: Candidate[]) => Candidate[]): SearchHit[] | undefined {
   let next = 0;
   let live: Candidate[] = [];
   const kth = () => (live.length >= depth ? live[depth - 1].lb : -Infinity);
@@ -286,7 +285,7 @@ function exactScores(store: Db, kind: SearchKind, phrases: WeightedPhrase[], ids
 }
 
 /** Every match ranked (filters applied first): exact, and as slow as the matches are many. */
-export function rankAll(store: Db, kind: SearchKind, phrases: WeightedPhrase[], f: SearchFilters, depth: number): TopHit[] {
+export function rankAll(store: Db, kind: SearchKind, phrases: WeightedPhrase[], f: SearchFilters, depth: number): SearchHit[] {
   const k = KINDS[kind];
   const { where, params } = filterSql(kind, f);
   bm25Idf.values = phrases.map((x) => x.c);
