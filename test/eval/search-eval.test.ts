@@ -42,7 +42,7 @@ interface HeldoutHistory {
   sessions: { project: string; observations: { id: number; title: string }[]; summaries: { id: number }[] }[];
 }
 
-const local = createLocalEmbedder({ threadScript, batchSize: 32, log: nullLogger });
+const local = createLocalEmbedder({ threadScript, batchSize: 16, log: nullLogger });
 const embedder = diskCachedEmbedder(local, cacheDir);
 let dev: { service: SearchService; history: FixtureHistory; questions: EvalQuestion[] };
 let dev2: { service: SearchService; history: Dev2History; questions: EvalQuestion[] };
