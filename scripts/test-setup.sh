@@ -5,8 +5,14 @@
 # of this clone (CLAUDE_MEM_E2E_CACHE and CLAUDE_CODE_PREFIX point elsewhere, to reuse an install).
 # Each step says what it installs and how long it usually takes; a failed step ends the run with one
 # line naming it (the installer's own output above that line says why).
+#   bash scripts/test-setup.sh          everything
+#   bash scripts/test-setup.sh system   the Debian packages and PostgreSQL only
+#   bash scripts/test-setup.sh tools    code-server and Claude Code only (`node test/run.mjs --setup`
+#                                       runs this while the files that do not need them run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+phase=${1:-all}
+case "$phase" in all|system|tools) ;; *) echo "test-setup: unknown phase '$phase' (all, system or tools)" >&2; exit 2 ;; esac
 
 step() { # step "<name>" "<what and how long>" command...
   local name=$1 what=$2 started=$SECONDS
@@ -25,19 +31,22 @@ apt_packages() {
   $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
 }
 
-need_apt=()
-[ -x /usr/bin/chromium ] || need_apt+=(chromium)
-dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
-if [ ${#need_apt[@]} -gt 0 ]; then
-  step "Debian packages" "apt-get install ${need_apt[*]} (about 1 minute)" apt_packages "${need_apt[@]}"
-fi
+if [ "$phase" != tools ]; then
+  need_apt=()
+  [ -x /usr/bin/chromium ] || need_apt+=(chromium)
+  dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
+  if [ ${#need_apt[@]} -gt 0 ]; then
+    step "Debian packages" "apt-get install ${need_apt[*]} (about 1 minute)" apt_packages "${need_apt[@]}"
+  fi
 
-# PostgreSQL (team memory tests: test/helpers/postgres.ts makes a throwaway cluster with its initdb).
-if compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
-  echo "test-setup: PostgreSQL: $(ls -d /usr/lib/postgresql/*/bin | head -1) already there"
-else
-  step "PostgreSQL" "apt-get install postgresql (server binaries for the team-sync tests; about 30 s)" apt_packages postgresql
+  # PostgreSQL (team memory tests: test/helpers/postgres.ts makes a throwaway cluster with its initdb).
+  if compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
+    echo "test-setup: PostgreSQL: $(ls -d /usr/lib/postgresql/*/bin | head -1) already there"
+  else
+    step "PostgreSQL" "apt-get install postgresql (server binaries for the team-sync tests; about 30 s)" apt_packages postgresql
+  fi
 fi
+[ "$phase" != system ] || { echo "test-setup: system ready"; exit 0; }
 
 cache=${CLAUDE_MEM_E2E_CACHE:-.cache}
 if [ -f "$cache/code-server/.installed-${CODE_SERVER_VERSION:-4.139.1}" ]; then

@@ -6,6 +6,8 @@
 //   node test/run.mjs search store          files whose path contains any of the substrings
 //                                           (eval/ only when a substring names it)
 //   options: --jobs N (files at once; default: one more than the CPUs, or TEST_JOBS)
+//            --setup  install the test tools (`scripts/test-setup.sh tools`: code-server, Claude
+//                     Code) while the files that do not need them run (what `npm test` does)
 //
 // Each file runs in its own process (`node --import tsx --test-reporter=tap <file>`); its output is
 // printed in one piece when it ends, with its own summary replaced by one line. Files run at once
@@ -27,9 +29,10 @@ const TIERS = ['unit', 'integration', 'faults', 'e2e', 'eval', 'e2e-memory'];
 const GROUPS = {
   // code-server + Chromium per suite: about 1 GB and both cores while a window loads.
   'code-server': ['e2e/'],
-  // The evals share the embedding cache in .cache/search-eval-embeddings (written as they go) and
-  // each keeps both cores busy with the real encoder (the memory eval embeds with it too).
-  'eval-encoder': ['eval/', 'e2e-memory/'],
+  // The search evals embed many of the same texts into .cache/search-eval-embeddings: one after
+  // the other, the second reads what the first computed instead of computing it again. (The
+  // memory eval embeds through its own worker and shares nothing with them.)
+  'eval-encoder': ['eval/'],
 };
 
 /**
@@ -40,8 +43,18 @@ const GROUPS = {
  */
 const ALONE = ['integration/erase.test.ts', 'integration/freshness.test.ts', 'integration/claude-code.test.ts'];
 
-/** Files that take minutes (wall time, most of it waiting): started first. */
-const LONG = ['faults/concurrency.test.ts', 'eval/', 'e2e-memory/', 'e2e/', 'faults/crash.test.ts', 'faults/damage-any.test.ts', 'faults/damaged.test.ts', 'integration/claude-code.test.ts'];
+/**
+ * Files that take minutes, started first, in this order: the longest chain first, so that the run
+ * ends when the CPU work does, not with one long file left alone on one core (the 10-minute SSE
+ * soak, mostly waiting; the search evals, one after the other, each on one core with the encoder).
+ */
+const LONG = ['faults/concurrency.test.ts', 'eval/', 'e2e-memory/', 'faults/crash.test.ts', 'faults/damage-any.test.ts', 'faults/fuzz.test.ts', 'e2e/', 'faults/damaged.test.ts', 'integration/claude-code.test.ts'];
+
+/**
+ * Files that need what `scripts/test-setup.sh tools` installs (code-server and Node 24, Claude
+ * Code) and the packaged .vsix: with --setup they wait for it, the other files do not.
+ */
+const NEEDS_TOOLS = ['e2e/', 'integration/claude-code.test.ts', 'integration/claudeCodeHarness.test.ts'];
 
 const args = process.argv.slice(2);
 const tiers = [];
@@ -49,9 +62,11 @@ const substrings = [];
 // One more than the CPUs: most files spend much of their time waiting (on a worker starting, a
 // poll, a 10-minute soak), so a CPU is rarely idle for lack of a file to run.
 let jobs = Number(process.env.TEST_JOBS) || os.availableParallelism() + 1;
+let setup = false;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--tier') tiers.push(...args[++i].split(','));
   else if (args[i] === '--jobs') jobs = Number(args[++i]);
+  else if (args[i] === '--setup') setup = true;
   else substrings.push(args[i]);
 }
 for (const t of tiers) {
@@ -91,20 +106,52 @@ const faults = files.filter((f) => tierOf(f) === 'faults');
 const wholeFaultSuite = faults.length > 0 && faults.every((f) => selected.includes(f));
 if (wholeFaultSuite) fs.rmSync(path.join(root, 'test-artifacts', 'reliability'), { recursive: true, force: true });
 
+const needsTools = (f) => NEEDS_TOOLS.some((p) => f.startsWith(p));
+const started = performance.now();
+
+/** Runs a command to its end; resolves to its exit code and what it printed. */
+function runStep(cmd, cmdArgs, env = process.env) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, cmdArgs, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', (code, signal) => resolve({ ok: code === 0, out: out + (code === 0 ? '' : `(${cmd} ${cmdArgs.join(' ')}: ${signal ?? `exit ${code}`})\n`) }));
+  });
+}
+
 // The e2e suites install a .vsix; package it once here instead of once per suite (each would
-// rebuild dist/ while other files read it).
+// rebuild dist/ while other files read it). dist/ is rebuilt before any file starts; the package
+// is made (and with --setup the tools installed) while the files that do not need them run.
+const steps = [];
+if (setup && selected.some(needsTools)) {
+  steps.push(() => runStep('bash', [path.join(root, 'scripts', 'test-setup.sh'), 'tools']));
+}
 if (selected.some((f) => tierOf(f) === 'e2e') && !process.env.CLAUDE_MEM_VSIX) {
   const out = path.join(root, '.cache', 'e2e', 'claude-mem-vscode.vsix');
   const env = { ...process.env, NODE_OPTIONS: '' };
-  for (const [script, ...rest] of [['esbuild.config.mjs'], ['scripts/package.mjs', '--out', out, '--quiet']]) {
-    const r = spawnSync(process.execPath, [script, ...rest], { cwd: root, env, stdio: 'inherit' });
-    if (r.status !== 0) {
-      console.error(`${script} failed (exit ${r.status}): the e2e suites need the .vsix`);
-      process.exit(1);
-    }
+  const r = spawnSync(process.execPath, ['esbuild.config.mjs'], { cwd: root, env, stdio: 'inherit' });
+  if (r.status !== 0) {
+    console.error(`esbuild.config.mjs failed (exit ${r.status}): the e2e suites need the .vsix`);
+    process.exit(1);
   }
+  steps.push(() => runStep(process.execPath, ['scripts/package.mjs', '--out', out, '--quiet'], env));
   process.env.CLAUDE_MEM_VSIX = out;
 }
+/** Settles when the tools and the .vsix are ready: ok false (with what the failed step printed) if a step failed. */
+let tools = { done: steps.length === 0, ok: true, out: '' };
+const toolsReady = (async () => {
+  for (const step of steps) {
+    const r = await step();
+    tools.out += r.out;
+    if (!r.ok) {
+      tools.ok = false;
+      break;
+    }
+  }
+  tools.done = true;
+  if (steps.length > 0) process.stdout.write(`${tools.out.replace(/\n*$/, '\n')}# tools and .vsix for ${selected.filter(needsTools).length} files: ${tools.ok ? 'ready' : 'FAILED'} after ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+})();
 
 // No test may change a tracked file or leave an untracked one outside the ignored folders.
 const gitStatus = () => {
@@ -116,7 +163,8 @@ const statusBefore = gitStatus();
 const groupOf = (f) => Object.keys(GROUPS).find((g) => GROUPS[g].some((p) => f.startsWith(p)));
 const isLong = (f) => LONG.some((p) => f.startsWith(p));
 const isAlone = (f) => ALONE.includes(f);
-const queue = [...selected.filter((f) => isLong(f) && !isAlone(f)), ...selected.filter((f) => !isLong(f) && !isAlone(f)), ...selected.filter(isAlone)];
+const longRank = (f) => LONG.findIndex((p) => f.startsWith(p));
+const queue = [...selected.filter((f) => isLong(f) && !isAlone(f)).sort((a, b) => longRank(a) - longRank(b)), ...selected.filter((f) => !isLong(f) && !isAlone(f)), ...selected.filter(isAlone)];
 
 const SUMMARY = /^# (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) ([\d.]+)\s*$/;
 const totals = { tests: 0, suites: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
@@ -125,7 +173,6 @@ const failedFiles = [];
 const failureNotes = [];
 /** [file, wall s, CPU s] of each file, for the list of the heaviest at the end. */
 const costs = [];
-const started = performance.now();
 const TIME = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 let cpuTotal = 0;
 
@@ -141,6 +188,15 @@ function loader(f) {
 }
 
 function runFile(f) {
+  if (needsTools(f) && !tools.ok) {
+    // Not run: what it needs is not there. Counted as one failed test, with the step's output.
+    totals.tests += 1;
+    totals.fail += 1;
+    failedFiles.push(f);
+    failureNotes.push(`# test/${f}: not run: the tools or the .vsix it needs failed to install (output above)`);
+    process.stdout.write(`# file test/${f}: FAILED (not run: the tools or the .vsix it needs failed to install)\n`);
+    return Promise.resolve();
+  }
   return new Promise((resolve) => {
     const t0 = performance.now();
     const cmd = [process.execPath, ...loader(f), '--test-reporter=tap', path.join(testDir, f)];
@@ -207,7 +263,7 @@ await new Promise((done) => {
     while (running < jobs) {
       // A file that runs alone waits for the others to end, and nothing starts beside it.
       if (busyGroups.has('alone')) break;
-      const i = queue.findIndex((f) => !busyGroups.has(groupOf(f)) && (!isAlone(f) || running === 0));
+      const i = queue.findIndex((f) => !busyGroups.has(groupOf(f)) && (!isAlone(f) || running === 0) && (tools.done || !needsTools(f)));
       if (i < 0) break;
       const [f] = queue.splice(i, 1);
       const g = isAlone(f) ? 'alone' : groupOf(f);
@@ -220,6 +276,7 @@ await new Promise((done) => {
       });
     }
   };
+  void toolsReady.then(next);
   next();
 });
 

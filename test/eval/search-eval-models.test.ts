@@ -28,7 +28,7 @@ import { importDoc, openEvalService, type EvalService } from '../helpers/evalSer
 
 const root = path.resolve(__dirname, '../..');
 const built = path.join(root, 'dist/embedder.js');
-const local = createLocalEmbedder({ threadScript: fs.existsSync(built) ? built : path.join(root, 'worker/search/embedderThread.ts'), batchSize: 32, log: nullLogger });
+const local = createLocalEmbedder({ threadScript: fs.existsSync(built) ? built : path.join(root, 'worker/search/embedderThread.ts'), batchSize: 16, log: nullLogger });
 const embedder = diskCachedEmbedder(local, path.join(root, '.cache/search-eval-embeddings'));
 
 interface Doc {

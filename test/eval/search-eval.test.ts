@@ -26,7 +26,7 @@ const built = path.resolve(__dirname, '../../dist/embedder.js');
 const threadScript = fs.existsSync(built) ? built : path.resolve(__dirname, '../../worker/search/embedderThread.ts');
 const cacheDir = path.resolve(__dirname, '../../.cache/search-eval-embeddings');
 
-const local = createLocalEmbedder({ threadScript, batchSize: 32, log: nullLogger });
+const local = createLocalEmbedder({ threadScript, batchSize: 16, log: nullLogger });
 const embedder = diskCachedEmbedder(local, cacheDir);
 const sets = evalSets();
 const opened = new Map<string, EvalService>();

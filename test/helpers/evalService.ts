@@ -25,7 +25,7 @@ export async function openEvalService(prefix: string, load: (s: Store) => Promis
   await load(store);
   const service = new SearchService(
     { config: { dataDir: dir }, store, events: new EventBus(), log: nullLogger },
-    { embedders: { query: embedder, index: embedder }, settings: { search: { ...DEFAULT_SEARCH_SETTINGS, indexBatchSize: 64, ...search }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } },
+    { embedders: { query: embedder, index: embedder }, settings: { search: { ...DEFAULT_SEARCH_SETTINGS, indexBatchSize: 256, ...search }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } },
   );
   service.start();
   await service.indexer?.drain();
