@@ -480,8 +480,11 @@ export interface FreshnessCheckResponse {
 
 export interface CitedFilesResponse {
   project: string;
-  /** Each cited path with the blob ids memories cite it at. */
-  files: { path: string; blobs: string[] }[];
+  /**
+   * Each cited path with the blob ids memories cite it at, and the commit of its newest citation (a
+   * client asks git for renames since then: a file renamed and edited in one commit).
+   */
+  files: { path: string; blobs: string[]; commit?: string | null }[];
 }
 
 export type FreshnessStatus = 'fresh' | 'stale' | 'confirmed' | 'retired' | 'aged';

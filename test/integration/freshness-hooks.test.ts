@@ -104,7 +104,7 @@ describe('freshness at the moment of use through the hook CLI', () => {
     w = await startWorker({ env: { CLAUDE_MEM_EMBEDDINGS: 'off', CLAUDE_MEM_PROVIDER: 'local' } });
     r = makeRepo('fresh-hooks-');
     project = path.basename(r.root);
-    for (const f of ['committed', 'uncommitted', 'touched', 'deleted', 'renamed', 'reverted', 'branch'].map((x) => `src/${x}.ts`)) r.write(f, body(f, 0));
+    for (const f of ['committed', 'uncommitted', 'touched', 'deleted', 'renamed', 'renamedit', 'renamestaged', 'reverted', 'branch'].map((x) => `src/${x}.ts`)) r.write(f, body(f, 0));
     r.commit('initial');
     env = { CLAUDE_MEM_DATA_DIR: w.dataDir, CLAUDE_MEM_WORKER_PORT: String(w.port), CLAUDE_MEM_NO_AUTOSTART: '1', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
   });
@@ -161,6 +161,33 @@ describe('freshness at the moment of use through the hook CLI', () => {
     const m = await memory(id);
     assert.equal(m.status, 'fresh');
     assert.deepEqual(m.citations.map((c) => [c.path, c.movedFrom]), [['src/moved.ts', 'src/renamed.ts']]);
+  });
+
+  it('a file renamed and edited in one commit: the memory follows it and reads "renamed to X (and changed)"', async () => {
+    const id = await edit('src/renamedit.ts', 5);
+    r.commit('edit renamedit');
+    r.git('mv', 'src/renamedit.ts', 'src/renamed-edit.ts');
+    // The same lines but one: git's rename detection pairs the two paths.
+    r.write('src/renamed-edit.ts', body('src/renamedit.ts', 6));
+    r.commit('rename and edit');
+    const text = await context();
+    assert.match(staleSection(text), new RegExp(`#${id} .*src/renamedit\\.ts renamed to src/renamed-edit\\.ts \\(and changed, committed\\)`), text);
+    assert.doesNotMatch(staleSection(text), /renamedit\.ts deleted/);
+    const m = await memory(id);
+    assert.equal(m.status, 'stale');
+    assert.deepEqual(m.citations.map((c) => [c.path, c.movedFrom, c.state]), [['src/renamed-edit.ts', 'src/renamedit.ts', 'changed']]);
+    assert.match(await fileContext('src/renamed-edit.ts'), new RegExp(`#${id} .*\\[MAY BE STALE: src/renamedit\\.ts renamed to src/renamed-edit\\.ts \\(and changed, committed\\)`));
+  });
+
+  it('a file renamed with git mv and edited, not committed: "renamed to X (and changed)", not fresh', async () => {
+    const id = await edit('src/renamestaged.ts', 5);
+    r.commit('edit renamestaged');
+    r.git('mv', 'src/renamestaged.ts', 'src/renamed-staged.ts');
+    r.write('src/renamed-staged.ts', body('src/renamestaged.ts', 6));
+    const text = await context();
+    assert.match(staleSection(text), new RegExp(`#${id} .*src/renamestaged\\.ts renamed to src/renamed-staged\\.ts \\(and changed, uncommitted\\)`), text);
+    assert.deepEqual((await memory(id)).citations.map((c) => [c.path, c.movedFrom]), [['src/renamed-staged.ts', 'src/renamestaged.ts']]);
+    r.commit('rename staged');
   });
 
   it('a change reverted: fresh again', async () => {

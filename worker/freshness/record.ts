@@ -153,12 +153,17 @@ export function copyCitations(tx: WriteTx, from: number, to: number, files: Cita
   for (const f of files) if (f.blob) tx.run(`UPDATE citations SET blob = ? WHERE observation_id = ? AND path = ?`, [f.blob, to, f.path]);
 }
 
-/** Every cited path of a project with the blob ids it is cited at (what a client should fingerprint). */
-export function citedFiles(db: Reader, project: string, limit: number): { path: string; blobs: string[] }[] {
+/**
+ * Every cited path of a project with the blob ids it is cited at (what a client should fingerprint)
+ * and the commit of its newest citation (where a client's rename search starts).
+ */
+export function citedFiles(db: Reader, project: string, limit: number): { path: string; blobs: string[]; commit: string | null }[] {
   return db
-    .all<{ path: string; blobs: string }>(
-      `SELECT path, json_group_array(DISTINCT blob) AS blobs FROM citations WHERE project = ? AND blob IS NOT NULL GROUP BY path ORDER BY max(cited_at) DESC LIMIT ?`,
+    .all<{ path: string; blobs: string; commit_id: string | null }>(
+      `SELECT path, json_group_array(DISTINCT blob) AS blobs,
+              (SELECT c2.commit_id FROM citations c2 WHERE c2.project = c.project AND c2.path = c.path AND c2.commit_id IS NOT NULL ORDER BY c2.cited_at DESC LIMIT 1) AS commit_id
+         FROM citations c WHERE project = ? AND blob IS NOT NULL GROUP BY path ORDER BY max(cited_at) DESC LIMIT ?`,
       [project, limit],
     )
-    .map((r) => ({ path: r.path, blobs: JSON.parse(r.blobs) as string[] }));
+    .map((r) => ({ path: r.path, blobs: JSON.parse(r.blobs) as string[], commit: r.commit_id }));
 }

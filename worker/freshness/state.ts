@@ -61,7 +61,9 @@ export function reasonOf(cites: CitRow[], view?: BranchView): string | undefined
   const bad = cites.filter((c) => verdictApplies(c, view));
   if (bad.length === 0) return undefined;
   const what = (c: CitRow) => (c.state === 'changed' && c.change_kind ? `changed (${c.change_kind})` : c.state);
-  const parts = bad.slice(0, 3).map((c) => `${c.path} ${what(c)}${c.changed_branch ? ` on ${c.changed_branch}` : ''}${c.changed_at ? ` ${isoDay(c.changed_at)}` : ''}`);
+  // A file renamed with its content changed: the citation followed it, the memory says both.
+  const subject = (c: CitRow) => (c.moved_from && c.state === 'changed' ? `${c.moved_from} renamed to ${c.path} (and changed${c.change_kind ? `, ${c.change_kind}` : ''})` : `${c.path} ${what(c)}`);
+  const parts = bad.slice(0, 3).map((c) => `${subject(c)}${c.changed_branch ? ` on ${c.changed_branch}` : ''}${c.changed_at ? ` ${isoDay(c.changed_at)}` : ''}`);
   return parts.join('; ') + (bad.length > 3 ? `; +${bad.length - 3} more` : '');
 }
 
