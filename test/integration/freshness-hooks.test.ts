@@ -104,7 +104,7 @@ describe('freshness at the moment of use through the hook CLI', () => {
     w = await startWorker({ env: { CLAUDE_MEM_EMBEDDINGS: 'off', CLAUDE_MEM_PROVIDER: 'local' } });
     r = makeRepo('fresh-hooks-');
     project = path.basename(r.root);
-    for (const f of ['committed', 'uncommitted', 'touched', 'deleted', 'renamed', 'renamedit', 'renamestaged', 'reverted', 'branch'].map((x) => `src/${x}.ts`)) r.write(f, body(f, 0));
+    for (const f of ['committed', 'uncommitted', 'touched', 'deleted', 'renamed', 'renamedit', 'renamestaged', 'reverted', 'branch', 'both'].map((x) => `src/${x}.ts`)) r.write(f, body(f, 0));
     r.commit('initial');
     env = { CLAUDE_MEM_DATA_DIR: w.dataDir, CLAUDE_MEM_WORKER_PORT: String(w.port), CLAUDE_MEM_NO_AUTOSTART: '1', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
   });
@@ -215,6 +215,36 @@ describe('freshness at the moment of use through the hook CLI', () => {
     assert.match(lineOf(m, onFeature), /\[from branch feature-b\]/, 'feature-b\'s memory is marked as such in the first session on main');
     r.git('checkout', '-q', 'feature-b');
     assert.match(staleSection(await context()), new RegExp(`#${onMain} .*changed \\(committed\\) on feature-b`), 'and stale on feature-b again');
+    r.git('checkout', '-q', 'main');
+  });
+
+  it('verdicts are stored per branch: a file changed on two branches keeps each branch\'s verdict, read back from the worker\'s routes', async () => {
+    const id = await edit('src/both.ts', 5);
+    r.commit('edit both on main');
+    const onBranch = async (branch: string) => (await w.req<MemoryFreshness>('GET', `/api/freshness/observation/${id}?branch=${branch}`)).body;
+    r.git('checkout', '-q', '-b', 'feature-c');
+    r.write('src/both.ts', body('src/both.ts', 7));
+    r.commit('both on feature-c');
+    assert.match(staleSection(await context()), new RegExp(`#${id} .*src/both\\.ts changed \\(committed\\) on feature-c`));
+    r.git('checkout', '-q', 'main');
+    r.write('src/both.ts', body('src/both.ts', 8));
+    assert.match(staleSection(await context()), new RegExp(`#${id} .*src/both\\.ts changed \\(uncommitted\\) on main`));
+    // No check ran on feature-c since main's: its verdict is still its own.
+    const fc = await onBranch('feature-c');
+    assert.equal(fc.status, 'stale');
+    assert.match(fc.reason ?? '', /src\/both\.ts changed \(committed\) on feature-c/);
+    assert.deepEqual(fc.citations.map((c) => [c.state, c.changedOnBranch]), [['changed', 'feature-c']]);
+    const m = await onBranch('main');
+    assert.match(m.reason ?? '', /src\/both\.ts changed \(uncommitted\) on main/);
+    // main reverted: fresh on main, still stale on feature-c.
+    r.git('checkout', '--', 'src/both.ts');
+    assert.doesNotMatch(staleSection(await context()), new RegExp(`#${id} `));
+    assert.equal((await onBranch('main')).status, 'fresh');
+    assert.equal((await onBranch('feature-c')).status, 'stale');
+    // And the other way: on feature-c the check finds its own change again, main stays fresh.
+    r.git('checkout', '-q', 'feature-c');
+    assert.match(staleSection(await context()), new RegExp(`#${id} .*changed \\(committed\\) on feature-c`));
+    assert.equal((await onBranch('main')).status, 'fresh');
     r.git('checkout', '-q', 'main');
   });
 

@@ -66,9 +66,11 @@ export function applyCheck(tx: WriteTx, req: FreshnessCheckRequest, now: number)
   const staleSeen = new Set<number>();
   for (const f of req.files) {
     const rows = tx.all<CitationRow>('SELECT id, observation_id, path, blob, branch, state, current_blob, moved_from, changed_branch, change_kind FROM citations WHERE project = ? AND path = ?', [req.project, f.path]);
+    const verdicts = req.branch && rows.length ? branchVerdicts(tx, rows.map((r) => r.id), req.branch) : undefined;
     for (const r of rows) {
       if (inScope && !inScope(r.branch)) continue;
       out.checked += 1;
+      if (req.branch) setBranchVerdict(tx, r, f as CheckFile, req.branch, verdicts?.get(r.id), now);
       let change = judge(r, f);
       // Verdicts belong to the branch they were made on: the cited content on this branch does not
       // clear what another branch's check found (a view of that branch still sees it).
@@ -109,6 +111,42 @@ export function applyCheck(tx: WriteTx, req: FreshnessCheckRequest, now: number)
   return out;
 }
 
+interface VerdictRow {
+  citation_id: number;
+  state: 'changed' | 'deleted';
+  current_blob: string | null;
+  change_kind: string | null;
+}
+
+function branchVerdicts(tx: WriteTx, ids: number[], branch: string): Map<number, VerdictRow> {
+  const rows = tx.all<VerdictRow>('SELECT citation_id, state, current_blob, change_kind FROM citation_verdicts WHERE branch = ? AND citation_id IN (SELECT value FROM json_each(?))', [
+    branch,
+    JSON.stringify(ids),
+  ]);
+  return new Map(rows.map((v) => [v.citation_id, v]));
+}
+
+/**
+ * The citation's verdict on the check's branch (table citation_verdicts): written only when it
+ * differs from what is stored, so a check that finds nothing new writes nothing. A move is left to
+ * the check of the new path that follows it.
+ */
+function setBranchVerdict(tx: WriteTx, r: CitationRow, f: CheckFile, branch: string, cur: VerdictRow | undefined, now: number): void {
+  if (f.gone && f.movedTo && f.movedTo !== r.path) return;
+  const state = f.gone ? 'deleted' : f.blob === r.blob ? 'fresh' : 'changed';
+  if (state === 'fresh') {
+    if (cur) tx.run('DELETE FROM citation_verdicts WHERE citation_id = ? AND branch = ?', [r.id, branch]);
+    return;
+  }
+  const blob = state === 'changed' ? f.blob : null;
+  const kind = f.change ?? null;
+  if (!cur) {
+    tx.run('INSERT INTO citation_verdicts (citation_id, branch, state, current_blob, changed_at, change_kind) VALUES (?, ?, ?, ?, ?, ?)', [r.id, branch, state, blob, now, kind]);
+  } else if (cur.state !== state || cur.current_blob !== blob || cur.change_kind !== kind) {
+    tx.run('UPDATE citation_verdicts SET state = ?, current_blob = ?, change_kind = ? WHERE citation_id = ? AND branch = ?', [state, blob, kind, r.id, branch]);
+  }
+}
+
 type Change = 'same' | 'fresh' | 'changed' | 'deleted' | 'moved';
 
 function judge(r: CitationRow, f: CitationFile & { movedTo?: string }): Change {
@@ -128,6 +166,8 @@ export function confirm(tx: WriteTx, id: number, files: CitationFile[], now: num
   }
   tx.run(`UPDATE citations SET blob = coalesce(current_blob, blob), state = 'fresh', current_blob = NULL, changed_at = NULL, changed_branch = NULL, change_kind = NULL, checked_at = ? WHERE observation_id = ? AND state = 'changed'`, [now, id]);
   tx.run(`DELETE FROM citations WHERE observation_id = ? AND state = 'deleted'`, [id]);
+  // Re-anchored: every branch's verdict was about the old content (the next check judges again).
+  tx.run(`DELETE FROM citation_verdicts WHERE citation_id IN (SELECT id FROM citations WHERE observation_id = ?)`, [id]);
   setState(tx, id, 'confirmed', null, null, now);
 }
 

@@ -85,14 +85,40 @@ function safeList(text: string): string[] {
   }
 }
 
-function citationsOf(db: Reader, ids: number[]): Map<number, CitRow[]> {
+interface BranchCitRow extends CitRow {
+  v_state: 'changed' | 'deleted' | null;
+  v_changed_at: number | null;
+  v_change_kind: string | null;
+}
+
+/**
+ * The citations of ids as a view sees them: with a branch, each citation's verdict on that branch
+ * (table citation_verdicts), or a verdict made without a branch (an older client); fresh otherwise.
+ * Without a branch, the newest verdict of any branch.
+ */
+function citationsOf(db: Reader, ids: number[], view?: BranchView): Map<number, CitRow[]> {
   const out = new Map<number, CitRow[]>();
   if (ids.length === 0) return out;
-  const rows = db.all<CitRow>(
-    `SELECT observation_id, path, blob, commit_id, branch, state, changed_at, changed_branch, change_kind, moved_from FROM citations
-      WHERE observation_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
-    [JSON.stringify(ids)],
-  );
+  const branch = view?.branch || null;
+  const rows: CitRow[] = branch
+    ? db
+        .all<BranchCitRow>(
+          `SELECT c.observation_id, c.path, c.blob, c.commit_id, c.branch, c.state, c.changed_at, c.changed_branch, c.change_kind, c.moved_from,
+                  v.state AS v_state, v.changed_at AS v_changed_at, v.change_kind AS v_change_kind
+             FROM citations c LEFT JOIN citation_verdicts v ON v.citation_id = c.id AND v.branch = ?
+            WHERE c.observation_id IN (SELECT value FROM json_each(?)) ORDER BY c.id`,
+          [branch, JSON.stringify(ids)],
+        )
+        .map(({ v_state, v_changed_at, v_change_kind, ...c }) => {
+          if (v_state) return { ...c, state: v_state, changed_at: v_changed_at, changed_branch: branch, change_kind: v_change_kind };
+          if (c.state !== 'fresh' && c.changed_branch === null) return c;
+          return { ...c, state: 'fresh' as const, changed_at: null, changed_branch: null, change_kind: null };
+        })
+    : db.all<CitRow>(
+        `SELECT observation_id, path, blob, commit_id, branch, state, changed_at, changed_branch, change_kind, moved_from FROM citations
+          WHERE observation_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+        [JSON.stringify(ids)],
+      );
   for (const r of rows) {
     const list = out.get(r.observation_id);
     if (list) list.push(r);
@@ -129,7 +155,7 @@ function judge(meta: Meta, cites: CitRow[], view: BranchView, settings: Pick<Fre
 
 /** Freshness of each given observation id (missing ids are absent). */
 export function freshnessOf(db: Reader, ids: number[], view: BranchView, settings: Pick<FreshnessSettings, 'ageOutDays'>, now = Date.now()): Map<number, Freshness> {
-  const cites = citationsOf(db, ids);
+  const cites = citationsOf(db, ids, view);
   const out = new Map<number, Freshness>();
   for (const [id, meta] of metaOf(db, ids)) out.set(id, judge(meta, cites.get(id) ?? [], view, settings, now));
   return out;
@@ -151,7 +177,7 @@ function toCitation(c: CitRow): CitationInfo {
 /** Full freshness records (with citations) for ids, in the order given. */
 export function memoryFreshness(db: Reader, ids: number[], view: BranchView, settings: Pick<FreshnessSettings, 'ageOutDays'>, now = Date.now()): MemoryFreshness[] {
   if (ids.length === 0) return [];
-  const cites = citationsOf(db, ids);
+  const cites = citationsOf(db, ids, view);
   const metas = metaOf(db, ids);
   const rows = db.all<{ id: number; title: string; type: string; project: string; created_at: number }>(
     'SELECT id, title, type, project, created_at FROM observations WHERE id IN (SELECT value FROM json_each(?))',
