@@ -110,7 +110,7 @@ export interface Observation extends ObservationContent {
   /** Set on records pulled from the team hub. */
   team?: TeamLabel;
   /** In GET /api/observations, GET /api/observation/:id and POST /api/observations/batch when the memory is not simply fresh (docs/freshness.md). */
-  freshness?: { status: FreshnessStatus; reason?: string; branch: string | null; otherBranch?: true; replacedBy?: number };
+  freshness?: { status: FreshnessStatus; reason?: string; branch: string | null; otherBranch?: true; replacedBy?: number; decidedBy?: string };
 }
 
 export interface Summary extends SummaryContent {
@@ -307,6 +307,8 @@ export interface SearchRow {
   branch?: string;
   /** Set when that branch is neither the asked-for branch nor one it came from. */
   otherBranch?: true;
+  /** The teammate whose confirm or retire the memory's state came from (team sync). */
+  decidedBy?: string;
 }
 
 export interface TeamLabel {
@@ -480,6 +482,8 @@ export interface FreshnessCheckResponse {
 
 export interface CitedFilesResponse {
   project: string;
+  /** The folder the project was last worked in (the newest session's cwd), when known. */
+  folder?: string | null;
   /**
    * Each cited path with the blob ids memories cite it at, and the commit of its newest citation (a
    * client asks git for renames since then: a file renamed and edited in one commit).

@@ -265,6 +265,37 @@ describe('freshness at the moment of use through the hook CLI', () => {
     assert.notEqual(again.stdout, '');
   });
 
+  it('claude-mem search --all and MCP search of every project check each project in its own folder; a project whose folder is unknown reads unverified', async () => {
+    const r2 = makeRepo('fresh-other-');
+    const other = path.basename(r2.root);
+    r2.write('src/otherproj.ts', body('src/otherproj.ts', 0));
+    r2.commit('initial');
+    r2.write('src/otherproj.ts', body('src/otherproj.ts', 5));
+    const abs = path.join(r2.root, 'src/otherproj.ts');
+    const res = await runCli(['hook', 'claude-code', 'observation'], { session_id: 'other-1', hook_event_name: 'PostToolUse', cwd: r2.root, tool_name: 'Edit', tool_input: { file_path: abs, old_string: 'VALUE = 0', new_string: 'VALUE = 5' }, tool_response: { filePath: abs, success: true }, tool_use_id: 'toolu_other_1' }, env);
+    assert.equal(res.code, 0, res.stderr);
+    const otherId = await until(async () => (await w.req('GET', `/api/observations?project=${encodeURIComponent(other)}&limit=10`)).body.items[0]?.id as number | undefined, 20_000, 'stored in the other project');
+    r2.commit('edit otherproj');
+    r2.write('src/otherproj.ts', body('src/otherproj.ts', 6));
+    const saved = await w.req('POST', '/api/memory/save', { text: 'otherproj.ts notes kept elsewhere', title: 'otherproj.ts elsewhere', project: 'nowhere-known' });
+    assert.ok(saved.status < 300, JSON.stringify(saved.body));
+    // From the first repository's folder: the other project is checked where it lives.
+    const out = await runCli(['search', 'otherproj.ts', '--all', '--limit', '50'], undefined, env, r.root);
+    assert.equal(out.code, 0, out.stderr);
+    const lines = out.stdout.split('\n');
+    assert.match(lines.find((l) => l.startsWith(`#${otherId} `)) ?? '', /\[MAY BE STALE: src\/otherproj\.ts changed \(uncommitted\)/, out.stdout);
+    assert.match(lines.find((l) => l.includes('(nowhere-known)')) ?? '', /\[UNVERIFIED/, out.stdout);
+    r2.write('src/otherproj.ts', body('src/otherproj.ts', 7));
+    const deps = { target: { host: '127.0.0.1', port: w.port, dataDir: w.dataDir }, cwd: r.root };
+    const s = await searchTool(deps, { query: 'otherproj.ts', project: '*', limit: 50 });
+    assert.match(s.text.split('\n').find((l) => l.startsWith(`#${otherId} `)) ?? '', /\[MAY BE STALE: src\/otherproj\.ts changed \(uncommitted\)/, s.text);
+    assert.match(s.text.split('\n').find((l) => l.includes('(nowhere-known)')) ?? '', /\[UNVERIFIED/, s.text);
+    // Back to its cited content: get_memories from the first folder reads it fresh again.
+    r2.write('src/otherproj.ts', body('src/otherproj.ts', 5));
+    const g = await getObservationsTool(deps, { ids: [otherId] });
+    assert.doesNotMatch(g.text, /MAY BE STALE|UNVERIFIED/, g.text);
+  });
+
   it('claude-mem search and the MCP tools print the stale mark', async () => {
     const id = await edit('src/committed.ts', 11);
     r.commit('edit committed again');

@@ -18,6 +18,8 @@ export interface Freshness {
   branch: string | null;
   otherBranch: boolean;
   replacedBy?: number;
+  /** The teammate whose confirm or retire this state came from (team sync). */
+  decidedBy?: string;
 }
 
 interface CitRow {
@@ -157,8 +159,21 @@ function judge(meta: Meta, cites: CitRow[], view: BranchView, settings: Pick<Fre
 export function freshnessOf(db: Reader, ids: number[], view: BranchView, settings: Pick<FreshnessSettings, 'ageOutDays'>, now = Date.now()): Map<number, Freshness> {
   const cites = citationsOf(db, ids, view);
   const out = new Map<number, Freshness>();
-  for (const [id, meta] of metaOf(db, ids)) out.set(id, judge(meta, cites.get(id) ?? [], view, settings, now));
+  const metas = metaOf(db, ids);
+  const by = decidedByOf(db, [...metas.values()].filter((m) => m.status).map((m) => m.id));
+  for (const [id, meta] of metas) {
+    const f = judge(meta, cites.get(id) ?? [], view, settings, now);
+    const who = by.get(id);
+    out.set(id, who && (f.status === 'retired' || f.status === 'confirmed') ? { ...f, decidedBy: who } : f);
+  }
   return out;
+}
+
+/** Who decided each memory's state, for the ones a teammate's correction decided (team sync keeps it in team_meta). */
+function decidedByOf(db: Reader, ids: number[]): Map<number, string> {
+  if (ids.length === 0) return new Map();
+  const rows = db.all<{ key: string; value: string }>(`SELECT key, value FROM team_meta WHERE key IN (SELECT 'decided_by:' || value FROM json_each(?))`, [JSON.stringify(ids)]);
+  return new Map(rows.filter((r) => r.value).map((r) => [Number(r.key.slice('decided_by:'.length)), r.value]));
 }
 
 function toCitation(c: CitRow): CitationInfo {
