@@ -43,8 +43,21 @@ export async function verifyProject(send: Send, project: string, cwd: string): P
   if (process.env.CLAUDE_MEM_FRESHNESS === '0') return branchOf(cwd);
   const cited = citedOf(await send('GET', citedPath(project)));
   const req = checkWorktree(project, cwd, cited);
-  if (req.files.length > 0) await send('POST', '/api/freshness/check', { project, branch: req.branch, bases: req.bases, commit: req.commit, files: req.files });
+  const files = news(cited, req.files);
+  if (files.length > 0) await send('POST', '/api/freshness/check', { project, branch: req.branch, bases: req.bases, commit: req.commit, files });
   return { branch: req.branch ?? null, bases: req.bases ?? [] };
+}
+
+/**
+ * What the worker needs to hear: a file at the content every memory cites, with no verdict stored,
+ * would change nothing there (most of a session start's files), so it is not sent.
+ */
+function news(cited: CitedFilesResponse['files'], files: CheckFile[]): CheckFile[] {
+  const by = new Map(cited.map((c) => [c.path, c]));
+  return files.filter((f) => {
+    const c = by.get(f.path);
+    return !c || c.stale || f.gone || f.movedTo || f.blob === null || !c.blobs.every((b) => b === f.blob);
+  });
 }
 
 /**
@@ -57,9 +70,11 @@ export async function verifyElsewhere(send: Send, project: string): Promise<bool
   const body = (await send('GET', citedPath(project))) as Partial<CitedFilesResponse> | undefined;
   const folder = typeof body?.folder === 'string' ? body.folder : undefined;
   if (!folder || !existsSync(folder)) return false;
-  const req = checkWorktree(project, folder, citedOf(body));
+  const cited = citedOf(body);
+  const req = checkWorktree(project, folder, cited);
   if (!req.root) return false;
-  if (req.files.length > 0) await send('POST', '/api/freshness/check', { project, branch: req.branch, bases: req.bases, commit: req.commit, files: req.files });
+  const files = news(cited, req.files);
+  if (files.length > 0) await send('POST', '/api/freshness/check', { project, branch: req.branch, bases: req.bases, commit: req.commit, files });
   return true;
 }
 

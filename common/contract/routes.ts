@@ -485,10 +485,12 @@ export interface CitedFilesResponse {
   /** The folder the project was last worked in (the newest session's cwd), when known. */
   folder?: string | null;
   /**
-   * Each cited path with the blob ids memories cite it at, and the commit of its newest citation (a
-   * client asks git for renames since then: a file renamed and edited in one commit).
+   * Each cited path with the blob ids memories cite it at, the commit of its newest citation (a
+   * client asks git for renames since then: a file renamed and edited in one commit), and `stale`
+   * when some citation of it holds a verdict (a client that finds the cited content reports it then
+   * only, so the verdict clears; a file at its cited content with no verdict is not sent).
    */
-  files: { path: string; blobs: string[]; commit?: string | null }[];
+  files: { path: string; blobs: string[]; commit?: string | null; stale?: true }[];
 }
 
 export type FreshnessStatus = 'fresh' | 'stale' | 'confirmed' | 'retired' | 'aged';

@@ -197,13 +197,14 @@ export function copyCitations(tx: WriteTx, from: number, to: number, files: Cita
  * Every cited path of a project with the blob ids it is cited at (what a client should fingerprint)
  * and the commit of its newest citation (where a client's rename search starts).
  */
-export function citedFiles(db: Reader, project: string, limit: number): { path: string; blobs: string[]; commit: string | null }[] {
+export function citedFiles(db: Reader, project: string, limit: number): { path: string; blobs: string[]; commit: string | null; stale?: true }[] {
   return db
-    .all<{ path: string; blobs: string; commit_id: string | null }>(
+    .all<{ path: string; blobs: string; commit_id: string | null; stale: number }>(
       `SELECT path, json_group_array(DISTINCT blob) AS blobs,
-              (SELECT c2.commit_id FROM citations c2 WHERE c2.project = c.project AND c2.path = c.path AND c2.commit_id IS NOT NULL ORDER BY c2.cited_at DESC LIMIT 1) AS commit_id
+              (SELECT c2.commit_id FROM citations c2 WHERE c2.project = c.project AND c2.path = c.path AND c2.commit_id IS NOT NULL ORDER BY c2.cited_at DESC LIMIT 1) AS commit_id,
+              max(state <> 'fresh' OR EXISTS (SELECT 1 FROM citation_verdicts v WHERE v.citation_id = c.id)) AS stale
          FROM citations c WHERE project = ? AND blob IS NOT NULL GROUP BY path ORDER BY max(cited_at) DESC LIMIT ?`,
       [project, limit],
     )
-    .map((r) => ({ path: r.path, blobs: JSON.parse(r.blobs) as string[], commit: r.commit_id }));
+    .map((r) => ({ path: r.path, blobs: JSON.parse(r.blobs) as string[], commit: r.commit_id, ...(r.stale ? { stale: true as const } : {}) }));
 }
