@@ -3,6 +3,7 @@
 // with the work tree and the branch here, where the files are, and the verdicts sent to the worker
 // (POST /api/freshness/check); the request that reads the memories then carries the branch, so the
 // worker marks what is stale or from another branch (docs/freshness.md).
+import { existsSync } from 'node:fs';
 import type { CheckFile, CitedFilesResponse } from '../common/contract';
 import { branchOf, checkWorktree } from '../common/node/freshness/worktree';
 
@@ -42,8 +43,54 @@ export async function verifyProject(send: Send, project: string, cwd: string): P
   if (process.env.CLAUDE_MEM_FRESHNESS === '0') return branchOf(cwd);
   const cited = citedOf(await send('GET', citedPath(project)));
   const req = checkWorktree(project, cwd, cited);
-  if (req.files.length > 0) await send('POST', '/api/freshness/check', { project, branch: req.branch, bases: req.bases, commit: req.commit, files: req.files });
+  const files = news(cited, req.files);
+  if (files.length > 0) await send('POST', '/api/freshness/check', { project, branch: req.branch, bases: req.bases, commit: req.commit, files });
   return { branch: req.branch ?? null, bases: req.bases ?? [] };
+}
+
+/**
+ * What the worker needs to hear: a file at the content every memory cites, with no verdict stored,
+ * would change nothing there (most of a session start's files), so it is not sent.
+ */
+function news(cited: CitedFilesResponse['files'], files: CheckFile[]): CheckFile[] {
+  const by = new Map(cited.map((c) => [c.path, c]));
+  return files.filter((f) => {
+    const c = by.get(f.path);
+    return !c || c.stale || f.gone || f.movedTo || f.blob === null || !c.blobs.every((b) => b === f.blob);
+  });
+}
+
+/**
+ * Checks a project found in results (a search over every project, memories fetched by id) in the
+ * folder it was last worked in, as the worker knows it; false when that folder is unknown or gone
+ * here (its memories are then "unverified"). True when it was checked (or the check is off).
+ */
+export async function verifyElsewhere(send: Send, project: string): Promise<boolean> {
+  if (process.env.CLAUDE_MEM_FRESHNESS === '0') return true;
+  const body = (await send('GET', citedPath(project))) as Partial<CitedFilesResponse> | undefined;
+  const folder = typeof body?.folder === 'string' ? body.folder : undefined;
+  if (!folder || !existsSync(folder)) return false;
+  const cited = citedOf(body);
+  const req = checkWorktree(project, folder, cited);
+  if (!req.root) return false;
+  const files = news(cited, req.files);
+  if (files.length > 0) await send('POST', '/api/freshness/check', { project, branch: req.branch, bases: req.bases, commit: req.commit, files });
+  return true;
+}
+
+/**
+ * The check at use for results of several projects: the caller's own project (here) was checked by
+ * the caller; every other project of the results is checked in its own folder. Returns the projects
+ * that could not be checked.
+ */
+export async function verifyOthers(send: Send, projects: Iterable<string>, own: string | undefined): Promise<Set<string>> {
+  const unverified = new Set<string>();
+  for (const p of new Set(projects)) {
+    if (p === own) continue;
+    const ok = await verifyElsewhere(send, p).catch(() => false);
+    if (!ok) unverified.add(p);
+  }
+  return unverified;
 }
 
 /** Checks one file (its repository-relative path) the same way; the verdict is sent when the file is in a repository. */

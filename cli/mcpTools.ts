@@ -6,7 +6,7 @@ import { projectFromCwd } from '../common/node/project';
 import { NetworkError, query, request, type ClientTarget, type Reply } from './client';
 import { parseObservationsBatch, parseSaveMemoryResponse, parseSearchResponse, parseTimelineResponse, recordRef, type SearchParams } from '../common/contract';
 import { fullObservation, indexLine } from './format';
-import { verifyProject, viewParams, type UseView } from './freshnessCheck';
+import { verifyOthers, verifyProject, viewParams, type Send, type UseView } from './freshnessCheck';
 import { ensureWorker } from './startStop';
 
 export interface ToolText {
@@ -77,6 +77,26 @@ async function verified(d: ToolDeps, project: string | undefined): Promise<UseVi
   }
 }
 
+/**
+ * The check at use for results from several projects: the caller's folder's project here, every
+ * other one in the folder it was last worked in (unverified when that folder is unknown here).
+ */
+async function checkResultProjects(d: ToolDeps, projects: string[]): Promise<{ checked: boolean; unverified: Set<string> }> {
+  const all = new Set(projects);
+  if (all.size === 0) return { checked: false, unverified: new Set() };
+  const own = projectFromCwd(d.cwd);
+  const send: Send = async (method, p, body) => {
+    const r = await call(d, method, p, body);
+    return r.status === 200 ? r.body : undefined;
+  };
+  try {
+    if (all.has(own)) await verifyProject(send, own, d.cwd);
+    return { checked: true, unverified: await verifyOthers(send, all, own) };
+  } catch {
+    return { checked: false, unverified: new Set() }; // shown with the marks the worker has
+  }
+}
+
 function projectParam(d: ToolDeps, project: string | undefined): string | undefined {
   if (project === '*') return undefined;
   return project && project.trim() ? project.trim() : projectFromCwd(d.cwd);
@@ -93,16 +113,29 @@ export type SearchArgs = Pick<SearchParams, 'project' | 'type' | 'concepts' | 'f
 export async function searchTool(d: ToolDeps, a: SearchArgs): Promise<ToolText> {
   const project = projectParam(d, a.project);
   const view = await verified(d, project);
-  const r = await call(d, 'GET', `/api/search${query({ query: a.query, project, type: a.type, concepts: a.concepts, file: a.file, dateStart: a.dateStart, dateEnd: a.dateEnd, limit: a.limit ?? 20, offset: a.offset, mode: a.mode, ...viewParams(view) })}`);
+  const url = (v: UseView | undefined) =>
+    `/api/search${query({ query: a.query, project, type: a.type, concepts: a.concepts, file: a.file, dateStart: a.dateStart, dateEnd: a.dateEnd, limit: a.limit ?? 20, offset: a.offset, mode: a.mode, ...viewParams(v) })}`;
+  let r = await call(d, 'GET', url(view));
   if (r.status !== 200) return failure('search', r);
-  const body = parseSearchResponse(r.body);
+  let body = parseSearchResponse(r.body);
+  // Every project: each project the results come from is checked in its own folder, then read again.
+  let unverified: Set<string> | undefined;
+  if (!project && body.items.length) {
+    const checked = await checkResultProjects(d, body.items.filter((x) => x.kind === 'observation').map((x) => x.project));
+    unverified = checked.unverified;
+    if (checked.checked) {
+      r = await call(d, 'GET', url(undefined));
+      if (r.status !== 200) return failure('search', r);
+      body = parseSearchResponse(r.body);
+    }
+  }
   const rows = body.items;
   const notice = body.notice ? `Note: ${body.notice}\n` : '';
   if (rows.length === 0) return { text: `${notice}No memory matches "${a.query}"${project ? ` in project ${project} (project "*" searches all)` : ''}.` };
   return {
     text:
       `${notice}${rows.length} result(s) for "${a.query}"${project ? ` in ${project}` : ''}:\n` +
-      rows.map(indexLine).join('\n') +
+      rows.map((x) => indexLine(x, unverified)).join('\n') +
       '\n\nNext: timeline around one with get_memory_timeline(anchor=<id>), full records with get_memories(ids=[...]).',
   };
 }
@@ -121,18 +154,26 @@ export async function timelineTool(d: ToolDeps, a: TimelineArgs): Promise<ToolTe
   if (r.status !== 200) return failure('timeline', r);
   const rows = parseTimelineResponse(r.body).items;
   if (rows.length === 0) return { text: `Nothing recorded around ${anchor}.` };
-  return { text: `Around ${anchor}:\n${rows.map(indexLine).join('\n')}\n\nNext: get_memories(ids=[...]) for full records.` };
+  return { text: `Around ${anchor}:\n${rows.map((x) => indexLine(x)).join('\n')}\n\nNext: get_memories(ids=[...]) for full records.` };
 }
 
 export async function getObservationsTool(d: ToolDeps, a: { ids: Array<number | string> }): Promise<ToolText> {
   const ids = [...new Set(a.ids.map((x) => Number(String(x).replace(/^#/, ''))))];
   if (ids.length === 0 || !ids.every((n) => Number.isSafeInteger(n) && n > 0)) return { text: 'ids must be positive observation ids, e.g. [12, 15]', isError: true };
-  const view = await verified(d, projectFromCwd(d.cwd));
-  const r = await call(d, 'POST', `/api/observations/batch${query(viewParams(view))}`, { ids });
+  const own = projectFromCwd(d.cwd);
+  const view = await verified(d, own);
+  let r = await call(d, 'POST', `/api/observations/batch${query(viewParams(view))}`, { ids });
   if (r.status !== 200) return failure('get_memories', r);
-  const { items: rows, missing } = parseObservationsBatch(r.body);
+  let { items: rows, missing } = parseObservationsBatch(r.body);
   if (rows.length === 0) return { text: `No observations with ids ${ids.join(', ')}.` };
-  return { text: rows.map(fullObservation).join('\n\n---\n\n') + (missing.length ? `\n\nNot found: ${missing.join(', ')}` : '') };
+  // Memories of other projects: checked in their own folders, then read again.
+  const checked = await checkResultProjects(d, rows.map((o) => o.project).filter((p) => p !== own));
+  if (checked.checked) {
+    r = await call(d, 'POST', `/api/observations/batch${query(viewParams(view))}`, { ids });
+    if (r.status !== 200) return failure('get_memories', r);
+    ({ items: rows, missing } = parseObservationsBatch(r.body));
+  }
+  return { text: rows.map((o) => fullObservation(o, checked.unverified)).join('\n\n---\n\n') + (missing.length ? `\n\nNot found: ${missing.join(', ')}` : '') };
 }
 
 export async function saveMemoryTool(d: ToolDeps, a: { text: string; title?: string; project?: string }): Promise<ToolText> {

@@ -4,7 +4,7 @@ import { query, request, targetFromEnv } from '../client';
 import { parseSearchResponse } from '../../common/contract';
 import { indexLine } from '../format';
 import { ensureWorker } from '../startStop';
-import { verifyProject, viewParams, type UseView } from '../freshnessCheck';
+import { verifyOthers, verifyProject, viewParams, type Send, type UseView } from '../freshnessCheck';
 
 export async function runSearch(args: string[]): Promise<number> {
   const words: string[] = [];
@@ -45,10 +45,34 @@ export async function runSearch(args: string[]): Promise<number> {
       view = undefined; // the results still carry the marks the worker has
     }
   }
-  const r = await request(t, 'GET', `/api/search${query({ query: q, project, limit, type, mode, ...viewParams(view) })}`, undefined, 30_000);
+  const url = `/api/search${query({ query: q, project, limit, type, mode, ...viewParams(view) })}`;
+  let r = await request(t, 'GET', url, undefined, 30_000);
   if (r.status !== 200) {
     process.stderr.write(`search failed (${r.status}): ${JSON.stringify(r.body)}\n`);
     return 1;
+  }
+  // --all: each project the results come from is checked in its own folder (this one here), then read again.
+  let unverified: Set<string> | undefined;
+  if (!project && r.body && typeof r.body === 'object') {
+    const found = new Set(parseSearchResponse(r.body).items.filter((x) => x.kind === 'observation').map((x) => x.project));
+    if (found.size > 0) {
+      const send: Send = async (method, p, body) => {
+        const x = await request(t, method, p, body, 10_000);
+        return x.status === 200 ? x.body : undefined;
+      };
+      try {
+        const own = projectFromCwd(process.cwd());
+        if (found.has(own)) await verifyProject(send, own, process.cwd());
+        unverified = await verifyOthers(send, found, own);
+        r = await request(t, 'GET', url, undefined, 30_000);
+        if (r.status !== 200) {
+          process.stderr.write(`search failed (${r.status}): ${JSON.stringify(r.body)}\n`);
+          return 1;
+        }
+      } catch {
+        unverified = undefined; // the results still carry the marks the worker has
+      }
+    }
   }
   if (json) {
     process.stdout.write(JSON.stringify(r.body, null, 2) + '\n');
@@ -59,6 +83,6 @@ export async function runSearch(args: string[]): Promise<number> {
     process.stdout.write(`nothing found for "${q}"${project ? ` in ${project} (try --all)` : ''}\n`);
     return 0;
   }
-  process.stdout.write(rows.map(indexLine).join('\n') + '\n');
+  process.stdout.write(rows.map((x) => indexLine(x, unverified)).join('\n') + '\n');
   return 0;
 }

@@ -153,7 +153,7 @@ function observation(r: Reader): Observation {
     createdAtEpoch: r.num('createdAtEpoch'),
     team: teamLabel(r),
     freshness: f
-      ? present({ status: f.oneOf('status', FRESHNESS), reason: f.optStr('reason'), branch: f.nullableStr('branch'), otherBranch: f.optTrue('otherBranch'), replacedBy: f.optNum('replacedBy') })
+      ? present({ status: f.oneOf('status', FRESHNESS), reason: f.optStr('reason'), branch: f.nullableStr('branch'), otherBranch: f.optTrue('otherBranch'), replacedBy: f.optNum('replacedBy'), decidedBy: f.optStr('decidedBy') })
       : undefined,
   });
 }
@@ -178,6 +178,7 @@ function timelineItem(r: Reader): TimelineItem {
     staleReason: r.optStr('staleReason'),
     branch: r.optStr('branch'),
     otherBranch: r.optTrue('otherBranch'),
+    decidedBy: r.optStr('decidedBy'),
     anchor: r.optTrue('anchor'),
   });
 }

@@ -110,7 +110,7 @@ export interface Observation extends ObservationContent {
   /** Set on records pulled from the team hub. */
   team?: TeamLabel;
   /** In GET /api/observations, GET /api/observation/:id and POST /api/observations/batch when the memory is not simply fresh (docs/freshness.md). */
-  freshness?: { status: FreshnessStatus; reason?: string; branch: string | null; otherBranch?: true; replacedBy?: number };
+  freshness?: { status: FreshnessStatus; reason?: string; branch: string | null; otherBranch?: true; replacedBy?: number; decidedBy?: string };
 }
 
 export interface Summary extends SummaryContent {
@@ -307,6 +307,8 @@ export interface SearchRow {
   branch?: string;
   /** Set when that branch is neither the asked-for branch nor one it came from. */
   otherBranch?: true;
+  /** The teammate whose confirm or retire the memory's state came from (team sync). */
+  decidedBy?: string;
 }
 
 export interface TeamLabel {
@@ -478,8 +480,15 @@ export interface FreshnessCheckResponse {
 
 export interface CitedFilesResponse {
   project: string;
-  /** Each cited path with the blob ids memories cite it at. */
-  files: { path: string; blobs: string[] }[];
+  /** The folder the project was last worked in (the newest session's cwd), when known. */
+  folder?: string | null;
+  /**
+   * Each cited path with the blob ids memories cite it at, the commit of its newest citation (a
+   * client asks git for renames since then: a file renamed and edited in one commit), and `stale`
+   * when some citation of it holds a verdict (a client that finds the cited content reports it then
+   * only, so the verdict clears; a file at its cited content with no verdict is not sent).
+   */
+  files: { path: string; blobs: string[]; commit?: string | null; stale?: true }[];
 }
 
 export type FreshnessStatus = 'fresh' | 'stale' | 'confirmed' | 'retired' | 'aged';

@@ -16,21 +16,29 @@ export function teamLabel(t: TeamLabel | undefined): string {
 export interface StaleMark {
   status: 'stale' | 'retired';
   reason?: string;
+  /** The teammate who retired it (team sync). */
+  decidedBy?: string;
 }
 
-/** The stale mark of a search row ({freshness:'stale', staleReason}) or a record ({freshness:{status, reason}}). */
-export function staleMarkOf(u: { freshness?: unknown; staleReason?: unknown }): StaleMark | undefined {
+/** The stale mark of a search row ({freshness:'stale', staleReason, decidedBy}) or a record ({freshness:{status, reason, decidedBy}}). */
+export function staleMarkOf(u: { freshness?: unknown; staleReason?: unknown; decidedBy?: unknown }): StaleMark | undefined {
   const f = u.freshness;
-  const obj = typeof f === 'object' && f !== null ? (f as { status?: unknown; reason?: unknown }) : undefined;
+  const obj = typeof f === 'object' && f !== null ? (f as { status?: unknown; reason?: unknown; decidedBy?: unknown }) : undefined;
   const status = obj ? obj.status : f;
   if (status !== 'stale' && status !== 'retired') return undefined;
   const reason = obj ? obj.reason : u.staleReason;
-  return typeof reason === 'string' && reason ? { status, reason: reason.slice(0, 300) } : { status };
+  const by = obj ? obj.decidedBy : u.decidedBy;
+  return {
+    status,
+    ...(typeof reason === 'string' && reason ? { reason: reason.slice(0, 300) } : {}),
+    ...(status === 'retired' && typeof by === 'string' && by ? { decidedBy: by.slice(0, 100) } : {}),
+  };
 }
 
-/** "may be stale" / "retired", for a badge. */
+/** "may be stale" / "retired" / "retired by alice", for a badge. */
 export function staleLabel(m: StaleMark): string {
-  return m.status === 'stale' ? l10n.t('may be stale') : l10n.t('retired');
+  if (m.status === 'stale') return l10n.t('may be stale');
+  return m.decidedBy ? l10n.t('retired by {0}', m.decidedBy) : l10n.t('retired');
 }
 
 /** The stale mark of an observation. */

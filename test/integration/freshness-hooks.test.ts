@@ -104,7 +104,7 @@ describe('freshness at the moment of use through the hook CLI', () => {
     w = await startWorker({ env: { CLAUDE_MEM_EMBEDDINGS: 'off', CLAUDE_MEM_PROVIDER: 'local' } });
     r = makeRepo('fresh-hooks-');
     project = path.basename(r.root);
-    for (const f of ['committed', 'uncommitted', 'touched', 'deleted', 'renamed', 'reverted', 'branch'].map((x) => `src/${x}.ts`)) r.write(f, body(f, 0));
+    for (const f of ['committed', 'uncommitted', 'touched', 'deleted', 'renamed', 'renamedit', 'renamestaged', 'reverted', 'branch', 'both'].map((x) => `src/${x}.ts`)) r.write(f, body(f, 0));
     r.commit('initial');
     env = { CLAUDE_MEM_DATA_DIR: w.dataDir, CLAUDE_MEM_WORKER_PORT: String(w.port), CLAUDE_MEM_NO_AUTOSTART: '1', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
   });
@@ -163,6 +163,33 @@ describe('freshness at the moment of use through the hook CLI', () => {
     assert.deepEqual(m.citations.map((c) => [c.path, c.movedFrom]), [['src/moved.ts', 'src/renamed.ts']]);
   });
 
+  it('a file renamed and edited in one commit: the memory follows it and reads "renamed to X (and changed)"', async () => {
+    const id = await edit('src/renamedit.ts', 5);
+    r.commit('edit renamedit');
+    r.git('mv', 'src/renamedit.ts', 'src/renamed-edit.ts');
+    // The same lines but one: git's rename detection pairs the two paths.
+    r.write('src/renamed-edit.ts', body('src/renamedit.ts', 6));
+    r.commit('rename and edit');
+    const text = await context();
+    assert.match(staleSection(text), new RegExp(`#${id} .*src/renamedit\\.ts renamed to src/renamed-edit\\.ts \\(and changed, committed\\)`), text);
+    assert.doesNotMatch(staleSection(text), /renamedit\.ts deleted/);
+    const m = await memory(id);
+    assert.equal(m.status, 'stale');
+    assert.deepEqual(m.citations.map((c) => [c.path, c.movedFrom, c.state]), [['src/renamed-edit.ts', 'src/renamedit.ts', 'changed']]);
+    assert.match(await fileContext('src/renamed-edit.ts'), new RegExp(`#${id} .*\\[MAY BE STALE: src/renamedit\\.ts renamed to src/renamed-edit\\.ts \\(and changed, committed\\)`));
+  });
+
+  it('a file renamed with git mv and edited, not committed: "renamed to X (and changed)", not fresh', async () => {
+    const id = await edit('src/renamestaged.ts', 5);
+    r.commit('edit renamestaged');
+    r.git('mv', 'src/renamestaged.ts', 'src/renamed-staged.ts');
+    r.write('src/renamed-staged.ts', body('src/renamestaged.ts', 6));
+    const text = await context();
+    assert.match(staleSection(text), new RegExp(`#${id} .*src/renamestaged\\.ts renamed to src/renamed-staged\\.ts \\(and changed, uncommitted\\)`), text);
+    assert.deepEqual((await memory(id)).citations.map((c) => [c.path, c.movedFrom]), [['src/renamed-staged.ts', 'src/renamestaged.ts']]);
+    r.commit('rename staged');
+  });
+
   it('a change reverted: fresh again', async () => {
     const id = await edit('src/reverted.ts', 5);
     r.commit('edit reverted');
@@ -191,6 +218,36 @@ describe('freshness at the moment of use through the hook CLI', () => {
     r.git('checkout', '-q', 'main');
   });
 
+  it('verdicts are stored per branch: a file changed on two branches keeps each branch\'s verdict, read back from the worker\'s routes', async () => {
+    const id = await edit('src/both.ts', 5);
+    r.commit('edit both on main');
+    const onBranch = async (branch: string) => (await w.req<MemoryFreshness>('GET', `/api/freshness/observation/${id}?branch=${branch}`)).body;
+    r.git('checkout', '-q', '-b', 'feature-c');
+    r.write('src/both.ts', body('src/both.ts', 7));
+    r.commit('both on feature-c');
+    assert.match(staleSection(await context()), new RegExp(`#${id} .*src/both\\.ts changed \\(committed\\) on feature-c`));
+    r.git('checkout', '-q', 'main');
+    r.write('src/both.ts', body('src/both.ts', 8));
+    assert.match(staleSection(await context()), new RegExp(`#${id} .*src/both\\.ts changed \\(uncommitted\\) on main`));
+    // No check ran on feature-c since main's: its verdict is still its own.
+    const fc = await onBranch('feature-c');
+    assert.equal(fc.status, 'stale');
+    assert.match(fc.reason ?? '', /src\/both\.ts changed \(committed\) on feature-c/);
+    assert.deepEqual(fc.citations.map((c) => [c.state, c.changedOnBranch]), [['changed', 'feature-c']]);
+    const m = await onBranch('main');
+    assert.match(m.reason ?? '', /src\/both\.ts changed \(uncommitted\) on main/);
+    // main reverted: fresh on main, still stale on feature-c.
+    r.git('checkout', '--', 'src/both.ts');
+    assert.doesNotMatch(staleSection(await context()), new RegExp(`#${id} `));
+    assert.equal((await onBranch('main')).status, 'fresh');
+    assert.equal((await onBranch('feature-c')).status, 'stale');
+    // And the other way: on feature-c the check finds its own change again, main stays fresh.
+    r.git('checkout', '-q', 'feature-c');
+    assert.match(staleSection(await context()), new RegExp(`#${id} .*changed \\(committed\\) on feature-c`));
+    assert.equal((await onBranch('main')).status, 'fresh');
+    r.git('checkout', '-q', 'main');
+  });
+
   it('three installed hook files, one SessionStart: exactly one prints the context, the others print nothing and exit 0', async () => {
     const session = 'three-files';
     const runs = await Promise.all([
@@ -206,6 +263,37 @@ describe('freshness at the moment of use through the hook CLI', () => {
     // A later SessionStart of the same conversation (a compaction) injects again.
     const again = await runCli(['hook', 'claude-code', 'context'], { session_id: session, hook_event_name: 'SessionStart', cwd: r.root, source: 'compact' }, env);
     assert.notEqual(again.stdout, '');
+  });
+
+  it('claude-mem search --all and MCP search of every project check each project in its own folder; a project whose folder is unknown reads unverified', async () => {
+    const r2 = makeRepo('fresh-other-');
+    const other = path.basename(r2.root);
+    r2.write('src/otherproj.ts', body('src/otherproj.ts', 0));
+    r2.commit('initial');
+    r2.write('src/otherproj.ts', body('src/otherproj.ts', 5));
+    const abs = path.join(r2.root, 'src/otherproj.ts');
+    const res = await runCli(['hook', 'claude-code', 'observation'], { session_id: 'other-1', hook_event_name: 'PostToolUse', cwd: r2.root, tool_name: 'Edit', tool_input: { file_path: abs, old_string: 'VALUE = 0', new_string: 'VALUE = 5' }, tool_response: { filePath: abs, success: true }, tool_use_id: 'toolu_other_1' }, env);
+    assert.equal(res.code, 0, res.stderr);
+    const otherId = await until(async () => (await w.req('GET', `/api/observations?project=${encodeURIComponent(other)}&limit=10`)).body.items[0]?.id as number | undefined, 20_000, 'stored in the other project');
+    r2.commit('edit otherproj');
+    r2.write('src/otherproj.ts', body('src/otherproj.ts', 6));
+    const saved = await w.req('POST', '/api/memory/save', { text: 'otherproj.ts notes kept elsewhere', title: 'otherproj.ts elsewhere', project: 'nowhere-known' });
+    assert.ok(saved.status < 300, JSON.stringify(saved.body));
+    // From the first repository's folder: the other project is checked where it lives.
+    const out = await runCli(['search', 'otherproj.ts', '--all', '--limit', '50'], undefined, env, r.root);
+    assert.equal(out.code, 0, out.stderr);
+    const lines = out.stdout.split('\n');
+    assert.match(lines.find((l) => l.startsWith(`#${otherId} `)) ?? '', /\[MAY BE STALE: src\/otherproj\.ts changed \(uncommitted\)/, out.stdout);
+    assert.match(lines.find((l) => l.includes('(nowhere-known)')) ?? '', /\[UNVERIFIED/, out.stdout);
+    r2.write('src/otherproj.ts', body('src/otherproj.ts', 7));
+    const deps = { target: { host: '127.0.0.1', port: w.port, dataDir: w.dataDir }, cwd: r.root };
+    const s = await searchTool(deps, { query: 'otherproj.ts', project: '*', limit: 50 });
+    assert.match(s.text.split('\n').find((l) => l.startsWith(`#${otherId} `)) ?? '', /\[MAY BE STALE: src\/otherproj\.ts changed \(uncommitted\)/, s.text);
+    assert.match(s.text.split('\n').find((l) => l.includes('(nowhere-known)')) ?? '', /\[UNVERIFIED/, s.text);
+    // Back to its cited content: get_memories from the first folder reads it fresh again.
+    r2.write('src/otherproj.ts', body('src/otherproj.ts', 5));
+    const g = await getObservationsTool(deps, { ids: [otherId] });
+    assert.doesNotMatch(g.text, /MAY BE STALE|UNVERIFIED/, g.text);
   });
 
   it('claude-mem search and the MCP tools print the stale mark', async () => {

@@ -11,6 +11,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from 'pg';
+import { getObservationsTool } from '../../cli/mcpTools';
+import type { Observation, SearchRow } from '../../common/contract';
 import { addTeams, createCluster, createHub, type PgCluster } from '../helpers/postgres';
 import { privateText } from '../helpers/privateText';
 import { CLI_JS, startWorker, until, type RunningWorker } from '../helpers/worker';
@@ -367,6 +369,19 @@ describe('a team hub members cannot poison, erase or stall', () => {
       return f.status === 'confirmed' ? f : undefined;
     }, 15_000, "alice's confirm on bob's copy");
     assert.equal(conf.decidedBy, 'alice');
+    // Shown where corrections are shown: search rows, full records, MCP get_memories, `claude-mem search`.
+    const rowsFound = (await bob.w.req('GET', `/api/search?query=retries&project=fix-p&mode=keyword&limit=20`)).body.items as SearchRow[];
+    assert.equal(rowsFound.find((r) => r.id === bOld)?.decidedBy, 'alice', JSON.stringify(rowsFound));
+    const batch = (await bob.w.req('POST', '/api/observations/batch', { ids: [bOld, bOther] })).body.items as Observation[];
+    assert.deepEqual(batch.map((o) => [o.id, o.freshness?.status, o.freshness?.decidedBy]), [[bOld, 'retired', 'alice'], [bOther, 'confirmed', 'alice']]);
+    const got = await getObservationsTool({ target: { host: '127.0.0.1', port: bob.w.port, dataDir: bob.w.dataDir }, cwd: bob.w.dataDir }, { ids: [bOld, bOther] });
+    assert.match(got.text, /\[RETIRED by alice: no longer true\]/, got.text);
+    assert.match(got.text, /\[confirmed by alice\]/, got.text);
+    const cli = spawnSync(process.execPath, [CLI_JS, 'search', 'retries', '--project', 'fix-p', '--mode', 'keyword'], {
+      encoding: 'utf8',
+      env: { ...process.env, CLAUDE_MEM_DATA_DIR: bob.w.dataDir, CLAUDE_MEM_WORKER_PORT: String(bob.w.port), CLAUDE_MEM_NO_AUTOSTART: '1' },
+    });
+    assert.match(cli.stdout, new RegExp(`#${bOld} .*\\[RETIRED by alice: no longer true\\]`), cli.stdout + cli.stderr);
     // On the hub, once each, by alice; bob's worker did not push them back.
     await bob.w.req('POST', '/api/team/sync');
     const rows = await pg.sql<{ status: string; by: string }>(`SELECT status, decided_by::text AS by FROM claude_mem.corrections WHERE project = 'fix-p' ORDER BY seq`, [], DB);

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { checkWorktree, parseStatus } from '../../common/node/freshness/worktree';
+import { checkWorktree, parseRenames, parseStatus } from '../../common/node/freshness/worktree';
 import { makeRepo } from '../helpers/gitRepo';
 
 describe('checkWorktree', () => {
@@ -43,6 +43,24 @@ describe('checkWorktree', () => {
     assert.deepEqual(by.get('src/committed-mv.ts'), { path: 'src/committed-mv.ts', blob: null, gone: true, movedTo: 'src/committed-moved.ts', change: 'committed' });
   });
 
+  it('a file renamed and edited in one commit: git diff -M from the cited commit finds it, and its new path is checked', () => {
+    const r = makeRepo('worktree-rename-edit-');
+    const lines = Array.from({ length: 40 }, (_, i) => `export const line${i} = ${i};`).join('\n');
+    r.write('src/old.ts', `${lines}\nexport const value = 1;\n`);
+    const cited = r.commit('initial');
+    const blob = r.git('hash-object', 'src/old.ts');
+    r.git('mv', 'src/old.ts', 'src/new.ts');
+    r.write('src/new.ts', `${lines}\nexport const value = 2;\n`);
+    r.commit('rename and edit');
+    const c = checkWorktree('p', r.root, [{ path: 'src/old.ts', blobs: [blob], commit: cited }]);
+    assert.deepEqual(c.files, [
+      { path: 'src/old.ts', blob: null, gone: true, movedTo: 'src/new.ts', change: 'committed' },
+      { path: 'src/new.ts', blob: r.git('hash-object', 'src/new.ts'), tracked: true, change: 'committed' },
+    ]);
+    // Without the cited commit git cannot pair them: deleted.
+    assert.deepEqual(checkWorktree('p', r.root, [{ path: 'src/old.ts', blobs: [blob] }]).files, [{ path: 'src/old.ts', blob: null, gone: true, change: 'committed' }]);
+  });
+
   it('runs no git process when every cited file is at its cited content', () => {
     const r = makeRepo('worktree-nogit-');
     r.write('a.ts', 'a\n');
@@ -75,5 +93,12 @@ describe('parseStatus', () => {
     assert.deepEqual(s.byPath.get('src/new.ts'), { x: 'R', y: '.', hI: 'b'.repeat(40) });
     assert.equal(s.renamed.get('src/old.ts'), 'src/new.ts');
     assert.equal(s.byPath.get('src/c.ts')?.x, 'U');
+  });
+});
+
+describe('parseRenames', () => {
+  it('reads the renames of git diff --name-status -z and skips the other entries', () => {
+    const out = ['M', 'src/a.ts', 'R087', 'src/old name.ts', 'src/new name.ts', 'D', 'src/gone.ts', 'C100', 'src/x.ts', 'src/y.ts', 'R100', 'b.ts', 'c.ts', ''].join('\0');
+    assert.deepEqual([...parseRenames(out)], [['src/old name.ts', 'src/new name.ts'], ['b.ts', 'c.ts']]);
   });
 });

@@ -34,6 +34,10 @@ describe('panel stale marks', () => {
   it('labels and reasons are bounded and worded for a badge', () => {
     assert.equal(staleLabel({ status: 'stale' }), 'may be stale');
     assert.equal(staleLabel({ status: 'retired' }), 'retired');
+    // A teammate's retire (team sync) names them, from a search row or a full record.
+    assert.equal(staleLabel(staleMarkOf({ freshness: 'retired', decidedBy: 'alice' }) ?? { status: 'stale' }), 'retired by alice');
+    assert.equal(staleLabel(staleMarkOf({ freshness: { status: 'retired', decidedBy: 'bob' } }) ?? { status: 'stale' }), 'retired by bob');
+    assert.equal(staleMarkOf({ freshness: 'stale', decidedBy: 'alice' })?.decidedBy, undefined, 'only a retire is named on the badge');
     assert.equal(staleMarkOf({ freshness: 'stale', staleReason: 'x'.repeat(1000) })?.reason?.length, 300);
   });
 

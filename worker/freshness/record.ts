@@ -66,9 +66,11 @@ export function applyCheck(tx: WriteTx, req: FreshnessCheckRequest, now: number)
   const staleSeen = new Set<number>();
   for (const f of req.files) {
     const rows = tx.all<CitationRow>('SELECT id, observation_id, path, blob, branch, state, current_blob, moved_from, changed_branch, change_kind FROM citations WHERE project = ? AND path = ?', [req.project, f.path]);
+    const verdicts = req.branch && rows.length ? branchVerdicts(tx, rows.map((r) => r.id), req.branch) : undefined;
     for (const r of rows) {
       if (inScope && !inScope(r.branch)) continue;
       out.checked += 1;
+      if (req.branch) setBranchVerdict(tx, r, f as CheckFile, req.branch, verdicts?.get(r.id), now);
       let change = judge(r, f);
       // Verdicts belong to the branch they were made on: the cited content on this branch does not
       // clear what another branch's check found (a view of that branch still sees it).
@@ -109,6 +111,42 @@ export function applyCheck(tx: WriteTx, req: FreshnessCheckRequest, now: number)
   return out;
 }
 
+interface VerdictRow {
+  citation_id: number;
+  state: 'changed' | 'deleted';
+  current_blob: string | null;
+  change_kind: string | null;
+}
+
+function branchVerdicts(tx: WriteTx, ids: number[], branch: string): Map<number, VerdictRow> {
+  const rows = tx.all<VerdictRow>('SELECT citation_id, state, current_blob, change_kind FROM citation_verdicts WHERE branch = ? AND citation_id IN (SELECT value FROM json_each(?))', [
+    branch,
+    JSON.stringify(ids),
+  ]);
+  return new Map(rows.map((v) => [v.citation_id, v]));
+}
+
+/**
+ * The citation's verdict on the check's branch (table citation_verdicts): written only when it
+ * differs from what is stored, so a check that finds nothing new writes nothing. A move is left to
+ * the check of the new path that follows it.
+ */
+function setBranchVerdict(tx: WriteTx, r: CitationRow, f: CheckFile, branch: string, cur: VerdictRow | undefined, now: number): void {
+  if (f.gone && f.movedTo && f.movedTo !== r.path) return;
+  const state = f.gone ? 'deleted' : f.blob === r.blob ? 'fresh' : 'changed';
+  if (state === 'fresh') {
+    if (cur) tx.run('DELETE FROM citation_verdicts WHERE citation_id = ? AND branch = ?', [r.id, branch]);
+    return;
+  }
+  const blob = state === 'changed' ? f.blob : null;
+  const kind = f.change ?? null;
+  if (!cur) {
+    tx.run('INSERT INTO citation_verdicts (citation_id, branch, state, current_blob, changed_at, change_kind) VALUES (?, ?, ?, ?, ?, ?)', [r.id, branch, state, blob, now, kind]);
+  } else if (cur.state !== state || cur.current_blob !== blob || cur.change_kind !== kind) {
+    tx.run('UPDATE citation_verdicts SET state = ?, current_blob = ?, change_kind = ? WHERE citation_id = ? AND branch = ?', [state, blob, kind, r.id, branch]);
+  }
+}
+
 type Change = 'same' | 'fresh' | 'changed' | 'deleted' | 'moved';
 
 function judge(r: CitationRow, f: CitationFile & { movedTo?: string }): Change {
@@ -128,6 +166,8 @@ export function confirm(tx: WriteTx, id: number, files: CitationFile[], now: num
   }
   tx.run(`UPDATE citations SET blob = coalesce(current_blob, blob), state = 'fresh', current_blob = NULL, changed_at = NULL, changed_branch = NULL, change_kind = NULL, checked_at = ? WHERE observation_id = ? AND state = 'changed'`, [now, id]);
   tx.run(`DELETE FROM citations WHERE observation_id = ? AND state = 'deleted'`, [id]);
+  // Re-anchored: every branch's verdict was about the old content (the next check judges again).
+  tx.run(`DELETE FROM citation_verdicts WHERE citation_id IN (SELECT id FROM citations WHERE observation_id = ?)`, [id]);
   setState(tx, id, 'confirmed', null, null, now);
 }
 
@@ -153,12 +193,18 @@ export function copyCitations(tx: WriteTx, from: number, to: number, files: Cita
   for (const f of files) if (f.blob) tx.run(`UPDATE citations SET blob = ? WHERE observation_id = ? AND path = ?`, [f.blob, to, f.path]);
 }
 
-/** Every cited path of a project with the blob ids it is cited at (what a client should fingerprint). */
-export function citedFiles(db: Reader, project: string, limit: number): { path: string; blobs: string[] }[] {
+/**
+ * Every cited path of a project with the blob ids it is cited at (what a client should fingerprint)
+ * and the commit of its newest citation (where a client's rename search starts).
+ */
+export function citedFiles(db: Reader, project: string, limit: number): { path: string; blobs: string[]; commit: string | null; stale?: true }[] {
   return db
-    .all<{ path: string; blobs: string }>(
-      `SELECT path, json_group_array(DISTINCT blob) AS blobs FROM citations WHERE project = ? AND blob IS NOT NULL GROUP BY path ORDER BY max(cited_at) DESC LIMIT ?`,
+    .all<{ path: string; blobs: string; commit_id: string | null; stale: number }>(
+      `SELECT path, json_group_array(DISTINCT blob) AS blobs,
+              (SELECT c2.commit_id FROM citations c2 WHERE c2.project = c.project AND c2.path = c.path AND c2.commit_id IS NOT NULL ORDER BY c2.cited_at DESC LIMIT 1) AS commit_id,
+              max(state <> 'fresh' OR EXISTS (SELECT 1 FROM citation_verdicts v WHERE v.citation_id = c.id)) AS stale
+         FROM citations c WHERE project = ? AND blob IS NOT NULL GROUP BY path ORDER BY max(cited_at) DESC LIMIT ?`,
       [project, limit],
     )
-    .map((r) => ({ path: r.path, blobs: JSON.parse(r.blobs) as string[] }));
+    .map((r) => ({ path: r.path, blobs: JSON.parse(r.blobs) as string[], commit: r.commit_id, ...(r.stale ? { stale: true as const } : {}) }));
 }

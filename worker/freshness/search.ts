@@ -20,6 +20,7 @@ export function annotateRows<R extends SearchRow | TimelineItem>(db: Pick<Store,
     } else if (f.status === 'retired') row.freshness = 'retired';
     if (f.branch) row.branch = f.branch;
     if (f.otherBranch) row.otherBranch = true;
+    if (f.decidedBy) row.decidedBy = f.decidedBy;
   }
   if (!settings.preferBranch) return rows;
   const rank = (r: R) => ((r as SearchRow).otherBranch ? 1 : 0) + ((r as SearchRow).freshness === 'retired' ? 2 : 0);
@@ -38,7 +39,7 @@ export function annotateObservations(db: Pick<Store, 'all' | 'get'>, items: Obse
   const info = freshnessOf(db, items.map((o) => o.id), view, settings, now);
   for (const o of items) {
     const f = info.get(o.id);
-    if (f && (f.status !== 'fresh' || f.otherBranch)) o.freshness = { status: f.status, branch: f.branch, ...(f.reason ? { reason: f.reason } : {}), ...(f.otherBranch ? { otherBranch: true as const } : {}), ...(f.replacedBy ? { replacedBy: f.replacedBy } : {}) };
+    if (f && (f.status !== 'fresh' || f.otherBranch)) o.freshness = { status: f.status, branch: f.branch, ...(f.reason ? { reason: f.reason } : {}), ...(f.otherBranch ? { otherBranch: true as const } : {}), ...(f.replacedBy ? { replacedBy: f.replacedBy } : {}), ...(f.decidedBy ? { decidedBy: f.decidedBy } : {}) };
   }
   return items;
 }

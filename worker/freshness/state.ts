@@ -18,6 +18,8 @@ export interface Freshness {
   branch: string | null;
   otherBranch: boolean;
   replacedBy?: number;
+  /** The teammate whose confirm or retire this state came from (team sync). */
+  decidedBy?: string;
 }
 
 interface CitRow {
@@ -61,7 +63,9 @@ export function reasonOf(cites: CitRow[], view?: BranchView): string | undefined
   const bad = cites.filter((c) => verdictApplies(c, view));
   if (bad.length === 0) return undefined;
   const what = (c: CitRow) => (c.state === 'changed' && c.change_kind ? `changed (${c.change_kind})` : c.state);
-  const parts = bad.slice(0, 3).map((c) => `${c.path} ${what(c)}${c.changed_branch ? ` on ${c.changed_branch}` : ''}${c.changed_at ? ` ${isoDay(c.changed_at)}` : ''}`);
+  // A file renamed with its content changed: the citation followed it, the memory says both.
+  const subject = (c: CitRow) => (c.moved_from && c.state === 'changed' ? `${c.moved_from} renamed to ${c.path} (and changed${c.change_kind ? `, ${c.change_kind}` : ''})` : `${c.path} ${what(c)}`);
+  const parts = bad.slice(0, 3).map((c) => `${subject(c)}${c.changed_branch ? ` on ${c.changed_branch}` : ''}${c.changed_at ? ` ${isoDay(c.changed_at)}` : ''}`);
   return parts.join('; ') + (bad.length > 3 ? `; +${bad.length - 3} more` : '');
 }
 
@@ -83,14 +87,40 @@ function safeList(text: string): string[] {
   }
 }
 
-function citationsOf(db: Reader, ids: number[]): Map<number, CitRow[]> {
+interface BranchCitRow extends CitRow {
+  v_state: 'changed' | 'deleted' | null;
+  v_changed_at: number | null;
+  v_change_kind: string | null;
+}
+
+/**
+ * The citations of ids as a view sees them: with a branch, each citation's verdict on that branch
+ * (table citation_verdicts), or a verdict made without a branch (an older client); fresh otherwise.
+ * Without a branch, the newest verdict of any branch.
+ */
+function citationsOf(db: Reader, ids: number[], view?: BranchView): Map<number, CitRow[]> {
   const out = new Map<number, CitRow[]>();
   if (ids.length === 0) return out;
-  const rows = db.all<CitRow>(
-    `SELECT observation_id, path, blob, commit_id, branch, state, changed_at, changed_branch, change_kind, moved_from FROM citations
-      WHERE observation_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
-    [JSON.stringify(ids)],
-  );
+  const branch = view?.branch || null;
+  const rows: CitRow[] = branch
+    ? db
+        .all<BranchCitRow>(
+          `SELECT c.observation_id, c.path, c.blob, c.commit_id, c.branch, c.state, c.changed_at, c.changed_branch, c.change_kind, c.moved_from,
+                  v.state AS v_state, v.changed_at AS v_changed_at, v.change_kind AS v_change_kind
+             FROM citations c LEFT JOIN citation_verdicts v ON v.citation_id = c.id AND v.branch = ?
+            WHERE c.observation_id IN (SELECT value FROM json_each(?)) ORDER BY c.id`,
+          [branch, JSON.stringify(ids)],
+        )
+        .map(({ v_state, v_changed_at, v_change_kind, ...c }) => {
+          if (v_state) return { ...c, state: v_state, changed_at: v_changed_at, changed_branch: branch, change_kind: v_change_kind };
+          if (c.state !== 'fresh' && c.changed_branch === null) return c;
+          return { ...c, state: 'fresh' as const, changed_at: null, changed_branch: null, change_kind: null };
+        })
+    : db.all<CitRow>(
+        `SELECT observation_id, path, blob, commit_id, branch, state, changed_at, changed_branch, change_kind, moved_from FROM citations
+          WHERE observation_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+        [JSON.stringify(ids)],
+      );
   for (const r of rows) {
     const list = out.get(r.observation_id);
     if (list) list.push(r);
@@ -127,10 +157,23 @@ function judge(meta: Meta, cites: CitRow[], view: BranchView, settings: Pick<Fre
 
 /** Freshness of each given observation id (missing ids are absent). */
 export function freshnessOf(db: Reader, ids: number[], view: BranchView, settings: Pick<FreshnessSettings, 'ageOutDays'>, now = Date.now()): Map<number, Freshness> {
-  const cites = citationsOf(db, ids);
+  const cites = citationsOf(db, ids, view);
   const out = new Map<number, Freshness>();
-  for (const [id, meta] of metaOf(db, ids)) out.set(id, judge(meta, cites.get(id) ?? [], view, settings, now));
+  const metas = metaOf(db, ids);
+  const by = decidedByOf(db, [...metas.values()].filter((m) => m.status).map((m) => m.id));
+  for (const [id, meta] of metas) {
+    const f = judge(meta, cites.get(id) ?? [], view, settings, now);
+    const who = by.get(id);
+    out.set(id, who && (f.status === 'retired' || f.status === 'confirmed') ? { ...f, decidedBy: who } : f);
+  }
   return out;
+}
+
+/** Who decided each memory's state, for the ones a teammate's correction decided (team sync keeps it in team_meta). */
+function decidedByOf(db: Reader, ids: number[]): Map<number, string> {
+  if (ids.length === 0) return new Map();
+  const rows = db.all<{ key: string; value: string }>(`SELECT key, value FROM team_meta WHERE key IN (SELECT 'decided_by:' || value FROM json_each(?))`, [JSON.stringify(ids)]);
+  return new Map(rows.filter((r) => r.value).map((r) => [Number(r.key.slice('decided_by:'.length)), r.value]));
 }
 
 function toCitation(c: CitRow): CitationInfo {
@@ -149,7 +192,7 @@ function toCitation(c: CitRow): CitationInfo {
 /** Full freshness records (with citations) for ids, in the order given. */
 export function memoryFreshness(db: Reader, ids: number[], view: BranchView, settings: Pick<FreshnessSettings, 'ageOutDays'>, now = Date.now()): MemoryFreshness[] {
   if (ids.length === 0) return [];
-  const cites = citationsOf(db, ids);
+  const cites = citationsOf(db, ids, view);
   const metas = metaOf(db, ids);
   const rows = db.all<{ id: number; title: string; type: string; project: string; created_at: number }>(
     'SELECT id, title, type, project, created_at FROM observations WHERE id IN (SELECT value FROM json_each(?))',

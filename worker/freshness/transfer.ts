@@ -195,6 +195,14 @@ export function importObservationFreshness(tx: WriteTx, observationId: number, p
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [observationId, project, c.path, c.blob, c.tracked ? 1 : 0, c.commit, c.branch, c.citedAt, c.state, c.currentBlob, c.changedAt, c.changedBranch, c.movedFrom],
     );
+    // The verdict is that branch's (the document carries the newest verdict of each citation).
+    if (c.state !== 'fresh' && c.changedBranch) {
+      tx.run(
+        `INSERT OR IGNORE INTO citation_verdicts (citation_id, branch, state, current_blob, changed_at)
+           SELECT id, ?, ?, ?, ? FROM citations WHERE observation_id = ? AND path = ?`,
+        [c.changedBranch, c.state, c.currentBlob, c.changedAt, observationId, c.path],
+      );
+    }
   }
   if (!f.state) return undefined;
   tx.run(`INSERT OR IGNORE INTO memory_state (observation_id, status, replaced_by, note, at) VALUES (?, ?, NULL, ?, ?)`, [observationId, f.state.status, f.state.note, f.state.at]);

@@ -2,7 +2,8 @@
 // usually relative to the project (src/a.ts) while callers may pass an absolute path, so a stored
 // path matches when it equals the given one or either ends with "/" + the other. The full-text
 // index narrows the candidates (rows holding the file name's tokens as a phrase) before the
-// exact comparison in JS.
+// exact comparison in JS. A memory whose citation followed the file from an older path (a rename)
+// is part of its history too.
 import * as path from 'node:path';
 import { BadRequest, type FileHistoryItem, type FileHistoryResponse } from '../../common/contract';
 import type { Store } from '../store/store';
@@ -49,6 +50,22 @@ export function fileHistory(store: Store, rawPath: string | undefined, opts: { p
       }
       if (rows.length < 500 || found.length >= need) break;
       before = rows[rows.length - 1].id;
+    }
+  }
+  // Memories whose citation followed a rename to this file (docs/freshness.md): their file lists
+  // still name the old path.
+  if (opts.project !== undefined) {
+    const have = new Set(found.map((f) => f.id));
+    const moved = store.all<{ id: number; epoch: number; path: string; movedFrom: string; filesModified: string }>(
+      `SELECT c.observation_id AS id, o.created_at AS epoch, c.path AS path, c.moved_from AS movedFrom, o.files_modified AS filesModified
+         FROM citations c JOIN observations o ON o.id = c.observation_id WHERE c.project = ? AND c.moved_from IS NOT NULL`,
+      [opts.project],
+    );
+    for (const r of moved) {
+      if (have.has(r.id) || !pathMatches(r.path, wanted)) continue;
+      have.add(r.id);
+      const modified = parseList(r.filesModified).some((f) => pathMatches(r.movedFrom, normalizePath(f)) || pathMatches(f, r.movedFrom));
+      found.push({ id: r.id, epoch: r.epoch, action: modified ? 'modified' : 'read', path: r.path });
     }
   }
   found.sort((a, b) => b.epoch - a.epoch || b.id - a.id);

@@ -297,6 +297,26 @@ const MIGRATIONS: Migration[] = [
   // 10: freshness says whether a cited file's change is committed on the branch or only in the
   // work tree or index (the client asks git at the moment of use: docs/freshness.md).
   [`ALTER TABLE citations ADD COLUMN change_kind TEXT`],
+  // 11: a stale verdict per branch it was found on (docs/freshness.md): a check on feature-b sets
+  // feature-b's row only, so main's view of the same citation keeps its own. A row exists only while
+  // the citation is changed or deleted on that branch. The citation's own columns keep the newest
+  // verdict of any branch (reads without a branch, export, confirm).
+  [
+    `CREATE TABLE citation_verdicts (
+      citation_id INTEGER NOT NULL,
+      branch TEXT NOT NULL,
+      state TEXT NOT NULL CHECK (state IN ('changed','deleted')),
+      current_blob TEXT,
+      changed_at INTEGER,
+      change_kind TEXT,
+      PRIMARY KEY (citation_id, branch)
+    )`,
+    `INSERT INTO citation_verdicts (citation_id, branch, state, current_blob, changed_at, change_kind)
+       SELECT id, changed_branch, state, current_blob, changed_at, change_kind FROM citations WHERE state <> 'fresh' AND changed_branch IS NOT NULL`,
+    `CREATE TRIGGER citation_verdicts_gone AFTER DELETE ON citations BEGIN
+      DELETE FROM citation_verdicts WHERE citation_id = old.id;
+    END`,
+  ],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

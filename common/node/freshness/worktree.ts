@@ -73,6 +73,40 @@ export function gitStatus(repo: GitRepo, paths?: string[]): GitStatus | undefine
   return parseStatus(r.stdout);
 }
 
+/**
+ * Renames git finds between a commit and HEAD (its rename detection: a file renamed and edited in
+ * one commit pairs up when the two are at least half the same): old path -> new path. Undefined when
+ * git cannot tell (no git, the commit unknown here).
+ */
+export function gitRenames(repo: GitRepo, commit: string): Map<string, string> | undefined {
+  const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
+  const r = spawnSync('git', ['diff', '--name-status', '-z', '-M', '--diff-filter=R', '--no-ext-diff', commit, 'HEAD'], {
+    cwd: repo.root,
+    env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
+    encoding: 'utf8',
+    timeout: GIT_TIMEOUT_MS,
+    maxBuffer: 64 << 20,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  if (r.status !== 0 || typeof r.stdout !== 'string') return undefined;
+  return parseRenames(r.stdout);
+}
+
+/** Parses `git diff --name-status -z` for its renames (R<score>, old, new). */
+export function parseRenames(out: string): Map<string, string> {
+  const renamed = new Map<string, string>();
+  const parts = out.split('\0');
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    if (/^[RC]\d*$/.test(p)) {
+      const from = parts[++i] ?? '';
+      const to = parts[++i] ?? '';
+      if (p[0] === 'R' && from && to) renamed.set(from, to);
+    } else if (/^[AMDTUX]$/.test(p)) i++;
+  }
+  return renamed;
+}
+
 function hashFile(abs: string): string | null | undefined {
   try {
     const st = fs.statSync(abs);
@@ -148,6 +182,21 @@ function quick(repo: GitRepo, rel: string, blobs: string[], index: Map<string, I
   return 'ask';
 }
 
+/**
+ * The new path of a moved file (git's status may not have looked at it: it ran on the cited paths).
+ * Its content differs from the cited one in the work tree (uncommitted), or else in the index and
+ * HEAD as the rename itself is (the rename's own kind).
+ */
+function checkMoved(repo: GitRepo, to: string, blobs: string[], index: Map<string, IndexEntry> | undefined, change: CheckFile['change']): CheckFile | undefined {
+  const q = quick(repo, to, blobs, index);
+  if (q !== 'ask') return q;
+  if (!fs.existsSync(path.join(repo.root, to))) return undefined;
+  const entry = index?.get(to);
+  const blob = entry ?? hashFile(path.join(repo.root, to));
+  if (!blob) return undefined;
+  return { path: to, blob: typeof blob === 'string' ? blob : blob.blob, tracked: true, ...(change ? { change } : {}) };
+}
+
 export interface WorktreeCheck extends FreshnessCheckRequest {
   /** The repository's root, undefined outside a repository. */
   root?: string;
@@ -177,9 +226,32 @@ export function checkWorktree(project: string, dir: string, cited: CitedFilesRes
   if (asks.length === 0) return base; // nothing differs from what is cited: no git process
   // A few files: git looks at those only (the file-context hook asks about one).
   const status = safe(() => gitStatus(repo, asks.length <= 8 ? asks.map((c) => c.path) : undefined), undefined);
+  const found: { c: CitedFilesResponse['files'][number]; f: CheckFile }[] = [];
   for (const c of asks) {
     const f = safe(() => checkOne(repo, c.path, c.blobs, index, status, blobs), undefined);
-    if (f) base.files.push(f);
+    if (f) found.push({ c, f });
+  }
+  // Gone, and not at its cited content anywhere: git's rename detection from the commit the file
+  // was cited at (one `git diff` for all of them: the commit most of them were cited at).
+  const lost = status ? found.filter(({ c, f }) => f.gone && !f.movedTo && c.commit && c.commit !== head.commit) : [];
+  if (lost.length > 0) {
+    const count = new Map<string, number>();
+    for (const { c } of lost) count.set(c.commit as string, (count.get(c.commit as string) ?? 0) + 1);
+    const from = [...count].sort((a, b) => b[1] - a[1])[0][0];
+    const renames = safe(() => gitRenames(repo, from), undefined);
+    for (const x of lost) {
+      const to = renames?.get(x.c.path);
+      if (to) x.f = { path: x.c.path, blob: null, gone: true, movedTo: to, change: 'committed' };
+    }
+  }
+  for (const { c, f } of found) {
+    base.files.push(f);
+    // A file that moved: its new path is checked too (after the move, so the worker judges the
+    // citations that followed it): a rename with edits reads "renamed to X (and changed)".
+    if (f.movedTo) {
+      const g = safe(() => checkMoved(repo, f.movedTo as string, c.blobs, index, f.change), undefined);
+      if (g) base.files.push(g);
+    }
   }
   return base;
 }

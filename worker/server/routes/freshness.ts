@@ -41,7 +41,9 @@ export function freshnessRoutes(app: Hono, ctx: AppContext): void {
     const project = optProject(c.req.query('project'));
     if (!project) throw new BadRequest(`query 'project' is required`);
     const limit = intParam(c.req.query('limit'), 'limit', 5000, 1, 20_000);
-    return c.json({ project, files: citedFiles(ctx.store, project, limit) } satisfies CitedFilesResponse);
+    // The folder the project was last worked in: a client checking a project other than its own looks there.
+    const folder = ctx.store.get<{ cwd: string }>('SELECT cwd FROM sessions WHERE project = ? AND cwd IS NOT NULL ORDER BY updated_at DESC LIMIT 1', [project])?.cwd ?? null;
+    return c.json({ project, folder, files: citedFiles(ctx.store, project, limit) } satisfies CitedFilesResponse);
   });
 
   app.get('/api/freshness/file', (c) => {
