@@ -1,6 +1,5 @@
 // The "freshness" object of <dataDir>/settings.json. Wrong types are ignored (the default stays).
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { readSettingsFile, settingsSection } from '../../common/node/settingsFile';
 
 export interface FreshnessSettings {
   /** Record citations and check them. Off: citations sent by clients are ignored, nothing is marked. */
@@ -18,14 +17,7 @@ export const DEFAULT_FRESHNESS: FreshnessSettings = { enabled: true, staleInCont
 export function readFreshnessSettings(dataDir: string | undefined): FreshnessSettings {
   const out = { ...DEFAULT_FRESHNESS };
   if (!dataDir) return out;
-  let raw: unknown;
-  try {
-    raw = (JSON.parse(fs.readFileSync(path.join(dataDir, 'settings.json'), 'utf8')) as Record<string, unknown>)?.freshness;
-  } catch {
-    return out;
-  }
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return out;
-  const r = raw as Record<string, unknown>;
+  const r = settingsSection(readSettingsFile(dataDir).raw, 'freshness');
   if (typeof r.enabled === 'boolean') out.enabled = r.enabled;
   if (r.staleInContext === 'apart' || r.staleInContext === 'drop') out.staleInContext = r.staleInContext;
   if (typeof r.ageOutDays === 'number' && Number.isFinite(r.ageOutDays)) out.ageOutDays = Math.min(36_500, Math.max(0, r.ageOutDays));
