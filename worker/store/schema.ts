@@ -297,6 +297,10 @@ const MIGRATIONS: Migration[] = [
   // 10: freshness says whether a cited file's change is committed on the branch or only in the
   // work tree or index (the client asks git at the moment of use: docs/freshness.md).
   [`ALTER TABLE citations ADD COLUMN change_kind TEXT`],
+  // 11: a note that tells a later reader nothing new (worker/compression/triage.ts: a search that
+  // found nothing, a re-read, a repeated test run with the same result) is stored and searchable
+  // but not listed or injected.
+  [`ALTER TABLE observations ADD COLUMN quiet INTEGER NOT NULL DEFAULT 0`],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
