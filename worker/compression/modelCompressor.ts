@@ -43,6 +43,9 @@ export interface ModelCompressorOptions {
 
 export type ModelScope = 'worth' | 'every';
 
+/** Titles of the batch's other steps shown to the model beside the tool uses worth it. */
+const AROUND = 10;
+
 const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 const oneLine = (s: string, max = 200) => clip(s.replace(/\s+/g, ' ').trim(), max);
 
@@ -184,7 +187,7 @@ export class ModelCompressor implements Compressor {
     const { worth } = triage(batch.earlier ?? [], notes);
     const picked = worth.flatMap((w, i) => (w ? [i] : []));
     if (picked.length === 0 || this.route(batch.oldestCreatedAt) === 'local') return local;
-    const around = notes.filter((_, i) => !worth[i] && !local.observations[i].quiet).map((n) => n.title);
+    const around = notes.filter((_, i) => !worth[i] && !local.observations[i].quiet).map((n) => n.title).slice(-AROUND);
     const prompt = observerPrompt({
       project: batch.project,
       request: batch.request,

@@ -164,7 +164,7 @@ export function observerPrompt(p: { project: string; request?: string; uses: Pro
 }
 
 /** With a local note beside it, a tool field is cut to this many characters (head and tail kept). */
-export const NOTE_OUTPUT_CHARS = 1500;
+export const NOTE_OUTPUT_CHARS = 800;
 
 /** A local note as the model reads it: title, subtitle, facts, narrative. */
 export function noteText(n: { title: string; subtitle?: string | null; facts?: string[]; narrative?: string | null }): string {
