@@ -184,6 +184,7 @@ describe('a model where it pays (fake Anthropic, scope worth)', () => {
     const sumText = allText(sumCall.body as MessagesBody);
     assert.match(sumText, /Draft written without a model/);
     assert.match(sumText, /tests passed: 2 passed/);
+    assert.match(sumText, /Observations a model wrote[\s\S]*Model: Edit step 1/, "the model's own observations (cause, fix) are in it");
     assert.ok(sumText.includes(FINAL));
     assert.equal(summaries.length, 1);
     assert.match(String(summaries[0].learned), /full jitter with a 30 s cap/);

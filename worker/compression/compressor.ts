@@ -44,7 +44,7 @@ export interface SummaryInput {
   /** Every prompt of the session, oldest first (the local summary reads them all). */
   prompts?: string[];
   lastAssistantMessage: string | undefined;
-  observations: { type: string; title: string; subtitle?: string | null; facts?: string | null; narrative?: string | null; files_read: string; files_modified: string }[];
+  observations: { type: string; title: string; subtitle?: string | null; facts?: string | null; narrative?: string | null; files_read: string; files_modified: string; source?: string }[];
   project: string;
   /** Epoch ms the summary job was queued. */
   createdAt?: number;

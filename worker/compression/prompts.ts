@@ -17,7 +17,7 @@ export interface PromptSummaryInput {
   /** Every prompt of the session, oldest first. */
   prompts?: string[];
   lastAssistantMessage: string | undefined;
-  observations: { type: string; title: string; subtitle?: string | null }[];
+  observations: { type: string; title: string; subtitle?: string | null; source?: string }[];
 }
 
 /** The local summary as the model reads it (localSummary.ts's fields). */
@@ -184,6 +184,9 @@ export function summaryPrompt(s: PromptSummaryInput & { draft?: SummaryDraftText
     const d = s.draft;
     const fields = ([['investigated', d.investigated], ['learned', d.learned], ['completed', d.completed], ['next_steps', d.nextSteps]] as const).filter(([, v]) => v);
     parts.push(fields.length > 0 ? `Draft written without a model from the session's ${s.observations.length} notes:\n${fields.map(([k, v]) => `<${k}>${v}</${k}>`).join('\n')}` : 'No notes were recorded in this session.');
+    // What the model found on the tool uses worth it (causes, fixes): the draft cannot say it.
+    const byModel = s.observations.filter((o) => o.source !== undefined && o.source !== 'local').slice(-20);
+    if (byModel.length > 0) parts.push(`Observations a model wrote in this session (oldest first):\n${byModel.map((o) => `- [${o.type}] ${o.title}${o.subtitle ? ` — ${o.subtitle}` : ''}`).join('\n')}`);
   } else {
     const obs = s.observations.slice(-60).map((o) => `- [${o.type}] ${o.title}${o.subtitle ? ` — ${o.subtitle}` : ''}`);
     parts.push(obs.length > 0 ? `Observations recorded in this session (oldest first):\n${obs.join('\n')}` : 'No observations were recorded in this session.');

@@ -335,8 +335,8 @@ export class Processor {
     const session = sessionById(this.store, row.session_id);
     if (!session) return this.finishOrphans([row]);
     const payload = JSON.parse(row.payload) as SummaryJob;
-    const observations = this.store.all<{ type: string; title: string; subtitle: string | null; facts: string | null; narrative: string | null; files_read: string; files_modified: string }>(
-      'SELECT type, title, subtitle, facts, narrative, files_read, files_modified FROM observations WHERE session_id = ? ORDER BY id',
+    const observations = this.store.all<{ type: string; title: string; subtitle: string | null; facts: string | null; narrative: string | null; files_read: string; files_modified: string; source: string }>(
+      'SELECT type, title, subtitle, facts, narrative, files_read, files_modified, source FROM observations WHERE session_id = ? ORDER BY id',
       [session.id],
     );
     const request = payload.lastUserMessage ?? lastPrompt(this.store, session.id)?.text;
