@@ -37,7 +37,7 @@ async function run(label, batchMaxUses) {
   const dataDir = tempDir('cmem-bench-tokens-');
   // Batches go by count only (no age limit, so the figures do not depend on this machine's speed);
   // the summarize request at the end flushes the last partial batch, and its own call is left out.
-  fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ batchMaxUses, batchMaxAgeMs: 3_600_000, dailyTokenBudget: 0, agentConcurrency: 2 }));
+  fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ modelObservations: 'every', batchMaxUses, batchMaxAgeMs: 3_600_000, dailyTokenBudget: 0, agentConcurrency: 2 }));
   const w = await startWorker({ dataDir, env: { ANTHROPIC_API_KEY: 'bench-key', ANTHROPIC_BASE_URL: fake.url, CLAUDE_MEM_PROVIDER: 'anthropic' } });
   try {
     for (const u of uses) {

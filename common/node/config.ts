@@ -47,6 +47,8 @@ export interface Settings {
   promptFieldChars: number;
   /** Largest reply asked of the model. */
   modelMaxOutputTokens: number;
+  /** 'worth': only failures, their fixes and stated choices go to the model, every other tool use gets its local note; 'every': all tool uses go to the model. */
+  modelObservations: string;
   /** With the vscode provider, work waits this long for a window before going local. */
   vscodeWaitMs: number;
   /** A quota pause lasts this long before one probe call. */
@@ -75,6 +77,7 @@ export const DEFAULT_SETTINGS: Settings = {
   dailyTokenBudget: 2_000_000,
   promptFieldChars: 4_000,
   modelMaxOutputTokens: 4_096,
+  modelObservations: 'worth',
   vscodeWaitMs: 120_000,
   quotaPauseMs: 3_600_000,
 };

@@ -9,7 +9,7 @@ import { startWorker, tempDir, until, type RunningWorker } from '../helpers/work
 
 async function vscodeWorker(settings: Record<string, unknown>): Promise<RunningWorker> {
   const dataDir = tempDir('cmem-vscode-');
-  const base = { agentRetryBaseMs: 100, agentRetryMaxMs: 400, agentMaxAttempts: 3, agentTimeoutMs: 5000, batchMaxUses: 2, batchMaxAgeMs: 0, vscodeWaitMs: 600_000 };
+  const base = { modelObservations: 'every', agentRetryBaseMs: 100, agentRetryMaxMs: 400, agentMaxAttempts: 3, agentTimeoutMs: 5000, batchMaxUses: 2, batchMaxAgeMs: 0, vscodeWaitMs: 600_000 };
   fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ ...base, ...settings }));
   return startWorker({ dataDir, env: { CLAUDE_MEM_PROVIDER: 'vscode' } });
 }

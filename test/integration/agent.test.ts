@@ -29,7 +29,7 @@ interface StoredSummary {
 /** Starts a worker on the anthropic provider pointed at the fake, with fast test timings. */
 async function agentWorker(fake: FakeAnthropic, settings: Record<string, unknown>, opts: { key?: string; dataDir?: string; env?: Record<string, string> } = {}): Promise<RunningWorker> {
   const dataDir = opts.dataDir ?? tempDir('cmem-agent-');
-  const base = { agentRetryBaseMs: 100, agentRetryMaxMs: 400, agentMaxAttempts: 3, agentTimeoutMs: 5000, dailyTokenBudget: 0, batchMaxAgeMs: 0, batchMaxUses: 1 };
+  const base = { modelObservations: 'every', agentRetryBaseMs: 100, agentRetryMaxMs: 400, agentMaxAttempts: 3, agentTimeoutMs: 5000, dailyTokenBudget: 0, batchMaxAgeMs: 0, batchMaxUses: 1 };
   fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ ...base, ...settings }));
   return startWorker({ dataDir, env: { ANTHROPIC_API_KEY: opts.key ?? 'test-key', ANTHROPIC_BASE_URL: fake.url, ...opts.env } });
 }

@@ -64,7 +64,7 @@ before(async () => {
   process.env.CLAUDE_MEM_EMBEDDINGS = 'off';
   process.env.ANTHROPIC_BASE_URL = fake.url;
   delete process.env.ANTHROPIC_API_KEY;
-  fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ batchMaxAgeMs: 0, batchMaxUses: 1 }));
+  fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ modelObservations: 'every', batchMaxAgeMs: 0, batchMaxUses: 1 }));
   state = fakeVscode.install({
     folders: [project],
     settings: { 'claudeMem.worker.port': port, 'claudeMem.worker.dataDir': dataDir, 'claudeMem.worker.idleShutdownMinutes': 2, 'claudeMem.session.idleSummaryMinutes': 0 },

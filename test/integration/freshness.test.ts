@@ -271,7 +271,7 @@ describe('re-verify with the fake model', () => {
       return text(`<observation><type>discovery</type><title>Retry limit in ${file}</title><facts><fact>${file} sets RETRIES to 3</fact></facts><files_modified><file>${file}</file></files_modified><tool_uses>1</tool_uses></observation>`);
     });
     const dataDir = tempDir();
-    fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ batchMaxAgeMs: 0, batchMaxUses: 1, dailyTokenBudget: 0 }));
+    fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ modelObservations: 'every', batchMaxAgeMs: 0, batchMaxUses: 1, dailyTokenBudget: 0 }));
     w = await startWorker({ dataDir, env: { CLAUDE_MEM_EMBEDDINGS: 'off', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, CLAUDE_MEM_PROVIDER: 'anthropic' } });
     r = makeRepo();
     r.write('src/http/client.ts', 'export const RETRIES = 3;\n');

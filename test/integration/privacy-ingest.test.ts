@@ -67,7 +67,7 @@ before(async () => {
   const dataDir = tempDir('cmem-privingest-data-');
   fs.writeFileSync(
     path.join(dataDir, 'settings.json'),
-    JSON.stringify({ agentRetryBaseMs: 100, agentRetryMaxMs: 400, agentMaxAttempts: 2, agentTimeoutMs: 5000, dailyTokenBudget: 0, batchMaxAgeMs: 0, batchMaxUses: 1 }),
+    JSON.stringify({ modelObservations: 'every', agentRetryBaseMs: 100, agentRetryMaxMs: 400, agentMaxAttempts: 2, agentTimeoutMs: 5000, dailyTokenBudget: 0, batchMaxAgeMs: 0, batchMaxUses: 1 }),
   );
   w = await startWorker({ dataDir, env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url, CLAUDE_MEM_EMBEDDINGS: 'off' } });
 });

@@ -29,7 +29,7 @@ describe('doc expansion (search phrases from the compression model)', () => {
       return text(JSON.stringify(req.body).includes('progress summary') ? '<summary><request>r</request></summary>' : OBS);
     });
     const dataDir = tempDir('cmem-expansion-');
-    fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ agentTimeoutMs: 5000, dailyTokenBudget: 0, batchMaxAgeMs: 0, batchMaxUses: 1, search: { embeddings: 'off' } }));
+    fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ modelObservations: 'every', agentTimeoutMs: 5000, dailyTokenBudget: 0, batchMaxAgeMs: 0, batchMaxUses: 1, search: { embeddings: 'off' } }));
     w = await startWorker({ dataDir, env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.url } });
   });
   after(async () => {

@@ -15,7 +15,7 @@ describe('/api/health without the token', () => {
   before(async () => {
     fake = await startFakeAnthropic(() => text('unused'), { apiKey: 'right-key' });
     const dataDir = tempDir('cmem-hard-');
-    fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ agentRetryBaseMs: 100, agentRetryMaxMs: 400, agentMaxAttempts: 2, batchMaxAgeMs: 0, batchMaxUses: 1 }));
+    fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ modelObservations: 'every', agentRetryBaseMs: 100, agentRetryMaxMs: 400, agentMaxAttempts: 2, batchMaxAgeMs: 0, batchMaxUses: 1 }));
     w = await startWorker({ dataDir, env: { ANTHROPIC_API_KEY: 'wrong-key', ANTHROPIC_BASE_URL: fake.url } });
   });
   after(async () => {

@@ -5,6 +5,7 @@ import type { ProviderStatus } from '../../common/contract';
 import type { ObservationDraft } from '../store/repos/observations';
 import type { SummaryDraft } from '../store/repos/summaries';
 import { observeToolUse, summarizeLocally } from './local';
+import { noteOfDraft, triage, type TriageNote } from './triage';
 
 /** Several tool uses of one session, compressed in one go. */
 export interface ObserveBatch {
@@ -14,6 +15,8 @@ export interface ObserveBatch {
   jobs: ObservationJob[];
   /** Epoch ms the oldest job was queued (how long the work has waited). */
   oldestCreatedAt: number;
+  /** The session's notes stored before this batch, oldest first (what triage.ts compares with). */
+  earlier?: TriageNote[];
 }
 
 export interface BatchObservation {
@@ -22,6 +25,10 @@ export interface BatchObservation {
   job: number;
   inputTokens: number;
   outputTokens: number;
+  /** What wrote this one when it differs from the result's source (a local note in a model batch). */
+  source?: string;
+  /** Noise (triage.ts): stored and searchable, not listed or injected. */
+  quiet?: boolean;
 }
 
 export interface ObserveResult {
@@ -37,7 +44,7 @@ export interface SummaryInput {
   /** Every prompt of the session, oldest first (the local summary reads them all). */
   prompts?: string[];
   lastAssistantMessage: string | undefined;
-  observations: { type: string; title: string; subtitle?: string | null; facts?: string | null; narrative?: string | null; files_read: string; files_modified: string }[];
+  observations: { type: string; title: string; subtitle?: string | null; facts?: string | null; narrative?: string | null; files_read: string; files_modified: string; source?: string }[];
   project: string;
   /** Epoch ms the summary job was queued. */
   createdAt?: number;
@@ -79,13 +86,11 @@ export interface Compressor {
 
 export const LOCAL_POLICY: QueuePolicy = { batchMaxUses: 25, batchMaxAgeMs: 0, concurrency: 4, maxAttempts: 5, retryBaseMs: 1000, retryMaxMs: 60_000 };
 
+/** One local note per tool use, the noise among them marked quiet. */
 export function observeLocally(batch: ObserveBatch): ObserveResult {
-  const observations = batch.jobs.map((job, i) => ({
-    draft: observeToolUse({ toolName: job.toolName, toolInput: job.toolInput, toolResponse: job.toolResponse, cwd: job.cwd }),
-    job: i,
-    inputTokens: 0,
-    outputTokens: 0,
-  }));
+  const drafts = batch.jobs.map((job) => observeToolUse({ toolName: job.toolName, toolInput: job.toolInput, toolResponse: job.toolResponse, cwd: job.cwd }));
+  const { quiet } = triage(batch.earlier ?? [], drafts.map(noteOfDraft));
+  const observations = drafts.map((draft, i) => ({ draft, job: i, inputTokens: 0, outputTokens: 0, ...(quiet[i] ? { quiet: true } : {}) }));
   return { observations, source: 'local', inputTokens: 0, outputTokens: 0 };
 }
 

@@ -120,6 +120,7 @@ export class CompressionService implements Compressor {
       fieldChars: clampInt(s.promptFieldChars, 200, 200_000, 4000),
       maxOutputTokens: clampInt(s.modelMaxOutputTokens, 256, 64_000, 4096),
       vscodeWaitMs: clampInt(s.vscodeWaitMs, 0, 7 * 24 * 3600_000, 120_000),
+      scope: s.modelObservations === 'every' ? 'every' : 'worth',
       log: this.deps.log,
     });
   }

@@ -3,6 +3,12 @@
 // paused (401/403, quota, unknown model), the daily token budget is spent, or no key is set; a
 // `vscode` batch waits up to vscodeWaitMs for a window before going local; a cooling-down provider
 // (after 429/5xx/network) makes batches wait. Work never goes to a model the user did not choose.
+// Scope `worth` (the default): every tool use gets its local note, and only the few that triage.ts
+// finds worth it (failures, their fixes, stated choices) go to the model, shown as their note plus
+// a failure's output; the model's observation is listed and the note it covers stays stored, quiet,
+// as its evidence. A failed call keeps the local notes (cooling the provider down), so nothing
+// waits or dies. The summary reads the local summary as its draft, and falls back to it.
+// Scope `every`: every tool use goes to the model, failures are retried by the queue.
 import { estimateTokens } from '../hash';
 import type { Logger } from '../../common/node/log';
 import type { ProviderStatus } from '../../common/contract';
@@ -11,12 +17,13 @@ import type { ObservationDraft } from '../store/repos/observations';
 import type { SummaryDraft } from '../store/repos/summaries';
 import { summarizeLocally } from './local';
 import type { TokenBudget } from './budget';
+import { noteOfDraft, triage } from './triage';
 import { observeLocally, type BatchObservation, type Compressor, type ObserveBatch, type ObserveResult, type QueuePolicy, type SummaryInput, type SummaryResult } from './compressor';
 import { confirmedModified, evidenceOf, filesRead } from './evidence';
 import type { ProviderGate } from './gate';
 import { NotNow, ProviderError, type ModelBackend, type ModelReply, type ModelRequest } from './model';
 import { parseObservations, parseSummary, type ParsedObservation } from './parser';
-import { OBSERVER_SYSTEM, observerPrompt, SUMMARY_SYSTEM, summaryPrompt } from './prompts';
+import { noteText, OBSERVER_SYSTEM, observerPrompt, SUMMARY_SYSTEM, summaryPrompt } from './prompts';
 
 export interface ModelCompressorOptions {
   backend: ModelBackend;
@@ -28,9 +35,16 @@ export interface ModelCompressorOptions {
   maxOutputTokens: number;
   /** How long work waits for a VS Code window before going local. */
   vscodeWaitMs: number;
+  /** worth: only the tool uses worth a model go to it; every: all of them (see the top of the file). */
+  scope?: ModelScope;
   log: Logger;
   now?: () => number;
 }
+
+export type ModelScope = 'worth' | 'every';
+
+/** Titles of the batch's other steps shown to the model beside the tool uses worth it. */
+const AROUND = 10;
 
 const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 const oneLine = (s: string, max = 200) => clip(s.replace(/\s+/g, ' ').trim(), max);
@@ -125,7 +139,21 @@ export class ModelCompressor implements Compressor {
     this.o.log.warn(`${this.name} provider paused: ${msg}`);
   }
 
+  private get worthOnly(): boolean {
+    return (this.o.scope ?? 'worth') === 'worth';
+  }
+
+  /** A failed call in scope `worth`: the provider cools down, the caller keeps the local result. */
+  private failedCall(e: unknown, what: string): void {
+    if (e instanceof NotNow) throw e;
+    const message = e instanceof Error ? e.message : String(e);
+    if (!(e instanceof ProviderError) || e.kind === 'retry') this.o.gate.cooldown(message, Math.max(this.o.policy.retryBaseMs, e instanceof ProviderError ? (e.opts.retryAfterMs ?? 0) : 0));
+    else this.o.gate.note(message);
+    this.o.log.warn(`${this.name} ${what} call failed (${message}); the local one is kept`);
+  }
+
   async observe(batch: ObserveBatch): Promise<ObserveResult> {
+    if (this.worthOnly) return this.observeWorth(batch);
     if (this.route(batch.oldestCreatedAt) === 'local') return observeLocally(batch);
     const prompt = observerPrompt({ project: batch.project, request: batch.request, uses: batch.jobs, fieldChars: this.o.fieldChars });
     if (this.o.budget.exhausted(estimateTokens(OBSERVER_SYSTEM) + estimateTokens(prompt))) return observeLocally(batch);
@@ -150,6 +178,53 @@ export class ModelCompressor implements Compressor {
         this.o.log.warn(`observer reply had no usable observations (${parsed.kind}); ${batch.jobs.length} tool use(s) compressed locally`);
         return this.localWithTokens(batch, reply);
     }
+  }
+
+  /** Scope `worth`: local notes for all, the model's observations for the few tool uses worth it. */
+  private async observeWorth(batch: ObserveBatch): Promise<ObserveResult> {
+    const local = observeLocally(batch);
+    const notes = local.observations.map((o) => noteOfDraft(o.draft));
+    const { worth } = triage(batch.earlier ?? [], notes);
+    const picked = worth.flatMap((w, i) => (w ? [i] : []));
+    if (picked.length === 0 || this.route(batch.oldestCreatedAt) === 'local') return local;
+    const around = notes.filter((_, i) => !worth[i] && !local.observations[i].quiet).map((n) => n.title).slice(-AROUND);
+    const prompt = observerPrompt({
+      project: batch.project,
+      request: batch.request,
+      uses: picked.map((i) => batch.jobs[i]),
+      notes: picked.map((i) => noteText(notes[i])),
+      failed: picked.map((i) => notes[i].concepts.includes('gotcha')),
+      around,
+      fieldChars: this.o.fieldChars,
+    });
+    if (this.o.budget.exhausted(estimateTokens(OBSERVER_SYSTEM) + estimateTokens(prompt))) return local;
+    let reply: ModelReply | undefined;
+    try {
+      reply = await this.call({ purpose: 'observe', system: OBSERVER_SYSTEM, prompt, maxOutputTokens: this.o.maxOutputTokens });
+    } catch (e) {
+      this.failedCall(e, 'observer');
+      return local;
+    }
+    if (!reply) return local;
+    const parsed = parseObservations(reply.text);
+    for (const w of parsed.warnings) this.o.log.info(`observer reply: ${w}`);
+    const tokens = { inputTokens: reply.inputTokens, outputTokens: reply.outputTokens };
+    if (parsed.kind === 'auth' || parsed.kind === 'quota') this.pauseFromProse(parsed.kind, reply.text);
+    else if (parsed.kind !== 'observations' && parsed.kind !== 'skip' && parsed.kind !== 'idle') this.o.gate.note(`observer reply had no usable observations (${parsed.kind}): ${oneLine(reply.text, 120)}`);
+    if (parsed.kind !== 'observations') {
+      // Nothing from the model: the local notes stand, the first worth one carrying the call's tokens.
+      const first = local.observations[picked[0]];
+      Object.assign(first, tokens);
+      return { ...local, ...tokens };
+    }
+    const sub: ObserveBatch = { ...batch, jobs: picked.map((i) => batch.jobs[i]) };
+    const model = this.build(sub, parsed.observations, reply).map((o) => ({ ...o, job: picked[o.job], source: this.name }));
+    // The model's observation is what is listed; the local note of the tool use it covers stays
+    // stored (first, so it keeps the tool use's hash) as its evidence, quiet.
+    const covered = new Set(model.map((o) => o.job));
+    const notesKept = local.observations.map((o) => ({ ...o, source: 'local', ...(covered.has(o.job) ? { quiet: true } : {}) }));
+    const observations = [...notesKept, ...model].sort((a, b) => a.job - b.job || Number(a.source !== 'local') - Number(b.source !== 'local'));
+    return { observations, source: this.name, ...tokens };
   }
 
   /** The local heuristic's observations, carrying the tokens the failed call cost. */
@@ -199,11 +274,19 @@ export class ModelCompressor implements Compressor {
   }
 
   async summarize(input: SummaryInput): Promise<SummaryResult> {
-    const local = (): SummaryResult => ({ summary: summarizeLocally(input), inputTokens: 0, outputTokens: 0 });
+    const draft = summarizeLocally(input);
+    const local = (): SummaryResult => ({ summary: draft, inputTokens: 0, outputTokens: 0 });
     if (this.route(input.createdAt ?? this.now()) === 'local') return local();
-    const prompt = summaryPrompt(input, this.o.fieldChars);
+    const prompt = summaryPrompt({ ...input, draft }, this.o.fieldChars);
     if (this.o.budget.exhausted(estimateTokens(SUMMARY_SYSTEM) + estimateTokens(prompt))) return local();
-    const reply = await this.call({ purpose: 'summarize', system: SUMMARY_SYSTEM, prompt, maxOutputTokens: this.o.maxOutputTokens });
+    let reply: ModelReply | undefined;
+    try {
+      reply = await this.call({ purpose: 'summarize', system: SUMMARY_SYSTEM, prompt, maxOutputTokens: this.o.maxOutputTokens });
+    } catch (e) {
+      if (!this.worthOnly) throw e;
+      this.failedCall(e, 'summary');
+      return local();
+    }
     if (!reply) return local();
     const parsed = parseSummary(reply.text);
     for (const w of parsed.warnings) this.o.log.info(`summary reply: ${w}`);
@@ -223,7 +306,8 @@ export class ModelCompressor implements Compressor {
       }
       case 'skip':
       case 'idle':
-        return { summary: null, ...tokens };
+        // Scope worth: the local summary stands (its facts stay searchable).
+        return this.worthOnly ? { ...local(), ...tokens } : { summary: null, ...tokens };
       case 'auth':
       case 'quota':
         this.pauseFromProse(parsed.kind, reply.text);

@@ -112,7 +112,8 @@ export function buildContext(store: Pick<Store, 'all' | 'get'>, project: string,
     .all<{ id: number }>('SELECT id FROM sessions WHERE project = ? ORDER BY started_at DESC, id DESC LIMIT ?', [project, opts.sessions])
     .map((r) => r.id);
   const sessionList = JSON.stringify(sessions);
-  const where = ['o.project = ?', 'o.session_id IN (SELECT value FROM json_each(?))'];
+  // Quiet notes (noise: worker/compression/triage.ts) are searchable but never injected.
+  const where = ['o.project = ?', 'o.session_id IN (SELECT value FROM json_each(?))', 'o.quiet = 0'];
   const params: (string | number)[] = [project, sessionList];
   if (opts.types.length > 0) {
     where.push('o.type IN (SELECT value FROM json_each(?))');

@@ -10,7 +10,8 @@ import { contentHash, estimateTokens } from '../hash';
 import type { Compressor, QueuePolicy } from '../compression/compressor';
 import { shares } from '../compression/modelCompressor';
 import { NotNow, ProviderError } from '../compression/model';
-import { insertObservation } from '../store/repos/observations';
+import { insertObservation, parseList } from '../store/repos/observations';
+import type { TriageNote } from '../compression/triage';
 import { lastPrompt } from '../store/repos/prompts';
 import { failJob, finishJob, jobExists, pendingJobMeta, pendingJobsById, type JobRow } from '../store/repos/queue';
 import { sessionById } from '../store/repos/sessions';
@@ -43,6 +44,19 @@ const STOP_GRACE_MS = 2000;
 export function backoffMs(attempts: number, policy: Pick<QueuePolicy, 'retryBaseMs' | 'retryMaxMs'>, retryAfterMs = 0, random = Math.random): number {
   const exp = Math.min(policy.retryMaxMs, policy.retryBaseMs * 2 ** Math.max(0, attempts - 1));
   return Math.round(Math.max(retryAfterMs, exp * (0.5 + random() / 2)));
+}
+
+/** The session's local notes triage compares a batch with (worker/compression/triage.ts): the latest, oldest first. */
+const EARLIER_NOTES = 60;
+
+function earlierNotes(store: Store, sessionId: number): TriageNote[] {
+  return store
+    .all<{ type: string; title: string; subtitle: string | null; facts: string; concepts: string; narrative: string | null; files_read: string; files_modified: string }>(
+      "SELECT type, title, subtitle, facts, concepts, narrative, files_read, files_modified FROM observations WHERE session_id = ? AND source = 'local' ORDER BY id DESC LIMIT ?",
+      [sessionId, EARLIER_NOTES],
+    )
+    .reverse()
+    .map((r) => ({ type: r.type, title: r.title, subtitle: r.subtitle, facts: parseList(r.facts), concepts: parseList(r.concepts), narrative: r.narrative, filesRead: parseList(r.files_read), filesModified: parseList(r.files_modified) }));
 }
 
 export class Processor {
@@ -266,6 +280,7 @@ export class Processor {
       request: lastPrompt(this.store, session.id)?.text,
       jobs: payloads,
       oldestCreatedAt: Math.min(...rows.map((r) => r.created_at)),
+      earlier: earlierNotes(this.store, session.id),
     });
     const discovery = shares(payloads.reduce((n, p) => n + estimateTokens(p.toolInput) + estimateTokens(p.toolResponse), 0), result.observations.length);
     const inserted = await this.store.write((tx) => {
@@ -288,7 +303,8 @@ export class Processor {
           // The first observation of a tool use carries the tool use's own hash (so the same tool
           // use posted again is recognised); later ones a hash derived from it.
           contentHash: k === 0 ? row.content_hash : contentHash(row.content_hash, String(k)),
-          source: result.source,
+          source: o.source ?? result.source,
+          quiet: o.quiet,
           inputTokens: o.inputTokens,
           outputTokens: o.outputTokens,
           discoveryTokens: discovery[index],
@@ -309,7 +325,7 @@ export class Processor {
         type: o.draft.type,
         title: o.draft.title,
         toolName: payloads[o.job].toolName,
-        source: result.source,
+        source: o.source ?? result.source,
         createdAt: new Date(row.created_at).toISOString(),
       });
     }
@@ -319,8 +335,8 @@ export class Processor {
     const session = sessionById(this.store, row.session_id);
     if (!session) return this.finishOrphans([row]);
     const payload = JSON.parse(row.payload) as SummaryJob;
-    const observations = this.store.all<{ type: string; title: string; subtitle: string | null; facts: string | null; narrative: string | null; files_read: string; files_modified: string }>(
-      'SELECT type, title, subtitle, facts, narrative, files_read, files_modified FROM observations WHERE session_id = ? ORDER BY id',
+    const observations = this.store.all<{ type: string; title: string; subtitle: string | null; facts: string | null; narrative: string | null; files_read: string; files_modified: string; source: string }>(
+      'SELECT type, title, subtitle, facts, narrative, files_read, files_modified, source FROM observations WHERE session_id = ? ORDER BY id',
       [session.id],
     );
     const request = payload.lastUserMessage ?? lastPrompt(this.store, session.id)?.text;

@@ -317,6 +317,10 @@ const MIGRATIONS: Migration[] = [
       DELETE FROM citation_verdicts WHERE citation_id = old.id;
     END`,
   ],
+  // 12: a note that tells a later reader nothing new (worker/compression/triage.ts: a search that
+  // found nothing, a re-read, a repeated test run with the same result) is stored and searchable
+  // but not listed or injected.
+  [`ALTER TABLE observations ADD COLUMN quiet INTEGER NOT NULL DEFAULT 0`],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -15,7 +15,10 @@ export function observationRoutes(app: Hono, ctx: AppContext): void {
     const limit = intParam(c.req.query('limit'), 'limit', 50, 1, 1000);
     const offset = intParam(c.req.query('offset'), 'offset', 0, 0, 1e9);
     const project = c.req.query('project') || undefined;
-    const items = listObservations(ctx.store, project, limit, offset).map(toObservation);
+    // Quiet notes (noise: worker/compression/triage.ts) are left out unless ?quiet=include.
+    const quiet = c.req.query('quiet') ?? 'hide';
+    if (quiet !== 'hide' && quiet !== 'include') throw new BadRequest('quiet must be "hide" or "include"');
+    const items = listObservations(ctx.store, project, limit, offset, quiet === 'include').map(toObservation);
     const view = branchView(ctx.store, project, (n) => c.req.query(n));
     return c.json({ items: labelObservations(ctx.store, annotateObservations(ctx.store, items, view, freshnessSettings(ctx))), limit, offset } satisfies ObservationListResponse);
   });

@@ -22,6 +22,8 @@ export interface ObservationRow {
   output_tokens: number;
   discovery_tokens: number;
   created_at: number;
+  /** 1: noise (triage.ts), not listed or injected. */
+  quiet?: number;
 }
 
 export interface ObservationDraft {
@@ -46,14 +48,16 @@ export interface NewObservation extends ObservationDraft {
   outputTokens?: number;
   discoveryTokens?: number;
   createdAt: number;
+  /** Noise (triage.ts): stored and searchable, not listed or injected. */
+  quiet?: boolean;
 }
 
 /** Inserts unless (session, content hash) is already stored; returns the new id or undefined. */
 export function insertObservation(tx: WriteTx, o: NewObservation): number | undefined {
   const r = tx.run(
     `INSERT OR IGNORE INTO observations (session_id, project, type, title, subtitle, facts, narrative, concepts, files_read, files_modified,
-       tool_name, prompt_number, content_hash, source, input_tokens, output_tokens, discovery_tokens, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       tool_name, prompt_number, content_hash, source, input_tokens, output_tokens, discovery_tokens, created_at, quiet)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       o.sessionId,
       o.project,
@@ -73,6 +77,7 @@ export function insertObservation(tx: WriteTx, o: NewObservation): number | unde
       o.outputTokens ?? 0,
       o.discoveryTokens ?? 0,
       o.createdAt,
+      o.quiet ? 1 : 0,
     ],
   );
   return r.changes > 0 ? r.lastId : undefined;
@@ -82,10 +87,10 @@ export function observationById(db: Pick<Store, 'get'>, id: number): Observation
   return db.get<ObservationRow>('SELECT * FROM observations WHERE id = ?', [id]);
 }
 
-export function listObservations(db: Pick<Store, 'all'>, project: string | undefined, limit: number, offset: number): ObservationRow[] {
-  return project
-    ? db.all<ObservationRow>('SELECT * FROM observations WHERE project = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?', [project, limit, offset])
-    : db.all<ObservationRow>('SELECT * FROM observations ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?', [limit, offset]);
+/** Newest first; quiet notes (noise) only when asked for. */
+export function listObservations(db: Pick<Store, 'all'>, project: string | undefined, limit: number, offset: number, includeQuiet = false): ObservationRow[] {
+  const where = [...(project ? ['project = ?'] : []), ...(includeQuiet ? [] : ['quiet = 0'])];
+  return db.all<ObservationRow>(`SELECT * FROM observations${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [...(project ? [project] : []), limit, offset]);
 }
 
 export function hasObservationHash(db: Pick<Store, 'get'>, sessionId: number, hash: string): boolean {
