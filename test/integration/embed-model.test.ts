@@ -1,4 +1,5 @@
-// The real sentence encoder in a real worker thread (loaded from the .ts source through tsx).
+// The real sentence encoder in a real worker thread (loaded from the .ts source through tsx): in
+// the integration tier because it loads the model.
 // One shared embedder keeps model loads to two for the whole file (~1 s each).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
