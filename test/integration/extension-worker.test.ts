@@ -302,7 +302,8 @@ describe('@memory and the language-model tools', () => {
 describe('the window as the vscode compression provider', () => {
   it('serves compression jobs with a scripted model, and the observation lands', async () => {
     const dataDir = tempDir('cmem-lm-');
-    fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ batchMaxAgeMs: 0 })); // no batching wait
+    // Every tool use to the model (this tests the window's transport, not which uses are worth it); no batching wait.
+    fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ modelObservations: 'every', batchMaxAgeMs: 0 }));
     const w = await startWorker({ dataDir, env: { CLAUDE_MEM_PROVIDER: 'vscode', CLAUDE_MEM_EMBEDDINGS: 'off' } });
     cleanup.push(() => void w.stop());
     const calls: string[] = [];
