@@ -51,6 +51,12 @@ export interface StoreOptions {
   deltaMinBytes?: number;
   /** With the page cache, a chain of files up to this size is read whole and checked at open (default 16 MiB: chain.ts; tests lower it). */
   verifyAtOpenBytes?: number;
+  /**
+   * With the page cache, a start that finds no snapshot (a fresh data dir) writes one of what the
+   * journals hold and serves it through the page cache at once, instead of holding the database
+   * whole until the next start (the worker does; tests of other layouts do not).
+   */
+  snapshotAtFirstStart?: boolean;
   /** Older full snapshots at least this large are kept compressed (default CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES, else 16 MiB: coldSnapshot.ts). */
   coldSnapshotMinBytes?: number;
 }
@@ -93,6 +99,8 @@ const IDLE_CHECKPOINT_LONG_MS = 60_000;
  * stop), one checkpoint: a delta where one can be taken.
  */
 export const STOP_REPLAY_BYTES = 2 << 20;
+/** With the page cache, a checkpoint (a delta) is taken after this much journal even while writes go on. */
+export const BULK_DELTA_BYTES = 2 << 20;
 
 export interface SnapshotResult {
   gen: number;
@@ -125,6 +133,8 @@ export class Store {
   private idleTimer: NodeJS.Timeout | undefined;
   private idleLongTimer: NodeJS.Timeout | undefined;
   private closing = false;
+  /** The checkpoint under way is a delta (bounded by BULK_DELTA_BYTES of journal while writes go on): a stop lets it finish. */
+  private deltaUnderWay = false;
   /** Set by close(): a checkpoint or compression under way stops at its next piece. */
   private aborting = false;
   private reopenHooks: ((db: Database) => void)[] = [];
@@ -154,8 +164,23 @@ export class Store {
     removeTempFiles(opts.dir);
     const SQL = await loadSqlJs();
     const pageCacheBytes = opts.pageCacheBytes ?? pageCacheBytesFromEnv();
-    const { db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true, emptySchema: opts.emptySchema, pageCacheBytes, verifyAtOpenBytes: opts.verifyAtOpenBytes });
+    let { db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true, emptySchema: opts.emptySchema, pageCacheBytes, verifyAtOpenBytes: opts.verifyAtOpenBytes });
     for (const p of report.problems) opts.log.warn(`recovery: ${p}`);
+    if (opts.snapshotAtFirstStart && pageCacheBytes > 0 && report.snapshotGen === null && report.lost.length === 0) {
+      // No snapshot yet (a fresh data dir): write one of what the journals hold (an empty database
+      // on a fresh dir, 4 KiB) and serve it through the page cache from this start on, so the first
+      // run's checkpoints are deltas too: a bulk write (an import) into a fresh dir then leaves little
+      // for its stop to write. The journals it covers are kept (a single snapshot prunes nothing).
+      // Its segment exists before it, as after a rotation (recovery checks that).
+      fs.closeSync(fs.openSync(path.join(opts.dir, segmentName(nextGen)), 'a', 0o600));
+      await writeSnapshot(opts.dir, nextGen, db.export());
+      faultPoint('start:first-snapshot');
+      db.close();
+      const first = report;
+      ({ db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true, emptySchema: opts.emptySchema, pageCacheBytes, verifyAtOpenBytes: opts.verifyAtOpenBytes }));
+      // What this start replayed and found is the first pass's; the second only opened the new snapshot.
+      report = { ...first, snapshotGen: report.snapshotGen, deltasApplied: report.deltasApplied, problems: [...first.problems, ...report.problems], lost: report.lost };
+    }
     faultPoint('start:replayed');
     let store: Store | undefined;
     const journal = await JournalWriter.open(opts.dir, nextGen, { durable: () => store?.onDurable() });
@@ -384,7 +409,11 @@ export class Store {
 
   private onDurable(): void {
     if (this.closing) return;
-    if (this.journal.segmentBytes >= this.opts.snapshotJournalBytes && !this.snapshotting) {
+    // With the page cache a checkpoint is a delta of the chunks written, cheap to take often: during a
+    // bulk write (an import) one every BULK_DELTA_BYTES of journal keeps both the dirty chunks held in
+    // memory and what a stop right after it has to write small.
+    const every = pagedFiles.has(this.db) ? Math.min(BULK_DELTA_BYTES, this.opts.snapshotJournalBytes) : this.opts.snapshotJournalBytes;
+    if (this.journal.segmentBytes >= every && !this.snapshotting) {
       this.snapshot().catch((e: Error) => this.opts.log.error(`snapshot failed: ${e.message}`));
     }
     // Restarted by every write: they fire once writes pause.
@@ -422,6 +451,7 @@ export class Store {
       const paged = pagedFiles.get(this.db);
       this.snapshotting = (paged ? this.takeCheckpoint(paged, full) : this.takeSnapshot(onMainThread)).finally(() => {
         this.snapshotting = undefined;
+        this.deltaUnderWay = false;
       });
     }
     return this.snapshotting;
@@ -472,10 +502,12 @@ export class Store {
   private async takeCheckpoint(paged: PagedBytes, full: boolean, deltaIfPossible = false): Promise<SnapshotResult> {
     if (this.broken) throw new StoreUnavailableError(`storage is read-only after a write failure: ${this.broken.message}`);
     const deltaMin = this.opts.deltaMinBytes ?? deltaMinBytesFromEnv();
+    const asFull = deltaIfPossible ? !deltaPossible(this.opts.dir, paged, deltaMin) : full || fullCheckpointDue(this.opts.dir, paged, deltaMin);
+    this.deltaUnderWay = !asFull;
     const result = await checkpoint({
       dir: this.opts.dir,
       paged,
-      full: deltaIfPossible ? !deltaPossible(this.opts.dir, paged, deltaMin) : full || fullCheckpointDue(this.opts.dir, paged, deltaMin),
+      full: asFull,
       rotate: () => this.journal.rotate(),
       // A write whose record failed is in memory but not on disk: the capture may hold it.
       broken: () => this.broken,
@@ -563,6 +595,9 @@ export class Store {
     // then stops at its next block: what it had not finished is done at the next start.
     if (finalSnapshot && this.freezing) await Promise.race([this.freezing, new Promise((r) => setTimeout(r, FREEZE_GRACE_AT_CLOSE_MS))]);
     this.closing = true;
+    // A delta under way covers the writes before it: finished, it leaves the stop's own checkpoint
+    // (below) only what came after it. A full snapshot or a compression is stopped instead.
+    if (!finalSnapshot && this.deltaUnderWay) await this.snapshotting?.catch(() => undefined);
     this.aborting = true;
     faultPoint('stop:stopping-background-work');
     const r = this.replica;
