@@ -57,7 +57,7 @@ export interface StoreOptions {
    * whole until the next start (the worker does; tests of other layouts do not).
    */
   snapshotAtFirstStart?: boolean;
-  /** Older full snapshots at least this large are kept compressed (default CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES, else 16 MiB: coldSnapshot.ts). */
+  /** Older full snapshots at least this large are kept compressed (default CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES, else 1 MiB: coldSnapshot.ts). */
   coldSnapshotMinBytes?: number;
 }
 
