@@ -57,6 +57,8 @@ export interface StoreOptions {
    * whole until the next start (the worker does; tests of other layouts do not).
    */
   snapshotAtFirstStart?: boolean;
+  /** With the page cache, a delta every this many bytes of journal while writes go on (default CLAUDE_MEM_BULK_DELTA_BYTES, else 2 MiB); 0: every snapshotJournalBytes. */
+  bulkDeltaBytes?: number;
   /** Older full snapshots at least this large are kept compressed (default CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES, else 1 MiB: coldSnapshot.ts). */
   coldSnapshotMinBytes?: number;
 }
@@ -99,8 +101,18 @@ const IDLE_CHECKPOINT_LONG_MS = 60_000;
  * stop), one checkpoint: a delta where one can be taken.
  */
 export const STOP_REPLAY_BYTES = 2 << 20;
-/** With the page cache, a checkpoint (a delta) is taken after this much journal even while writes go on. */
+/**
+ * With the page cache, a checkpoint (a delta) is taken after this much journal even while writes go
+ * on. CLAUDE_MEM_BULK_DELTA_BYTES overrides it; 0 waits for snapshotJournalBytes (the fault suite
+ * uses it to reach the stop's own checkpoint).
+ */
 export const BULK_DELTA_BYTES = 2 << 20;
+
+export function bulkDeltaBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.CLAUDE_MEM_BULK_DELTA_BYTES;
+  const n = v === undefined || v.trim() === '' ? NaN : Number(v);
+  return Number.isFinite(n) && n >= 0 ? n : BULK_DELTA_BYTES;
+}
 
 export interface SnapshotResult {
   gen: number;
@@ -412,9 +424,12 @@ export class Store {
     // With the page cache a checkpoint is a delta of the chunks written, cheap to take often: during a
     // bulk write (an import) one every BULK_DELTA_BYTES of journal keeps both the dirty chunks held in
     // memory and what a stop right after it has to write small.
-    const every = pagedFiles.has(this.db) ? Math.min(BULK_DELTA_BYTES, this.opts.snapshotJournalBytes) : this.opts.snapshotJournalBytes;
+    const bulk = this.opts.bulkDeltaBytes ?? bulkDeltaBytesFromEnv();
+    const every = pagedFiles.has(this.db) && bulk > 0 ? Math.min(bulk, this.opts.snapshotJournalBytes) : this.opts.snapshotJournalBytes;
     if (this.journal.segmentBytes >= every && !this.snapshotting) {
-      this.snapshot().catch((e: Error) => this.opts.log.error(`snapshot failed: ${e.message}`));
+      // A bulk delta never turns into a full snapshot (the database grows fast under an import, so
+      // nearly every one would): the idle checkpoint after it takes that.
+      this.snapshot(false, false, every < this.opts.snapshotJournalBytes).catch((e: Error) => this.opts.log.error(`snapshot failed: ${e.message}`));
     }
     // Restarted by every write: they fire once writes pause.
     if (this.idleTimer) this.idleTimer.refresh();
@@ -444,12 +459,12 @@ export class Store {
    * Takes a checkpoint now (or joins the one in progress). With the page cache it is a delta unless
    * `full` or a full snapshot pays (checkpoint.ts); without, always a full snapshot.
    */
-  snapshot(onMainThread = false, full = false): Promise<SnapshotResult> {
+  snapshot(onMainThread = false, full = false, deltaIfPossible = false): Promise<SnapshotResult> {
     if (this.degraded) return Promise.reject(new StoreUnavailableError(this.degraded));
     if (this.closing) return Promise.reject(new CheckpointStopped());
     if (!this.snapshotting) {
       const paged = pagedFiles.get(this.db);
-      this.snapshotting = (paged ? this.takeCheckpoint(paged, full) : this.takeSnapshot(onMainThread)).finally(() => {
+      this.snapshotting = (paged ? this.takeCheckpoint(paged, full, deltaIfPossible) : this.takeSnapshot(onMainThread)).finally(() => {
         this.snapshotting = undefined;
         this.deltaUnderWay = false;
       });
