@@ -365,7 +365,7 @@ describe('Store checkpoints with the page cache', () => {
     s = await open(dir);
     try {
       assert.equal(count(s), rows);
-      assert.ok(s.recovery.recordsReplayed * 500 * 700 <= 2 << 20 + 500 * 700, `the next start replays little: ${s.recovery.recordsReplayed} records`);
+      assert.ok(s.recovery.recordsReplayed * 500 * 700 <= (2 << 20) + 500 * 700, `the next start replays little: ${s.recovery.recordsReplayed} records`);
     } finally {
       await s.close(false);
     }

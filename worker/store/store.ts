@@ -545,7 +545,7 @@ export class Store {
 
   /**
    * Keeps the newest two full snapshots (each verified by reading it back when written), every delta
-   * and every journal segment from the older of them on: any one of these files can be damaged and
+   * after the newest and every journal segment from the older of them on: any one of these files can be damaged and
    * every write is still rebuilt from the others (a damaged delta is left out and the journals
    * replay what it held, so deltas never let a journal go). With a single snapshot every segment is
    * kept (the journals it was built from are its only backup).
@@ -554,8 +554,11 @@ export class Store {
     const snaps = listSnapshots(this.opts.dir);
     if (snaps.length < 2) return;
     const oldestKept = snaps[snaps.length - 2];
+    const newest = snaps[snaps.length - 1];
     for (const g of snaps) if (g < oldestKept) for (const name of [snapshotName(g), coldName(g)]) unlinkQuiet(path.join(this.opts.dir, name));
-    for (const g of listDeltas(this.opts.dir)) if (g < oldestKept) unlinkQuiet(path.join(this.opts.dir, deltaName(g)));
+    // A delta older than the newest full snapshot is in it, and the journals from the older snapshot
+    // on (all kept) hold what it held: the fallback to the older snapshot replays them instead.
+    for (const g of listDeltas(this.opts.dir)) if (g < newest) unlinkQuiet(path.join(this.opts.dir, deltaName(g)));
     for (const g of listSegments(this.opts.dir)) if (g < oldestKept) unlinkQuiet(path.join(this.opts.dir, segmentName(g)));
   }
 
