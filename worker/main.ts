@@ -136,6 +136,7 @@ async function main(): Promise<void> {
     replicaScript: process.env.CLAUDE_MEM_NO_REPLICA === '1' ? null : path.join(__dirname, 'replica.js'),
     emptySchema: createSchema,
     compactAfterDeleteMs: config.settings.compactAfterDeleteMs,
+    snapshotAtFirstStart: true,
   });
   await migrate(store);
   const events = new EventBus();

@@ -148,6 +148,8 @@ function bulkDoc(tag: string, n: number) {
 class Acked {
   saves: string[] = [];
   imports = new Map<string, number>();
+  /** An import in flight when the worker was killed: none, some or all of it may be there (never twice). */
+  unanswered = new Map<string, number>();
   async save(w: RunningWorker, text: string): Promise<void> {
     const r = await w.req('POST', '/api/memory/save', { text, project: 'steps' });
     assert.equal(r.status, 201, JSON.stringify(r.body));
@@ -174,7 +176,10 @@ class Acked {
       const lost = Array.from({ length: n }, (_, i) => `bulk ${tag}/${i}`).filter((t) => !titles.has(t));
       assert.deepEqual(lost.slice(0, 5), [], `${what}: ${lost.length} imported observations of ${tag} lost`);
     }
-    assert.equal(obs.length, this.saves.length + [...this.imports.values()].reduce((a, b) => a + b, 0), `${what}: duplicated or extra observations`);
+    const maybe = [...this.unanswered].reduce((sum, [tag, n]) => sum + Array.from({ length: n }, (_, i) => `bulk ${tag}/${i}`).filter((t) => titles.has(t)).length, 0);
+    const bulkTitles = obs.map((o) => o.title).filter((t) => t.startsWith('bulk '));
+    assert.equal(new Set(bulkTitles).size, bulkTitles.length, `${what}: duplicated imported observations`);
+    assert.equal(obs.length, this.saves.length + [...this.imports.values()].reduce((a, b) => a + b, 0) + maybe, `${what}: duplicated or extra observations`);
     return obs.length;
   }
 }
@@ -200,6 +205,8 @@ async function startAndKillAt(dataDir: string, env: Record<string, string>, paus
 }
 
 const STEP_ENV = { CLAUDE_MEM_EMBEDDINGS: 'off', CLAUDE_MEM_DELTA_MIN_BYTES: '0', CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(256 << 20) };
+/** No delta while an import goes on: its whole journal is left to the stop, which then writes its own checkpoint. */
+const STOP_STEP_ENV = { ...STEP_ENV, CLAUDE_MEM_BULK_DELTA_BYTES: '0' };
 
 interface Step {
   name: string;
@@ -238,14 +245,14 @@ it(`SIGKILL at every step of a graceful stop and of the next start (${STEPS.leng
       const acked = new Acked();
       // A store with a snapshot and a delta behind it; the stop cases stop it there, with nothing
       // since its last checkpoint (so the next start has no catch-up checkpoint to write).
-      let w = await startWorker({ dataDir, env: STEP_ENV });
+      let w = await startWorker({ dataDir, env: STOP_STEP_ENV });
       await acked.bulk(w, 'base', 300);
       assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
       for (let i = 0; i < 5; i++) await acked.save(w, `${step.name}: before ${i}`);
       assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
       if (step.during === 'stop') {
         await w.stop();
-        w = await startWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.pause } });
+        w = await startWorker({ dataDir, env: { ...STOP_STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.pause } });
       }
       // Writes since the last checkpoint: a few saves, and a bulk import for the bulk cases.
       for (let i = 0; i < 5; i++) await acked.save(w, `${step.name}: tail ${i}`);
@@ -261,10 +268,68 @@ it(`SIGKILL at every step of a graceful stop and of the next start (${STEPS.leng
       } else {
         await w.stop();
         assert.ok(!/checkpoint at stop/.test(fs.readFileSync(path.join(dataDir, 'logs', 'worker.log'), 'utf8')), 'a small journal: the stop wrote no checkpoint');
-        await startAndKillAt(dataDir, STEP_ENV, step.pause, step.at);
+        await startAndKillAt(dataDir, STOP_STEP_ENV, step.pause, step.at);
       }
       // The next start has every acknowledged write, takes more, and a clean stop and start keep them.
-      w = await startWorker({ dataDir, env: STEP_ENV });
+      w = await startWorker({ dataDir, env: STOP_STEP_ENV });
+      try {
+        await acked.check(w, `${step.name}, restarted`);
+        await acked.save(w, `${step.name}: after`);
+        await w.stop();
+        w = await startWorker({ dataDir, env: STOP_STEP_ENV });
+        total += await acked.check(w, `${step.name}, after one more stop`);
+      } finally {
+        await w.stop();
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+    return `${STEPS.length} steps (${STEPS.map((s) => s.at).join(', ')}), each killed there: every acknowledged write back (${total} observations checked after the restarts), none duplicated, ready${underWay ? '; a checkpoint was under way (its temp file on disk) when the stop was killed' : ''}`;
+  });
+});
+
+/** Three steps of a data dir's first run, where the worker now serves it through the page cache from the start. */
+const FIRST_RUN_STEPS = [
+  { name: 'first start: snapshot of the journals written, not listening', at: 'start:first-snapshot', pause: 'start:first-snapshot' },
+  // The first write is the first start's snapshot; the second, the first checkpoint during the imports.
+  { name: 'fresh dir: a bulk delta being written during an import', at: 'write:before-sync', pause: 'write:before-sync@2' },
+  { name: 'fresh dir: stop right after an import, its delta under way finished', at: 'stop:stopping-background-work', pause: 'stop:stopping-background-work' },
+] as const;
+
+it(`SIGKILL at every step of a data dir's first run (${FIRST_RUN_STEPS.length} steps)`, { timeout: 10 * 60_000 }, async () => {
+  await faultCase(__filename, 'crashes', "SIGKILL at every step of a data dir's first run", async () => {
+    let total = 0;
+    for (const step of FIRST_RUN_STEPS) {
+      const dataDir = tempDir();
+      const acked = new Acked();
+      if (step.at === 'start:first-snapshot') {
+        // Journals and no snapshot (written with the page cache off, stopped before any checkpoint).
+        const w = await startWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_PAGE_CACHE_MB: '0' } });
+        for (let i = 0; i < 5; i++) await acked.save(w, `${step.name}: ${i}`);
+        await w.stop();
+        assert.ok(!fs.readdirSync(path.join(dataDir, 'db')).some((n) => n.startsWith('snapshot-')), 'journals only');
+        await startAndKillAt(dataDir, STEP_ENV, step.at, step.at);
+      } else {
+        const w = await startWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.pause } });
+        assert.ok(fs.readdirSync(path.join(dataDir, 'db')).some((n) => n.startsWith('snapshot-')), 'the first start wrote a snapshot');
+        await acked.save(w, `${step.name}: first`);
+        if (step.at === 'write:before-sync') {
+          // Imports until the first bulk delta holds the worker in its write; the import then in flight is not acknowledged.
+          for (let i = 0; !w.stdout().includes(`fault point ${step.at}\n`) && i < 20; i++) {
+            acked.unanswered.set(`b${i}`, 1500);
+            const r = await w.req('POST', '/api/import', bulkDoc(`b${i}`, 1500)).catch(() => undefined);
+            if (r?.status === 200) {
+              acked.unanswered.delete(`b${i}`);
+              acked.imports.set(`b${i}`, 1500);
+            }
+          }
+          await killAt(w.proc, w.stdout, step.at);
+        } else {
+          for (let i = 0; i < 2; i++) await acked.bulk(w, `b${i}`, 1500);
+          w.proc.kill('SIGTERM');
+          await killAt(w.proc, w.stdout, step.at);
+        }
+      }
+      let w = await startWorker({ dataDir, env: STEP_ENV });
       try {
         await acked.check(w, `${step.name}, restarted`);
         await acked.save(w, `${step.name}: after`);
@@ -276,7 +341,7 @@ it(`SIGKILL at every step of a graceful stop and of the next start (${STEPS.leng
       }
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
-    return `${STEPS.length} steps (${STEPS.map((s) => s.at).join(', ')}), each killed there: every acknowledged write back (${total} observations checked after the restarts), none duplicated, ready${underWay ? '; a checkpoint was under way (its temp file on disk) when the stop was killed' : ''}`;
+    return `${FIRST_RUN_STEPS.length} steps (${FIRST_RUN_STEPS.map((s) => s.at).join(', ')}), each killed there: every acknowledged write back (${total} observations checked after the restarts), none duplicated, ready`;
   });
 });
 

@@ -76,6 +76,27 @@ function tests(): void {
     assert.equal(e.stats().starts, 1);
   });
 
+  test('queries and indexing share one model process: the indexing handle sends its messages one at a time and lets the process go after its own idle time', async (t) => {
+    const e = make({ host: 'process', batchSize: 4, idleMs: 60_000 });
+    t.after(() => e.close());
+    const index = e.serial(1, 100);
+    const [indexed, queried] = await Promise.all([index.embed(['t1', 't2', 't3']), e.embed(['t7'])]);
+    assert.deepEqual(indexed.map((v) => v[1]), [1, 1, 1], 'one text a message');
+    const hosts = new Set([...indexed, ...queried].map((v) => v[2]));
+    assert.equal(hosts.size, 1, `one model process for both: ${[...hosts].join(', ')}`);
+    assert.equal(e.stats().starts, 1);
+    // The query's 60 s keep the process after the indexer's 100 ms.
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(e.stats().running, true, 'a query keeps it for its own idle time');
+    await index.close();
+    assert.equal((await e.embed(['t9']))[0][0], 9, 'closing the indexing handle closes nothing');
+    const alone = make({ host: 'process', idleMs: 60_000 });
+    t.after(() => alone.close());
+    await alone.serial(1, 100).embed(['t5']);
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(alone.stats().running, false, 'after indexing alone the process goes after the indexing idle time');
+  });
+
   test('texts longer than maxChars are cut before they reach the thread', async (t) => {
     const e = make({ maxChars: 3 });
     t.after(() => e.close());

@@ -341,6 +341,36 @@ describe('Store checkpoints with the page cache', () => {
     }
   });
 
+  it('a fresh data dir is served by the page cache from its first start: a stop right after a bulk write writes only the chunks since the last delta, not the whole database', async () => {
+    const dir = path.join(tempDir('delta-first-'), 'db');
+    const stopped: Record<string, unknown>[] = [];
+    const log = { ...nullLogger, info: (msg: string, extra?: Record<string, unknown>) => void (/checkpoint at stop/.test(msg) && stopped.push(extra ?? {})) };
+    const first = { dir, log, snapshotJournalBytes: 2 ** 40, replicaScript: null, pageCacheBytes: 16 << 20, deltaMinBytes: 0, snapshotAtFirstStart: true };
+    let s = await Store.open(first);
+    assert.equal(listSnapshots(dir).length, 1, 'the first start wrote a snapshot');
+    assert.ok(s.pageCache, 'served by the page cache from the first start');
+    await s.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)'));
+    // About 10 MB of journal, as an import writes it, and the stop right after the last write.
+    const rows = 16_000;
+    for (let i = 0; i < rows; i += 500) await insert(s, i, 500);
+    const sizeOf = (names: string[]) => names.reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
+    const before = new Set(fs.readdirSync(dir));
+    const dbBytes = s.pageCache?.size ?? 0;
+    await s.close(false);
+    const written = sizeOf(fs.readdirSync(dir).filter((f) => !before.has(f) && !f.startsWith('journal-')));
+    assert.ok(dbBytes > 8 << 20, `a database of ${dbBytes} bytes`);
+    assert.ok(written < dbBytes / 2, `the stop wrote ${written} bytes of checkpoint for a ${dbBytes}-byte database (${JSON.stringify(stopped)})`);
+    assert.ok(stopped.every((x) => x.via === 'delta'), `the stop's checkpoint, if any, is a delta: ${JSON.stringify(stopped)}`);
+    assert.ok(listDeltas(dir).length >= 1, 'deltas were taken during the bulk write');
+    s = await open(dir);
+    try {
+      assert.equal(count(s), rows);
+      assert.ok(s.recovery.recordsReplayed * 500 * 700 <= (2 << 20) + 500 * 700, `the next start replays little: ${s.recovery.recordsReplayed} records`);
+    } finally {
+      await s.close(false);
+    }
+  });
+
   it('with the page cache off (0) a data dir with deltas opens from the full snapshot and the journals, and its checkpoints are full snapshots', async () => {
     const dir = await seeded(3000);
     let s = await open(dir);

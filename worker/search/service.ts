@@ -253,12 +253,11 @@ function makeEmbedders(cfg: SearchConfig, log: Logger, threadScript?: string): {
     cfg.problems.push('the embedder thread script (embedder.js) was not found beside the worker: semantic search is off');
     return undefined;
   }
-  return {
-    query: createLocalEmbedder({ threadScript: script, idleMs: s.embedderIdleMs, log }),
-    // The indexer's model process goes soon after a backlog (loading it again costs about 0.2 s)
-    // and takes one text a message (INDEX_MESSAGE_TEXTS).
-    index: createLocalEmbedder({ threadScript: script, idleMs: Math.min(s.embedderIdleMs, 60_000), batchSize: INDEX_MESSAGE_TEXTS, log }),
-  };
+  // One model process for both: the indexer sends one text a message (INDEX_MESSAGE_TEXTS), one at
+  // a time, so a query waits behind one text at most; after a backlog the process goes soon
+  // (loading it again costs about 0.2 s), after a query once embedderIdleMs has passed.
+  const query = createLocalEmbedder({ threadScript: script, idleMs: s.embedderIdleMs, log });
+  return { query, index: query.serial(INDEX_MESSAGE_TEXTS, Math.min(s.embedderIdleMs, 60_000)) };
 }
 
 /**

@@ -22,7 +22,7 @@ const LEVEL = 1;
  * Snapshots smaller than this stay as they are: compressing them saves little, and a start that
  * falls back to one reads it directly. CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES overrides it (tests: 0).
  */
-export const COLD_MIN_BYTES = 16 << 20;
+export const COLD_MIN_BYTES = 1 << 20;
 
 const deflate = promisify(deflateRaw);
 const inflate = promisify(inflateRaw);

@@ -51,7 +51,15 @@ export interface StoreOptions {
   deltaMinBytes?: number;
   /** With the page cache, a chain of files up to this size is read whole and checked at open (default 16 MiB: chain.ts; tests lower it). */
   verifyAtOpenBytes?: number;
-  /** Older full snapshots at least this large are kept compressed (default CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES, else 16 MiB: coldSnapshot.ts). */
+  /**
+   * With the page cache, a start that finds no snapshot (a fresh data dir) writes one of what the
+   * journals hold and serves it through the page cache at once, instead of holding the database
+   * whole until the next start (the worker does; tests of other layouts do not).
+   */
+  snapshotAtFirstStart?: boolean;
+  /** With the page cache, a delta every this many bytes of journal while writes go on (default CLAUDE_MEM_BULK_DELTA_BYTES, else 2 MiB); 0: every snapshotJournalBytes. */
+  bulkDeltaBytes?: number;
+  /** Older full snapshots at least this large are kept compressed (default CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES, else 1 MiB: coldSnapshot.ts). */
   coldSnapshotMinBytes?: number;
 }
 
@@ -93,6 +101,18 @@ const IDLE_CHECKPOINT_LONG_MS = 60_000;
  * stop), one checkpoint: a delta where one can be taken.
  */
 export const STOP_REPLAY_BYTES = 2 << 20;
+/**
+ * With the page cache, a checkpoint (a delta) is taken after this much journal even while writes go
+ * on. CLAUDE_MEM_BULK_DELTA_BYTES overrides it; 0 waits for snapshotJournalBytes (the fault suite
+ * uses it to reach the stop's own checkpoint).
+ */
+export const BULK_DELTA_BYTES = 2 << 20;
+
+export function bulkDeltaBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.CLAUDE_MEM_BULK_DELTA_BYTES;
+  const n = v === undefined || v.trim() === '' ? NaN : Number(v);
+  return Number.isFinite(n) && n >= 0 ? n : BULK_DELTA_BYTES;
+}
 
 export interface SnapshotResult {
   gen: number;
@@ -125,6 +145,8 @@ export class Store {
   private idleTimer: NodeJS.Timeout | undefined;
   private idleLongTimer: NodeJS.Timeout | undefined;
   private closing = false;
+  /** The checkpoint under way is a delta (bounded by BULK_DELTA_BYTES of journal while writes go on): a stop lets it finish. */
+  private deltaUnderWay = false;
   /** Set by close(): a checkpoint or compression under way stops at its next piece. */
   private aborting = false;
   private reopenHooks: ((db: Database) => void)[] = [];
@@ -154,8 +176,23 @@ export class Store {
     removeTempFiles(opts.dir);
     const SQL = await loadSqlJs();
     const pageCacheBytes = opts.pageCacheBytes ?? pageCacheBytesFromEnv();
-    const { db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true, emptySchema: opts.emptySchema, pageCacheBytes, verifyAtOpenBytes: opts.verifyAtOpenBytes });
+    let { db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true, emptySchema: opts.emptySchema, pageCacheBytes, verifyAtOpenBytes: opts.verifyAtOpenBytes });
     for (const p of report.problems) opts.log.warn(`recovery: ${p}`);
+    if (opts.snapshotAtFirstStart && pageCacheBytes > 0 && report.snapshotGen === null && report.lost.length === 0) {
+      // No snapshot yet (a fresh data dir): write one of what the journals hold (an empty database
+      // on a fresh dir, 4 KiB) and serve it through the page cache from this start on, so the first
+      // run's checkpoints are deltas too: a bulk write (an import) into a fresh dir then leaves little
+      // for its stop to write. The journals it covers are kept (a single snapshot prunes nothing).
+      // Its segment exists before it, as after a rotation (recovery checks that).
+      fs.closeSync(fs.openSync(path.join(opts.dir, segmentName(nextGen)), 'a', 0o600));
+      await writeSnapshot(opts.dir, nextGen, db.export());
+      faultPoint('start:first-snapshot');
+      db.close();
+      const first = report;
+      ({ db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true, emptySchema: opts.emptySchema, pageCacheBytes, verifyAtOpenBytes: opts.verifyAtOpenBytes }));
+      // What this start replayed and found is the first pass's; the second only opened the new snapshot.
+      report = { ...first, snapshotGen: report.snapshotGen, deltasApplied: report.deltasApplied, problems: [...first.problems, ...report.problems], lost: report.lost };
+    }
     faultPoint('start:replayed');
     let store: Store | undefined;
     const journal = await JournalWriter.open(opts.dir, nextGen, { durable: () => store?.onDurable() });
@@ -384,8 +421,15 @@ export class Store {
 
   private onDurable(): void {
     if (this.closing) return;
-    if (this.journal.segmentBytes >= this.opts.snapshotJournalBytes && !this.snapshotting) {
-      this.snapshot().catch((e: Error) => this.opts.log.error(`snapshot failed: ${e.message}`));
+    // With the page cache a checkpoint is a delta of the chunks written, cheap to take often: during a
+    // bulk write (an import) one every BULK_DELTA_BYTES of journal keeps both the dirty chunks held in
+    // memory and what a stop right after it has to write small.
+    const bulk = this.opts.bulkDeltaBytes ?? bulkDeltaBytesFromEnv();
+    const every = pagedFiles.has(this.db) && bulk > 0 ? Math.min(bulk, this.opts.snapshotJournalBytes) : this.opts.snapshotJournalBytes;
+    if (this.journal.segmentBytes >= every && !this.snapshotting) {
+      // A bulk delta never turns into a full snapshot (the database grows fast under an import, so
+      // nearly every one would): the idle checkpoint after it takes that.
+      this.snapshot(false, false, every < this.opts.snapshotJournalBytes).catch((e: Error) => this.opts.log.error(`snapshot failed: ${e.message}`));
     }
     // Restarted by every write: they fire once writes pause.
     if (this.idleTimer) this.idleTimer.refresh();
@@ -415,13 +459,14 @@ export class Store {
    * Takes a checkpoint now (or joins the one in progress). With the page cache it is a delta unless
    * `full` or a full snapshot pays (checkpoint.ts); without, always a full snapshot.
    */
-  snapshot(onMainThread = false, full = false): Promise<SnapshotResult> {
+  snapshot(onMainThread = false, full = false, deltaIfPossible = false): Promise<SnapshotResult> {
     if (this.degraded) return Promise.reject(new StoreUnavailableError(this.degraded));
     if (this.closing) return Promise.reject(new CheckpointStopped());
     if (!this.snapshotting) {
       const paged = pagedFiles.get(this.db);
-      this.snapshotting = (paged ? this.takeCheckpoint(paged, full) : this.takeSnapshot(onMainThread)).finally(() => {
+      this.snapshotting = (paged ? this.takeCheckpoint(paged, full, deltaIfPossible) : this.takeSnapshot(onMainThread)).finally(() => {
         this.snapshotting = undefined;
+        this.deltaUnderWay = false;
       });
     }
     return this.snapshotting;
@@ -472,10 +517,12 @@ export class Store {
   private async takeCheckpoint(paged: PagedBytes, full: boolean, deltaIfPossible = false): Promise<SnapshotResult> {
     if (this.broken) throw new StoreUnavailableError(`storage is read-only after a write failure: ${this.broken.message}`);
     const deltaMin = this.opts.deltaMinBytes ?? deltaMinBytesFromEnv();
+    const asFull = deltaIfPossible ? !deltaPossible(this.opts.dir, paged, deltaMin) : full || fullCheckpointDue(this.opts.dir, paged, deltaMin);
+    this.deltaUnderWay = !asFull;
     const result = await checkpoint({
       dir: this.opts.dir,
       paged,
-      full: deltaIfPossible ? !deltaPossible(this.opts.dir, paged, deltaMin) : full || fullCheckpointDue(this.opts.dir, paged, deltaMin),
+      full: asFull,
       rotate: () => this.journal.rotate(),
       // A write whose record failed is in memory but not on disk: the capture may hold it.
       broken: () => this.broken,
@@ -498,7 +545,7 @@ export class Store {
 
   /**
    * Keeps the newest two full snapshots (each verified by reading it back when written), every delta
-   * and every journal segment from the older of them on: any one of these files can be damaged and
+   * after the newest and every journal segment from the older of them on: any one of these files can be damaged and
    * every write is still rebuilt from the others (a damaged delta is left out and the journals
    * replay what it held, so deltas never let a journal go). With a single snapshot every segment is
    * kept (the journals it was built from are its only backup).
@@ -507,8 +554,11 @@ export class Store {
     const snaps = listSnapshots(this.opts.dir);
     if (snaps.length < 2) return;
     const oldestKept = snaps[snaps.length - 2];
+    const newest = snaps[snaps.length - 1];
     for (const g of snaps) if (g < oldestKept) for (const name of [snapshotName(g), coldName(g)]) unlinkQuiet(path.join(this.opts.dir, name));
-    for (const g of listDeltas(this.opts.dir)) if (g < oldestKept) unlinkQuiet(path.join(this.opts.dir, deltaName(g)));
+    // A delta older than the newest full snapshot is in it, and the journals from the older snapshot
+    // on (all kept) hold what it held: the fallback to the older snapshot replays them instead.
+    for (const g of listDeltas(this.opts.dir)) if (g < newest) unlinkQuiet(path.join(this.opts.dir, deltaName(g)));
     for (const g of listSegments(this.opts.dir)) if (g < oldestKept) unlinkQuiet(path.join(this.opts.dir, segmentName(g)));
   }
 
@@ -563,6 +613,9 @@ export class Store {
     // then stops at its next block: what it had not finished is done at the next start.
     if (finalSnapshot && this.freezing) await Promise.race([this.freezing, new Promise((r) => setTimeout(r, FREEZE_GRACE_AT_CLOSE_MS))]);
     this.closing = true;
+    // A delta under way covers the writes before it: finished, it leaves the stop's own checkpoint
+    // (below) only what came after it. A full snapshot or a compression is stopped instead.
+    if (!finalSnapshot && this.deltaUnderWay) await this.snapshotting?.catch(() => undefined);
     this.aborting = true;
     faultPoint('stop:stopping-background-work');
     const r = this.replica;

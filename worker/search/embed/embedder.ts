@@ -36,10 +36,19 @@ export interface LocalEmbedderStats {
 
 export interface LocalEmbedder extends Embedder {
   stats(): LocalEmbedderStats;
+  /**
+   * A second handle on the same model process (one process for queries and indexing, never two of
+   * 200-300 MB): it sends `batchSize` texts a message and one message at a time, so a call of this
+   * embedder (a query) waits behind at most one of them; after its calls the process stays up
+   * `idleMs` (the indexer's shorter idle time). Closing it closes nothing: its owner does.
+   */
+  serial(batchSize: number, idleMs: number): Embedder;
 }
 
 interface Pending {
   count: number;
+  /** How long the host stays up after this call (its handle's idle time). */
+  idleMs: number;
   resolve(v: Float32Array[]): void;
   reject(e: Error): void;
   /** Armed once the host is ready, so model load time never counts against a call. */
@@ -121,34 +130,37 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
     }
   };
 
+  /** When the host may go: the latest of each call's end plus its handle's idle time. */
+  let keepUntil = 0;
   const settle = (id: number) => {
     const p = pending.get(id);
     if (!p) return;
     clearTimeout(p.timer);
     pending.delete(id);
+    keepUntil = Math.max(keepUntil, Date.now() + p.idleMs);
     if (pending.size === 0 && worker) {
       // An idle host must not keep the worker alive, nor stay loaded for long.
       worker.unref();
       clearTimeout(idleTimer);
       idleTimer = setTimeout(() => {
         if (pending.size > 0) return;
-        opts.log?.info(`embedder ${kind} unloaded after idle`, { idleMs });
+        opts.log?.info(`embedder ${kind} unloaded after idle`, { idleMs: keepUntil - Date.now() + idleMs });
         void stop();
-      }, idleMs);
+      }, Math.max(0, keepUntil - Date.now()));
       idleTimer.unref();
     }
   };
 
   const arm = (w: ModelHost) => setTimeout(() => crash(w, `no answer within ${callTimeoutMs} ms`), callTimeoutMs);
 
-  const request = (texts: string[]): Promise<Float32Array[]> =>
+  const request = (texts: string[], keepMs = idleMs): Promise<Float32Array[]> =>
     new Promise((resolve, reject) => {
       worker ??= start();
       const w = worker;
       clearTimeout(idleTimer);
       w.ref();
       const id = nextId++;
-      pending.set(id, { count: texts.length, resolve, reject, timer: ready ? arm(w) : undefined });
+      pending.set(id, { count: texts.length, idleMs: keepMs, resolve, reject, timer: ready ? arm(w) : undefined });
       w.send({ type: 'embed', id, texts } satisfies ToThread);
     });
 
@@ -169,6 +181,23 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
       await stop();
     },
     stats: () => ({ ...stats }),
+    serial(serialBatch, serialIdleMs) {
+      const size = Math.max(1, serialBatch);
+      return {
+        name: LOCAL_MODEL_NAME,
+        dims: LOCAL_MODEL_DIMS,
+        async embed(texts) {
+          if (closed) throw new Error('local embedder is closed');
+          const out: Float32Array[] = [];
+          for (let i = 0; i < texts.length; i += size) {
+            const cut = texts.slice(i, i + size).map((t) => (t.length > maxChars ? t.slice(0, maxChars) : t));
+            out.push(...(await request(cut, serialIdleMs)));
+          }
+          return out;
+        },
+        close: async () => undefined,
+      };
+    },
   };
 }
 

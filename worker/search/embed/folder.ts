@@ -61,8 +61,9 @@ export function createFolderEmbedders(dir: string, opts: { threadScript?: string
     return { query: e, index: e };
   }
   if (!opts.threadScript) throw new Error('the embedder thread script (embedder.js) was not found beside the worker');
-  const make = (idleMs: number, batchSize?: number) => renamed(createLocalEmbedder({ threadScript: opts.threadScript as string, idleMs, batchSize, log: opts.log, threadData: { modelDir: dir } }), name);
-  return { query: make(opts.idleMs), index: make(Math.min(opts.idleMs, 60_000), opts.batchSize) };
+  // One model process for both (embedder.ts serial()).
+  const query = createLocalEmbedder({ threadScript: opts.threadScript, idleMs: opts.idleMs, log: opts.log, threadData: { modelDir: dir } });
+  return { query: renamed(query, name), index: renamed(query.serial(opts.batchSize, Math.min(opts.idleMs, 60_000)), name) };
 }
 
 function renamed(inner: Embedder, name: string): Embedder {
