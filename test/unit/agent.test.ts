@@ -55,6 +55,9 @@ function compressor(backend: ModelBackend, o: { budget?: number; vscodeWaitMs?: 
     vscodeWaitMs: o.vscodeWaitMs ?? 60_000,
     log: quiet,
     now: o.now,
+    // Every tool use to the model: these cases test how a model's answers are used, not which uses
+    // are worth a call (test/unit/triage.test.ts, test/integration/agent-worth.test.ts).
+    scope: 'every',
   });
   return { c, gate, budget };
 }
