@@ -56,12 +56,11 @@ export function parseStatus(out: string): GitStatus {
   return { byPath, renamed };
 }
 
-/** `git status` of the work tree, without taking the index lock; undefined when git cannot run. */
-export function gitStatus(repo: GitRepo, paths?: string[]): GitStatus | undefined {
+/** git's output (stdout) for `args` in the repo, or undefined when it fails (no git, a timeout, exit != 0). */
+function git(repo: GitRepo, args: string[]): string | undefined {
   // Loaded here: a hook that checks nothing never pays for node:child_process.
   const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
-  const spec = paths ? ['--', ...paths.map((p) => `:(literal)${p}`)] : [];
-  const r = spawnSync('git', ['status', '--porcelain=v2', '-z', '--untracked-files=no', '--ignore-submodules=all', ...spec], {
+  const r = spawnSync('git', args, {
     cwd: repo.root,
     env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
     encoding: 'utf8',
@@ -69,8 +68,14 @@ export function gitStatus(repo: GitRepo, paths?: string[]): GitStatus | undefine
     maxBuffer: 64 << 20,
     stdio: ['ignore', 'pipe', 'ignore'],
   });
-  if (r.status !== 0 || typeof r.stdout !== 'string') return undefined;
-  return parseStatus(r.stdout);
+  return r.status === 0 && typeof r.stdout === 'string' ? r.stdout : undefined;
+}
+
+/** `git status` of the work tree, without taking the index lock; undefined when git cannot run. */
+export function gitStatus(repo: GitRepo, paths?: string[]): GitStatus | undefined {
+  const spec = paths ? ['--', ...paths.map((p) => `:(literal)${p}`)] : [];
+  const out = git(repo, ['status', '--porcelain=v2', '-z', '--untracked-files=no', '--ignore-submodules=all', ...spec]);
+  return out === undefined ? undefined : parseStatus(out);
 }
 
 /**
@@ -79,17 +84,8 @@ export function gitStatus(repo: GitRepo, paths?: string[]): GitStatus | undefine
  * git cannot tell (no git, the commit unknown here).
  */
 export function gitRenames(repo: GitRepo, commit: string): Map<string, string> | undefined {
-  const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
-  const r = spawnSync('git', ['diff', '--name-status', '-z', '-M', '--diff-filter=R', '--no-ext-diff', commit, 'HEAD'], {
-    cwd: repo.root,
-    env: { ...process.env, GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
-    encoding: 'utf8',
-    timeout: GIT_TIMEOUT_MS,
-    maxBuffer: 64 << 20,
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  if (r.status !== 0 || typeof r.stdout !== 'string') return undefined;
-  return parseRenames(r.stdout);
+  const out = git(repo, ['diff', '--name-status', '-z', '-M', '--diff-filter=R', '--no-ext-diff', commit, 'HEAD']);
+  return out === undefined ? undefined : parseRenames(out);
 }
 
 /** Parses `git diff --name-status -z` for its renames (R<score>, old, new). */
