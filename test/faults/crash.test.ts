@@ -313,10 +313,15 @@ it(`SIGKILL at every step of a data dir's first run (${FIRST_RUN_STEPS.length} s
         assert.ok(fs.readdirSync(path.join(dataDir, 'db')).some((n) => n.startsWith('snapshot-')), 'the first start wrote a snapshot');
         await acked.save(w, `${step.name}: first`);
         if (step.at === 'write:before-sync') {
-          // Imports until the first bulk delta holds the worker in its write; the import then in flight is not acknowledged.
+          // Imports until the first bulk delta holds the worker in its write; the import then in flight is not acknowledged
+          // (its answer never comes, so each import waits for its answer or the pause, whichever is first).
+          const paused = until(() => w.stdout().includes(`fault point ${step.at}\n`), 300_000, 'the bulk delta').then(
+            () => undefined,
+            () => undefined,
+          );
           for (let i = 0; !w.stdout().includes(`fault point ${step.at}\n`) && i < 20; i++) {
             acked.unanswered.set(`b${i}`, 1500);
-            const r = await w.req('POST', '/api/import', bulkDoc(`b${i}`, 1500)).catch(() => undefined);
+            const r = await Promise.race([w.req('POST', '/api/import', bulkDoc(`b${i}`, 1500)).catch(() => undefined), paused]);
             if (r?.status === 200) {
               acked.unanswered.delete(`b${i}`);
               acked.imports.set(`b${i}`, 1500);
