@@ -225,9 +225,11 @@ test('extension host: the memory tools, chat.open and compression by the fake mo
     workspace: ws.dir,
     settings: quietEditor,
     machineSettings: { 'claudeMem.compression.provider': 'vscode' },
-    // The worker's own settings: a batch goes at once (not after 30 s), and work waits 20 s
-    // (not 2 min) for a window's model before falling back to the local heuristic.
-    workerSettings: { batchMaxAgeMs: 0, vscodeWaitMs: 20_000 },
+    // The worker's own settings: every tool use goes to the model (a plain save is not one the
+    // default scope sends, and this suite tests the window's model as the provider), a batch goes at
+    // once (not after 30 s), and work waits 20 s (not 2 min) for a window's model before falling
+    // back to the local heuristic.
+    workerSettings: { modelObservations: 'every', batchMaxAgeMs: 0, vscodeWaitMs: 20_000 },
     timeoutMs: 300_000,
   });
   for (const c of result.report.tests) t.diagnostic(`host: ${c.ok ? 'ok' : 'FAIL'} ${c.name} (${c.ms} ms)`);
