@@ -88,10 +88,16 @@ export const LOCAL_POLICY: QueuePolicy = { batchMaxUses: 25, batchMaxAgeMs: 0, c
 
 /** One local note per tool use, the noise among them marked quiet. */
 export function observeLocally(batch: ObserveBatch): ObserveResult {
+  return observeAndTriage(batch).result;
+}
+
+/** observeLocally, with the notes and the triage it judged them by (a model's scope reads both). */
+export function observeAndTriage(batch: ObserveBatch): { result: ObserveResult; notes: TriageNote[]; worth: boolean[] } {
   const drafts = batch.jobs.map((job) => observeToolUse({ toolName: job.toolName, toolInput: job.toolInput, toolResponse: job.toolResponse, cwd: job.cwd }));
-  const { quiet } = triage(batch.earlier ?? [], drafts.map(noteOfDraft));
+  const notes = drafts.map(noteOfDraft);
+  const { quiet, worth } = triage(batch.earlier ?? [], notes);
   const observations = drafts.map((draft, i) => ({ draft, job: i, inputTokens: 0, outputTokens: 0, ...(quiet[i] ? { quiet: true } : {}) }));
-  return { observations, source: 'local', inputTokens: 0, outputTokens: 0 };
+  return { result: { observations, source: 'local', inputTokens: 0, outputTokens: 0 }, notes, worth };
 }
 
 export class LocalCompressor implements Compressor {

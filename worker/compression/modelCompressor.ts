@@ -17,8 +17,7 @@ import type { ObservationDraft } from '../store/repos/observations';
 import type { SummaryDraft } from '../store/repos/summaries';
 import { summarizeLocally } from './local';
 import type { TokenBudget } from './budget';
-import { noteOfDraft, triage } from './triage';
-import { observeLocally, type BatchObservation, type Compressor, type ObserveBatch, type ObserveResult, type QueuePolicy, type SummaryInput, type SummaryResult } from './compressor';
+import { observeAndTriage, observeLocally, type BatchObservation, type Compressor, type ObserveBatch, type ObserveResult, type QueuePolicy, type SummaryInput, type SummaryResult } from './compressor';
 import { confirmedModified, evidenceOf, filesRead } from './evidence';
 import type { ProviderGate } from './gate';
 import { NotNow, ProviderError, type ModelBackend, type ModelReply, type ModelRequest } from './model';
@@ -182,9 +181,7 @@ export class ModelCompressor implements Compressor {
 
   /** Scope `worth`: local notes for all, the model's observations for the few tool uses worth it. */
   private async observeWorth(batch: ObserveBatch): Promise<ObserveResult> {
-    const local = observeLocally(batch);
-    const notes = local.observations.map((o) => noteOfDraft(o.draft));
-    const { worth } = triage(batch.earlier ?? [], notes);
+    const { result: local, notes, worth } = observeAndTriage(batch);
     const picked = worth.flatMap((w, i) => (w ? [i] : []));
     if (picked.length === 0 || this.route(batch.oldestCreatedAt) === 'local') return local;
     const around = notes.filter((_, i) => !worth[i] && !local.observations[i].quiet).map((n) => n.title).slice(-AROUND);
