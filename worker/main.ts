@@ -24,6 +24,10 @@ import type { AppContext } from './server/context';
 import { createSchema, migrate } from './store/schema';
 import { Store } from './store/store';
 import { teamService } from './team/service';
+import type { Server } from 'node:http';
+
+/** How long an idle kept-alive connection stays open. */
+const KEEP_ALIVE_MS = 60_000;
 
 type Probe = { kind: 'ours'; health: HealthResponse } | { kind: 'other'; health?: HealthResponse; why: string } | { kind: 'none' };
 
@@ -169,6 +173,12 @@ async function main(): Promise<void> {
   const team = teamService({ store, events, log, dataDir: config.dataDir, gap: () => processor.nextGap() });
   const app = createApp(ctx, moduleRoutes);
   const server = createAdaptorServer({ fetch: app.fetch, hostname: config.host });
+  // An idle kept-alive connection stays a minute (Node's default is 5 s). A client whose event loop
+  // was busy for about that long (a synchronous child process, a long computation) writes its next
+  // request on the connection just as a 5 s worker closes it, and the request is reset. The header
+  // tells clients the same figure, so they close first.
+  (server as Server).keepAliveTimeout = KEEP_ALIVE_MS;
+  (server as Server).headersTimeout = KEEP_ALIVE_MS + 5_000;
 
   async function shutdown(reason: string): Promise<void> {
     if (stopping) return stopping;

@@ -82,11 +82,19 @@ export async function startWorker(opts: { dataDir?: string; env?: Record<string,
     proc,
     stdout: () => out,
     async req(method, p, body, headers = {}) {
-      const r = await fetch(url + p, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
+      let r: Response;
+      try {
+        r = await fetch(url + p, {
+          method,
+          headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+          body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+        });
+      } catch (e) {
+        // "fetch failed" alone says nothing: name the socket error and the worker's state and output.
+        const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+        const state = proc.exitCode !== null || proc.signalCode !== null ? `exited (code ${proc.exitCode}, signal ${proc.signalCode})` : 'running';
+        throw new Error(`${method} ${p} failed: ${cause?.code ?? ''} ${cause?.message ?? (e as Error).message}; worker pid ${proc.pid} ${state}; its output ends:\n${out.slice(-2000)}`, { cause: e });
+      }
       const text = await r.text();
       let parsed: unknown = text;
       try {
