@@ -14,9 +14,9 @@ const SOAK_SECONDS = Number(process.env.FAULT_SOAK_SECONDS ?? 600);
 /**
  * The soak's pace: save+delete rounds and SSE clients per second, on a fixed schedule (each starts
  * at its slot, not as soon as the one before ended), so the soak keeps its ten minutes of wall time
- * and a known number of rounds while using a sixth of a core (a round costs the worker and this
- * process about 13 ms of CPU, a client about 7 ms; unpaced, the soak took half a core). Over 600 s
- * that is 2,400 rounds and 6,000 clients: a leak of 34 KB a round or 14 KB a client crosses the
+ * and a known number of rounds while using a sixth of a core (the whole file: 107 CPU s over 622 s
+ * on a machine at load average 20; unpaced, the soak took about half a core). Over 600 s that is
+ * 2,400 rounds and 6,000 clients: a leak of 34 KB a round or 14 KB a client crosses the
  * 40 MB RSS bar between the halves, and a descriptor leaked by each client crosses the fd bar
  * within 30 clients.
  */
