@@ -50,7 +50,14 @@ const ALONE = ['integration/erase.test.ts', 'integration/freshness.test.ts', 'in
  * ends when the CPU work does, not with one long file left alone on one core (the 10-minute SSE
  * soak, mostly waiting; the search evals, one after the other, each on one core with the encoder).
  */
-const LONG = ['faults/concurrency.test.ts', 'eval/', 'e2e-memory/', 'faults/crash.test.ts', 'faults/damage-any.test.ts', 'faults/fuzz.test.ts', 'e2e/', 'faults/damaged.test.ts', 'integration/claude-code.test.ts'];
+const LONG = ['faults/soak.test.ts', 'eval/', 'e2e-memory/', 'faults/crash.test.ts', 'faults/damage-any.test.ts', 'faults/concurrency.test.ts', 'faults/fuzz.test.ts', 'e2e/', 'faults/damaged.test.ts', 'integration/claude-code.test.ts'];
+
+/**
+ * Files that mostly wait, run beside the others without taking one of the --jobs places: the SSE
+ * soak paces its load to a sixth of a core for ten minutes; in a place of its own it would leave
+ * most of a core idle for all that time.
+ */
+const LIGHT = ['faults/soak.test.ts'];
 
 /**
  * Files that need what `scripts/test-setup.sh tools` installs (code-server and Node 24, Claude
@@ -62,7 +69,7 @@ const args = process.argv.slice(2);
 const tiers = [];
 const substrings = [];
 // One more than the CPUs: most files spend much of their time waiting (on a worker starting, a
-// poll, a 10-minute soak), so a CPU is rarely idle for lack of a file to run.
+// poll), so a CPU is rarely idle for lack of a file to run.
 let jobs = Number(process.env.TEST_JOBS) || os.availableParallelism() + 1;
 let setup = false;
 for (let i = 0; i < args.length; i++) {
@@ -165,6 +172,7 @@ const statusBefore = gitStatus();
 const groupOf = (f) => Object.keys(GROUPS).find((g) => GROUPS[g].some((p) => f.startsWith(p)));
 const isLong = (f) => LONG.some((p) => f.startsWith(p));
 const isAlone = (f) => ALONE.includes(f);
+const isLight = (f) => LIGHT.includes(f);
 const longRank = (f) => LONG.findIndex((p) => f.startsWith(p));
 const queue = [...selected.filter((f) => isLong(f) && !isAlone(f)).sort((a, b) => longRank(a) - longRank(b)), ...selected.filter((f) => !isLong(f) && !isAlone(f)), ...selected.filter(isAlone)];
 
@@ -256,26 +264,33 @@ function failures(lines) {
   return out;
 }
 
-// A pool of `jobs` slots; a file waits while another file of its group runs.
+// A pool of `jobs` places; a file waits while another file of its group runs. A light file starts
+// at once and takes no place.
 const busyGroups = new Set();
 let running = 0;
+let runningLight = 0;
 await new Promise((done) => {
+  const start = (f) => {
+    const g = isAlone(f) ? 'alone' : groupOf(f);
+    if (g) busyGroups.add(g);
+    if (isLight(f)) runningLight++;
+    else running++;
+    runFile(f).then(() => {
+      if (isLight(f)) runningLight--;
+      else running--;
+      if (g) busyGroups.delete(g);
+      next();
+    });
+  };
   const next = () => {
-    if (queue.length === 0 && running === 0) return done();
+    if (queue.length === 0 && running === 0 && runningLight === 0) return done();
+    for (let i; (i = queue.findIndex((f) => isLight(f) && !busyGroups.has('alone'))) >= 0; ) start(queue.splice(i, 1)[0]);
     while (running < jobs) {
       // A file that runs alone waits for the others to end, and nothing starts beside it.
       if (busyGroups.has('alone')) break;
-      const i = queue.findIndex((f) => !busyGroups.has(groupOf(f)) && (!isAlone(f) || running === 0) && (tools.done || !needsTools(f)));
+      const i = queue.findIndex((f) => !busyGroups.has(groupOf(f)) && (!isAlone(f) || running + runningLight === 0) && (tools.done || !needsTools(f)));
       if (i < 0) break;
-      const [f] = queue.splice(i, 1);
-      const g = isAlone(f) ? 'alone' : groupOf(f);
-      if (g) busyGroups.add(g);
-      running++;
-      runFile(f).then(() => {
-        running--;
-        if (g) busyGroups.delete(g);
-        next();
-      });
+      start(queue.splice(i, 1)[0]);
     }
   };
   void toolsReady.then(next);

@@ -1,65 +1,21 @@
 // Host lifecycle of the local embedder (batching, crashes, hangs, idle unload, close) against a
-// fake model host, so no model load is needed. This file is the fake host too: loaded as a worker
-// thread, or forked with its data as JSON in argv[2], it answers the protocol instead of running
-// tests.
+// fake model host (test/helpers/fakeEmbedHost.cjs), so no model load is needed. Run with HOLDER as
+// its argument, this file is the worker side of "the worker is killed" instead of running tests.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { isMainThread, parentPort, threadId, workerData } from 'node:worker_threads';
 import { createLocalEmbedder, type LocalEmbedderOptions } from '../../worker/search/embed/embedder';
-import type { EmbedderThreadData, FromThread, ToThread } from '../../worker/search/embed/protocol';
 import { processAlive as alive } from '../../common/node/identity';
 
-const forkedAsHost = isMainThread && typeof process.send === 'function' && process.argv[2]?.startsWith('{');
-if (!isMainThread) fakeThread();
-else if (forkedAsHost) fakeProcess();
-else if (process.argv[2] === 'HOLDER') holder();
+/** The fake host: plain CommonJS, so each thread or process it runs in starts without tsx. */
+const FAKE_HOST = path.resolve(__dirname, '../helpers/fakeEmbedHost.cjs');
+
+if (process.argv[2] === 'HOLDER') holder();
 else tests();
 
-interface FakePort {
-  post(m: FromThread, transfer?: ArrayBuffer[]): void;
-  on(listener: (msg: ToThread) => void): void;
-  /** Thread id, or the process id when forked: a fresh host has a fresh one. */
-  id: number;
-}
-
-function fakeThread(): void {
-  const port = parentPort;
-  if (!port) return;
-  fakeHost(workerData as EmbedderThreadData, { post: (m, transfer = []) => port.postMessage(m, transfer), on: (l) => port.on('message', l), id: threadId });
-}
-
-function fakeProcess(): void {
-  process.on('disconnect', () => process.exit(0));
-  fakeHost(JSON.parse(process.argv[2]) as EmbedderThreadData, { post: (m) => process.send?.(m), on: (l) => process.on('message', l), id: process.pid });
-}
-
-/** Each text `t<n>` comes back as [n, batch size, host id]; special texts misbehave. */
-function fakeHost(data: EmbedderThreadData, port: FakePort): void {
-  const post = (m: FromThread, transfer: ArrayBuffer[] = []) => port.post(m, transfer);
-  if (data.modelDir === 'FATAL') {
-    post({ type: 'fatal', message: 'no weights here' });
-    return;
-  }
-  if (data.modelDir === 'NEVER') {
-    setInterval(() => {}, 1000); // "loading" forever
-    return;
-  }
-  post({ type: 'ready', backend: 'fake', loadMs: 1 });
-  port.on((msg: ToThread) => {
-    if (msg.texts.includes('CRASH')) process.exit(3);
-    if (msg.texts.includes('THROW')) throw new Error('boom in thread');
-    if (msg.texts.includes('HANG')) return;
-    if (msg.texts.includes('FAIL')) return post({ type: 'error', id: msg.id, message: 'bad input' });
-    const out = new Float32Array(msg.texts.length * 3);
-    msg.texts.forEach((t, i) => out.set([Number(t.slice(1)), msg.texts.length, port.id], i * 3));
-    post({ type: 'result', id: msg.id, dims: 3, data: out }, [out.buffer]);
-  });
-}
-
 function tests(): void {
-  const make = (o: Partial<LocalEmbedderOptions> = {}) => createLocalEmbedder({ threadScript: __filename, host: 'thread', ...o });
+  const make = (o: Partial<LocalEmbedderOptions> = {}) => createLocalEmbedder({ threadScript: FAKE_HOST, host: 'thread', ...o });
 
   test('batches of batchSize, results in input order', async (t) => {
     const e = make({ batchSize: 3 });
@@ -183,7 +139,7 @@ function tests(): void {
 
 /** The worker's side of "the worker is killed": one call, print the host's pid, then wait. */
 function holder(): void {
-  const e = createLocalEmbedder({ threadScript: __filename, host: 'process' });
+  const e = createLocalEmbedder({ threadScript: FAKE_HOST, host: 'process' });
   void e.embed(['t1']).then(([v]) => {
     process.stdout.write(`${v[2]}\n`);
     setInterval(() => {}, 1000);
@@ -191,7 +147,7 @@ function holder(): void {
 }
 
 function processTests(): void {
-  const make = (o: Partial<LocalEmbedderOptions> = {}) => createLocalEmbedder({ threadScript: __filename, host: 'process', ...o });
+  const make = (o: Partial<LocalEmbedderOptions> = {}) => createLocalEmbedder({ threadScript: FAKE_HOST, host: 'process', ...o });
 
   test('process host: batches in order, a fresh process after a crash', async (t) => {
     const e = make({ batchSize: 2 });
@@ -240,7 +196,7 @@ function processTests(): void {
   });
 
   test('process host: the model process exits when the worker is killed', async () => {
-    const h = spawn(process.execPath, ['--import', 'tsx', __filename, 'HOLDER'], { cwd: path.resolve(__dirname, '../..'), stdio: ['ignore', 'pipe', 'inherit'] });
+    const h = spawn(process.execPath, ['--require', 'tsx/cjs', __filename, 'HOLDER'], { cwd: path.resolve(__dirname, '../..'), stdio: ['ignore', 'pipe', 'inherit'] });
     const pid = await new Promise<number>((resolve, reject) => {
       let out = '';
       h.stdout.on('data', (d) => {
