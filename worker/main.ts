@@ -22,6 +22,7 @@ import { createApp } from './server/app';
 import { moduleRoutes } from './server/routes';
 import type { AppContext } from './server/context';
 import { createSchema, migrate } from './store/schema';
+import { CheckpointStopped } from './store/delta';
 import { Store } from './store/store';
 import { teamService } from './team/service';
 
@@ -241,7 +242,8 @@ async function main(): Promise<void> {
   search.start();
   if (!store.degraded) team.start(); // a read-only (degraded) store cannot apply pulls
   if (!store.degraded && (store.recovery.recordsReplayed > 0 || store.recovery.problems.length > 0)) {
-    store.snapshot().catch((e: Error) => log.error(`post-recovery snapshot failed: ${e.message}`));
+    // A stop before it is done leaves it to the next start (the journal holds every write): not an error.
+    store.snapshot().catch((e: Error) => (e instanceof CheckpointStopped ? log.info(`post-recovery checkpoint not written: ${e.message}`) : log.error(`post-recovery snapshot failed: ${e.message}`)));
   }
   if (config.settings.idleShutdownMs > 0) {
     const t = setInterval(() => {
