@@ -19,6 +19,13 @@
 //   BENCH_SEARCH='{"keywordWarmTerms":0}'   extra search settings (settings.json) for every phase
 //   BENCH_STEPS=stop   only the import, the graceful stops and the cold starts (stop-time work)
 //
+//
+// It ends with the bars of the lean-worker goal, per size: ours, claude-mem, the ratio, the bar
+// (a ratio against claude-mem or an absolute figure) and met / MISSED. A figure of a phase that ran
+// but could not be measured (a side that found nothing for every search, a stop never timed) ends
+// the bench with exit code 1 instead of a table without it; a failed step stops every worker it
+// started (claude-mem's whole process group too) before exiting.
+//
 //   BENCH_THEIRS=0     skip claude-mem 13.25.3
 //   BENCH_ONLY=claude-mem   measure only these sides (comma-separated: baseline, ours, claude-mem)
 //
@@ -148,6 +155,9 @@ function rssOf(pid) {
   }
 }
 
+/** Workers up right now: a bench that fails stops them before it exits (none left behind). */
+const live = new Set();
+
 async function startWorker(script, dataDir) {
   const port = await freePort();
   const t0 = performance.now();
@@ -158,6 +168,8 @@ async function startWorker(script, dataDir) {
   let err = '';
   proc.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
   const exited = new Promise((resolve) => proc.on('exit', resolve));
+  const entry = { stop: async () => (proc.exitCode === null && proc.signalCode === null ? (proc.kill('SIGKILL'), await exited) : undefined) };
+  live.add(entry);
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`worker exited: ${err}`);
@@ -203,6 +215,7 @@ async function startWorker(script, dataDir) {
       const t = performance.now();
       proc.kill('SIGTERM');
       await exited;
+      live.delete(entry);
       return performance.now() - t;
     },
   };
@@ -219,7 +232,9 @@ function dirBytes(dir) {
   if (!fs.existsSync(dir)) return 0;
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
-    n += e.isDirectory() ? dirBytes(p) : e.name === 'logs' ? 0 : fs.statSync(p).size;
+    // Log files are not data (either side's); everything else in the data dir is.
+    if (e.name === 'logs') continue;
+    n += e.isDirectory() ? dirBytes(p) : fs.statSync(p).size;
   }
   return n;
 }
@@ -309,6 +324,7 @@ async function measure(label, script, n) {
     console.log(`  ${label} ${n}: slowest keyword searches (client ms, worker ms, query, project, order)`);
     for (const s of slow.sort((a, b) => b.ms - a.ms).slice(0, Number(process.env.BENCH_SLOW) || 10)) console.log(`    ${s.ms.toFixed(1)} ${s.worker} ${JSON.stringify(s.q)} ${s.project ?? '-'} #${s.at}`);
   }
+  if (answered === 0) throw new Error(`none of ${SEARCHES} keyword searches found anything: the searches measure nothing`);
   r.kwP50 = pct(all, 0.5);
   r.kwP95 = pct(all, 0.95);
   r.kwFiltP50 = pct(filtered, 0.5);
@@ -316,6 +332,7 @@ async function measure(label, script, n) {
   r.kwCut = cut;
   r.kwAnswered = answered;
   r.rssSearchedMB = MB(w.rss());
+  r.rssSearchedTreeMB = MB(w.treeRss());
   const ctx = [];
   for (let i = 0; i < 100; i++) ctx.push((await w.req('GET', `/api/context/inject?project=scale-${i % PROJECTS}`)).ms);
   r.ctxP95 = pct(ctx, 0.95);
@@ -328,7 +345,8 @@ async function measure(label, script, n) {
   r.ckptVia = snap.via;
   r.peakMB = Math.max(r.importPeakMB, MB(w.peak()));
   r.peakTreeMB = Math.max(r.peakTreeMB, MB(w.peakTree()));
-  await w.stop();
+  r.stopSettledMs = await w.stop();
+  r.diskSettledMB = MB(dirBytes(dir));
 
   // 3. The local embedder on: hybrid latency, backlog rate, RSS once the query embedder is idle.
   if (EMBED_S > 0) {
@@ -379,9 +397,12 @@ async function measureTheirs(n) {
   const r = { label: 'claude-mem', n };
   const sessions = Math.ceil(n / PER_SESSION);
   let peak = 0;
+  let resent = 0;
   const start = async () => {
     // Its model is never called here (imports and reads only): the URL goes nowhere.
     const inst = await side.start({ dataDir, home, port: await freePort(), fakeUrl: 'http://127.0.0.1:9', logDir: dir });
+    const entry = { stop: () => side.stop(inst) };
+    live.add(entry);
     const rss = () => treeRss(inst.pid).bytes;
     const sampler = setInterval(() => (peak = Math.max(peak, rss())), 500);
     return {
@@ -396,8 +417,10 @@ async function measureTheirs(n) {
       },
       stop: async () => {
         clearInterval(sampler);
+        resent += inst.c.stats.retried;
         const t = performance.now();
         await side.stop(inst);
+        live.delete(entry);
         return performance.now() - t;
       },
     };
@@ -425,17 +448,21 @@ async function measureTheirs(n) {
     (project ? filtered : all).push(performance.now() - t);
     if (found.titles.length > 0) r.kwAnswered = (r.kwAnswered ?? 0) + 1;
   }
+  if (!r.kwAnswered) throw new Error(`claude-mem's keyword search found nothing for all ${SEARCHES} queries: the searches measure nothing`);
   r.kwP50 = pct(all, 0.5);
   r.kwP95 = pct(all, 0.95);
   r.kwFiltP50 = pct(filtered, 0.5);
   r.kwFiltP95 = pct(filtered, 0.95);
   r.rssSearchedMB = MB(w.rss());
+  r.rssSearchedTreeMB = r.rssSearchedMB;
   const ctx = [];
   for (let i = 0; i < 100; i++) ctx.push(await w.timed('GET', `/api/context/inject?${new URLSearchParams({ projects: `scale-${i % PROJECTS}`, platformSource: 'claude' })}`));
   r.ctxP95 = pct(ctx, 0.95);
   r.peakMB = MB(peak);
   r.peakTreeMB = r.peakMB;
-  await w.stop();
+  r.stopSettledMs = await w.stop();
+  r.diskSettledMB = MB(dirBytes(dataDir));
+  r.resent = resent;
   if (!process.env.BENCH_KEEP) fs.rmSync(dir, { recursive: true, force: true });
   else r.dir = dir;
   return r;
@@ -448,11 +475,12 @@ const ROWS = [
   ['graceful stop (ms)', 'stopMs', 0],
   ['cold start to healthy, median of 3 (ms)', 'startMs', 0],
   ['graceful stop right after a start answers, worst of 2 (ms)', 'stopAfterStartMs', 0],
-  [`graceful stop after ${SETTLE_MS / 1000} s of settling (ms)`, 'stopSettledMs', 0],
+  [`graceful stop at the end (after ${SETTLE_MS / 1000} s of settling${STOP_STEPS_ONLY ? '' : ', the searches and a checkpoint'}) (ms)`, 'stopSettledMs', 0],
   ['data on disk after that stop (MB)', 'diskSettledMB', 1],
   ['RSS at health (MB)', 'rssHealthMB', 0],
   [`RSS after ${SETTLE_MS / 1000} s of settling (MB)`, 'rssSettledMB', 0],
   [`RSS after ${SEARCHES} keyword searches (MB)`, 'rssSearchedMB', 0],
+  [`the same with its child processes (MB)`, 'rssSearchedTreeMB', 0],
   ['peak RSS, import and all phases (MB)', 'peakMB', 0],
   ['the same with its child processes (model, warm-up) (MB)', 'peakTreeMB', 0],
   ['keyword p50 / p95, unfiltered (ms)', ['kwP50', 'kwP95'], 1],
@@ -495,10 +523,85 @@ function print(results) {
   if (o[10000] && o[100000]) {
     console.log(`\nours 100k / 10k: cold start ${(o[100000].startMs / o[10000].startMs).toFixed(2)}x (bar 1.5x), RSS after searches ${(o[100000].rssSearchedMB / o[10000].rssSearchedMB).toFixed(2)}x (bar 1.3x)`);
   }
-  const t = byN('claude-mem');
+  return bars(results);
+}
+
+// ---- the bars: every figure of the lean-worker goal, ratio against claude-mem or absolute --------
+const worst = (...xs) => (xs.every(Number.isFinite) ? Math.max(...xs) : NaN);
+/** [figure, value of a side, bar: { ratio } ours / claude-mem at most, or { max } / { min } absolute, phase it needs]. */
+const BARS = [
+  ['import time (s)', (r) => r.importS, { ratio: 1.0 }],
+  ['cold start to healthy (ms)', (r) => r.startMs, { ratio: 1.0 }],
+  ['context inject p95 (ms)', (r) => r.ctxP95, { ratio: 1.0 }, 'search'],
+  ['peak RSS, import and all phases, process tree (MB)', (r) => r.peakTreeMB, { ratio: 1.2 }, 'search'],
+  [`RSS after ${SEARCHES} keyword searches, process tree (MB)`, (r) => r.rssSearchedTreeMB, { ratio: 1.0 }, 'search'],
+  ['data on disk after a graceful stop (MB)', (r) => r.diskMB, { ratio: 1.0 }],
+  ['data on disk after the last stop (MB)', (r) => r.diskSettledMB, { ratio: 1.0 }],
+  ['graceful stop, worst of after import / after a start / at the end (ms)', (r) => worst(r.stopMs, r.stopAfterStartMs, r.stopSettledMs), { max: 250 }],
+  ['keyword p50, unfiltered (ms)', (r) => r.kwP50, { ratio: 1.5 }, 'search'],
+  ['keyword p95, unfiltered (ms)', (r) => r.kwP95, { ratio: 1.0 }, 'search'],
+  ['keyword p50, one project (ms)', (r) => r.kwFiltP50, { ratio: 1.5 }, 'search'],
+  ['keyword p95, one project (ms)', (r) => r.kwFiltP95, { ratio: 1.0 }, 'search'],
+  ['hybrid p95, embeddings on (ms)', (r) => r.hyP95, { max: 60 }, 'embed'],
+  ['embedding throughput (records/s)', (r) => r.embedRate, { min: 100 }, 'embed'],
+];
+
+/**
+ * Prints each bar per size with ours, claude-mem, the ratio and met / MISSED. Returns the figures
+ * that could not be measured (a phase that ran but left a figure missing): the bench then fails
+ * rather than print a table without them.
+ */
+function bars(results) {
+  const ranPhase = (phase) => (phase === 'search' ? !STOP_STEPS_ONLY : phase === 'embed' ? !STOP_STEPS_ONLY && EMBED_S > 0 : true);
+  const missing = [];
+  const lines = [];
+  let met = 0;
+  let missed = 0;
   for (const n of SIZES) {
-    if (o[n] && t[n]) console.log(`ours / claude-mem ${n}: data on disk ${(o[n].diskMB / t[n].diskMB).toFixed(2)}x (bar 1.5x at 100k)`);
+    const o = results.find((r) => r.label === 'ours' && r.n === n);
+    const t = results.find((r) => r.label === 'claude-mem' && r.n === n);
+    if (!o) continue;
+    for (const [name, get, bar, phase] of BARS) {
+      if (!ranPhase(phase)) continue;
+      const ov = get(o);
+      const tv = t ? get(t) : NaN;
+      const size = `${n >= 1000 ? `${n / 1000}k` : n}`;
+      let ratio = '';
+      let ok;
+      let barText;
+      if (bar.ratio !== undefined) {
+        barText = `<= ${bar.ratio.toFixed(1)}x`;
+        if (!t) continue; // claude-mem not measured in this run (BENCH_THEIRS=0 / BENCH_ONLY)
+        if (!Number.isFinite(ov) || !Number.isFinite(tv) || tv <= 0) {
+          missing.push(`${name} at ${size} (ours ${f(ov)}, claude-mem ${f(tv)})`);
+          continue;
+        }
+        ratio = `${(ov / tv).toFixed(2)}x`;
+        ok = ov / tv <= bar.ratio;
+      } else {
+        barText = bar.max !== undefined ? `<= ${bar.max}` : `>= ${bar.min}`;
+        if (!Number.isFinite(ov)) {
+          missing.push(`${name} at ${size} (ours ${f(ov)})`);
+          continue;
+        }
+        if (t && Number.isFinite(tv) && tv > 0) ratio = `${(ov / tv).toFixed(2)}x`;
+        ok = bar.max !== undefined ? ov <= bar.max : ov >= bar.min;
+      }
+      if (ok) met++;
+      else missed++;
+      lines.push(`| ${name} | ${size} | ${f(ov)} | ${t ? f(tv) : 'n/a'} | ${ratio} | ${barText} | ${ok ? 'met' : '**MISSED**'} |`);
+    }
   }
+  if (lines.length) {
+    console.log(`\n## bars (ours against claude-mem ${results.some((r) => r.label === 'claude-mem') ? 'in this run' : 'not measured: ratio bars left out'})`);
+    console.log('\n| figure | size | ours | claude-mem | ratio | bar | |');
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | --- |');
+    for (const l of lines) console.log(l);
+    console.log(`\n${met} bars met, ${missed} missed; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at the end`);
+  }
+  const resent = results.reduce((k, r) => k + (r.resent ?? 0), 0);
+  if (resent) console.log(`requests resent after the server closed a kept-alive socket: ${resent}`);
+  return missing;
 }
 
 console.log(`# bench/scale: ${SIZES.join(', ')} observations; ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}, node ${process.version}`);
@@ -507,9 +610,20 @@ for (const n of SIZES) {
   for (const [label, script] of [...(BASELINE ? [['baseline', BASELINE]] : []), ['ours', OURS], ...(THEIRS ? [['claude-mem', undefined]] : [])]) {
     if (ONLY && !ONLY.includes(label)) continue;
     const t = performance.now();
-    const r = script ? await measure(label, script, n) : await measureTheirs(n);
+    let r;
+    try {
+      r = script ? await measure(label, script, n) : await measureTheirs(n);
+    } catch (e) {
+      console.error(`bench/scale failed: ${label} ${n}: ${e.stack ?? e}`);
+      for (const w of live) await w.stop().catch(() => undefined);
+      process.exit(1);
+    }
     if (r) results.push(r);
     console.log(`  ${label} ${n}: done in ${((performance.now() - t) / 1000).toFixed(0)} s`);
   }
 }
-print(results);
+const missing = print(results);
+if (missing.length) {
+  console.error(`bench/scale failed: ${missing.length} figure(s) of the bars could not be measured:\n  ${missing.join('\n  ')}`);
+  process.exit(1);
+}

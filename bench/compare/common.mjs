@@ -17,10 +17,18 @@ export function freePort() {
   });
 }
 
-/** A keep-alive JSON client for one worker; `token` adds the bearer header. */
+/**
+ * A keep-alive JSON client for one worker; `token` adds the bearer header. A request sent on a
+ * kept-alive socket the server had just closed (its idle timeout: bun closes one after 10 s, e.g.
+ * while a bench lets a worker settle) fails with EPIPE (or ECONNRESET) before the server saw it;
+ * that one request is sent again on a new socket (Node's documented `reusedSocket` retry: EPIPE
+ * for any request, ECONNRESET for a GET only, so an import is never sent twice), any other error
+ * rejects. `retried` counts those resends.
+ */
 export function client(port, token) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const req = (method, path, body, timeoutMs = 30_000) =>
+  const stats = { retried: 0 };
+  const req = (method, path, body, timeoutMs = 30_000, isRetry = false) =>
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
       const headers = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) };
@@ -40,10 +48,15 @@ export function client(port, token) {
         res.on('error', reject);
       });
       r.on('timeout', () => r.destroy(new Error(`${method} ${path} timed out after ${timeoutMs} ms`)));
-      r.on('error', reject);
+      r.on('error', (e) => {
+        if (!isRetry && r.reusedSocket && (e.code === 'EPIPE' || (e.code === 'ECONNRESET' && method === 'GET'))) {
+          stats.retried++;
+          resolve(req(method, path, body, timeoutMs, true));
+        } else reject(e);
+      });
       r.end(payload);
     });
-  return { req, close: () => agent.destroy() };
+  return { req: (method, path, body, timeoutMs) => req(method, path, body, timeoutMs), close: () => agent.destroy(), stats };
 }
 
 /** Polls GET path on port until accept(res) or the deadline; resolves ms since t0, or rejects. */

@@ -11,6 +11,27 @@ import { keyOf } from './fixture.mjs';
 
 export const CLAUDE_MEM_VERSION = '13.25.3';
 
+/**
+ * The events claude-mem's plugin/hooks/hooks.json runs through `worker-service.cjs hook <platform>
+ * <event>` for `platform`. Throws with a sentence when the file lists none: a bench that cannot
+ * find the hooks it measures must not measure something else.
+ */
+export function hookEventsFromHooksJson(text, platform) {
+  const commands = [];
+  const walk = (v) => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) k === 'command' && typeof x === 'string' ? commands.push(x) : walk(x);
+  };
+  walk(JSON.parse(text));
+  const events = new Set();
+  for (const c of commands) {
+    const m = /worker-service\.cjs"?\s+hook\s+(\S+)\s+([\w-]+)/.exec(c);
+    if (m && m[1] === platform) events.add(m[2]);
+  }
+  if (events.size === 0) throw new Error(`claude-mem's plugin/hooks/hooks.json runs no "worker-service.cjs hook ${platform} <event>" command (${commands.length} commands), so its hook commands cannot be measured`);
+  return [...events];
+}
+
 export function theirs(ROOT) {
   const prefix = path.join(ROOT, '.cache', 'claude-mem-ref');
   const modules = path.join(prefix, 'node_modules');
@@ -88,6 +109,11 @@ export function theirs(ROOT) {
       if (!bunVersion()) problems.push(`bun does not run from ${path.relative(ROOT, bun)}`);
       if (!fs.existsSync(workerScript)) problems.push(`${path.relative(ROOT, workerScript)} missing`);
       return problems;
+    },
+
+    /** The events its plugin's hooks.json sends through the hook command for Claude Code (what bench:compare replays through it). */
+    async hookHandlers() {
+      return hookEventsFromHooksJson(fs.readFileSync(path.join(pkgDir, 'plugin', 'hooks', 'hooks.json'), 'utf8'), 'claude-code');
     },
 
     async start(opts) {

@@ -144,13 +144,31 @@ describe('cold snapshots', () => {
   it('asked to stop once the compressed copy is written and checked, it keeps both copies', async () => {
     const { dir, a, file } = await oneSnapshot();
     let calls = 0;
-    // One call before each block (one block here), then one before the .db is removed.
-    await assert.rejects(freezeSnapshot(dir, a.gen, () => ++calls > 1));
-    assert.equal(calls, 2);
+    // One call before each block (one block here), one before the header and fsync, one before
+    // each block read back, then one before the .db is removed.
+    await assert.rejects(freezeSnapshot(dir, a.gen, () => ++calls > 3));
+    assert.equal(calls, 4);
     assert.ok(fs.existsSync(file));
     await verifyCold(path.join(dir, coldName(a.gen)));
     assert.deepEqual(listSnapshots(dir), [a.gen]);
   });
+
+  for (const [when, after] of [
+    ['every block is compressed, before the header and the fsync', 1],
+    ['the copy is written, before it is read back', 2],
+  ] as const) {
+    it(`asked to stop once ${when}, it stops there: the .db stays, no compressed copy and no temp file`, async () => {
+      const { dir, a, file } = await oneSnapshot();
+      let calls = 0;
+      await assert.rejects(freezeSnapshot(dir, a.gen, () => ++calls > after), (e: Error) => !/did not read back/.test(e.message));
+      assert.equal(calls, after + 1, 'nothing asked after the stop');
+      assert.ok(fs.existsSync(file));
+      assert.deepEqual(
+        fs.readdirSync(dir).filter((n) => n.includes('.tmp-') || n === coldName(a.gen)),
+        [],
+      );
+    });
+  }
 
   it('a snapshot pruned while it was being compressed leaves no compressed copy behind (deleted text must not outlive it)', async () => {
     const { dir, a, file } = await oneSnapshot();

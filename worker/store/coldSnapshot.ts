@@ -107,6 +107,8 @@ export async function freezeSnapshot(dir: string, gen: number, stopping: () => b
         for (let w = 0; w < packed.length; ) w += (await out.write(packed, w, packed.length - w, at + w)).bytesWritten;
         at += packed.length;
       }
+      // A stop asked meanwhile: no header, no fsync of the whole file (what a stop would wait for).
+      if (stopping()) throw new StoppedError();
       const head = Buffer.alloc(HEADER);
       MAGIC.copy(head, 0);
       head.writeUInt32LE(BLOCK, 8);
@@ -119,9 +121,11 @@ export async function freezeSnapshot(dir: string, gen: number, stopping: () => b
     await fh.close();
   }
   try {
-    await verifyCold(dest);
+    await verifyCold(dest, stopping);
   } catch (e) {
+    // Unread or unreadable, the compressed copy goes; the .db stays (a stop: the next start compresses it again).
     await fs.promises.unlink(dest).catch(() => undefined);
+    if (e instanceof StoppedError) throw e;
     throw new Error(`${coldName(gen)} did not read back (${(e as Error).message}); kept ${snapshotName(gen)}`);
   }
   // Pruned meanwhile (a newer pair of snapshots, or a compaction of deleted text, made it obsolete):
@@ -137,8 +141,11 @@ export async function freezeSnapshot(dir: string, gen: number, stopping: () => b
   return { rawBytes: rawSize, coldBytes };
 }
 
-/** Reads a cold snapshot whole, inflating each block on the thread pool and checking its CRC. */
-export async function verifyCold(file: string): Promise<void> {
+/**
+ * Reads a cold snapshot whole, inflating each block on the thread pool and checking its CRC;
+ * `stopping` (a stop asked) ends it before the next block with a StoppedError.
+ */
+export async function verifyCold(file: string, stopping: () => boolean = () => false): Promise<void> {
   const fh = await fs.promises.open(file, 'r');
   try {
     const size = (await fh.stat()).size;
@@ -149,6 +156,7 @@ export async function verifyCold(file: string): Promise<void> {
     if ((await fh.read(index, 0, indexBytes, HEADER)).bytesRead !== indexBytes) throw new Error('truncated index');
     const idx = parseIndex(head, index, size) as ColdIndex;
     for (let i = 0; i < idx.blocks.length; i++) {
+      if (stopping()) throw new StoppedError();
       const b = idx.blocks[i];
       const packed = Buffer.alloc(b.len);
       if ((await fh.read(packed, 0, b.len, b.offset)).bytesRead !== b.len) throw new Error(`truncated at block ${i}`);
