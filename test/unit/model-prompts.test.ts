@@ -38,6 +38,8 @@ test('a clause is kept for a figure the messages do not have, even when its word
   const seen = wordSet('the tests pass; 2 tests failed at first');
   assert.equal(unsaid('2 tests failed at first.', seen), '');
   assert.equal(unsaid('3 tests failed at first.', seen), '3 tests failed at first.');
+  // A figure is said beside its word: "2 passed" is not said by "2 ** n".
+  assert.equal(unsaid('tests passed: 2 passed.', wordSet('tests passed; base * 2 ** n')), 'tests passed: 2 passed.');
   assert.equal(unsaid('tests pass. Renamed the config file.', wordSet('tests pass')), 'Renamed the config file.');
   // A clause cut with "…" is judged without its cut word.
   assert.equal(unsaid('the tests pa…', wordSet('the tests pass')), '');

@@ -188,9 +188,19 @@ export const NOTE_OUTPUT_CHARS = 800;
 const WORD = /[\p{L}\p{N}_]+/gu;
 const words = (s: string): string[] => s.toLowerCase().match(WORD) ?? [];
 
-/** The words of a text, lower-cased, as a set (what a prompt has already said). */
+/** Adds a text's words to `seen`, and each pair of neighbours (a figure is said with its word). */
+function addWords(seen: Set<string>, w: string[]): void {
+  w.forEach((x, i) => {
+    seen.add(x);
+    if (i > 0) seen.add(`${w[i - 1]} ${x}`);
+  });
+}
+
+/** The words of a text, lower-cased, and each pair of neighbours, as a set (what a prompt has said). */
 export function wordSet(text: string): Set<string> {
-  return new Set(words(text));
+  const seen = new Set<string>();
+  addWords(seen, words(text));
+  return seen;
 }
 
 /** A clause repeats what was said when this share of its words was, and every figure in it. */
@@ -199,9 +209,9 @@ const isFigure = (w: string) => /\d/.test(w);
 
 /**
  * The clauses of `text` (lines, and sentences or `;` parts within them) that say something `seen`
- * has not: a clause is dropped when nearly all its words and every figure in it are in `seen`. A
- * clause cut with `…` is judged without its cut word. The clauses kept are added to `seen`, so a
- * later repeat is dropped too.
+ * has not: a clause is dropped when nearly all its words were said, and every figure in it beside
+ * the same word ("2 passed" is not said by "2 ** n"). A clause cut with `…` is judged without its
+ * cut word. The clauses kept are added to `seen`, so a later repeat is dropped too.
  */
 export function unsaid(text: string, seen: Set<string>): string {
   const lines: string[] = [];
@@ -210,9 +220,10 @@ export function unsaid(text: string, seen: Set<string>): string {
     for (const clause of line.split(/(?<=[.;…])\s+/)) {
       const w = words(clause.replace(/[\p{L}\p{N}_]*…\s*$/u, ''));
       const known = w.filter((x) => seen.has(x));
-      if (w.length === 0 || (known.length >= SAID_SHARE * w.length && w.every((x) => !isFigure(x) || seen.has(x)))) continue;
+      const figuresSaid = w.every((x, i) => !isFigure(x) || (i > 0 && seen.has(`${w[i - 1]} ${x}`)) || (i + 1 < w.length && seen.has(`${x} ${w[i + 1]}`)));
+      if (w.length === 0 || (known.length >= SAID_SHARE * w.length && figuresSaid)) continue;
       kept.push(clause);
-      for (const x of w) seen.add(x);
+      addWords(seen, w);
     }
     if (kept.length > 0) lines.push(kept.join(' '));
   }
@@ -240,7 +251,7 @@ export function summaryPrompt(s: PromptSummaryInput & { draft?: SummaryDraftText
     // below: only the parts they do not say go in (what the tool uses showed: files, test counts).
     const seen = wordSet(`${prompts.join('\n')}\n${s.request ?? ''}\n${last ?? ''}`);
     const fields = ([['investigated', d.investigated], ['learned', d.learned], ['completed', d.completed], ['next_steps', d.nextSteps]] as const).map(([k, v]) => [k, v ? unsaid(v, seen) : ''] as const).filter(([, v]) => v);
-    parts.push(fields.length > 0 ? `Draft from the session's ${s.observations.length} notes, without a model (less what the messages here say):\n${fields.map(([k, v]) => `<${k}>${v}</${k}>`).join('\n')}` : s.observations.length > 0 ? `The session's ${s.observations.length} notes add nothing to the prompts and the last message.` : 'No notes were recorded in this session.');
+    parts.push(fields.length > 0 ? `Draft written without a model from the session's ${s.observations.length} notes, less what the messages here say:\n${fields.map(([k, v]) => `<${k}>${v}</${k}>`).join('\n')}` : s.observations.length > 0 ? `The session's ${s.observations.length} notes add nothing to the prompts and the last message.` : 'No notes were recorded in this session.');
     // What the model found on the tool uses worth it (causes, fixes): the draft cannot say it.
     const byModel = s.observations.filter((o) => o.source !== undefined && o.source !== 'local').slice(-20);
     if (byModel.length > 0) parts.push(`Observations a model wrote in this session (oldest first):\n${byModel.map((o) => `- [${o.type}] ${o.title}${o.subtitle ? ` — ${o.subtitle}` : ''}`).join('\n')}`);
