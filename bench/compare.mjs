@@ -109,7 +109,9 @@ for (const s of sides) {
     rss: NaN,
     rssProcesses: 0,
     ingest: [],
-    model: { requests: 0, inputTokens: 0, tokensByKind: {}, byKind: {}, maxRequestTokens: 0, tracesSeen: 0, tracesAnsweredTwice: 0 },
+    model: { requests: 0, inputTokens: 0, outputTokens: 0, tokensByKind: {}, byKind: {}, maxRequestTokens: 0, tracesSeen: 0, tracesAnsweredTwice: 0 },
+    /** Sessions of the workload replayed (model tokens per session divide by it). */
+    sessions: 0,
     stored: { observations: NaN, summaries: NaN },
     errors: [],
     provider: undefined,
@@ -162,6 +164,7 @@ for (const u of allToolUses(workload)) {
 const wlPath = path.join(outDir, 'workload.json');
 fs.writeFileSync(wlPath, JSON.stringify(workload));
 const toolUses = allToolUses(workload);
+for (const s of sides) R[s.name].sessions = workload.sessions.length;
 log(`workload: ${workload.sessions.length} sessions, ${workload.sessions.reduce((a, s) => a + s.prompts.length, 0)} prompts, ${toolUses.length} tool uses, ${workload.questions.length} questions (seed ${workload.seed})`);
 
 fake = await startFake(wlPath);
@@ -195,6 +198,7 @@ async function addModelStats(side) {
   const m = R[side.name].model;
   m.requests += st.requests;
   m.inputTokens += st.inputTokens;
+  m.outputTokens += st.outputTokens ?? 0;
   m.maxRequestTokens = Math.max(m.maxRequestTokens, st.maxRequestTokens);
   m.tracesSeen += st.tracesSeen;
   m.tracesAnsweredTwice += st.tracesAnsweredTwice;

@@ -110,11 +110,12 @@ function failure(what: string, r: Reply): ToolText {
 /** The search tool's arguments: the contract's GET /api/search parameters an agent may set, with `query` required (project "*" searches every project). */
 export type SearchArgs = Pick<SearchParams, 'project' | 'type' | 'concepts' | 'file' | 'dateStart' | 'dateEnd' | 'limit' | 'offset' | 'mode'> & { query: string };
 
+/** The worker's compression model, when one is connected, reorders the best rows (rerank=model; plain order otherwise). */
 export async function searchTool(d: ToolDeps, a: SearchArgs): Promise<ToolText> {
   const project = projectParam(d, a.project);
   const view = await verified(d, project);
   const url = (v: UseView | undefined) =>
-    `/api/search${query({ query: a.query, project, type: a.type, concepts: a.concepts, file: a.file, dateStart: a.dateStart, dateEnd: a.dateEnd, limit: a.limit ?? 20, offset: a.offset, mode: a.mode, ...viewParams(v) })}`;
+    `/api/search${query({ query: a.query, project, type: a.type, concepts: a.concepts, file: a.file, dateStart: a.dateStart, dateEnd: a.dateEnd, limit: a.limit ?? 20, offset: a.offset, mode: a.mode, rerank: 'model', ...viewParams(v) })}`;
   let r = await call(d, 'GET', url(view));
   if (r.status !== 200) return failure('search', r);
   let body = parseSearchResponse(r.body);

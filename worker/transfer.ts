@@ -43,6 +43,8 @@ export interface ExportedSession extends SessionContent {
     outputTokens: number;
     discoveryTokens: number;
     createdAt: number;
+    /** A quiet note (noise: stored and searchable, not listed or injected); absent when not. */
+    quiet?: boolean;
   })[];
   summaries: (SummaryContent & {
     promptNumber: number | null;
@@ -96,6 +98,7 @@ export function exportMemory(store: Store, project: string | undefined): ExportD
           outputTokens: o.output_tokens,
           discoveryTokens: o.discovery_tokens,
           createdAt: o.created_at,
+          ...(o.quiet ? { quiet: true } : {}),
           ...fresh.get(o.id),
         })),
         summaries: store.all<SummaryRow>('SELECT * FROM session_summaries WHERE session_id = ? ORDER BY id', [s.id]).map((m) => ({
@@ -136,6 +139,7 @@ const isStr = (v: unknown): v is string => typeof v === 'string';
 const isInt = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 const isIntOrNull = (v: unknown): v is number | null => v === null || isInt(v);
 const isArr = (v: unknown): v is unknown[] => Array.isArray(v);
+const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
 
 // The limits the API applies to the same fields (lifecycle.ts, protocol.ts), so an import cannot
 // store what a hook or a save could not.
@@ -253,6 +257,7 @@ function validateSession(raw: unknown, at: string): ExportedSession {
         outputTokens: field(o, 'outputTokens', oa, isInt, 'an integer'),
         discoveryTokens: field(o, 'discoveryTokens', oa, isInt, 'an integer'),
         createdAt: field(o, 'createdAt', oa, isInt, 'an epoch in ms'),
+        ...(o.quiet !== undefined ? { quiet: field(o, 'quiet', oa, isBool, 'true or false') } : {}),
         ...parseObservationFreshness(o, oa),
       };
     }),

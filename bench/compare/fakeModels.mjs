@@ -4,7 +4,8 @@
 //   POST <prefix>/v1/messages           Anthropic Messages, plain or streamed (our worker, via the SDK's baseURL)
 // <prefix> is a label (`/ours`, `/theirs`) so each product's traffic is counted apart.
 // Both formats get the same answer from the same rule (respond()), instantly, and every request's
-// input is counted the same way (countTokens(): characters of all text sent / 4).
+// input is counted the same way (countTokens(): characters of all text sent / 4), output as its
+// reply's characters / 4.
 //   GET  /__stats   counters per label;  POST /__reset   zero them.
 // Usage: node bench/compare/fakeModels.mjs <workload.json>   -> prints "fake models listening on http://127.0.0.1:PORT"
 import * as fs from 'node:fs';
@@ -65,6 +66,7 @@ function statsFor(label) {
   return (stats[label] ??= {
     requests: 0,
     inputTokens: 0,
+    outputTokens: 0,
     maxRequestTokens: 0,
     byKind: {},
     tokensByKind: {},
@@ -79,6 +81,7 @@ function record(label, tokens, r) {
   const s = statsFor(label);
   s.requests++;
   s.inputTokens += tokens;
+  s.outputTokens += Math.ceil(r.text.length / 4);
   s.maxRequestTokens = Math.max(s.maxRequestTokens, tokens);
   s.byKind[r.kind] = (s.byKind[r.kind] ?? 0) + 1;
   s.tokensByKind[r.kind] = (s.tokensByKind[r.kind] ?? 0) + tokens;

@@ -64,6 +64,8 @@ export function buildRows(R, baseline, sides) {
   both('cold start to healthy, with round-1 data', 'ms', 'lower', (r) => med(r.coldData), 0);
   both('cold start to ready, with round-1 data', 'ms', 'lower', (r) => med(r.coldDataReady), 0);
   const perObs = (r, f) => (r.stored?.observations > 0 ? f(r) / r.stored.observations : NaN);
+  const perSession = (r) => (r.sessions > 0 && r.model ? (r.model.inputTokens + (r.model.outputTokens ?? 0)) / r.sessions : NaN);
+  both('model tokens per session (input + output, every call)', 'tokens', 'lower', perSession, 0, { n: `${o.sessions ?? 0}/${t.sessions ?? 0} sessions` });
   both('model input tokens per observation (all calls)', 'tokens', 'lower', (r) => perObs(r, (x) => x.model.inputTokens), 0);
   both('  of which observation calls', 'tokens', 'lower', (r) => perObs(r, (x) => x.model.tokensByKind?.observation ?? 0), 0);
   both('model calls per observation', 'calls', 'lower', (r) => perObs(r, (x) => x.model.requests), 2);

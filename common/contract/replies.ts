@@ -240,6 +240,7 @@ export function parseSearchResponse(u: unknown): SearchResponse {
     offset: r.int('offset'),
     hasMore: r.bool('hasMore'),
     tookMs: r.num('tookMs'),
+    rerank: r.optStr('rerank'),
   });
 }
 

@@ -172,7 +172,7 @@ export interface ProviderStatus {
 export interface AgentJob {
   /** Opaque; echo it in the result. */
   id: string;
-  purpose: 'observe' | 'summarize' | 'verify';
+  purpose: 'observe' | 'summarize' | 'verify' | 'rerank';
   /** Instructions; vscode.lm has no system role, so send it as the first user message. */
   system: string;
   prompt: string;
@@ -266,7 +266,7 @@ export function parseAgentCredentials(body: unknown): AgentCredentialsRequest {
 }
 
 // ---- search, timeline and context injection (progressive disclosure) ---------------------
-//   GET  /api/search?query&project&type&kind&concepts&file&dateStart&dateEnd&limit&offset&mode  -> SearchResponse
+//   GET  /api/search?query&project&type&kind&concepts&file&dateStart&dateEnd&limit&offset&mode&rerank=model -> SearchResponse
 //   GET  /api/timeline?anchor=<id>|S<summaryId>|<ISO time>&depth_before&depth_after&project    -> TimelineResponse
 //   POST /api/observations/batch {ids}                                                          -> ObservationsBatchResponse
 //   GET  /api/search/by-file?path&project&limit&offset                                          -> FileHistoryResponse
@@ -329,6 +329,11 @@ export interface SearchResponse {
   offset: number;
   hasMore: boolean;
   tookMs: number;
+  /**
+   * With `rerank=model`: "model" when the worker's compression model reordered the best rows, else
+   * why the plain order stands ("no model", "model timed out", "model call failed", …).
+   */
+  rerank?: string;
 }
 
 /** A search row without the score and snippet. */

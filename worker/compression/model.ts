@@ -2,8 +2,8 @@
 // errors that steer the queue: ProviderError (retry, pause or fail) and NotNow (wait, uncounted).
 
 export interface ModelRequest {
-  /** verify: re-checking a stale memory against its changed file (worker/freshness/verify.ts). */
-  purpose: 'observe' | 'summarize' | 'verify';
+  /** verify: re-checking a stale memory against its changed file (worker/freshness/verify.ts); rerank: ordering search results (worker/search/modelRerank.ts). */
+  purpose: 'observe' | 'summarize' | 'verify' | 'rerank';
   system: string;
   prompt: string;
   maxOutputTokens: number;

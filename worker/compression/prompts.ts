@@ -157,14 +157,78 @@ export function observerPrompt(p: { project: string; request?: string; uses: Pro
     const cap = note === undefined ? p.fieldChars : Math.min(p.fieldChars, NOTE_OUTPUT_CHARS);
     const input = cutText(c.input, cap);
     if (note === undefined) return `<tool_use n="${i + 1}" tool="${escapeAttr(u.toolName)}">\n<input>\n${input}\n</input>\n<output>\n${cutText(c.output, cap)}\n</output>\n</tool_use>`;
-    const output = p.failed?.[i] && c.output.length > 0 ? `\n<output>\n${cutText(c.output, cap)}\n</output>` : '';
-    return `<tool_use n="${i + 1}" tool="${escapeAttr(u.toolName)}">\n<input>\n${input}\n</input>\n<note>\n${note}\n</note>${output}\n</tool_use>`;
+    const shown = p.failed?.[i] && c.output.length > 0 ? cutText(distinctLines(c.output), cap) : undefined;
+    const output = shown === undefined ? '' : `\n<output>\n${shown}\n</output>`;
+    // The note says only what the input and output shown beside it do not (its title always).
+    const [title, ...rest] = note.split('\n');
+    const said = rest.length > 0 ? unsaid(rest.join('\n'), wordSet(`${title}\n${input}\n${shown ?? ''}`)) : '';
+    return `<tool_use n="${i + 1}" tool="${escapeAttr(u.toolName)}">\n<input>\n${input}\n</input>\n<note>\n${said ? `${title}\n${said}` : title}\n</note>${output}\n</tool_use>`;
   });
   return `${head.join('\n')}\n\n${uses.join('\n')}\n\nRecord the observations for tool uses 1-${p.uses.length}.`;
 }
 
+/** Text without the lines that repeat an earlier line word for word (a loop's identical counters). */
+export function distinctLines(text: string): string {
+  const seen = new Set<string>();
+  return text
+    .split('\n')
+    .filter((l) => {
+      const k = l.trim();
+      if (k === '') return true;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    })
+    .join('\n');
+}
+
 /** With a local note beside it, a tool field is cut to this many characters (head and tail kept). */
 export const NOTE_OUTPUT_CHARS = 800;
+
+const WORD = /[\p{L}\p{N}_]+/gu;
+const words = (s: string): string[] => s.toLowerCase().match(WORD) ?? [];
+
+/** Adds a text's words to `seen`, and each pair of neighbours (a figure is said with its word). */
+function addWords(seen: Set<string>, w: string[]): void {
+  w.forEach((x, i) => {
+    seen.add(x);
+    if (i > 0) seen.add(`${w[i - 1]} ${x}`);
+  });
+}
+
+/** The words of a text, lower-cased, and each pair of neighbours, as a set (what a prompt has said). */
+export function wordSet(text: string): Set<string> {
+  const seen = new Set<string>();
+  addWords(seen, words(text));
+  return seen;
+}
+
+/** A clause repeats what was said when this share of its words was, and every figure in it. */
+const SAID_SHARE = 0.8;
+const isFigure = (w: string) => /\d/.test(w);
+
+/**
+ * The clauses of `text` (lines, and sentences or `;` parts within them) that say something `seen`
+ * has not: a clause is dropped when nearly all its words were said, and every figure in it beside
+ * the same word ("2 passed" is not said by "2 ** n"). A clause cut with `…` is judged without its
+ * cut word. The clauses kept are added to `seen`, so a later repeat is dropped too.
+ */
+export function unsaid(text: string, seen: Set<string>): string {
+  const lines: string[] = [];
+  for (const line of text.split('\n')) {
+    const kept: string[] = [];
+    for (const clause of line.split(/(?<=[.;…])\s+/)) {
+      const w = words(clause.replace(/[\p{L}\p{N}_]*…\s*$/u, ''));
+      const known = w.filter((x) => seen.has(x));
+      const figuresSaid = w.every((x, i) => !isFigure(x) || (i > 0 && seen.has(`${w[i - 1]} ${x}`)) || (i + 1 < w.length && seen.has(`${x} ${w[i + 1]}`)));
+      if (w.length === 0 || (known.length >= SAID_SHARE * w.length && figuresSaid)) continue;
+      kept.push(clause);
+      addWords(seen, w);
+    }
+    if (kept.length > 0) lines.push(kept.join(' '));
+  }
+  return lines.join('\n');
+}
 
 /** A local note as the model reads it: title, subtitle, facts, narrative. */
 export function noteText(n: { title: string; subtitle?: string | null; facts?: string[]; narrative?: string | null }): string {
@@ -180,10 +244,14 @@ export function summaryPrompt(s: PromptSummaryInput & { draft?: SummaryDraftText
   const prompts = (s.prompts ?? []).map((p) => p.trim()).filter(Boolean);
   if (s.draft && prompts.length > 1) parts.push(`The user's prompts, oldest first:\n${prompts.map((p) => `- ${cutText(p, Math.min(1000, fieldChars))}`).join('\n')}`);
   else parts.push(`The user's request: ${s.request ? cutText(s.request.trim(), fieldChars) : '(not recorded)'}`);
+  const last = s.lastAssistantMessage?.trim() ? cutText(s.lastAssistantMessage.trim(), fieldChars) : undefined;
   if (s.draft) {
     const d = s.draft;
-    const fields = ([['investigated', d.investigated], ['learned', d.learned], ['completed', d.completed], ['next_steps', d.nextSteps]] as const).filter(([, v]) => v);
-    parts.push(fields.length > 0 ? `Draft written without a model from the session's ${s.observations.length} notes:\n${fields.map(([k, v]) => `<${k}>${v}</${k}>`).join('\n')}` : 'No notes were recorded in this session.');
+    // The draft is built from the prompts and the closing message, which the model reads in full
+    // below: only the parts they do not say go in (what the tool uses showed: files, test counts).
+    const seen = wordSet(`${prompts.join('\n')}\n${s.request ?? ''}\n${last ?? ''}`);
+    const fields = ([['investigated', d.investigated], ['learned', d.learned], ['completed', d.completed], ['next_steps', d.nextSteps]] as const).map(([k, v]) => [k, v ? unsaid(v, seen) : ''] as const).filter(([, v]) => v);
+    parts.push(fields.length > 0 ? `Draft written without a model from the session's ${s.observations.length} notes, less what the messages here say:\n${fields.map(([k, v]) => `<${k}>${v}</${k}>`).join('\n')}` : s.observations.length > 0 ? `The session's ${s.observations.length} notes add nothing to the prompts and the last message.` : 'No notes were recorded in this session.');
     // What the model found on the tool uses worth it (causes, fixes): the draft cannot say it.
     const byModel = s.observations.filter((o) => o.source !== undefined && o.source !== 'local').slice(-20);
     if (byModel.length > 0) parts.push(`Observations a model wrote in this session (oldest first):\n${byModel.map((o) => `- [${o.type}] ${o.title}${o.subtitle ? ` — ${o.subtitle}` : ''}`).join('\n')}`);
@@ -191,7 +259,7 @@ export function summaryPrompt(s: PromptSummaryInput & { draft?: SummaryDraftText
     const obs = s.observations.slice(-60).map((o) => `- [${o.type}] ${o.title}${o.subtitle ? ` — ${o.subtitle}` : ''}`);
     parts.push(obs.length > 0 ? `Observations recorded in this session (oldest first):\n${obs.join('\n')}` : 'No observations were recorded in this session.');
   }
-  if (s.lastAssistantMessage) parts.push(`The assistant's last message:\n${cutText(s.lastAssistantMessage.trim(), fieldChars)}`);
+  if (last) parts.push(`The assistant's last message:\n${last}`);
   parts.push('Write the summary.');
   return parts.join('\n\n');
 }

@@ -87,6 +87,8 @@ export function admitRecord(c: Incoming, now: number): Admitted {
         filesModified: list(p.filesModified),
         toolName: text(p.toolName, 200, true),
         promptNumber: int(p.promptNumber),
+        // A quiet note (noise): only `true` makes one, anything else is an ordinary note.
+        ...(p.quiet === true ? { quiet: true } : {}),
       };
     } else if (c.kind === 'summary') {
       payload = {

@@ -207,7 +207,8 @@ function observationPayload(db: Pick<Store, 'get'>, id: number): Payload | undef
     createdAt: o.created_at,
     sessionKey: String(o.session_id),
     source: o.source,
-    payload: observationContent(o),
+    // A quiet note stays quiet on every teammate's machine: searchable, not listed or injected.
+    payload: { ...observationContent(o), ...(o.quiet ? { quiet: true } : {}) },
   };
 }
 
@@ -362,6 +363,7 @@ function applyRecord(tx: WriteTx, project: string, c: HubChange, out: Applied, n
       contentHash: c.gid,
       source: TEAM_PLATFORM,
       createdAt,
+      quiet: p.quiet === true,
     });
   } else if (c.kind === 'prompt') {
     type = 'prompt';

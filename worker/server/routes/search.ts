@@ -6,7 +6,10 @@ import { BadRequest, intParam, parseBatchRequest, parseReindexRequest, type Obse
 import { annotateObservations, annotateRows } from '../../freshness/search';
 import { branchView, freshnessSettings } from '../../freshness/view';
 import { fileHistory } from '../../search/byFile';
+import { canAsk } from '../../freshness/verify';
+import { modelRerank } from '../../search/modelRerank';
 import { optProject, parseSearchRequest } from '../../search/params';
+import { RERANK_TOP } from '../../../common/rerank';
 import { NotFound, timeline } from '../../search/timeline';
 import { toObservation, type ObservationRow } from '../../store/repos/observations';
 import { labelObservations, labelTeamItems } from '../../team/labels';
@@ -18,7 +21,18 @@ export function searchRoutes(app: Hono, ctx: AppContext): void {
 
   app.get('/api/search', async (c) => {
     const req = parseSearchRequest((name) => c.req.query(name));
-    const res = await service().searcher.search(req);
+    const rerank = c.req.query('rerank');
+    if (rerank !== undefined && rerank !== 'model' && rerank !== 'off') throw new BadRequest('rerank must be "model" or "off"');
+    // The model reorders the first page only: it reads the best RERANK_TOP rows, the page is cut after.
+    const byModel = rerank === 'model' && req.offset === 0 && req.query.trim() !== '';
+    const res = await service().searcher.search(byModel ? { ...req, limit: Math.max(req.limit, RERANK_TOP) } : req);
+    if (byModel) {
+      const r = await modelRerank(req.query, res.items, canAsk(ctx.compressor) ? ctx.compressor : undefined, { log: ctx.log });
+      res.hasMore = res.hasMore || r.rows.length > req.limit;
+      res.items = r.rows.slice(0, req.limit);
+      res.limit = req.limit;
+      res.rerank = r.reranked ? 'model' : (r.why ?? 'plain');
+    }
     // Freshness: the stale mark and the branch on observation rows (docs/freshness.md).
     const fs = freshnessSettings(ctx);
     if (fs.enabled) res.items = annotateRows(ctx.store, res.items, branchView(ctx.store, req.filters.project, (n) => c.req.query(n)), fs);
