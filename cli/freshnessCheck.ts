@@ -4,8 +4,10 @@
 // (POST /api/freshness/check); the request that reads the memories then carries the branch, so the
 // worker marks what is stale or from another branch (docs/freshness.md).
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { gitAnswersFile } from '../common/node/freshness/gitAnswers';
 import type { CheckFile, CitedFilesResponse } from '../common/contract';
-import { branchOf, checkWorktree } from '../common/node/freshness/worktree';
+import { branchOf, checkWorktree, type WorktreeOptions } from '../common/node/freshness/worktree';
 
 /** One worker call; undefined when it failed (the caller logs how). */
 export type Send = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<unknown>;
@@ -13,6 +15,11 @@ export type Send = (method: 'GET' | 'POST', path: string, body?: unknown) => Pro
 export interface UseView {
   branch: string | null;
   bases: string[];
+}
+
+/** git's answers a hook keeps in the data dir for the next hook (common/node/freshness/gitAnswers.ts). */
+export function hookAnswers(dataDir: string): WorktreeOptions {
+  return { answers: gitAnswersFile(join(dataDir, 'hooks', 'git-answers.json')) };
 }
 
 /** The query parameters that carry a view (none outside git). */
@@ -39,10 +46,10 @@ function citedOf(body: unknown): CitedFilesResponse['files'] {
  * worker, and returns the branch view for the reads that follow. Off with CLAUDE_MEM_FRESHNESS=0
  * (then only the branch is read).
  */
-export async function verifyProject(send: Send, project: string, cwd: string): Promise<UseView> {
+export async function verifyProject(send: Send, project: string, cwd: string, opts?: WorktreeOptions): Promise<UseView> {
   if (process.env.CLAUDE_MEM_FRESHNESS === '0') return branchOf(cwd);
   const cited = citedOf(await send('GET', citedPath(project)));
-  const req = checkWorktree(project, cwd, cited);
+  const req = checkWorktree(project, cwd, cited, opts);
   const files = news(cited, req.files);
   if (files.length > 0) await send('POST', '/api/freshness/check', { project, branch: req.branch, bases: req.bases, commit: req.commit, files });
   return { branch: req.branch ?? null, bases: req.bases ?? [] };
@@ -94,9 +101,9 @@ export async function verifyOthers(send: Send, projects: Iterable<string>, own: 
 }
 
 /** Checks one file (its repository-relative path) the same way; the verdict is sent when the file is in a repository. */
-export async function verifyFile(send: Send, project: string, cwd: string, rel: string): Promise<{ view: UseView; file?: CheckFile; changed?: true }> {
+export async function verifyFile(send: Send, project: string, cwd: string, rel: string, opts?: WorktreeOptions): Promise<{ view: UseView; file?: CheckFile; changed?: true }> {
   if (process.env.CLAUDE_MEM_FRESHNESS === '0') return { view: branchOf(cwd) };
-  const req = checkWorktree(project, cwd, [{ path: rel, blobs: [] }]);
+  const req = checkWorktree(project, cwd, [{ path: rel, blobs: [] }], opts);
   const view = { branch: req.branch ?? null, bases: req.bases ?? [] };
   const file = req.files[0];
   if (!file) return { view };

@@ -5,7 +5,7 @@
 import { contextMarkdown } from '../../../common/contract/replies';
 import { projectFromCwd } from '../../../common/node/project';
 import { query } from '../../client';
-import { citedPath, verifyProject, viewParams, type Send } from '../../freshnessCheck';
+import { citedPath, hookAnswers, verifyProject, viewParams, type Send } from '../../freshnessCheck';
 import { ensureWorker } from '../../startStop';
 import { DEFAULT_START_MS } from '../budgets';
 import type { HookInput, HookReply } from '../input';
@@ -52,7 +52,7 @@ export async function contextHook(input: HookInput, env: HookEnv): Promise<HookR
     const r = await call(env, method, path, body, { optionalRoute: true });
     return r.ok ? r.reply.body : undefined;
   };
-  const view = await verifyProject(send, project, cwd);
+  const view = await verifyProject(send, project, cwd, hookAnswers(env.target.dataDir));
   const r = await call(env, 'GET', `/api/context/inject${query({ project, ...viewParams(view) })}`, undefined, { optionalRoute: true });
   return reply(r.ok ? contextText(r.reply.body, env) : '');
 }

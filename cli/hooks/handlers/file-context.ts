@@ -13,7 +13,7 @@ import { parseFileHistory } from '../../../common/contract/replies';
 import { isReadTool, toolFiles } from '../../../common/toolKinds';
 import { projectFromCwd } from '../../../common/node/project';
 import { query } from '../../client';
-import { verifyFile, viewParams, type Send } from '../../freshnessCheck';
+import { hookAnswers, verifyFile, viewParams, type Send } from '../../freshnessCheck';
 import { findRepo, relativeTo } from '../../../common/node/freshness/gitRepo';
 import { SeenFiles } from '../fileContextState';
 import type { HookInput, HookReply } from '../input';
@@ -132,7 +132,7 @@ export async function fileContextHook(input: HookInput, env: HookEnv): Promise<H
       const r = await call(env, method, path, body, { optionalRoute: true });
       return r.ok ? r.reply.body : undefined;
     };
-    const v = await verifyFile(send, project, cwd, repoRel);
+    const v = await verifyFile(send, project, cwd, repoRel, hookAnswers(env.target.dataDir));
     blob = v.file?.blob;
     if (v.changed) got = (await history(v.view)) ?? got;
   }
