@@ -35,6 +35,8 @@ export interface FileHistoryRow {
   staleReason?: string;
   /** The branch of a memory recorded on another branch. */
   otherBranch?: string;
+  /** The teammate whose confirm or retire decided the memory's state (team sync). */
+  decidedBy?: string;
 }
 
 /** A GET /api/search/by-file reply (common/contract): its rows, and whether the file has more; throws ContractError off the contract. */
@@ -49,6 +51,7 @@ export function historyReply(body: unknown): { rows: FileHistoryRow[]; more: boo
     ...(r.freshness ? { freshness: r.freshness } : {}),
     ...(r.staleReason ? { staleReason: r.staleReason } : {}),
     ...(r.otherBranch && r.branch ? { otherBranch: r.branch } : {}),
+    ...(r.decidedBy ? { decidedBy: r.decidedBy.replace(/\s+/g, ' ').trim().slice(0, 100) } : {}),
   }));
   return { rows, more: reply.hasMore };
 }
@@ -64,10 +67,14 @@ function stamp(epoch: number): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
-/** A row's mark: never shown as fact when a cited file changed, it was retired, or it is another branch's. */
+/**
+ * A row's mark: never shown as fact when a cited file changed, it was retired, or it is another
+ * branch's; a teammate's retire or confirm names them, as search rows and the MCP tools do.
+ */
 function mark(r: FileHistoryRow): string {
-  if (r.freshness === 'retired') return ' [RETIRED: no longer true]';
+  if (r.freshness === 'retired') return r.decidedBy ? ` [RETIRED by ${r.decidedBy}: no longer true]` : ' [RETIRED: no longer true]';
   if (r.freshness === 'stale') return ` [MAY BE STALE: ${r.staleReason ?? 'a cited file changed'}]`;
+  if (r.decidedBy) return ` [confirmed by ${r.decidedBy}]`;
   if (r.otherBranch) return ` [from branch ${r.otherBranch}]`;
   return '';
 }
