@@ -38,7 +38,7 @@ export function gitAnswersFile(file: string): GitAnswers {
     get: (key) => load().find((e) => e[0] === key)?.[1],
     set: (key, answer) => {
       if (answer.length > MAX_ANSWER) return;
-      const next: [string, string][] = [[key, answer], ...load().filter((e) => e[0] !== key)].slice(0, MAX_ENTRIES);
+      const next: [string, string][] = [[key, answer] as [string, string], ...load().filter((e) => e[0] !== key)].slice(0, MAX_ENTRIES);
       entries = next;
       try {
         fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
