@@ -3,9 +3,10 @@
 // Silent for every other tool (VS Code ignores matchers, so this runs on every tool call: the check
 // costs a table lookup), small files, files with no history, and a file whose history this session
 // has already seen. Before the history is shown, the file is checked against the work tree and the
-// branch (one `git status` for this file; cli/freshnessCheck.ts): a memory no longer true is marked
-// "may be stale" with what changed, a memory of another branch says so. A file whose content is
-// unchanged is fresh whatever its modification time.
+// branch (one `git status` for this file, none when git's answer is kept; cli/freshnessCheck.ts):
+// a memory no longer true is marked "may be stale" with what changed, a memory of another branch
+// says so, a teammate's retire or confirm names them. A file whose content is unchanged is fresh
+// whatever its modification time.
 import { statSync, type Stats } from 'node:fs';
 import { isAbsolute, relative, resolve as resolvePath } from 'node:path';
 import { recordRef } from '../../../common/contract/refs';
