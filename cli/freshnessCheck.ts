@@ -4,8 +4,10 @@
 // (POST /api/freshness/check); the request that reads the memories then carries the branch, so the
 // worker marks what is stale or from another branch (docs/freshness.md).
 import { existsSync } from 'node:fs';
-import type { CheckFile, CitedFilesResponse } from '../common/contract';
-import { branchOf, checkWorktree } from '../common/node/freshness/worktree';
+import { join } from 'node:path';
+import { gitAnswersFile } from '../common/node/freshness/gitAnswers';
+import type { CheckFile, CitedFilesResponse, FreshnessCheckRequest } from '../common/contract';
+import { branchOf, checkWorktree, type WorktreeOptions } from '../common/node/freshness/worktree';
 
 /** One worker call; undefined when it failed (the caller logs how). */
 export type Send = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<unknown>;
@@ -13,6 +15,11 @@ export type Send = (method: 'GET' | 'POST', path: string, body?: unknown) => Pro
 export interface UseView {
   branch: string | null;
   bases: string[];
+}
+
+/** git's answers a hook keeps in the data dir for the next hook (common/node/freshness/gitAnswers.ts). */
+export function hookAnswers(dataDir: string): WorktreeOptions {
+  return { answers: gitAnswersFile(join(dataDir, 'hooks', 'git-answers.json')) };
 }
 
 /** The query parameters that carry a view (none outside git). */
@@ -35,17 +42,25 @@ function citedOf(body: unknown): CitedFilesResponse['files'] {
 }
 
 /**
- * Checks every cited file of a project against the work tree at cwd (one `git status`), tells the
- * worker, and returns the branch view for the reads that follow. Off with CLAUDE_MEM_FRESHNESS=0
- * (then only the branch is read).
+ * Checks every cited file of a project against the work tree at cwd (one `git status`, none when
+ * git's answer is kept) and returns the branch view for the reads that follow, with the check
+ * request when the worker has something to hear (files that differ from what is cited, or whose
+ * verdict may change). Off with CLAUDE_MEM_FRESHNESS=0 (then only the branch is read).
  */
-export async function verifyProject(send: Send, project: string, cwd: string): Promise<UseView> {
-  if (process.env.CLAUDE_MEM_FRESHNESS === '0') return branchOf(cwd);
+export async function checkProject(send: Send, project: string, cwd: string, opts?: WorktreeOptions): Promise<{ view: UseView; check?: FreshnessCheckRequest }> {
+  if (process.env.CLAUDE_MEM_FRESHNESS === '0') return { view: branchOf(cwd) };
   const cited = citedOf(await send('GET', citedPath(project)));
-  const req = checkWorktree(project, cwd, cited);
+  const req = checkWorktree(project, cwd, cited, opts);
   const files = news(cited, req.files);
-  if (files.length > 0) await send('POST', '/api/freshness/check', { project, branch: req.branch, bases: req.bases, commit: req.commit, files });
-  return { branch: req.branch ?? null, bases: req.bases ?? [] };
+  const view = { branch: req.branch ?? null, bases: req.bases ?? [] };
+  return files.length > 0 ? { view, check: { project, branch: req.branch, bases: req.bases, commit: req.commit, files } } : { view };
+}
+
+/** checkProject, with the verdicts sent to the worker (POST /api/freshness/check) before the view is returned. */
+export async function verifyProject(send: Send, project: string, cwd: string, opts?: WorktreeOptions): Promise<UseView> {
+  const { view, check } = await checkProject(send, project, cwd, opts);
+  if (check) await send('POST', '/api/freshness/check', check);
+  return view;
 }
 
 /**
@@ -94,9 +109,9 @@ export async function verifyOthers(send: Send, projects: Iterable<string>, own: 
 }
 
 /** Checks one file (its repository-relative path) the same way; the verdict is sent when the file is in a repository. */
-export async function verifyFile(send: Send, project: string, cwd: string, rel: string): Promise<{ view: UseView; file?: CheckFile; changed?: true }> {
+export async function verifyFile(send: Send, project: string, cwd: string, rel: string, opts?: WorktreeOptions): Promise<{ view: UseView; file?: CheckFile; changed?: true }> {
   if (process.env.CLAUDE_MEM_FRESHNESS === '0') return { view: branchOf(cwd) };
-  const req = checkWorktree(project, cwd, [{ path: rel, blobs: [] }]);
+  const req = checkWorktree(project, cwd, [{ path: rel, blobs: [] }], opts);
   const view = { branch: req.branch ?? null, bases: req.bases ?? [] };
   const file = req.files[0];
   if (!file) return { view };

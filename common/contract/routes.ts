@@ -272,6 +272,7 @@ export function parseAgentCredentials(body: unknown): AgentCredentialsRequest {
 //   GET  /api/search/by-file?path&project&limit&offset                                          -> FileHistoryResponse
 //   GET  /api/search/status, POST /api/search/reindex {project?, reembed?}                      -> SearchStatus
 //   GET  /api/context/inject?project&budget&observations&sessions&full&types&concepts&teammates=0|1&format=markdown|json
+//   POST /api/context/inject?<the same> {FreshnessCheckRequest}: the check applied, then the same reply
 
 export type SearchMode = 'keyword' | 'semantic' | 'hybrid';
 export type SearchKind = 'observation' | 'summary' | 'prompt';
@@ -769,6 +770,8 @@ export interface RouteReplies {
   'POST /api/search/reindex': ReindexResponse;
   /** Markdown by default; ContextInjectResponse with format=json. */
   'GET /api/context/inject': string | ContextInjectResponse;
+  /** The same, after applying the body's freshness check (FreshnessCheckRequest). */
+  'POST /api/context/inject': string | ContextInjectResponse;
   'GET /api/agent/status': AgentStatusResponse;
   'POST /api/agent/resume': ProviderReply;
   'POST /api/agent/credentials': ProviderReply;
@@ -805,7 +808,7 @@ export const ROUTE_KEYS = [
   'POST /api/sessions/init', 'POST /api/sessions/observations', 'POST /api/sessions/summarize', 'POST /api/sessions/complete', 'GET /api/sessions',
   'GET /api/observations', 'GET /api/observation/:id', 'DELETE /api/observation/:id', 'GET /api/projects', 'DELETE /api/projects/:name', 'DELETE /api/session/:id', 'POST /api/memory/save',
   'GET /api/export', 'POST /api/import', 'GET /stream',
-  'GET /api/search', 'GET /api/timeline', 'POST /api/observations/batch', 'GET /api/search/by-file', 'GET /api/search/status', 'POST /api/search/reindex', 'GET /api/context/inject',
+  'GET /api/search', 'GET /api/timeline', 'POST /api/observations/batch', 'GET /api/search/by-file', 'GET /api/search/status', 'POST /api/search/reindex', 'GET /api/context/inject', 'POST /api/context/inject',
   'GET /api/agent/status', 'POST /api/agent/resume', 'POST /api/agent/credentials', 'GET /api/agent/jobs', 'POST /api/agent/results', 'DELETE /api/agent/windows/:windowId',
   'GET /', 'POST /api/viewer/code',
   'GET /api/team/status', 'POST /api/team/share', 'POST /api/team/unshare', 'POST /api/team/forget', 'POST /api/team/sync', 'POST /api/team/connection', 'GET /api/team/records', 'POST /api/team/test/clock',

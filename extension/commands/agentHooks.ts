@@ -54,7 +54,8 @@ export function installAgentHooksCommand(s: Services): () => Promise<void> {
       const open = vscode.l10n.t('Open Hook File');
       const answer = await vscode.window.showInformationMessage(
         (r.file.changed ? vscode.l10n.t('Agent hooks installed in {0}.', r.file.file) : vscode.l10n.t('Agent hooks were already installed in {0}.', r.file.file)) +
-          (claudeInstalled() ? ` ${vscode.l10n.t('Claude Code hooks are installed too: VS Code runs both, and each event is stored once.')}` : ''),
+          ` ${vscode.l10n.t('Run by VS Code agent sessions (Local harness), Copilot on the VS Code Agent Host and Copilot CLI.')}` +
+          (claudeInstalled() ? ` ${vscode.l10n.t('Claude Code hooks are installed too: VS Code runs them as well only with chat.useClaudeHooks on; each event is stored once and the context injected once.')}` : ''),
         open,
       );
       if (answer === open) await vscode.window.showTextDocument(vscode.Uri.file(r.file.file));

@@ -41,6 +41,29 @@ export function staleLabel(m: StaleMark): string {
   return m.decidedBy ? l10n.t('retired by {0}', m.decidedBy) : l10n.t('retired');
 }
 
+/** A memory a person confirmed still holds (docs/freshness.md): a teammate's confirm names them. */
+export interface ConfirmedMark {
+  /** The teammate who confirmed it (team sync); absent for the user's own confirm. */
+  decidedBy?: string;
+}
+
+/**
+ * The confirmed mark of a record ({freshness:{status:'confirmed', decidedBy?}}) or a search row (a
+ * row has no confirmed status: a teammate's confirm shows as decidedBy on a row with no freshness).
+ */
+export function confirmedMarkOf(u: { freshness?: unknown; decidedBy?: unknown }): ConfirmedMark | undefined {
+  const f = u.freshness;
+  const obj = typeof f === 'object' && f !== null ? (f as { status?: unknown; decidedBy?: unknown }) : undefined;
+  if (obj ? obj.status !== 'confirmed' : f !== undefined || !u.decidedBy) return undefined;
+  const by = obj ? obj.decidedBy : u.decidedBy;
+  return typeof by === 'string' && by ? { decidedBy: by.slice(0, 100) } : {};
+}
+
+/** "confirmed by alice" / "confirmed", for a badge. */
+export function confirmedLabel(m: ConfirmedMark): string {
+  return m.decidedBy ? l10n.t('confirmed by {0}', m.decidedBy) : l10n.t('confirmed');
+}
+
 /** The stale mark of an observation. */
 export function observationStale(o: Observation): StaleMark | undefined {
   return staleMarkOf(o);
@@ -69,6 +92,8 @@ export interface Row {
   team?: TeamLabel;
   /** Set when the memory may be stale or was retired. */
   stale?: StaleMark;
+  /** Set when a person confirmed the memory still holds (never with stale). */
+  confirmed?: ConfirmedMark;
 }
 
 /** A search or timeline row (already checked by the contract's parser) as the list shows it. */
@@ -89,6 +114,7 @@ export function rowOf(u: SearchRow | TimelineItem): Row {
     sessionId: u.sessionId,
     ...(u.team ? { team: u.team } : {}),
     ...(staleMarkOf(u) ? { stale: staleMarkOf(u) } : {}),
+    ...(confirmedMarkOf(u) ? { confirmed: confirmedMarkOf(u) } : {}),
   };
 }
 

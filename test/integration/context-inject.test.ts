@@ -1,4 +1,4 @@
-// GET /api/context/inject over real HTTP: markdown or JSON, the budget and the other options as
+// GET /api/context/inject over real HTTP (and POST, with a freshness check applied first): markdown or JSON, the budget and the other options as
 // query parameters or settings.json keys, bad inputs, the empty-project welcome, and that the
 // injected block is stripped when a client sends it back inside a prompt.
 import { after, before, describe, it } from 'node:test';
@@ -83,6 +83,36 @@ describe('GET /api/context/inject', () => {
       assert.equal(r.status, 400, JSON.stringify(p));
       assert.match(r.body.error, msg);
     }
+  });
+
+  it('POST applies the freshness check in its body first: a memory whose file changed is under "May be stale" in the same reply', async () => {
+    const blob = 'a'.repeat(40);
+    const seeded = await w.req('POST', '/api/sessions/observations', {
+      contentSessionId: 'inject-check', platform: 'claude-code', cwd: '/work/check-p', tool_name: 'Edit', tool_use_id: 'toolu_inject_check',
+      tool_input: { file_path: '/work/check-p/src/retry.ts', old_string: 'MAX_RETRIES = 5', new_string: 'MAX_RETRIES = 6' }, tool_response: 'ok',
+      citations: { commit: 'c'.repeat(40), branch: 'main', bases: [], files: [{ path: 'src/retry.ts', blob, tracked: true }] },
+    });
+    assert.equal(seeded.status, 202, JSON.stringify(seeded.body));
+    const md = async () => (await w.req('GET', '/api/context/inject' + qs({ project: 'check-p', branch: 'main' }))).body as string;
+    const start = Date.now();
+    while (!/Edited src\/retry\.ts/.test(await md())) {
+      assert.ok(Date.now() - start < 20_000, 'the observation was stored');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.doesNotMatch(await md(), /## May be stale/);
+    const check = { project: 'check-p', branch: 'main', bases: [], commit: 'd'.repeat(40), files: [{ path: 'src/retry.ts', blob: 'b'.repeat(40), tracked: true, change: 'committed' }] };
+    const r = await w.req('POST', '/api/context/inject' + qs({ project: 'check-p', branch: 'main' }), check);
+    assert.equal(r.status, 200);
+    const stale = (r.body as string).slice((r.body as string).indexOf('## May be stale'));
+    assert.match(stale, /Edited src\/retry\.ts.*src\/retry\.ts changed \(committed\) on main/s, r.body as string);
+    // Bad inputs: a 400 naming what is wrong, and nothing applied.
+    const other = await w.req('POST', '/api/context/inject' + qs({ project: 'check-p' }), { ...check, project: 'elsewhere' });
+    assert.equal(other.status, 400);
+    assert.match(other.body.error, /project/);
+    const noFiles = await w.req('POST', '/api/context/inject' + qs({ project: 'check-p' }), { project: 'check-p' });
+    assert.equal(noFiles.status, 400);
+    assert.match(noFiles.body.error, /files/);
+    assert.equal((await w.req('POST', '/api/context/inject', check)).status, 400, 'the query project is required');
   });
 
   it('injected context sent back in a prompt is stripped before it is stored', async () => {

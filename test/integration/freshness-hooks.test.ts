@@ -4,14 +4,18 @@
 // not), was deleted or renamed, or belongs to another branch is never shown as fact; a touched but
 // identical file stays fresh; a reverted one is fresh again. Edit tools that touch several files
 // (apply_patch in VS Code's and Codex's formats, multi_replace_string_in_file, Gemini's) cite every
-// file. `claude-mem search` and the MCP tools print the marks. Needs `npm run build`.
+// file. `claude-mem search`, the MCP tools and VS Code's LM tools print the marks. Needs `npm run build`.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { MemoryFreshness } from '../../common/contract';
+import { request } from '../../cli/client';
 import { getObservationsTool, searchTool } from '../../cli/mcpTools';
+import { MemoryApi } from '../../extension/core/memoryApi';
+import { getTool as getLmTool } from '../../extension/tools/get';
+import { searchTool as searchLmTool } from '../../extension/tools/search';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 import { CLI_JS, startWorker, until, type RunningWorker } from '../helpers/worker';
 
@@ -296,7 +300,7 @@ describe('freshness at the moment of use through the hook CLI', () => {
     assert.doesNotMatch(g.text, /MAY BE STALE|UNVERIFIED/, g.text);
   });
 
-  it('claude-mem search and the MCP tools print the stale mark', async () => {
+  it('claude-mem search, the MCP tools and the LM tools print the stale mark', async () => {
     const id = await edit('src/committed.ts', 11);
     r.commit('edit committed again');
     r.write('src/committed.ts', body('src/committed.ts', 12));
@@ -309,6 +313,13 @@ describe('freshness at the moment of use through the hook CLI', () => {
     assert.match(s.text.split('\n').find((l) => l.startsWith(`#${id} `)) ?? '', /\[MAY BE STALE: src\/committed\.ts changed \(uncommitted\)/, s.text);
     const g = await getObservationsTool(deps, { ids: [id] });
     assert.match(g.text, /\[MAY BE STALE: src\/committed\.ts changed \(uncommitted\)/);
+    // VS Code's language-model tools (search_memory, get_memories) read the same verdicts.
+    const api = new MemoryApi(() => ({ request: (m, p, b, t) => request(deps.target, m, p, b, t ?? 5000) }));
+    const lm = { api, project: () => project, context: async () => '' };
+    const ls = await searchLmTool.run(searchLmTool.parse({ query: 'committed.ts', limit: 50 }), lm);
+    assert.match(ls.split('\n').find((l) => l.startsWith(`#${id} `)) ?? '', /MAY BE STALE: src\/committed\.ts changed \(uncommitted\)/, ls);
+    const lg = await getLmTool.run(getLmTool.parse({ ids: [id] }), lm);
+    assert.match(lg, /MAY BE STALE: src\/committed\.ts changed \(uncommitted\)/, lg);
     r.write('src/committed.ts', body('src/committed.ts', 11));
   });
 });

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from 'pg';
@@ -395,6 +396,57 @@ describe('a team hub members cannot poison, erase or stall', () => {
       return f.status === 'retired' ? f : undefined;
     }, 15_000, "bob's retire on alice's machine");
     assert.equal(aNew.decidedBy, 'bob');
+  });
+
+  it("the file-context hook names the teammate who retired or confirmed a memory of the file", async () => {
+    // The same project in each one's clone (its folder's name); a memory of src/retry.ts each.
+    const clone = (who: string) => {
+      const root = path.join(fs.mkdtempSync(path.join(os.tmpdir(), `trust-${who}-`)), 'hookfix');
+      fs.mkdirSync(path.join(root, 'src'), { recursive: true });
+      const git = (...a: string[]) => spawnSync('git', a, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: who, GIT_AUTHOR_EMAIL: `${who}@x`, GIT_COMMITTER_NAME: who, GIT_COMMITTER_EMAIL: `${who}@x` } });
+      git('init', '-q', '-b', 'main');
+      fs.writeFileSync(path.join(root, 'src/retry.ts'), 'export const MAX_RETRIES = 5;\n' + '// retry policy notes\n'.repeat(100));
+      git('add', '-A');
+      git('commit', '-qm', 'retry');
+      return root;
+    };
+    const aRoot = clone('alice');
+    const bRoot = clone('bob');
+    await share(alice, 'hookfix');
+    await share(bob, 'hookfix');
+    for (const [i, line] of ['MAX_RETRIES = 5', 'export const MAX_RETRIES'].entries()) {
+      const r = await alice.w.req('POST', '/api/sessions/observations', {
+        contentSessionId: `alice-hookfix-${i}`,
+        platform: 'claude-code',
+        cwd: aRoot,
+        tool_name: 'Edit',
+        tool_use_id: `toolu_hookfix_${i}`,
+        tool_input: { file_path: path.join(aRoot, 'src/retry.ts'), old_string: line, new_string: `${line} // ${i}` },
+        tool_response: 'ok',
+      });
+      assert.equal(r.status, 202, JSON.stringify(r.body));
+    }
+    const aIds = await until(async () => {
+      const items = (await alice.w.req('GET', '/api/observations?project=hookfix&limit=10')).body.items as { id: number }[];
+      return items.length === 2 ? items.map((o) => o.id) : undefined;
+    }, 20_000, "alice's two memories");
+    await until(async () => (await titles(bob, 'hookfix')).length === 2, 20_000, 'bob pulled');
+    assert.equal((await alice.w.req('POST', '/api/freshness/retire', { id: aIds[0] })).status, 200);
+    assert.equal((await alice.w.req('POST', '/api/freshness/confirm', { id: aIds[1] })).status, 200);
+    await until(async () => {
+      const rows = (await bob.w.req('GET', `/api/search/by-file?path=${encodeURIComponent(path.join(bRoot, 'src/retry.ts'))}&project=hookfix`)).body.items as SearchRow[];
+      return rows.filter((r) => r.decidedBy === 'alice').length === 2 ? rows : undefined;
+    }, 15_000, "alice's retire and confirm on bob's copies");
+    const hook = spawnSync(process.execPath, [CLI_JS, 'hook', 'claude-code', 'file-context'], {
+      encoding: 'utf8',
+      cwd: bRoot,
+      input: JSON.stringify({ session_id: 'bob-reads', hook_event_name: 'PreToolUse', cwd: bRoot, tool_name: 'Read', tool_input: { file_path: path.join(bRoot, 'src/retry.ts') }, tool_use_id: 'toolu_bob_read' }),
+      env: { ...process.env, CLAUDE_MEM_DATA_DIR: bob.w.dataDir, CLAUDE_MEM_WORKER_PORT: String(bob.w.port), CLAUDE_MEM_NO_AUTOSTART: '1', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+    });
+    assert.equal(hook.status, 0, hook.stderr);
+    const text = (JSON.parse(hook.stdout) as { hookSpecificOutput?: { additionalContext?: string } }).hookSpecificOutput?.additionalContext ?? '';
+    assert.equal(text.match(/\[RETIRED by alice: no longer true\]/g)?.length, 1, text);
+    assert.equal(text.match(/\[confirmed by alice\]/g)?.length, 1, text);
   });
 
   it('a member lists only its own teams', async () => {

@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { gitAnswersFile } from '../../common/node/freshness/gitAnswers';
 import { checkWorktree, parseRenames, parseStatus } from '../../common/node/freshness/worktree';
 import { makeRepo } from '../helpers/gitRepo';
 
@@ -75,6 +76,45 @@ describe('checkWorktree', () => {
       assert.deepEqual(checkWorktree('p', r.root, cited).files.map((f) => [f.path, f.change]), [['a.ts', 'uncommitted']]);
     } finally {
       process.env.PATH = pathBefore;
+    }
+  });
+
+  it("git's kept answers: the same check again starts no git process; a commit, git add, git rm or git mv asks git again", () => {
+    const r = makeRepo('worktree-answers-');
+    for (const f of ['a', 'b', 'c', 'd']) r.write(`src/${f}.ts`, `export const ${f} = 1;\n`);
+    r.commit('initial');
+    const cited = ['a', 'b', 'c', 'd'].map((f) => ({ path: `src/${f}.ts`, blobs: [r.git('hash-object', `src/${f}.ts`)] }));
+    r.write('src/a.ts', 'export const a = 2;\n');
+    r.commit('a changed');
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'answers-')), 'hooks', 'git-answers.json');
+    const kept = () => ({ answers: gitAnswersFile(file) }); // a new process each time, as a hook is
+    const withoutGit = <T>(fn: () => T): T => {
+      const pathBefore = process.env.PATH;
+      process.env.PATH = '/nonexistent';
+      try {
+        return fn();
+      } finally {
+        process.env.PATH = pathBefore;
+      }
+    };
+    const first = checkWorktree('p', r.root, cited, kept());
+    assert.deepEqual(first.files.find((f) => f.path === 'src/a.ts')?.change, 'committed');
+    assert.ok(fs.existsSync(file), 'the answer is kept in the data dir');
+    assert.deepEqual(withoutGit(() => checkWorktree('p', r.root, cited, kept())), first, 'kept: git is not needed');
+    // Each of these changes what git says: the kept answer is not used (without git, no change kind).
+    const steps: [string, () => void][] = [
+      ['git add', () => (r.write('src/b.ts', 'export const b = 2;\n'), r.git('add', 'src/b.ts'))],
+      ['commit', () => r.commit('b changed')],
+      ['git rm', () => r.git('rm', '-q', 'src/c.ts')],
+      ['git mv', () => r.git('mv', 'src/d.ts', 'src/e.ts')],
+    ];
+    for (const [name, step] of steps) {
+      step();
+      const blind = withoutGit(() => checkWorktree('p', r.root, cited, kept()));
+      assert.ok(blind.files.some((f) => f.change === undefined), `${name}: the old answer was not reused`);
+      const fresh = checkWorktree('p', r.root, cited);
+      assert.deepEqual(checkWorktree('p', r.root, cited, kept()), fresh, `${name}: with answers as without`);
+      assert.deepEqual(withoutGit(() => checkWorktree('p', r.root, cited, kept())), fresh, `${name}: then kept`);
     }
   });
 

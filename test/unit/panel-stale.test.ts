@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ContractError, parseObservation } from '../../common/contract';
 import { STREAM_EVENTS } from '../../common/contract';
-import { observationStale, rowOf, staleLabel, staleMarkOf } from '../../media/panel/model';
+import { confirmedLabel, confirmedMarkOf, observationStale, rowOf, staleLabel, staleMarkOf } from '../../media/panel/model';
 
 const record = (freshness?: unknown) => ({
   id: 7, sessionId: 1, project: 'p', type: 'change', title: 'Retry limit is 3', subtitle: null, facts: [], narrative: null, concepts: [], filesRead: [], filesModified: [],
@@ -39,6 +39,23 @@ describe('panel stale marks', () => {
     assert.equal(staleLabel(staleMarkOf({ freshness: { status: 'retired', decidedBy: 'bob' } }) ?? { status: 'stale' }), 'retired by bob');
     assert.equal(staleMarkOf({ freshness: 'stale', decidedBy: 'alice' })?.decidedBy, undefined, 'only a retire is named on the badge');
     assert.equal(staleMarkOf({ freshness: 'stale', staleReason: 'x'.repeat(1000) })?.reason?.length, 300);
+  });
+
+  it('a confirmed memory gets a "confirmed" badge, naming the teammate who confirmed it; never beside a stale mark', () => {
+    // Full records: the user's own confirm, a teammate's (team sync).
+    assert.deepEqual(confirmedMarkOf(parseObservation(record({ status: 'confirmed', branch: null }))), {});
+    assert.deepEqual(confirmedMarkOf(parseObservation(record({ status: 'confirmed', branch: 'main', decidedBy: 'alice' }))), { decidedBy: 'alice' });
+    assert.equal(confirmedLabel({}), 'confirmed');
+    assert.equal(confirmedLabel({ decidedBy: 'alice' }), 'confirmed by alice');
+    // Search rows carry no confirmed status: a teammate's confirm is decidedBy on a row with no freshness.
+    assert.deepEqual(rowOf(row(9, { decidedBy: 'alice' })).confirmed, { decidedBy: 'alice' });
+    assert.equal(rowOf(row(9, { decidedBy: 'alice' })).stale, undefined);
+    assert.equal(rowOf(row(8)).confirmed, undefined, 'a plain fresh row: no badge');
+    for (const u of [{ freshness: 'retired', decidedBy: 'alice' }, { freshness: 'stale', staleReason: 'x' }, { freshness: { status: 'retired', decidedBy: 'bob' } }, { freshness: { status: 'stale', reason: 'x' } }, { freshness: { status: 'fresh', branch: 'main' } }]) {
+      assert.equal(confirmedMarkOf(u), undefined, JSON.stringify(u));
+    }
+    assert.equal(rowOf(row(10, { freshness: 'retired', decidedBy: 'alice' })).confirmed, undefined);
+    assert.equal(confirmedMarkOf({ decidedBy: 'x'.repeat(1000) })?.decidedBy?.length, 100);
   });
 
   it('the panel listens to memory_freshness (the worker emits it when marks change)', () => {

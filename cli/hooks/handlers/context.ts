@@ -1,11 +1,11 @@
 // SessionStart (and SubagentStart, where the platform sends one): make sure a worker runs, check
 // the project's cited files against the work tree and branch (cli/freshnessCheck.ts), then hand the
-// agent the project's memory as additionalContext, asked for on this branch. No worker in time: the
-// same shape, empty context.
+// agent the project's memory as additionalContext, asked for on this branch; the check's verdicts
+// ride in that request (POST /api/context/inject). No worker in time: the same shape, empty context.
 import { contextMarkdown } from '../../../common/contract/replies';
 import { projectFromCwd } from '../../../common/node/project';
 import { query } from '../../client';
-import { citedPath, verifyProject, viewParams, type Send } from '../../freshnessCheck';
+import { checkProject, citedPath, hookAnswers, viewParams, type Send } from '../../freshnessCheck';
 import { ensureWorker } from '../../startStop';
 import { DEFAULT_START_MS } from '../budgets';
 import type { HookInput, HookReply } from '../input';
@@ -52,7 +52,13 @@ export async function contextHook(input: HookInput, env: HookEnv): Promise<HookR
     const r = await call(env, method, path, body, { optionalRoute: true });
     return r.ok ? r.reply.body : undefined;
   };
-  const view = await verifyProject(send, project, cwd);
-  const r = await call(env, 'GET', `/api/context/inject${query({ project, ...viewParams(view) })}`, undefined, { optionalRoute: true });
+  const { view, check } = await checkProject(send, project, cwd, hookAnswers(env.target.dataDir));
+  const url = `/api/context/inject${query({ project, ...viewParams(view) })}`;
+  // The check travels with the context request: one round trip (an older worker without the POST: two).
+  let r = check ? await call(env, 'POST', url, check, { optionalRoute: true }) : await call(env, 'GET', url, undefined, { optionalRoute: true });
+  if (check && !r.ok && r.reason === 'not_found') {
+    await send('POST', '/api/freshness/check', check);
+    r = await call(env, 'GET', url, undefined, { optionalRoute: true });
+  }
   return reply(r.ok ? contextText(r.reply.body, env) : '');
 }

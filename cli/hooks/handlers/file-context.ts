@@ -3,9 +3,10 @@
 // Silent for every other tool (VS Code ignores matchers, so this runs on every tool call: the check
 // costs a table lookup), small files, files with no history, and a file whose history this session
 // has already seen. Before the history is shown, the file is checked against the work tree and the
-// branch (one `git status` for this file; cli/freshnessCheck.ts): a memory no longer true is marked
-// "may be stale" with what changed, a memory of another branch says so. A file whose content is
-// unchanged is fresh whatever its modification time.
+// branch (one `git status` for this file, none when git's answer is kept; cli/freshnessCheck.ts):
+// a memory no longer true is marked "may be stale" with what changed, a memory of another branch
+// says so, a teammate's retire or confirm names them. A file whose content is unchanged is fresh
+// whatever its modification time.
 import { statSync, type Stats } from 'node:fs';
 import { isAbsolute, relative, resolve as resolvePath } from 'node:path';
 import { recordRef } from '../../../common/contract/refs';
@@ -13,7 +14,7 @@ import { parseFileHistory } from '../../../common/contract/replies';
 import { isReadTool, toolFiles } from '../../../common/toolKinds';
 import { projectFromCwd } from '../../../common/node/project';
 import { query } from '../../client';
-import { verifyFile, viewParams, type Send } from '../../freshnessCheck';
+import { hookAnswers, verifyFile, viewParams, type Send } from '../../freshnessCheck';
 import { findRepo, relativeTo } from '../../../common/node/freshness/gitRepo';
 import { SeenFiles } from '../fileContextState';
 import type { HookInput, HookReply } from '../input';
@@ -35,6 +36,8 @@ export interface FileHistoryRow {
   staleReason?: string;
   /** The branch of a memory recorded on another branch. */
   otherBranch?: string;
+  /** The teammate whose confirm or retire decided the memory's state (team sync). */
+  decidedBy?: string;
 }
 
 /** A GET /api/search/by-file reply (common/contract): its rows, and whether the file has more; throws ContractError off the contract. */
@@ -49,6 +52,7 @@ export function historyReply(body: unknown): { rows: FileHistoryRow[]; more: boo
     ...(r.freshness ? { freshness: r.freshness } : {}),
     ...(r.staleReason ? { staleReason: r.staleReason } : {}),
     ...(r.otherBranch && r.branch ? { otherBranch: r.branch } : {}),
+    ...(r.decidedBy ? { decidedBy: r.decidedBy.replace(/\s+/g, ' ').trim().slice(0, 100) } : {}),
   }));
   return { rows, more: reply.hasMore };
 }
@@ -64,10 +68,14 @@ function stamp(epoch: number): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
-/** A row's mark: never shown as fact when a cited file changed, it was retired, or it is another branch's. */
+/**
+ * A row's mark: never shown as fact when a cited file changed, it was retired, or it is another
+ * branch's; a teammate's retire or confirm names them, as search rows and the MCP tools do.
+ */
 function mark(r: FileHistoryRow): string {
-  if (r.freshness === 'retired') return ' [RETIRED: no longer true]';
+  if (r.freshness === 'retired') return r.decidedBy ? ` [RETIRED by ${r.decidedBy}: no longer true]` : ' [RETIRED: no longer true]';
   if (r.freshness === 'stale') return ` [MAY BE STALE: ${r.staleReason ?? 'a cited file changed'}]`;
+  if (r.decidedBy) return ` [confirmed by ${r.decidedBy}]`;
   if (r.otherBranch) return ` [from branch ${r.otherBranch}]`;
   return '';
 }
@@ -132,7 +140,7 @@ export async function fileContextHook(input: HookInput, env: HookEnv): Promise<H
       const r = await call(env, method, path, body, { optionalRoute: true });
       return r.ok ? r.reply.body : undefined;
     };
-    const v = await verifyFile(send, project, cwd, repoRel);
+    const v = await verifyFile(send, project, cwd, repoRel, hookAnswers(env.target.dataDir));
     blob = v.file?.blob;
     if (v.changed) got = (await history(v.view)) ?? got;
   }

@@ -10,6 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CheckFile, CitedFilesResponse, FreshnessCheckRequest } from '../../contract';
+import { indexStamp, type GitAnswers } from './gitAnswers';
 import { baseBranches, blobId, findRepo, pathsByBlob, readHead, readIndex, statMatches, type GitRepo, type IndexEntry } from './gitRepo';
 
 const MAX_BYTES = 8 * 1024 * 1024;
@@ -71,10 +72,22 @@ function git(repo: GitRepo, args: string[]): string | undefined {
   return r.status === 0 && typeof r.stdout === 'string' ? r.stdout : undefined;
 }
 
-/** `git status` of the work tree, without taking the index lock; undefined when git cannot run. */
-export function gitStatus(repo: GitRepo, paths?: string[]): GitStatus | undefined {
+/** git's output for args, from answers when key is found there (and kept there when git answers). */
+function gitKept(repo: GitRepo, args: string[], answers?: GitAnswers, key?: string): string | undefined {
+  const kept = answers && key ? answers.get(key) : undefined;
+  if (kept !== undefined) return kept;
+  const out = git(repo, args);
+  if (out !== undefined && answers && key) answers.set(key, out);
+  return out;
+}
+
+/**
+ * `git status` of the work tree, without taking the index lock; undefined when git cannot run.
+ * With answers and a key (what the status depends on: see checkWorktree), a kept answer is reused.
+ */
+export function gitStatus(repo: GitRepo, paths?: string[], answers?: GitAnswers, key?: string): GitStatus | undefined {
   const spec = paths ? ['--', ...paths.map((p) => `:(literal)${p}`)] : [];
-  const out = git(repo, ['status', '--porcelain=v2', '-z', '--untracked-files=no', '--ignore-submodules=all', ...spec]);
+  const out = gitKept(repo, ['status', '--porcelain=v2', '-z', '--untracked-files=no', '--ignore-submodules=all', ...spec], answers, key);
   return out === undefined ? undefined : parseStatus(out);
 }
 
@@ -83,8 +96,10 @@ export function gitStatus(repo: GitRepo, paths?: string[]): GitStatus | undefine
  * one commit pairs up when the two are at least half the same): old path -> new path. Undefined when
  * git cannot tell (no git, the commit unknown here).
  */
-export function gitRenames(repo: GitRepo, commit: string): Map<string, string> | undefined {
-  const out = git(repo, ['diff', '--name-status', '-z', '-M', '--diff-filter=R', '--no-ext-diff', commit, 'HEAD']);
+export function gitRenames(repo: GitRepo, commit: string, answers?: GitAnswers, head?: string | null): Map<string, string> | undefined {
+  // Two commits never change: their renames are kept under both ids.
+  const key = head ? `renames\0${repo.root}\0${commit}\0${head}` : undefined;
+  const out = gitKept(repo, ['diff', '--name-status', '-z', '-M', '--diff-filter=R', '--no-ext-diff', commit, head ?? 'HEAD'], answers, key);
   return out === undefined ? undefined : parseRenames(out);
 }
 
@@ -198,12 +213,33 @@ export interface WorktreeCheck extends FreshnessCheckRequest {
   root?: string;
 }
 
+export interface WorktreeOptions {
+  /** git's earlier answers (gitAnswers.ts): a check whose key is found there starts no git process. */
+  answers?: GitAnswers;
+}
+
+/**
+ * What `git status` says about these paths depends on: HEAD's commit, the index (its file's
+ * identity: git rewrites it on every change) and each path in the work tree. The paths asked about
+ * are at their index content when they exist (the first pass hashed or stat-matched them), so
+ * whether each exists, and as what, is the rest. Undefined when there is no index file.
+ */
+function statusKey(repo: GitRepo, commit: string | null, paths: string[], scoped: boolean): string | undefined {
+  const stamp = indexStamp(repo.gitDir);
+  if (!stamp) return undefined;
+  const states = paths.map((p) => {
+    const st = fs.statSync(path.join(repo.root, p), { throwIfNoEntry: false });
+    return `${p}:${!st ? 'm' : st.isFile() ? 'f' : 'o'}`;
+  });
+  return ['status', repo.root, commit ?? '', stamp, scoped ? 'scoped' : 'all', ...states].join('\0');
+}
+
 /**
  * The check request for a project's cited files as the work tree at dir holds them: branch, the
  * branches it came from, commit, and per file its blob id (or gone, or moved) and whether a
  * difference is committed. Paths outside the repository are left out. Never throws.
  */
-export function checkWorktree(project: string, dir: string, cited: CitedFilesResponse['files']): WorktreeCheck {
+export function checkWorktree(project: string, dir: string, cited: CitedFilesResponse['files'], opts: WorktreeOptions = {}): WorktreeCheck {
   const repo = findRepo(dir);
   if (!repo) return { project, branch: null, bases: [], commit: null, files: [] };
   const head = readHead(repo);
@@ -221,7 +257,9 @@ export function checkWorktree(project: string, dir: string, cited: CitedFilesRes
   }
   if (asks.length === 0) return base; // nothing differs from what is cited: no git process
   // A few files: git looks at those only (the file-context hook asks about one).
-  const status = safe(() => gitStatus(repo, asks.length <= 8 ? asks.map((c) => c.path) : undefined), undefined);
+  const scoped = asks.length <= 8;
+  const key = opts.answers ? safe(() => statusKey(repo, head.commit, asks.map((c) => c.path), scoped), undefined) : undefined;
+  const status = safe(() => gitStatus(repo, scoped ? asks.map((c) => c.path) : undefined, opts.answers, key), undefined);
   const found: { c: CitedFilesResponse['files'][number]; f: CheckFile }[] = [];
   for (const c of asks) {
     const f = safe(() => checkOne(repo, c.path, c.blobs, index, status, blobs), undefined);
@@ -234,7 +272,7 @@ export function checkWorktree(project: string, dir: string, cited: CitedFilesRes
     const count = new Map<string, number>();
     for (const { c } of lost) count.set(c.commit as string, (count.get(c.commit as string) ?? 0) + 1);
     const from = [...count].sort((a, b) => b[1] - a[1])[0][0];
-    const renames = safe(() => gitRenames(repo, from), undefined);
+    const renames = safe(() => gitRenames(repo, from, opts.answers, head.commit), undefined);
     for (const x of lost) {
       const to = renames?.get(x.c.path);
       if (to) x.f = { path: x.c.path, blob: null, gone: true, movedTo: to, change: 'committed' };

@@ -4,7 +4,7 @@ import type { Observation } from '../../../common/contract';
 import { TEAM_PLATFORM } from '../../../common/contract/taxonomy';
 import { h, icon, relativeTime, fullTime, typeIcon, typeLabel } from '../dom';
 import { l10n } from '../l10n';
-import { observationStale, PLATFORM_LABELS, snippetParts, staleLabel, teamLabel, type FeedEntry, type Row, type SessionGroup, type StaleMark } from '../model';
+import { confirmedLabel, confirmedMarkOf, observationStale, PLATFORM_LABELS, snippetParts, staleLabel, teamLabel, type ConfirmedMark, type FeedEntry, type Row, type SessionGroup, type StaleMark } from '../model';
 
 export interface ListCallbacks {
   open(id: number): void;
@@ -21,6 +21,11 @@ export interface ListOptions {
 /** The "may be stale" / "retired" badge, with what changed as its tooltip (docs/freshness.md). */
 export function staleBadge(m: StaleMark | undefined): HTMLElement | null {
   return m ? h('span', { class: `badge stale ${m.status}`, title: m.reason ?? '' }, staleLabel(m)) : null;
+}
+
+/** The "confirmed" / "confirmed by alice" badge of a memory a person confirmed still holds. */
+export function confirmedBadge(m: ConfirmedMark | undefined): HTMLElement | null {
+  return m ? h('span', { class: 'badge confirmed', title: m.decidedBy ? l10n.t('A teammate confirmed this memory still holds') : l10n.t('Confirmed to still hold') }, confirmedLabel(m)) : null;
 }
 
 function obsButton(o: Observation, opts: ListOptions, cb: ListCallbacks): HTMLElement {
@@ -45,7 +50,7 @@ function obsButton(o: Observation, opts: ListOptions, cb: ListCallbacks): HTMLEl
       'span',
       { class: 'text' },
       h('span', { class: 'sr-only' }, l10n.t('{0}: ', typeLabel(o.type))),
-      h('span', { class: 'title' }, o.title, staleBadge(observationStale(o))),
+      h('span', { class: 'title' }, o.title, staleBadge(observationStale(o)) ?? confirmedBadge(confirmedMarkOf(o))),
       sub ? h('span', { class: 'sub' }, (opts.showProject ? `${o.project} · ` : '') + sub) : opts.showProject ? h('span', { class: 'sub' }, o.project) : null,
     ),
     h('span', { class: 'time' }, relativeTime(o.createdAtEpoch)),
@@ -152,7 +157,7 @@ export function renderRows(rows: Row[], opts: ListOptions, cb: ListCallbacks, la
           'span',
           { class: 'text' },
           h('span', { class: 'sr-only' }, l10n.t('{0}: ', typeLabel(r.kind === 'observation' ? r.type : r.kind))),
-          h('span', { class: 'title' }, r.title, staleBadge(r.stale)),
+          h('span', { class: 'title' }, r.title, staleBadge(r.stale) ?? confirmedBadge(r.confirmed)),
           r.snippet ? h('span', { class: 'snippet' }, snippetParts(r.snippet).map((p) => (p.match ? h('mark', null, p.text) : p.text))) : null,
           h('span', { class: 'sub' }, sub),
         ),
