@@ -17,16 +17,15 @@ import { formatMisses, scoreMode, type ModeReport } from './score';
 
 /** Each ranking mechanism switched off, and the modes it acts in. */
 export const TRIALS: [string, Partial<SearchSettings>, SearchMode[]][] = [
-  ['baseline', {}, ['keyword', 'hybrid']],
-  ['no cue-word intents', { intentBoost: 0 }, ['keyword', 'hybrid']],
-  ['no substance prior', { substancePrior: 0 }, ['keyword', 'hybrid']],
-  ['no priors at all', { substancePrior: 0, intentBoost: 0, vectorPriorWeight: 0 }, ['keyword', 'hybrid']],
+  ['baseline', {}, ['keyword', 'semantic', 'hybrid']],
+  ['no cue-word intents', { intentBoost: 0 }, ['keyword', 'semantic', 'hybrid']],
+  ['no substance prior', { substancePrior: 0 }, ['keyword', 'semantic', 'hybrid']],
   ['no prompt lending', { promptWeight: 0 }, ['hybrid']],
   ['no leader floors', { keywordLeaderFloor: 0, vectorLeaderFloor: 0 }, ['hybrid']],
   ['no keyword lead rule', { keywordLeadRatio: 0 }, ['hybrid']],
   ['no identifier parts', { identifierWeight: 0 }, ['hybrid']],
-  ['no density', { densityPenalty: 0 }, ['hybrid']],
-  ['no duplicate demotion', { demoteDuplicates: false }, ['keyword', 'hybrid']],
+  ['no density', { densityPenalty: 0 }, ['semantic', 'hybrid']],
+  ['no duplicate demotion', { demoteDuplicates: false }, ['keyword', 'semantic', 'hybrid']],
 ];
 
 async function main(): Promise<void> {

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { readSettings } from '../../common/node/config';
 import { readSettingsFile, settingsSection } from '../../common/node/settingsFile';
 import { CONTEXT_BOUNDS, DEFAULT_CONTEXT_SETTINGS, readContextSettings } from '../../worker/context/settings';
-import { readSearchConfig } from '../../worker/search/settings';
+import { DEFAULT_SEARCH_SETTINGS, readSearchConfig } from '../../worker/search/settings';
 import { readTeamSettings } from '../../worker/team/settings';
 import { tempDir } from '../helpers/worker';
 
@@ -44,7 +44,7 @@ describe('each area reads its own section of the one file', () => {
     JSON.stringify({
       maxFieldChars: 1234,
       skipTools: 'not a list',
-      search: { embeddings: 'off', rrfK: 5000 },
+      search: { embeddings: 'off', vectorMinScore: 5, rrfK: 5000 },
       context: { tokenBudget: 50, observations: 7, types: ['bugfix'], concepts: [1] },
       team: { injectTeammates: false, machine: 'desk' },
     }),
@@ -60,7 +60,9 @@ describe('each area reads its own section of the one file', () => {
   it('search: its section, clamped; context: its section, clamped, wrong types ignored', () => {
     const c = readSearchConfig(dir, {});
     assert.equal(c.search.embeddings, 'off');
-    assert.equal(c.search.rrfK, 1000);
+    assert.equal(c.search.vectorMinScore, 1);
+    // The ranking's constants are not settings: the file cannot change them.
+    assert.equal(c.search.rrfK, DEFAULT_SEARCH_SETTINGS.rrfK);
     assert.equal(c.context.tokenBudget, CONTEXT_BOUNDS.tokenBudget[0]);
     assert.equal(c.context.observations, 7);
     assert.deepEqual(c.context.types, ['bugfix']);

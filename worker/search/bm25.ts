@@ -21,7 +21,7 @@ const B = 0.05;
 /** Column weights, in the FTS tables' column order (see schema.ts). */
 export const FTS_WEIGHTS = {
   // title, subtitle, narrative, facts, concepts, files_read, files_modified
-  o: [3, 1.5, 1, 1.5, 1.5, 0.4, 0.8],
+  o: [2, 1.5, 1, 1.5, 1.5, 0.4, 0.8],
   // request, investigated, learned, completed, next_steps, notes
   s: [1.5, 1, 1.2, 1.2, 0.8, 0.8],
   // text

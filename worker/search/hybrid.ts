@@ -26,8 +26,6 @@ export interface FusionOptions {
   /** Vector hits whose cosine is under this do not vote (absent: no floor). */
   vectorMinScore?: number;
   keywordLeadRatio: number;
-  /** Weight of the vector list's RRF votes (the keyword list's is 1). */
-  vectorWeight?: number;
   /** The best keyword hit ranks no lower than this after fusion, the runner-up no lower than this + 2 (1-based; 0 or absent: off). */
   leaderFloor?: number;
   /** The best vector hit ranks no lower than this after fusion (1-based; 0 or absent: off). */
@@ -73,7 +71,7 @@ export function fuseHybrid(keyword: SearchHit[], vector: SearchHit[], o: FusionO
   const vecTop = vector[0]?.score ?? 0;
   const kw = keyword.filter((h) => h.score >= o.keywordMinRelative * kwTop);
   const vec = vector.filter((h) => h.score >= vecTop - o.vectorWindow && (h.cosine ?? h.score) >= (o.vectorMinScore ?? -Infinity));
-  const fused = rrf([kw, vec, o.prompted ?? []], o, [1, o.vectorWeight ?? 1, o.promptWeight ?? 0]);
+  const fused = rrf([kw, vec, o.prompted ?? []], o, [1, 1, o.promptWeight ?? 0]);
   // The keyword list's best two keep a place near the top (#1 at floor or better, #2 at floor + 2):
   // the vector side may reorder the head, but a weak encoder's look-alikes cannot bury them.
   const floor = o.leaderFloor ?? 0;

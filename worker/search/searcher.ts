@@ -127,7 +127,6 @@ export class Searcher {
       vectorWindow: s.vectorWindow,
       vectorMinScore: s.vectorMinScore,
       keywordLeadRatio: s.keywordLeadRatio,
-      vectorWeight: s.vectorFusionWeight,
       leaderFloor: s.keywordLeaderFloor,
       vectorLeaderFloor: s.vectorLeaderFloor,
       prompted,

@@ -1,12 +1,13 @@
 // Search settings: the "search" object of <dataDir>/settings.json, then a few environment
-// overrides. Unknown keys and values of the wrong type are ignored (the default stays), so a typo
+// overrides, and the ranking's constants (not settings). Unknown keys and values of the wrong type are ignored (the default stays), so a typo
 // never stops the worker. See docs/search.md. The "context" object is context/settings.ts's.
 import { readSettingsFile } from '../../common/node/settingsFile';
 import { readContextSettings, type ContextSettings } from '../context/settings';
 
 export type EmbeddingsProvider = 'local' | 'remote' | 'off';
 
-export interface SearchSettings {
+/** What a user may set in settings.json's "search" object (the table in docs/search.md). */
+export interface UserSearchSettings {
   /** local: the shipped sentence encoder in a worker thread; remote: an OpenAI-compatible endpoint; off: keyword only. */
   embeddings: EmbeddingsProvider;
   remoteUrl: string;
@@ -25,21 +26,31 @@ export interface SearchSettings {
    * A number: BM25 is computed for at most about this many matches per record kind, the newest.
    */
   keywordRankCap: number;
-  /** Hybrid: reciprocal rank fusion constant. */
-  rrfK: number;
-  /** Hybrid: keyword hits under this fraction of the best BM25 score do not vote. */
-  keywordMinRelative: number;
-  /** Hybrid: vector hits more than this below the best cosine do not vote. */
-  vectorWindow: number;
   /** Hybrid: vector hits under this cosine do not vote, whatever the best one is (a small store's every record is some query's nearest). */
   vectorMinScore: number;
+  /** Unload the model threads after this long unused. */
+  embedderIdleMs: number;
+  /** Impact lists of this many of the most common words are built in the background after start (listWarmer.ts); 0: off. */
+  keywordWarmTerms: number;
+}
+
+/**
+ * The ranking's constants: chosen on the development sets (docs/search.md), not read from
+ * settings.json. Code may change them per service (tests, and the eval's trials switching a
+ * mechanism off).
+ */
+export interface RankingConstants {
+  /** Hybrid: reciprocal rank fusion constant. */
+  rrfK: number;
+  /** Hybrid (and the prompts' list): keyword hits under this fraction of the best BM25 score do not vote. */
+  keywordMinRelative: number;
+  /** Hybrid: vector hits more than this below the best corrected cosine do not vote. */
+  vectorWindow: number;
   /** Hybrid: a best keyword hit scoring this many times the runner-up stays first (0 = off). */
   keywordLeadRatio: number;
   /** Hybrid: a brand-new record gains this fraction of a first-rank RRF score, halving every recencyHalfLifeDays. */
   recencyWeight: number;
   recencyHalfLifeDays: number;
-  /** Hybrid: weight of the vector list's votes in the fusion (the keyword list's is 1). */
-  vectorFusionWeight: number;
   /** Hybrid: after fusion the best keyword hit ranks no lower than this, the runner-up no lower than this + 2 (0 = off). */
   keywordLeaderFloor: number;
   /** Hybrid: after fusion the best vector hit ranks no lower than this (0 = off). */
@@ -50,11 +61,11 @@ export interface SearchSettings {
   identifierTerms: number;
   /** Hybrid: weight of the third list, the records the prompts matching the query led to (promptLinks.ts); 0 = off. */
   promptWeight: number;
-  /** Priors (rerank.ts): weight of a record's substance; 0 = off. */
+  /** The priors (rerank.ts): weight of a record's substance; 0 = off. */
   substancePrior: number;
-  /** Priors: factor 1 + this for a record that fits the question's intent (why / where / outcome). */
+  /** The priors (rerank.ts): factor 1 + this for a record that fits the question's intent (why / where / outcome); 0 = off. */
   intentBoost: number;
-  /** Priors on the vector side: cosine + this * (prior - 1). */
+  /** The priors on the vector side: cosine + this * (prior - 1). */
   vectorPriorWeight: number;
   /** A hit whose title repeats one ranked above it moves behind the hits with new titles. */
   demoteDuplicates: boolean;
@@ -62,13 +73,11 @@ export interface SearchSettings {
   densityPenalty: number;
   densityK: number;
   densityPool: number;
-  /** Unload the model threads after this long unused. */
-  embedderIdleMs: number;
-  /** Impact lists of this many of the most common words are built in the background after start (listWarmer.ts); 0: off. */
-  keywordWarmTerms: number;
 }
 
-export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
+export type SearchSettings = UserSearchSettings & RankingConstants;
+
+const USER_DEFAULTS: UserSearchSettings = {
   embeddings: 'local',
   remoteUrl: '',
   remoteModel: '',
@@ -78,14 +87,18 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   indexBatchSize: 16,
   queryCacheSize: 256,
   keywordRankCap: 0,
+  vectorMinScore: 0,
+  embedderIdleMs: 5 * 60_000,
+  keywordWarmTerms: 128,
+};
+
+export const RANKING: RankingConstants = {
   rrfK: 30,
   keywordMinRelative: 0.3,
   vectorWindow: 0.15,
-  vectorMinScore: 0,
   keywordLeadRatio: 1.5,
   recencyWeight: 0.15,
   recencyHalfLifeDays: 30,
-  vectorFusionWeight: 1,
   keywordLeaderFloor: 3,
   vectorLeaderFloor: 4,
   identifierWeight: 0.7,
@@ -98,40 +111,22 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = {
   densityPenalty: 0.5,
   densityK: 3,
   densityPool: 200,
-  embedderIdleMs: 5 * 60_000,
-  keywordWarmTerms: 128,
 };
 
+export const DEFAULT_SEARCH_SETTINGS: SearchSettings = { ...USER_DEFAULTS, ...RANKING };
+
 /** Bounds for numbers; a value outside is clamped. */
-const SEARCH_BOUNDS: Partial<Record<keyof SearchSettings, [number, number]>> = {
+const SEARCH_BOUNDS: Partial<Record<keyof UserSearchSettings, [number, number]>> = {
   remoteDims: [0, 8192],
   indexBatchSize: [1, 256],
   queryCacheSize: [0, 100_000],
   keywordRankCap: [0, 1_000_000],
-  rrfK: [1, 1000],
-  keywordMinRelative: [0, 1],
-  vectorWindow: [0, 2],
   vectorMinScore: [-1, 1],
-  keywordLeadRatio: [0, 100],
-  recencyWeight: [0, 10],
-  recencyHalfLifeDays: [0.1, 3650],
-  vectorFusionWeight: [0, 10],
-  keywordLeaderFloor: [0, 100],
-  vectorLeaderFloor: [0, 100],
-  identifierWeight: [0, 1],
-  identifierTerms: [0, 32],
-  promptWeight: [0, 10],
-  substancePrior: [0, 1],
-  intentBoost: [0, 10],
-  vectorPriorWeight: [0, 1],
-  densityPenalty: [0, 10],
-  densityK: [1, 50],
-  densityPool: [10, 1000],
   embedderIdleMs: [1000, 24 * 3600_000],
   keywordWarmTerms: [0, 100_000],
 };
 
-const ENUMS: Partial<Record<keyof SearchSettings, readonly string[]>> = {
+const ENUMS: Partial<Record<keyof UserSearchSettings, readonly string[]>> = {
   embeddings: ['local', 'remote', 'off'],
 };
 
@@ -170,7 +165,7 @@ export interface SearchConfig {
 export function readSearchConfig(dataDir: string | undefined, env: NodeJS.ProcessEnv = process.env): SearchConfig {
   // Missing or malformed: the defaults (config.ts reports a malformed file).
   const raw = dataDir ? readSettingsFile(dataDir).raw : {};
-  const search = merge(DEFAULT_SEARCH_SETTINGS, raw.search, SEARCH_BOUNDS, ENUMS);
+  const search: SearchSettings = { ...merge(USER_DEFAULTS, raw.search, SEARCH_BOUNDS, ENUMS), ...RANKING };
   const context = readContextSettings(raw.context);
   const e = env.CLAUDE_MEM_EMBEDDINGS;
   if (e === 'local' || e === 'remote' || e === 'off') search.embeddings = e;
