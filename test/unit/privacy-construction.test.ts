@@ -3,6 +3,8 @@
 // length), secret files found by what the tool does on every platform, the one gate for outside
 // values (cleanIncoming), and the redaction formats, each rule linear on pathological input.
 import assert from 'node:assert/strict';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { describe, it } from 'node:test';
 import {
   cleanIncoming,
@@ -248,10 +250,12 @@ describe('redaction formats', () => {
     assert.deepEqual(redactDeep({ tool: 'mcp__x__ghp_0123456789abcdefghijklmnopqrstuvwxyzAB' }), { tool: 'mcp__x__[redacted]' });
   });
 
-  // ReDoS guard: each rule's pathological input must cost about 8x at 8x the size (linear), not
-  // 64x (quadratic); the best of five interleaved runs is compared, and small times (noise) pass. The
-  // bar (24x) sits between the two with room for a loaded machine on either side. The output
-  // on each is checked too, so a rule that stopped matching fails here as well.
+  // ReDoS guard: each rule's pathological input must grow about linearly with its size, not
+  // quadratically. The time is taken at four sizes (64 to 512 KiB, best of five interleaved runs
+  // each: a busy machine slows every size alike) and the growth exponent fitted over all four
+  // (least squares on log time against log size): linear is about 1, quadratic 2; the bar is 1.6,
+  // and small times (noise) pass. The output on each is checked too, so a rule that stopped matching
+  // fails here as well.
   const units: [string, string, RegExp][] = [
     ['curl -u', 'curl -u a:', /a:\[redacted\]/],
     ['curl --user', 'curl --user=a', /^curl --user=a/],
@@ -270,24 +274,33 @@ describe('redaction formats', () => {
     ['tokens after _', 'mcp__ghp_', /^mcp__ghp_/],
   ];
   const mk = (u: string, n: number) => u.repeat(Math.ceil(n / u.length)).slice(0, n);
+  /** The least-squares slope of log(time) against log(size). */
+  const growth = (sizes: number[], times: number[]) => {
+    const x = sizes.map(Math.log);
+    const y = times.map((t) => Math.log(Math.max(t, 0.01)));
+    const mx = x.reduce((p, q) => p + q) / x.length;
+    const my = y.reduce((p, q) => p + q) / y.length;
+    return x.reduce((p, xi, n) => p + (xi - mx) * (y[n] - my), 0) / x.reduce((p, xi) => p + (xi - mx) ** 2, 0);
+  };
+  // A collection before each run: garbage left by the previous one is not charged to this one.
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
   const time = (s: string) => {
+    gc();
     const t0 = performance.now();
     redactSecrets(s);
     return performance.now() - t0;
   };
   for (const [name, unit, want] of units) {
-    it(`pathological ${name}: linear (8x the size costs well under 64x) and still redacts`, () => {
-      const small = mk(unit, 1 << 17);
-      const big = mk(unit, 1 << 20);
-      assert.match(redactSecrets(big), want);
-      // Interleaved, best of five each: a busy machine slows both sizes alike.
-      let a = Infinity;
-      let b = Infinity;
-      for (let i = 0; i < 5; i++) {
-        a = Math.min(a, time(small));
-        b = Math.min(b, time(big));
-      }
-      assert.ok(b < 150 || b / a < 24, `${a.toFixed(1)} ms -> ${b.toFixed(1)} ms`);
+    it(`pathological ${name}: linear (the time grows with the size, not its square) and still redacts`, () => {
+      const sizes = [1 << 16, 1 << 17, 1 << 18, 1 << 19];
+      const inputs = sizes.map((n) => mk(unit, n));
+      assert.match(redactSecrets(inputs[3]), want);
+      const best = sizes.map(() => Infinity);
+      for (let k = 0; k < 5; k++) inputs.forEach((x, n) => (best[n] = Math.min(best[n], time(x))));
+      const exponent = growth(sizes, best);
+      const shown = best.map((t) => t.toFixed(1)).join(' / ');
+      assert.ok(best[3] < 150 || exponent < 1.6, `${shown} ms at 64 / 128 / 256 / 512 KiB: grows as size^${exponent.toFixed(2)}`);
     });
   }
 });
