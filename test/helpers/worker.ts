@@ -47,7 +47,13 @@ export function tempDir(prefix = 'cmem-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function startWorker(opts: { dataDir?: string; env?: Record<string, string>; port?: number } = {}): Promise<RunningWorker> {
+/**
+ * How long a worker may take to say it listens. A start takes 1-3 s here, but 14 s was seen beside
+ * other files on a machine at load 10+: the bound is for a start that never ends, not a slow one.
+ */
+export const START_TIMEOUT_MS = 60_000;
+
+export async function startWorker(opts: { dataDir?: string; env?: Record<string, string>; port?: number; startTimeoutMs?: number } = {}): Promise<RunningWorker> {
   const dataDir = opts.dataDir ?? tempDir();
   const proc = spawn(process.execPath, [WORKER_JS], {
     env: { ...process.env, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: String(opts.port ?? 0), ANTHROPIC_API_KEY: '', ...opts.env },
@@ -57,7 +63,13 @@ export async function startWorker(opts: { dataDir?: string; env?: Record<string,
   proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const port = await new Promise<number>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`worker did not start in 20 s:\n${out}`)), 20_000);
+    const ms = opts.startTimeoutMs ?? START_TIMEOUT_MS;
+    // A worker that did not start in time is killed: left running, its pipes would keep the test
+    // file's process alive after the failure, for as long as the worker lives.
+    const t = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`worker pid ${proc.pid} did not start in ${ms / 1000} s (killed):\n${out}`));
+    }, ms);
     const check = () => {
       const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
       if (m) {

@@ -103,6 +103,7 @@ describe('import', () => {
     const body = JSON.stringify(doc(sessions));
     assert.ok(body.length > 50 * 1000 * 1000, `${body.length} bytes`);
     let done = false;
+    const started = performance.now();
     const imp = w.req('POST', '/api/import', body).finally(() => (done = true));
     let worst = 0;
     let answered = 0;
@@ -114,10 +115,16 @@ describe('import', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     const r = await imp;
+    const took = performance.now() - started;
     assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
     assert.equal(r.body.imported.observations, 50_000);
-    console.log(`# 50 MB import: ${answered} requests answered meanwhile, worst ${Math.round(worst)} ms`);
-    // A generous bound (parsing 50 MB of JSON is one step of about 0.4 s here); in one transaction the import held every request for over 20 s.
-    assert.ok(worst < 3000, `a request waited ${Math.round(worst)} ms during the import`);
+    console.log(`# 50 MB import: ${Math.round(took)} ms, ${answered} requests answered meanwhile, worst ${Math.round(worst)} ms (${((100 * worst) / took).toFixed(1)}% of the import)`);
+    // The baseline is the import's own duration, measured here on the same machine at the same
+    // load: a loaded machine slows both alike. An import that holds the event loop for its whole
+    // length (one transaction, or no yield between chunks) makes the first request wait about all
+    // of it; the longest single step of a chunked import (reading and parsing the 50 MB body) is
+    // a few percent of it. A quarter leaves room for a slow machine and still fails a hold of
+    // seconds in an import of this size.
+    assert.ok(worst < took / 4, `a request waited ${Math.round(worst)} ms during an import of ${Math.round(took)} ms`);
   });
 });

@@ -326,6 +326,23 @@ describe('the warm-up in a child process', () => {
     assert.equal(counting.builds, 0, 'no list built on the search path');
   });
 
+  it('starts no process for a store where no word can be common (steps here instead)', async () => {
+    const small = await openStore('topk-small-');
+    try {
+      await addRows(small, 300, () => ({ title: `cache ${words(3)}`, narrative: words(10) }));
+      const warmer = new ListWarmer(small, 8, nullLogger, { process: { script: SCRIPT, dir: small.dir, pageCacheBytes: 4 << 20 } });
+      warmer.start(0);
+      for (let i = 0; i < 1000 && !warmer.done; i++) await new Promise((r) => setTimeout(r, 10));
+      warmer.stop();
+      assert.equal(warmer.via, 'here');
+      assert.equal(warmer.built, 0, 'no word in more than 2,048 rows: no list');
+      assert.equal(rowFacts(small, KINDS.observation, 0)?.maxId, 300, 'the rows\' facts are made here');
+      assert.equal(docLengths(small, KINDS.observation)?.maxId, 300, 'and their lengths');
+    } finally {
+      await small.close(false);
+    }
+  });
+
   it('falls back to steps on this event loop when the process cannot run', async () => {
     const warmer = await warm(path.join(tempDir('topk-nochild-'), 'missing.js'));
     assert.equal(warmer.via, 'here', 'warmed here instead');

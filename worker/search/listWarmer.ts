@@ -7,7 +7,8 @@
 // timer, so a request waits at most one step (5-20 ms at 100k). At 100k observations the 128 most
 // common words take about 12 s of CPU over the first 15-20 s after start; a small store has no
 // word common enough and is done after one look at its vocabulary. The worker runs the same steps
-// in a child process (warmProcess.ts) when its bundle has one: then nothing here waits on them.
+// in a child process (warmProcess.ts) when its bundle has one and a kind has more rows than a
+// common word needs: then nothing here waits on them.
 import { type ChildProcess, fork } from 'node:child_process';
 import type { Logger } from '../../common/node/log';
 import type { Store } from '../store/store';
@@ -65,7 +66,20 @@ export class ListWarmer {
       return;
     }
     const child = this.opts.process;
-    this.timer = setTimeout(() => (child ? this.inProcess(child) : this.stepHere()), delayMs).unref();
+    this.timer = setTimeout(() => (child && this.hasCommonWords() ? this.inProcess(child) : this.stepHere()), delayMs).unref();
+  }
+
+  /**
+   * Whether a word can be in more than WARM_MIN_ROWS rows of one kind. When none can, the work is
+   * the rows' facts and lengths of a small store, a few steps here: a child process would cost
+   * about 0.9 CPU s (a Node start, the bundle, the WASM, the store read again) on every start.
+   */
+  private hasCommonWords(): boolean {
+    try {
+      return [KINDS.observation, KINDS.summary, KINDS.prompt].some((k) => Number(this.store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.table}`)?.n ?? 0) > WARM_MIN_ROWS);
+    } catch {
+      return true; // the child process reads the store's files itself
+    }
   }
 
   /** Steps on this event loop, a timer between them. */
