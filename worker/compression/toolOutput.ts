@@ -7,7 +7,8 @@
 // Bash {stdout,stderr,interrupted}, Edit/Write {structuredPatch}, Grep/Glob {filenames,numFiles},
 // WebFetch {code,codeText,result}, PostToolUseFailure {error}; Codex strings or {output,metadata:
 // {exit_code}}; Copilot CLI text or {result,output} on failure; Gemini CLI {llmContent,returnDisplay,
-// error}; VS Code agent hooks text; MCP-style {content:[{type:'text',text}]}.
+// error}; VS Code agent hooks text; MCP-style {content:[{type:'text',text}]}. Claude Code's own
+// tool errors (a Read of a file that does not exist) come as text wrapped in <tool_use_error>.
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -88,6 +89,9 @@ function hunksOf(patch: unknown): Hunk[] | undefined {
 
 const EXIT_RE = /(?:^|\n)\s*(?:exit code|exit status|exited with(?: code)?|process exited with code|command exited with code|return code)[:\s]+(-?\d+)/i;
 
+/** Claude Code's text for a tool use it refused or that failed (its whole response). */
+const TOOL_USE_ERROR_RE = /^\s*<tool_use_error>([\s\S]*?)<\/tool_use_error>\s*$/;
+
 /** Reads a stored tool response (JSON text or plain text). */
 export function readOutput(raw: string): ToolOutput {
   let v: unknown = raw;
@@ -136,6 +140,12 @@ export function readOutput(raw: string): ToolOutput {
       out.failed = true;
       out.error = firstLine(out.text) || 'failed';
     }
+  }
+  const wrapped = out.failed ? null : TOOL_USE_ERROR_RE.exec(out.text);
+  if (wrapped) {
+    out.failed = true;
+    out.text = wrapped[1].trim();
+    out.error = firstLine(out.text) || 'failed';
   }
   if (out.exit === undefined) {
     const m = EXIT_RE.exec(out.error ?? '') ?? EXIT_RE.exec(out.text);

@@ -197,7 +197,36 @@ export function copyCitations(tx: WriteTx, from: number, to: number, files: Cita
  * Every cited path of a project with the blob ids it is cited at (what a client should fingerprint)
  * and the commit of its newest citation (where a client's rename search starts).
  */
-export function citedFiles(db: Reader, project: string, limit: number): { path: string; blobs: string[]; commit: string | null; stale?: true }[] {
+export type CitedFile = { path: string; blobs: string[]; commit: string | null; stale?: true };
+
+/** The cited files answers kept per store, per project and limit, until the store's next change. */
+const keptCited = new WeakMap<object, { writes: number; answers: Map<string, { folder: string | null; files: CitedFile[] }> }>();
+const MAX_KEPT_CITED = 64;
+
+/**
+ * A project's cited files (citedFiles) and the folder it was last worked in, as GET
+ * /api/freshness/cited answers them: every context and file-context hook asks, most often with
+ * nothing written since the last ask, so the answer is kept until the store's next change
+ * (Store.writes) instead of grouping every citation of the project again.
+ */
+export function citedAnswer(store: Reader & Pick<Store, 'writes'>, project: string, limit: number): { folder: string | null; files: CitedFile[] } {
+  let kept = keptCited.get(store);
+  if (!kept || kept.writes !== store.writes) {
+    kept = { writes: store.writes, answers: new Map() };
+    keptCited.set(store, kept);
+  }
+  const key = `${limit}\0${project}`;
+  const hit = kept.answers.get(key);
+  if (hit) return hit;
+  // The folder the project was last worked in: a client checking a project other than its own looks there.
+  const folder = store.get<{ cwd: string }>('SELECT cwd FROM sessions WHERE project = ? AND cwd IS NOT NULL ORDER BY updated_at DESC LIMIT 1', [project])?.cwd ?? null;
+  const answer = { folder, files: citedFiles(store, project, limit) };
+  if (kept.answers.size >= MAX_KEPT_CITED) kept.answers.clear();
+  kept.answers.set(key, answer);
+  return answer;
+}
+
+export function citedFiles(db: Reader, project: string, limit: number): CitedFile[] {
   return db
     .all<{ path: string; blobs: string; commit_id: string | null; stale: number }>(
       `SELECT path, json_group_array(DISTINCT blob) AS blobs,

@@ -153,6 +153,10 @@ export class Store {
   /** Set when the journal could not be written: the worker then refuses writes until restarted. */
   broken: Error | undefined;
   lastSnapshot: SnapshotResult | undefined;
+  /**
+   * Counts the changes to what reads return (journaled writes, in-memory writes of degraded storage,
+   * a reload from the files): an answer computed from reads stays right while this is unchanged.
+   */
   writes = 0;
 
   private constructor(
@@ -296,6 +300,7 @@ export class Store {
       get: (sql, params) => this.get(sql, params),
       erased: () => undefined,
     };
+    this.writes += 1;
     inTransaction(this.cache, () => fn(tx));
   }
 
@@ -308,6 +313,7 @@ export class Store {
       const { db } = recover(this.SQL, this.opts.dir, { quarantine: false, pageCacheBytes: this.opts.pageCacheBytes ?? pageCacheBytesFromEnv() });
       const old = this.current;
       this.cache.clear();
+      this.writes += 1;
       this.current = db;
       this.cache = new StatementCache(db);
       for (const hook of this.reopenHooks) hook(db);

@@ -234,6 +234,53 @@ function statusKey(repo: GitRepo, commit: string | null, paths: string[], scoped
   return ['status', repo.root, commit ?? '', stamp, scoped ? 'scoped' : 'all', ...states].join('\0');
 }
 
+/** A file's identity on disk: any write changes it (the ctime moves even when the mtime is set back). */
+const statKeyOf = (st: fs.BigIntStats) => `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+/**
+ * A first-pass result is kept only for a file unchanged this long: a write in the same clock tick as
+ * the stat could keep its size and times (git's "racily clean" entries).
+ */
+const SETTLED_NS = 2_000_000_000n;
+/** Above this many kept files the kept first pass starts over. */
+const MAX_KEPT_FILES = 4000;
+
+/**
+ * The first pass (quick) kept with git's answers for the next hook: per cited file and the blobs
+ * cited for it, under the index file's identity, with the file's stat. A file whose stat and index
+ * are as they were gets its result again with no index parse and no hash; any write to the file,
+ * `git add`, commit or checkout changes the key.
+ */
+function keptQuick(repo: GitRepo, answers: GitAnswers) {
+  const stamp = indexStamp(repo.gitDir);
+  if (!stamp) return undefined;
+  const key = `quick\0${repo.root}\0${stamp}`;
+  const raw = answers.get(key);
+  const parsed: unknown = raw ? JSON.parse(raw) : {};
+  const files: Record<string, [string, CheckFile | 'ask']> = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, [string, CheckFile | 'ask']>) : {};
+  let changed = false;
+  const now = BigInt(Date.now()) * 1_000_000n;
+  return {
+    quick(rel: string, blobs: string[], compute: () => CheckFile | 'ask' | undefined): CheckFile | 'ask' | undefined {
+      const st = fs.statSync(path.join(repo.root, rel), { bigint: true, throwIfNoEntry: false });
+      if (!st || !st.isFile()) return compute();
+      const k = `${rel}\0${blobs.join(',')}`;
+      const sk = statKeyOf(st);
+      const hit = Object.prototype.hasOwnProperty.call(files, k) ? files[k] : undefined;
+      if (Array.isArray(hit) && hit[0] === sk && (hit[1] === 'ask' || (typeof hit[1] === 'object' && hit[1]?.path === rel))) return hit[1];
+      const f = compute();
+      if (f && now - st.mtimeNs > SETTLED_NS && now - st.ctimeNs > SETTLED_NS) {
+        files[k] = [sk, f];
+        changed = true;
+      }
+      return f;
+    },
+    save(): void {
+      if (!changed) return;
+      answers.set(key, JSON.stringify(Object.keys(files).length > MAX_KEPT_FILES ? {} : files));
+    },
+  };
+}
+
 /**
  * The check request for a project's cited files as the work tree at dir holds them: branch, the
  * branches it came from, commit, and per file its blob id (or gone, or moved) and whether a
@@ -246,16 +293,26 @@ export function checkWorktree(project: string, dir: string, cited: CitedFilesRes
   const base: WorktreeCheck = { project, root: repo.root, branch: head.branch, bases: safe(() => baseBranches(repo, head.branch), []), commit: head.commit, files: [] };
   const local = cited.filter((c) => !c.path.startsWith('/') && !/^[A-Za-z]:\//.test(c.path) && !c.path.startsWith('../'));
   if (local.length === 0) return base;
-  const index = safe(() => readIndex(repo), undefined);
+  // The index is read (and parsed) only when a file's kept first pass does not fit.
+  let loaded = false;
+  let idx: Map<string, IndexEntry> | undefined;
+  const getIndex = () => {
+    if (!loaded) idx = safe(() => readIndex(repo), undefined);
+    loaded = true;
+    return idx;
+  };
   let byBlob: Map<string, string[]> | undefined;
-  const blobs = () => (byBlob ??= index ? pathsByBlob(index) : new Map());
+  const blobs = () => (byBlob ??= getIndex() ? pathsByBlob(getIndex() as Map<string, IndexEntry>) : new Map());
   const asks: CitedFilesResponse['files'] = [];
+  const kept = opts.answers ? safe(() => keptQuick(repo, opts.answers as GitAnswers), undefined) : undefined;
   for (const c of local) {
-    const f = safe(() => quick(repo, c.path, c.blobs, index), undefined);
+    const f = kept ? kept.quick(c.path, c.blobs, () => safe(() => quick(repo, c.path, c.blobs, getIndex()), undefined)) : safe(() => quick(repo, c.path, c.blobs, getIndex()), undefined);
     if (f === 'ask') asks.push(c);
     else if (f) base.files.push(f);
   }
+  if (kept) safe(() => kept.save(), undefined);
   if (asks.length === 0) return base; // nothing differs from what is cited: no git process
+  const index = getIndex();
   // A few files: git looks at those only (the file-context hook asks about one).
   const scoped = asks.length <= 8;
   const key = opts.answers ? safe(() => statusKey(repo, head.commit, asks.map((c) => c.path), scoped), undefined) : undefined;

@@ -4,7 +4,7 @@
 import type { Hono } from 'hono';
 import { canAsk, parseVerdict, VERIFY_SYSTEM, verifyPrompt } from '../../freshness/verify';
 import { parseCheck, parseConfirm, parseRetire, parseVerify } from '../../freshness/parse';
-import { applyCheck, citedFiles, confirm, copyCitations, retire } from '../../freshness/record';
+import { applyCheck, citedAnswer, confirm, copyCitations, retire } from '../../freshness/record';
 import { memoriesForFile, memoryFreshness } from '../../freshness/state';
 import { branchView, freshnessSettings } from '../../freshness/view';
 import { contentHash } from '../../hash';
@@ -41,9 +41,8 @@ export function freshnessRoutes(app: Hono, ctx: AppContext): void {
     const project = optProject(c.req.query('project'));
     if (!project) throw new BadRequest(`query 'project' is required`);
     const limit = intParam(c.req.query('limit'), 'limit', 5000, 1, 20_000);
-    // The folder the project was last worked in: a client checking a project other than its own looks there.
-    const folder = ctx.store.get<{ cwd: string }>('SELECT cwd FROM sessions WHERE project = ? AND cwd IS NOT NULL ORDER BY updated_at DESC LIMIT 1', [project])?.cwd ?? null;
-    return c.json({ project, folder, files: citedFiles(ctx.store, project, limit) } satisfies CitedFilesResponse);
+    const { folder, files } = citedAnswer(ctx.store, project, limit);
+    return c.json({ project, folder, files } satisfies CitedFilesResponse);
   });
 
   app.get('/api/freshness/file', (c) => {
