@@ -16,6 +16,15 @@ export interface ModelReply {
   model: string;
 }
 
+/** A one-off model call through the worker's compressor (CompressionService.ask): undefined when no model can take it now. */
+export interface Asker {
+  ask(req: ModelRequest): Promise<ModelReply | undefined>;
+}
+
+export function canAsk(x: unknown): x is Asker {
+  return typeof (x as Partial<Asker> | undefined)?.ask === 'function';
+}
+
 export type Unavailable = { reason: 'no_key' | 'no_window'; message: string };
 
 export interface ModelBackend {

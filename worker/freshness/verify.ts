@@ -1,7 +1,6 @@
 // Re-verify: the compression model sees a stale memory and the changed lines of its cited files and
 // answers still-true, changed (with the corrected memory) or wrong. The client sends the lines: the
 // worker never reads the user's files.
-import type { ModelReply, ModelRequest } from '../compression/model';
 import type { VerifyFile } from '../../common/contract';
 
 export const VERIFY_SYSTEM = `You check whether a stored memory about a codebase still holds after the files it cites changed.
@@ -63,11 +62,3 @@ export function parseVerdict(text: string): Verdict | undefined {
   return { verdict: v, reason, title: title.slice(0, 300), narrative: tag(text, 'narrative')?.slice(0, 4000), facts };
 }
 
-/** What the worker's compressor offers for this (CompressionService.ask). */
-export interface Asker {
-  ask(req: ModelRequest): Promise<ModelReply | undefined>;
-}
-
-export function canAsk(x: unknown): x is Asker {
-  return typeof (x as Partial<Asker> | undefined)?.ask === 'function';
-}

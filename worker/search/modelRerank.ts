@@ -5,17 +5,13 @@
 // uses (common/rerank.ts). Off with no model; any failure, a timeout or an answer with no ids keeps
 // the plain order. The call's tokens count against the daily budget like any model call.
 import { RERANK_TOP, applyRanking, rerankPrompt, type RankedRow } from '../../common/rerank';
-import type { ModelReply, ModelRequest } from '../compression/model';
+import type { Asker } from '../compression/model';
 import type { Logger } from '../../common/node/log';
 
 export const RERANK_SYSTEM = 'You rank search results for a developer. Answer with ids only.';
 /** Enough for 20 ids. */
 export const RERANK_MAX_OUTPUT_TOKENS = 120;
 export const RERANK_TIMEOUT_MS = 10_000;
-
-export interface RerankAsker {
-  ask(req: ModelRequest): Promise<ModelReply | undefined>;
-}
 
 export interface Reranked<T> {
   rows: T[];
@@ -25,7 +21,7 @@ export interface Reranked<T> {
   why?: string;
 }
 
-export async function modelRerank<T extends RankedRow>(query: string, rows: T[], asker: RerankAsker | undefined, opts: { timeoutMs?: number; log?: Logger } = {}): Promise<Reranked<T>> {
+export async function modelRerank<T extends RankedRow>(query: string, rows: T[], asker: Asker | undefined, opts: { timeoutMs?: number; log?: Logger } = {}): Promise<Reranked<T>> {
   if (!asker) return { rows, reranked: false, why: 'no model' };
   if (rows.length < 2 || query.trim() === '') return { rows, reranked: false, why: 'nothing to rerank' };
   let timer: NodeJS.Timeout | undefined;

@@ -2,7 +2,8 @@
 // retire, and re-verify through the compression model. See docs/freshness.md and docs/api.md.
 // Registered in worker/server/routes/index.ts.
 import type { Hono } from 'hono';
-import { canAsk, parseVerdict, VERIFY_SYSTEM, verifyPrompt } from '../../freshness/verify';
+import { canAsk } from '../../compression/model';
+import { parseVerdict, VERIFY_SYSTEM, verifyPrompt } from '../../freshness/verify';
 import { parseCheck, parseConfirm, parseRetire, parseVerify } from '../../freshness/parse';
 import { applyCheck, citedAnswer, confirm, copyCitations, retire } from '../../freshness/record';
 import { memoriesForFile, memoryFreshness } from '../../freshness/state';

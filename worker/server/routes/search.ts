@@ -6,7 +6,7 @@ import { BadRequest, intParam, parseBatchRequest, parseReindexRequest, type Obse
 import { annotateObservations, annotateRows } from '../../freshness/search';
 import { branchView, freshnessSettings } from '../../freshness/view';
 import { fileHistory } from '../../search/byFile';
-import { canAsk } from '../../freshness/verify';
+import { canAsk } from '../../compression/model';
 import { modelRerank } from '../../search/modelRerank';
 import { optProject, parseSearchRequest } from '../../search/params';
 import { RERANK_TOP } from '../../../common/rerank';
