@@ -41,7 +41,8 @@ export const SET_FOLDERS: { name: string; role: SetRole; folder: string }[] = [
   { name: 'dev3', role: 'development', folder: 'search-heldout' },
   { name: 'dev4', role: 'development', folder: 'search-dev4' },
   { name: 'dev5', role: 'development', folder: 'search-heldout2' },
-  { name: 'test', role: 'test', folder: 'search-heldout3' },
+  { name: 'dev6', role: 'development', folder: 'search-heldout3' },
+  { name: 'test', role: 'test', folder: 'search-heldout4' },
 ];
 
 interface RawQuestion {
