@@ -158,6 +158,35 @@ describe('compressed journal segments', () => {
     assert.ok(before.length >= done.length);
   });
 
+  it('a stop right after a checkpoint leaves no temp file and every segment whole in one form: nothing lost', async () => {
+    const dir = tempDir();
+    const s = await open(dir, 0);
+    const want: string[] = [];
+    // About 4 MB of journal in one segment: four blocks to compress after the checkpoint.
+    for (let b = 0; b < 40; b++) {
+      await s.write((tx) => {
+        for (let i = 0; i < 200; i++) {
+          want.push(`${row(want.length)} ${b}/${i}`);
+          tx.run('INSERT INTO t (v) VALUES (?)', [want[want.length - 1]]);
+        }
+      });
+    }
+    await s.snapshot(true);
+    await s.close(false);
+    assert.deepEqual(fs.readdirSync(dir).filter((n) => n.includes('.tmp-')), [], 'no temp file left');
+    for (const g of listSegments(dir)) {
+      const log = fs.existsSync(path.join(dir, segmentName(g)));
+      const cold = fs.existsSync(path.join(dir, coldSegmentName(g)));
+      // Stopped before the .logz was read back: only the .log; after it: the .logz (and the .log until removed).
+      assert.ok(log || cold, `segment ${g} in neither form`);
+      if (cold) assert.ok(readSegmentOf(dir, g).problems.length === 0 || log, `segment ${g}: a .logz that does not read back and no .log`);
+    }
+    const s2 = await open(dir, 0);
+    assert.deepEqual(values(s2), want);
+    assert.deepEqual(s2.recovery.lost, []);
+    await s2.close(false);
+  });
+
   it('a data dir with only .log segments (an earlier build) is compressed at its first checkpoint and reads the same', async () => {
     const dir = tempDir();
     const s = await open(dir, 8 << 20);
