@@ -18,6 +18,8 @@
 //   BENCH_SLOW=10      print the 10 slowest keyword searches (client and worker ms)
 //   BENCH_SEARCH='{"keywordWarmTerms":0}'   extra search settings (settings.json) for every phase
 //   BENCH_STEPS=stop   only the import, the graceful stops and the cold starts (stop-time work)
+//   BENCH_STEPS=import only the import and its graceful stop
+//   BENCH_DISK=1       list the data dir by kind after each stop that is measured (bench/disk.mjs)
 //
 //
 // It ends with the bars of the lean-worker goal, per size: ours, claude-mem, the ratio, the bar
@@ -42,6 +44,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { treeRss } from './compare/common.mjs';
+import { formatDiskByKind } from './disk.mjs';
 import { toClaudeMemDoc } from './compare/fixture.mjs';
 import { theirs as claudeMem } from './compare/theirs.mjs';
 import { fixtureWords, zipfPicker } from './lib.mjs';
@@ -57,6 +60,8 @@ const EMBED_IDLE_MS = 10_000;
 const THEIRS = process.env.BENCH_THEIRS !== '0';
 const ONLY = process.env.BENCH_ONLY?.split(',');
 const STOP_STEPS_ONLY = process.env.BENCH_STEPS === 'stop';
+const IMPORT_ONLY = process.env.BENCH_STEPS === 'import';
+const LIST_DISK = process.env.BENCH_DISK === '1';
 
 for (const w of [OURS, BASELINE].filter(Boolean)) {
   if (!fs.existsSync(w)) {
@@ -296,12 +301,19 @@ async function measure(label, script, n) {
   r.peakTreeMB = MB(w.peakTree());
   r.stopMs = await w.stop();
   r.diskMB = MB(dirBytes(dir));
+  if (LIST_DISK) console.log(formatDiskByKind(dir, `${label} ${n}, after the import's stop`));
+  if (IMPORT_ONLY) {
+    if (!process.env.BENCH_KEEP) fs.rmSync(dir, { recursive: true, force: true });
+    else r.dir = dir;
+    return r;
+  }
 
   // 2. Cold starts; the third stays up for the searches.
   w = await coldStarts(r, () => startWorker(script, dir));
   if (STOP_STEPS_ONLY) {
     r.stopSettledMs = await w.stop();
     r.diskSettledMB = MB(dirBytes(dir));
+    if (LIST_DISK) console.log(formatDiskByKind(dir, `${label} ${n}, after the settled stop`));
     if (!process.env.BENCH_KEEP) fs.rmSync(dir, { recursive: true, force: true });
     else r.dir = dir;
     return r;
@@ -347,6 +359,7 @@ async function measure(label, script, n) {
   r.peakTreeMB = Math.max(r.peakTreeMB, MB(w.peakTree()));
   r.stopSettledMs = await w.stop();
   r.diskSettledMB = MB(dirBytes(dir));
+  if (LIST_DISK) console.log(formatDiskByKind(dir, `${label} ${n}, after the settled stop`));
 
   // 3. The local embedder on: hybrid latency, backlog rate, RSS once the query embedder is idle.
   if (EMBED_S > 0) {
@@ -436,6 +449,11 @@ async function measureTheirs(n) {
   if (stored !== sessions * PER_SESSION) throw new Error(`claude-mem stored ${stored} of ${sessions * PER_SESSION} observations`);
   r.stopMs = await w.stop();
   r.diskMB = MB(dirBytes(dataDir));
+  if (LIST_DISK) console.log(formatDiskByKind(dataDir, `claude-mem ${n}, after the import's stop`));
+  if (IMPORT_ONLY) {
+    if (!process.env.BENCH_KEEP) fs.rmSync(dir, { recursive: true, force: true });
+    return r;
+  }
   w = await coldStarts(r, start);
   const qs = queries(SEARCHES);
   const all = [];
@@ -531,13 +549,14 @@ const worst = (...xs) => (xs.every(Number.isFinite) ? Math.max(...xs) : NaN);
 /** [figure, value of a side, bar: { ratio } ours / claude-mem at most, or { max } / { min } absolute, phase it needs]. */
 const BARS = [
   ['import time (s)', (r) => r.importS, { ratio: 1.0 }],
-  ['cold start to healthy (ms)', (r) => r.startMs, { ratio: 1.0 }],
+  ['cold start to healthy (ms)', (r) => r.startMs, { ratio: 1.0 }, 'start'],
   ['context inject p95 (ms)', (r) => r.ctxP95, { ratio: 1.0 }, 'search'],
   ['peak RSS, import and all phases, process tree (MB)', (r) => r.peakTreeMB, { ratio: 1.2 }, 'search'],
   [`RSS after ${SEARCHES} keyword searches, process tree (MB)`, (r) => r.rssSearchedTreeMB, { ratio: 1.0 }, 'search'],
   ['data on disk after a graceful stop (MB)', (r) => r.diskMB, { ratio: 1.0 }],
-  ['data on disk after the last stop (MB)', (r) => r.diskSettledMB, { ratio: 1.0 }],
-  ['graceful stop, worst of after import / after a start / at the end (ms)', (r) => worst(r.stopMs, r.stopAfterStartMs, r.stopSettledMs), { max: 250 }],
+  ['data on disk after the last stop (MB)', (r) => r.diskSettledMB, { ratio: 1.0 }, 'start'],
+  ['graceful stop, worst of after import / after a start / at the end (ms)', (r) => worst(r.stopMs, r.stopAfterStartMs, r.stopSettledMs), { max: 250 }, 'start'],
+  ['graceful stop after the import (ms)', (r) => r.stopMs, { max: 250 }, 'import'],
   ['keyword p50, unfiltered (ms)', (r) => r.kwP50, { ratio: 1.5 }, 'search'],
   ['keyword p95, unfiltered (ms)', (r) => r.kwP95, { ratio: 1.0 }, 'search'],
   ['keyword p50, one project (ms)', (r) => r.kwFiltP50, { ratio: 1.5 }, 'search'],
@@ -552,7 +571,8 @@ const BARS = [
  * rather than print a table without them.
  */
 function bars(results) {
-  const ranPhase = (phase) => (phase === 'search' ? !STOP_STEPS_ONLY : phase === 'embed' ? !STOP_STEPS_ONLY && EMBED_S > 0 : true);
+  const ranPhase = (phase) =>
+    phase === 'import' ? IMPORT_ONLY : IMPORT_ONLY ? !phase : phase === 'search' ? !STOP_STEPS_ONLY : phase === 'embed' ? !STOP_STEPS_ONLY && EMBED_S > 0 : true;
   const missing = [];
   const lines = [];
   let met = 0;

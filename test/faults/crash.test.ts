@@ -350,6 +350,58 @@ it(`SIGKILL at every step of a data dir's first run (${FIRST_RUN_STEPS.length} s
   });
 });
 
+/**
+ * The steps of compressing the journal segments a checkpoint covers (worker/store/coldJournal.ts),
+ * which runs after each checkpoint: its .logz written but not synced, renamed but the directory not
+ * synced, and read back but the .log not yet removed.
+ */
+const COLD_JOURNAL_STEPS = [
+  { name: 'covered segment compressed, not synced', at: 'cold-journal:before-sync' },
+  { name: 'covered segment compressed, renamed, directory not synced', at: 'cold-journal:renamed' },
+  { name: 'covered segment compressed and read back, its .log not removed', at: 'cold-journal:verified' },
+] as const;
+
+it(`SIGKILL at every step of compressing the journal a checkpoint covers (${COLD_JOURNAL_STEPS.length} steps)`, { timeout: 10 * 60_000 }, async () => {
+  await faultCase(__filename, 'crashes', 'SIGKILL at every step of compressing covered journal segments', async () => {
+    let total = 0;
+    const seen: string[] = [];
+    for (const step of COLD_JOURNAL_STEPS) {
+      const dataDir = tempDir();
+      const acked = new Acked();
+      let w = await startWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.at } });
+      await acked.bulk(w, 'base', 300);
+      for (let i = 0; i < 5; i++) await acked.save(w, `${step.name}: before ${i}`);
+      // The checkpoint covers every segment before it: their compression starts right after it.
+      assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
+      await killAt(w.proc, w.stdout, step.at);
+      const db = path.join(dataDir, 'db');
+      const files = fs.readdirSync(db);
+      seen.push(`${step.at}: ${files.filter((n) => /\.logz?$|\.tmp-/.test(n) && !/\.log$/.test(n)).join(' ') || 'no .logz yet'}`);
+      if (step.at === 'cold-journal:verified') assert.ok(files.some((n) => n.endsWith('.logz') && files.includes(n.slice(0, -1))), `both forms of a segment on disk: ${files.join(' ')}`);
+      w = await startWorker({ dataDir, env: STEP_ENV });
+      try {
+        await acked.check(w, `${step.name}, restarted`);
+        await acked.save(w, `${step.name}: after`);
+        // Another checkpoint finishes the compression the kill cut short.
+        assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
+        await until(() => fs.readdirSync(db).some((n) => n.endsWith('.logz')) && !fs.readdirSync(db).some((n) => n.includes('.tmp-')), 20_000, 'the covered segments compressed');
+        await w.stop();
+        // The newest checkpoint damaged: the start falls back to the older files and replays the compressed segments.
+        const newest = fs.readdirSync(db).filter((n) => /^(snapshot|delta)-\d+\.db$/.test(n)).sort((a, b) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0])).pop()!;
+        const b = fs.readFileSync(path.join(db, newest));
+        for (let i = b.length >> 1; i < (b.length >> 1) + 16; i++) b[i] ^= 0x5a;
+        fs.writeFileSync(path.join(db, newest), b);
+        w = await startWorker({ dataDir, env: STEP_ENV });
+        total += await acked.check(w, `${step.name}, ${newest} damaged`);
+      } finally {
+        await w.stop();
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+    return `${COLD_JOURNAL_STEPS.length} steps, each killed there (${seen.join('; ')}): every acknowledged write back, also from the compressed segments with the newest checkpoint damaged (${total} observations checked), none duplicated, ready`;
+  });
+});
+
 it('a client killed mid-request leaves the worker healthy', async () => {
   await faultCase(__filename, 'crashes', 'client SIGKILL mid-request', async () => {
     const w = await startWorker();

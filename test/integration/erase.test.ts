@@ -5,15 +5,15 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { thawToMemory } from '../../worker/store/coldSnapshot';
+import { JOURNAL_MAGIC, thawToMemory, unpackToMemory } from '../../worker/store/coldSnapshot';
 import { readIfPresent, startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
 
 const TOKENS = { observation: 'zebraquokka7731', session: 'lemurfox4412', project: 'narwhalotter9981' };
 const KEEP = 'keepsakeowl5150';
 
-function thawIfPresent(dir: string, gen: number): Buffer | undefined {
+function thawIfPresent(dir: string, gen: number, journal = false): Buffer | undefined {
   try {
-    return thawToMemory(dir, gen);
+    return journal ? unpackToMemory(path.join(dir, `journal-${String(gen).padStart(10, '0')}.logz`), JOURNAL_MAGIC) : thawToMemory(dir, gen);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
@@ -29,9 +29,9 @@ function grep(dir: string, words: string[]): string[] {
       if (e.isDirectory()) walk(p);
       else {
         // A temp file the worker renames while this walks (a snapshot being written) is read under its final name.
-        // A compressed older snapshot is read inflated: compression must not hide deleted text from this check.
-        const m = /^snapshot-(\d+)\.dbz$/.exec(e.name);
-        const b = m ? thawIfPresent(d, Number(m[1])) : readIfPresent(p);
+        // A compressed older snapshot or journal segment is read inflated: compression must not hide deleted text from this check.
+        const m = /^(snapshot|journal)-(\d+)\.(dbz|logz)$/.exec(e.name);
+        const b = m ? thawIfPresent(d, Number(m[2]), m[1] === 'journal') : readIfPresent(p);
         for (const w of words) if (b?.includes(w)) hits.push(`${path.relative(dir, p)}: ${w}`);
       }
     }

@@ -6,14 +6,19 @@
 // Each block is compressed and checked on the thread pool (the event loop stays free) and each is
 // checked against its own CRC when read, so a damaged cold snapshot is always found, never used.
 // A start that needs it (the newest snapshot is damaged) thaws it back to the .db file first.
+// Closed journal segments that only back up a checkpoint are kept in the same container
+// (coldJournal.ts, magic "CMEMJNZ1").
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { crc32, deflateRaw, inflateRaw, inflateRawSync } from 'node:zlib';
 import { sizeOf, syncDirSync, writeAtomically } from './journal';
+import { faultPoint } from './faultPoint';
 import { listSnapshots, snapshotName } from './snapshot';
 
-const MAGIC = Buffer.from('CMEMSNZ1', 'ascii');
+const MAGIC: Buffer = Buffer.from('CMEMSNZ1', 'ascii');
+/** The same container holding a closed journal segment (coldJournal.ts). */
+export const JOURNAL_MAGIC: Buffer = Buffer.from('CMEMJNZ1', 'ascii');
 const HEADER = 32;
 const BLOCK = 1 << 20;
 /** Level 1: about a third of the size at a fraction of level 6's CPU (measured: docs/benchmarks.md). */
@@ -42,12 +47,13 @@ interface ColdIndex {
   blocks: { offset: number; len: number; crc: number; rawLen: number }[];
 }
 
-function parseIndex(head: Buffer, index: Buffer | null, fileSize: number): ColdIndex | number {
-  if (head.length < HEADER || !head.subarray(0, 8).equals(MAGIC)) throw new Error('not a cold snapshot (bad header)');
+function parseIndex(head: Buffer, index: Buffer | null, fileSize: number, magic = MAGIC): ColdIndex | number {
+  const what = magic === MAGIC ? 'a cold snapshot' : 'a compressed journal';
+  if (head.length < HEADER || !head.subarray(0, 8).equals(magic)) throw new Error(`not ${what} (bad header)`);
   const block = head.readUInt32LE(8);
   const count = head.readUInt32LE(12);
   const rawSize = Number(head.readBigUInt64LE(16));
-  if (block !== BLOCK || count !== Math.ceil(rawSize / BLOCK)) throw new Error('not a cold snapshot (bad header)');
+  if (block !== BLOCK || count !== Math.ceil(rawSize / BLOCK)) throw new Error(`not ${what} (bad header)`);
   if (!index) return 8 * count;
   if (crc32(index) !== head.readUInt32LE(24)) throw new Error('checksum mismatch (index)');
   const blocks: ColdIndex['blocks'] = [];
@@ -61,14 +67,14 @@ function parseIndex(head: Buffer, index: Buffer | null, fileSize: number): ColdI
   return { rawSize, blocks };
 }
 
-function readIndexSync(fd: number): ColdIndex {
+function readIndexSync(fd: number, magic = MAGIC): ColdIndex {
   const size = fs.fstatSync(fd).size;
   const head = Buffer.alloc(HEADER);
   fs.readSync(fd, head, 0, HEADER, 0);
-  const indexBytes = parseIndex(head, null, size) as number;
+  const indexBytes = parseIndex(head, null, size, magic) as number;
   const index = Buffer.alloc(indexBytes);
   if (fs.readSync(fd, index, 0, indexBytes, HEADER) !== indexBytes) throw new Error('truncated index');
-  return parseIndex(head, index, size) as ColdIndex;
+  return parseIndex(head, index, size, magic) as ColdIndex;
 }
 
 function checkBlock(i: number, raw: Buffer, b: ColdIndex['blocks'][number]): void {
@@ -80,8 +86,15 @@ function checkBlock(i: number, raw: Buffer, b: ColdIndex['blocks'][number]): voi
  * removes the .db: at every moment one verified copy of the snapshot is on disk.
  */
 export async function freezeSnapshot(dir: string, gen: number, stopping: () => boolean = () => false): Promise<{ rawBytes: number; coldBytes: number }> {
-  const src = path.join(dir, snapshotName(gen));
-  const dest = path.join(dir, coldName(gen));
+  return packFile(path.join(dir, snapshotName(gen)), path.join(dir, coldName(gen)), MAGIC, stopping);
+}
+
+/**
+ * Compresses `src` into `dest` (this module's container with `magic`), reads `dest` back block by
+ * block, and only then removes `src`: at every moment one verified copy is on disk. `src` removed
+ * meanwhile (pruned): `dest` goes too, and coldBytes is 0.
+ */
+export async function packFile(src: string, dest: string, magic: Buffer, stopping: () => boolean = () => false): Promise<{ rawBytes: number; coldBytes: number }> {
   const fh = await fs.promises.open(src, 'r');
   let rawSize: number;
   try {
@@ -89,7 +102,7 @@ export async function freezeSnapshot(dir: string, gen: number, stopping: () => b
     const count = Math.ceil(rawSize / BLOCK);
     const index = Buffer.alloc(8 * count);
     const buf = Buffer.allocUnsafe(Math.min(BLOCK, rawSize) || 1);
-    await writeAtomically(dest, async (out) => {
+    const fill = async (out: fs.promises.FileHandle): Promise<void> => {
       let at = HEADER + index.length;
       for (let i = 0; i < count; i++) {
         if (stopping()) throw new StoppedError();
@@ -97,7 +110,7 @@ export async function freezeSnapshot(dir: string, gen: number, stopping: () => b
         let got = 0;
         while (got < want) {
           const { bytesRead } = await fh.read(buf, got, want - got, i * BLOCK + got);
-          if (bytesRead === 0) throw new Error(`${snapshotName(gen)} ended at ${i * BLOCK + got} bytes while being compressed`);
+          if (bytesRead === 0) throw new Error(`${path.basename(src)} ended at ${i * BLOCK + got} bytes while being compressed`);
           got += bytesRead;
         }
         const raw = buf.subarray(0, want);
@@ -110,23 +123,25 @@ export async function freezeSnapshot(dir: string, gen: number, stopping: () => b
       // A stop asked meanwhile: no header, no fsync of the whole file (what a stop would wait for).
       if (stopping()) throw new StoppedError();
       const head = Buffer.alloc(HEADER);
-      MAGIC.copy(head, 0);
+      magic.copy(head, 0);
       head.writeUInt32LE(BLOCK, 8);
       head.writeUInt32LE(count, 12);
       head.writeBigUInt64LE(BigInt(rawSize), 16);
       head.writeUInt32LE(crc32(index), 24);
       await out.write(Buffer.concat([head, index]), 0, HEADER + index.length, 0);
-    });
+    };
+    // Its own fault points (cold-snapshot:before-sync, cold-journal:renamed, ...), not a checkpoint's.
+    await writeAtomically(dest, fill, magic === MAGIC ? 'cold-snapshot' : 'cold-journal');
   } finally {
     await fh.close();
   }
   try {
-    await verifyCold(dest, stopping);
+    await verifyCold(dest, stopping, magic);
   } catch (e) {
-    // Unread or unreadable, the compressed copy goes; the .db stays (a stop: the next start compresses it again).
+    // Unread or unreadable, the compressed copy goes; the original stays (a stop: the next start compresses it again).
     await fs.promises.unlink(dest).catch(() => undefined);
     if (e instanceof StoppedError) throw e;
-    throw new Error(`${coldName(gen)} did not read back (${(e as Error).message}); kept ${snapshotName(gen)}`);
+    throw new Error(`${path.basename(dest)} did not read back (${(e as Error).message}); kept ${path.basename(src)}`);
   }
   // Pruned meanwhile (a newer pair of snapshots, or a compaction of deleted text, made it obsolete):
   // its compressed copy must not outlive it.
@@ -137,6 +152,7 @@ export async function freezeSnapshot(dir: string, gen: number, stopping: () => b
   // Asked to stop (a stop, or storage found damaged: then no file may go): both copies stay.
   if (stopping()) throw new StoppedError();
   const coldBytes = (await fs.promises.stat(dest)).size;
+  faultPoint(magic === MAGIC ? 'cold-snapshot:verified' : 'cold-journal:verified');
   await fs.promises.unlink(src).catch(() => undefined);
   return { rawBytes: rawSize, coldBytes };
 }
@@ -145,16 +161,16 @@ export async function freezeSnapshot(dir: string, gen: number, stopping: () => b
  * Reads a cold snapshot whole, inflating each block on the thread pool and checking its CRC;
  * `stopping` (a stop asked) ends it before the next block with a StoppedError.
  */
-export async function verifyCold(file: string, stopping: () => boolean = () => false): Promise<void> {
+export async function verifyCold(file: string, stopping: () => boolean = () => false, magic = MAGIC): Promise<void> {
   const fh = await fs.promises.open(file, 'r');
   try {
     const size = (await fh.stat()).size;
     const head = Buffer.alloc(HEADER);
     await fh.read(head, 0, HEADER, 0);
-    const indexBytes = parseIndex(head, null, size) as number;
+    const indexBytes = parseIndex(head, null, size, magic) as number;
     const index = Buffer.alloc(indexBytes);
     if ((await fh.read(index, 0, indexBytes, HEADER)).bytesRead !== indexBytes) throw new Error('truncated index');
-    const idx = parseIndex(head, index, size) as ColdIndex;
+    const idx = parseIndex(head, index, size, magic) as ColdIndex;
     for (let i = 0; i < idx.blocks.length; i++) {
       if (stopping()) throw new StoppedError();
       const b = idx.blocks[i];
@@ -168,10 +184,10 @@ export async function verifyCold(file: string, stopping: () => boolean = () => f
 }
 
 /** Calls `each` with every block of a cold snapshot in order, inflated and checked (synchronous: start-up). */
-function thawBlocks(file: string, each: (raw: Buffer, at: number) => void): number {
+function thawBlocks(file: string, each: (raw: Buffer, at: number) => void, magic = MAGIC): number {
   const fd = fs.openSync(file, 'r');
   try {
-    const idx = readIndexSync(fd);
+    const idx = readIndexSync(fd, magic);
     for (let i = 0; i < idx.blocks.length; i++) {
       const b = idx.blocks[i];
       const packed = Buffer.alloc(b.len);
@@ -214,8 +230,13 @@ export function thawSnapshot(dir: string, gen: number): string {
 
 /** The whole .db file of snapshot `gen`, inflated into memory (readers that must not write the data dir). */
 export function thawToMemory(dir: string, gen: number): Buffer {
+  return unpackToMemory(path.join(dir, coldName(gen)), MAGIC);
+}
+
+/** A whole file of this module's container with `magic`, inflated into memory, every block checked; throws with the reason it is unusable. */
+export function unpackToMemory(file: string, magic: Buffer): Buffer {
   const parts: Buffer[] = [];
-  const size = thawBlocks(path.join(dir, coldName(gen)), (raw) => parts.push(raw));
+  const size = thawBlocks(file, (raw) => parts.push(raw), magic);
   const out = Buffer.concat(parts);
   if (out.length !== size) throw new Error(`inflated to ${out.length} bytes, expected ${size}`);
   return out;
@@ -244,5 +265,5 @@ export async function freezeOlderSnapshots(dir: string, minBytes: number, stoppi
   }
 }
 
-/** A stop cut a compression short: its temp file is gone, the .db stays (the next start finishes it). */
-class StoppedError extends Error {}
+/** A stop cut a compression short: its temp file is gone, the original stays (the next start finishes it). */
+export class StoppedError extends Error {}

@@ -18,8 +18,9 @@ export function segmentName(gen: number): string {
   return `journal-${String(gen).padStart(10, '0')}.log`;
 }
 
+/** Every segment's gen, as a .log or compressed (coldJournal.ts: journal-<gen>.logz), or both. */
 export function listSegments(dir: string): number[] {
-  return listGenFiles(dir, /^journal-(\d+)\.log$/);
+  return [...new Set(listGenFiles(dir, /^journal-(\d+)\.logz?$/))];
 }
 
 /** The generation numbers of the files in dir whose names match `name` (its group 1), ascending. */
@@ -57,9 +58,12 @@ export interface SegmentRead {
   tail?: { offset: number; bytes: number; torn: boolean };
 }
 
-/** Reads every intact record; skips damaged stretches by searching for the next valid frame. */
-export function readSegment(file: string): SegmentRead {
-  const buf = fs.readFileSync(file);
+/**
+ * Reads every intact record; skips damaged stretches by searching for the next valid frame.
+ * `bytes`: the segment's bytes already read (inflated from its compressed form), named by `file`.
+ */
+export function readSegment(file: string, bytes?: Buffer): SegmentRead {
+  const buf = bytes ?? fs.readFileSync(file);
   const records: Buffer[] = [];
   const problems: string[] = [];
   let skippedBytes = 0;
@@ -368,15 +372,16 @@ export class JournalWriter {
 /**
  * Writes `final` whole or not at all: `write` fills a temp file beside it, which is fsynced, renamed
  * over `final` and the directory fsynced. A failed write (disk full) leaves no half file behind, and
- * whatever `final` was stays untouched. Snapshots and deltas are written this way.
+ * whatever `final` was stays untouched. Snapshots and deltas are written this way. Its fault points
+ * (faultPoint.ts) are `<faultPrefix>:before-sync` and `<faultPrefix>:renamed`.
  */
-export async function writeAtomically(final: string, write: (fh: fs.promises.FileHandle) => Promise<void>): Promise<void> {
+export async function writeAtomically(final: string, write: (fh: fs.promises.FileHandle) => Promise<void>, faultPrefix = 'write'): Promise<void> {
   const tmp = `${final}.tmp-${process.pid}`;
   const fh = await fs.promises.open(tmp, 'w', 0o600);
   let ok = false;
   try {
     await write(fh);
-    faultPoint('write:before-sync');
+    faultPoint(`${faultPrefix}:before-sync`);
     await fh.sync();
     ok = true;
   } finally {
@@ -384,7 +389,7 @@ export async function writeAtomically(final: string, write: (fh: fs.promises.Fil
     if (!ok) await fs.promises.unlink(tmp).catch(() => undefined);
   }
   await fs.promises.rename(tmp, final);
-  faultPoint('write:renamed');
+  faultPoint(`${faultPrefix}:renamed`);
   await syncDir(path.dirname(final));
 }
 

@@ -11,7 +11,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
-import { listSegments, readSegment, segmentName } from './journal';
+import { readSegmentOf } from './coldJournal';
+import { listSegments, segmentName } from './journal';
 import { decodeTx } from './records';
 import { listSnapshots, openSnapshot, snapshotBytesOf, snapshotName } from './snapshot';
 import { coldName, thawSnapshot, thawToMemory } from './coldSnapshot';
@@ -160,17 +161,18 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
 
   const cache = new StatementCache(db);
   for (const gen of segments) {
-    const file = path.join(dir, segmentName(gen));
-    const read = readSegment(file);
+    // The .log, or its compressed form when it is only a checkpoint's backup (coldJournal.ts).
+    const read = readSegmentOf(dir, gen);
+    const file = read.file;
     report.problems.push(...read.problems);
     if (read.problems.length > 0 && opts.quarantine) quarantine(dir, file, false);
     const isLast = gen === segments[segments.length - 1] && opts.upToGen === undefined;
-    if (read.damagedStretches > 0) report.lost.push(`${segmentName(gen)}: ${read.damagedStretches} damaged stretch(es) in the middle; the writes recorded there cannot be rebuilt`);
+    if (read.damagedStretches > 0) report.lost.push(`${path.basename(file)}: ${read.damagedStretches} damaged stretch(es) in the middle; the writes recorded there cannot be rebuilt`);
     // A crash can cut short only the last write of the segment being written; a closed segment was whole.
-    if (read.tail && !(isLast && read.tail.torn)) report.lost.push(`${segmentName(gen)}: ${read.tail.bytes} damaged bytes at its end; the writes recorded there cannot be rebuilt`);
+    if (read.tail && !(isLast && read.tail.torn)) report.lost.push(`${path.basename(file)}: ${read.tail.bytes} damaged bytes at its end; the writes recorded there cannot be rebuilt`);
     // A torn tail is cut off (its copy is in damaged/): new writes go to a later segment, and a
     // torn tail in a segment that is no longer the last would look like damage on a later start.
-    if (read.tail && isLast && read.tail.torn && opts.quarantine) truncateQuiet(file, read.tail.offset);
+    if (read.tail && isLast && read.tail.torn && opts.quarantine && file.endsWith('.log')) truncateQuiet(file, read.tail.offset);
     for (const payload of read.records) {
       try {
         applyTx(cache, decodeTx(payload));

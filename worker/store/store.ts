@@ -15,6 +15,7 @@ import { loadSqlJs, tuneConnection } from './sqlite';
 import type { PagedBytes, PagedStats } from './pagedFile';
 import { CheckpointStopped, deltaName, listDeltas } from './delta';
 import { checkpoint, deltaMinBytesFromEnv, deltaPossible, fullCheckpointDue } from './checkpoint';
+import { coldSegmentName, freezeCoveredSegments } from './coldJournal';
 import { coldMinBytesFromEnv, coldName, freezeOlderSnapshots } from './coldSnapshot';
 import { faultPoint } from './faultPoint';
 
@@ -141,6 +142,8 @@ export class Store {
   private snapshotting: Promise<SnapshotResult> | undefined;
   /** Compression of the older snapshots under way (coldSnapshot.ts), and whether close() asked it to stop. */
   private freezing: Promise<void> | undefined;
+  /** Compression of the journal segments a checkpoint covers (coldJournal.ts) under way. */
+  private freezingJournals: Promise<void> | undefined;
   private freezeTimer: NodeJS.Timeout | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private idleLongTimer: NodeJS.Timeout | undefined;
@@ -209,8 +212,12 @@ export class Store {
       store.broken = new Error(store.degraded);
       opts.log.error(store.degraded, { lost: report.lost });
     } else {
-      // A data dir from before cold snapshots, or a freeze a stop cut short: finish it once the start is done.
-      store.freezeTimer = setTimeout(() => store?.freezeOlder(), FREEZE_AFTER_START_MS);
+      // A data dir from before cold snapshots or compressed journals, or a compression a stop cut
+      // short: finish it once the start is done.
+      store.freezeTimer = setTimeout(() => {
+        store?.freezeOlder();
+        store?.freezeJournals();
+      }, FREEZE_AFTER_START_MS);
       store.freezeTimer.unref();
       // A delete whose text may still be in older files was replayed, or a compaction was due when
       // the worker stopped (or died): it is still due.
@@ -514,6 +521,7 @@ export class Store {
     }
     this.prune();
     this.freezeOlder();
+    this.freezeJournals();
     this.lastSnapshot = result;
     this.opts.log.info('snapshot written', { ...result });
     return result;
@@ -538,6 +546,7 @@ export class Store {
     faultPoint('checkpoint:before-prune');
     this.prune();
     if (result.via !== 'delta') this.freezeOlder();
+    this.freezeJournals();
     this.lastSnapshot = result;
     this.opts.log.info(result.via === 'delta' ? 'delta checkpoint written' : 'snapshot written', { ...result });
     return result;
@@ -565,7 +574,29 @@ export class Store {
     // A delta older than the newest full snapshot is in it, and the journals from the older snapshot
     // on (all kept) hold what it held: the fallback to the older snapshot replays them instead.
     for (const g of listDeltas(this.opts.dir)) if (g < newest) unlinkQuiet(path.join(this.opts.dir, deltaName(g)));
-    for (const g of listSegments(this.opts.dir)) if (g < oldestKept) unlinkQuiet(path.join(this.opts.dir, segmentName(g)));
+    for (const g of listSegments(this.opts.dir)) if (g < oldestKept) for (const name of [segmentName(g), coldSegmentName(g)]) unlinkQuiet(path.join(this.opts.dir, name));
+  }
+
+  /**
+   * Compresses the closed journal segments the newest checkpoint covers (coldJournal.ts: a start
+   * that finds that checkpoint intact does not read them), in the background, one run at a time;
+   * never while degraded, never on the way out (a stop stops it at its next block).
+   */
+  private freezeJournals(): void {
+    if (this.freezingJournals || this.degraded || this.closing) return;
+    this.freezingJournals = freezeCoveredSegments(this.opts.dir, () => this.aborting || this.closing || this.degraded !== undefined)
+      .then((done) => {
+        if (done.length > 0)
+          this.opts.log.info('covered journal segments compressed', {
+            segments: done.length,
+            rawBytes: done.reduce((n, d) => n + d.rawBytes, 0),
+            coldBytes: done.reduce((n, d) => n + d.coldBytes, 0),
+          });
+      })
+      .catch((e: Error) => this.opts.log.warn(`could not compress a journal segment (kept as it is): ${e.message}`))
+      .finally(() => {
+        this.freezingJournals = undefined;
+      });
   }
 
   /**
@@ -628,7 +659,7 @@ export class Store {
     this.replica = undefined;
     if (r) await r.terminate();
     // Each stops at its next piece (a write already handed to the disk finishes first).
-    await Promise.all([this.freezing, this.snapshotting?.catch(() => undefined), this.compacting?.catch(() => undefined)]);
+    await Promise.all([this.freezing, this.freezingJournals, this.snapshotting?.catch(() => undefined), this.compacting?.catch(() => undefined)]);
     this.aborting = false;
     if (!finalSnapshot && !this.broken && !this.degraded && this.replayBytes() > STOP_REPLAY_BYTES) {
       faultPoint('stop:checkpoint');
