@@ -10,7 +10,9 @@ const watch = process.argv.includes('--watch');
 /** Node-side bundles: [entry, output name]. Worker threads are separate files. */
 const nodeEntries = [
   ['extension/extension.ts', 'extension'],
-  ['worker/main.ts', 'worker'],
+  // The worker: a tiny loader (worker.js) that runs the worker (worker-main.js) with a code cache.
+  ['worker/loader.ts', 'worker'],
+  ['worker/main.ts', 'worker-main'],
   // The hook CLI: a tiny loader (cli.js) that runs the dispatcher (cli-main.js) with a compile cache.
   ['cli/loader.ts', 'cli'],
   ['cli/main.ts', 'cli-main'],

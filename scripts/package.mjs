@@ -20,7 +20,7 @@ const out = path.resolve(outArg >= 0 ? args[outArg + 1] : path.join(root, `${pkg
 const quiet = args.includes('--quiet');
 
 // What the installed extension cannot run without (the wasm is read at run time, not bundled).
-const required = ['package.json', 'media/icon.png', 'dist/extension.js', 'dist/worker.js', 'dist/cli.js', 'dist/sql-wasm.wasm', 'dist/replica.js', 'dist/list-warmer.js', 'dist/embedder.js', 'dist/anthropic-sdk.js', 'dist/cli-main.js', 'dist/cli-tools.js', 'dist/mcp.js'];
+const required = ['package.json', 'media/icon.png', 'dist/extension.js', 'dist/worker.js', 'dist/worker-main.js', 'dist/cli.js', 'dist/sql-wasm.wasm', 'dist/replica.js', 'dist/list-warmer.js', 'dist/embedder.js', 'dist/anthropic-sdk.js', 'dist/cli-main.js', 'dist/cli-tools.js', 'dist/mcp.js'];
 // What must never ship: sources, source maps, dependencies, tests, caches.
 const forbidden = [/\.ts$/, /\.map$/, /(^|\/)node_modules\//, /^(test|worker|extension|bench|scripts|\.cache)\//];
 

@@ -4,6 +4,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createCompressor } from './compression';
 import { ensureToken } from './auth';
+import { codeCacheState, READY_EVENT } from './codeCache';
 import { checkHealthProof, dropProof, newNonce } from '../common/node/identity';
 import { isLoopbackHost, loadConfig } from '../common/node/config';
 import { EventBus } from './events';
@@ -263,13 +264,14 @@ async function main(): Promise<void> {
   }
 
   const r = store.recovery;
-  log.info(`listening on ${config.host}:${boundPort}`, { pid: process.pid, snapshotGen: r.snapshotGen, replayed: r.recordsReplayed, problems: r.problems.length, startupMs: Date.now() - startedAt });
+  log.info(`listening on ${config.host}:${boundPort}`, { pid: process.pid, snapshotGen: r.snapshotGen, replayed: r.recordsReplayed, problems: r.problems.length, startupMs: Date.now() - startedAt, codeCache: codeCacheState() });
   say(`claude-mem worker listening on http://${config.host}:${boundPort}`);
   say(`  data dir: ${config.dataDir}`);
   say(`  token:    ${path.join(config.dataDir, 'auth.token')}`);
   if (r.problems.length > 0) say(`  recovered with problems:\n    ${r.problems.join('\n    ')}`);
   if (store.degraded) say(`  NOT READY: ${store.degraded}`);
   say('  stop:     Ctrl+C, or `node dist/cli.js stop`');
+  (process as NodeJS.EventEmitter).emit(READY_EVENT);
 }
 
 // `node dist/worker.js recover [--accept-loss] [--json]` (what `claude-mem recover` runs): the

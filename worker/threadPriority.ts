@@ -7,8 +7,19 @@ import * as os from 'node:os';
 
 export const BACKGROUND_NICE = 10;
 
+/**
+ * The nice value of background work: CLAUDE_MEM_BACKGROUND_NICE (a whole number 0-19) when set,
+ * else BACKGROUND_NICE. 0 runs the embedder and the snapshot builder at the worker's own priority
+ * (the test runner does so for the search evals, whose encoder would otherwise get only the CPU
+ * the other test files leave idle). Never raises a priority: the value is a floor.
+ */
+export function backgroundNice(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.CLAUDE_MEM_BACKGROUND_NICE;
+  return v !== undefined && /^\d{1,2}$/.test(v.trim()) && Number(v) <= 19 ? Number(v) : BACKGROUND_NICE;
+}
+
 /** Lowers the calling thread's priority; returns the new nice value, or undefined if not possible. */
-export function runThisThreadInBackground(nice = BACKGROUND_NICE): number | undefined {
+export function runThisThreadInBackground(nice = backgroundNice()): number | undefined {
   try {
     const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
     if (!Number.isInteger(tid) || tid <= 0 || tid === process.pid) return undefined; // never the main thread
@@ -20,7 +31,7 @@ export function runThisThreadInBackground(nice = BACKGROUND_NICE): number | unde
 }
 
 /** Lowers a child process's priority (its main thread; threads it starts later inherit it). */
-export function runThisProcessInBackground(nice = BACKGROUND_NICE): number | undefined {
+export function runThisProcessInBackground(nice = backgroundNice()): number | undefined {
   try {
     os.setPriority(0, Math.max(os.getPriority(0), nice));
     return os.getPriority(0);

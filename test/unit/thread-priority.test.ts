@@ -30,4 +30,31 @@ describe('background thread priority', () => {
     assert.equal(r.nice, Math.max(before, BACKGROUND_NICE));
     assert.equal(r.pidNice, before, 'the main thread keeps its priority');
   });
+
+  it('takes its nice value from CLAUDE_MEM_BACKGROUND_NICE (0-19), else the default', async () => {
+    const before = os.getPriority();
+    const src = `const m = {}; (function (module, exports, require) { ${bundled()} })(m, m.exports = {}, require);
+      const { parentPort } = require('node:worker_threads');
+      parentPort.postMessage({ nice: m.exports.runThisThreadInBackground(), value: m.exports.backgroundNice() });`;
+    const inThread = (value: string) =>
+      new Promise<{ nice: number | undefined; value: number }>((resolve, reject) => {
+        const w = new Worker(src, { eval: true, env: { ...process.env, CLAUDE_MEM_BACKGROUND_NICE: value } });
+        w.once('message', resolve);
+        w.once('error', reject);
+      });
+    const expected: [string, number][] = [
+      ['0', 0],
+      ['15', 15],
+      [' 7 ', 7],
+      ['20', BACKGROUND_NICE],
+      ['-5', BACKGROUND_NICE],
+      ['low', BACKGROUND_NICE],
+      ['', BACKGROUND_NICE],
+    ];
+    for (const [value, nice] of expected) {
+      const r = await inThread(value);
+      assert.equal(r.value, nice, `CLAUDE_MEM_BACKGROUND_NICE=${JSON.stringify(value)}`);
+      if (process.platform === 'linux') assert.equal(r.nice, Math.max(before, nice), `the thread's nice value with ${JSON.stringify(value)}`);
+    }
+  });
 });
