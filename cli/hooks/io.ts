@@ -241,6 +241,7 @@ export async function call<T = unknown>(env: HookEnv, method: string, urlPath: s
     env.log.warn(`worker unreachable at ${env.target.host}:${env.target.port}; nothing sent`, { error: message });
     return { ok: false, reason: 'network', message, code };
   }
+  env.log.debug(`worker call ${method} ${urlPath.split('?')[0]} answered ${reply.status}`);
   return classify(env, method, urlPath, reply, opts, '');
 }
 
