@@ -49,13 +49,13 @@ export async function contextHook(input: HookInput, env: HookEnv): Promise<HookR
   // The cited list is already here: the check sends only its verdicts.
   const send: Send = async (method, path, body) => {
     if (method === 'GET' && path === cited) return first.ok ? first.reply.body : undefined;
-    const r = await call(env, method, path, body, { optionalRoute: true });
+    const r = await call(env, method, path, body, { optionalRoute: true, checkBody: true });
     return r.ok ? r.reply.body : undefined;
   };
   const { view, check } = await checkProject(send, project, cwd, hookAnswers(env.target.dataDir));
   const url = `/api/context/inject${query({ project, ...viewParams(view) })}`;
   // The check travels with the context request: one round trip (an older worker without the POST: two).
-  let r = check ? await call(env, 'POST', url, check, { optionalRoute: true }) : await call(env, 'GET', url, undefined, { optionalRoute: true });
+  let r = check ? await call(env, 'POST', url, check, { optionalRoute: true, checkBody: true }) : await call(env, 'GET', url, undefined, { optionalRoute: true });
   if (check && !r.ok && r.reason === 'not_found') {
     await send('POST', '/api/freshness/check', check);
     r = await call(env, 'GET', url, undefined, { optionalRoute: true });

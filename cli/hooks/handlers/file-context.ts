@@ -129,10 +129,10 @@ export async function fileContextHook(input: HookInput, env: HookEnv): Promise<H
   const history = async (view: UseView | undefined, check: FreshnessCheckRequest | undefined, meanwhile?: () => void) => {
     // Only the rows it shows: the reply is read, checked and parsed by a cold process on every Read.
     const url = `/api/search/by-file${query({ path: abs, project, limit: SHOW, ...viewParams(view) })}`;
-    let r = await call(env, check ? 'POST' : 'GET', url, check, { optionalRoute: true, meanwhile });
+    let r = await call(env, check ? 'POST' : 'GET', url, check, { optionalRoute: true, meanwhile, checkBody: true });
     if (check && !r.ok && r.reason === 'not_found') {
       // A worker without the POST: the check, then the history (two round trips).
-      await call(env, 'POST', '/api/freshness/check', check, { optionalRoute: true });
+      await call(env, 'POST', '/api/freshness/check', check, { optionalRoute: true, checkBody: true });
       r = await call(env, 'GET', url, undefined, { optionalRoute: true });
     }
     if (!r.ok) return undefined;
