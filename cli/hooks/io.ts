@@ -6,6 +6,7 @@ import { BadRequest } from '../../common/contract/validate';
 import { redact } from '../../common/node/log';
 import { cleanIncoming } from '../../common/privacy/incoming';
 import { NetworkError, request, type ClientTarget, type Reply } from '../client';
+import { tookPath } from './codePaths';
 import { spoolFor, spoolRequest } from './spool';
 
 /** Per-request budget. A hook never waits longer than this for one worker call. */
@@ -235,8 +236,11 @@ export async function call<T = unknown>(env: HookEnv, method: string, urlPath: s
   try {
     const o = { ...opts, meanwhile: once(env, opts.meanwhile) };
     const spooled = viaSpool<T>(env, method, urlPath, body, timeoutMs, o);
-    if (spooled) reply = spooled;
-    else {
+    if (spooled) {
+      tookPath('s');
+      reply = spooled;
+    } else {
+      tookPath('t');
       const sent = request<T>(env.target, method, urlPath, body, timeoutMs);
       o.meanwhile?.();
       reply = await sent;

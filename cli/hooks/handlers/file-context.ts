@@ -20,6 +20,7 @@ import type { FreshnessCheckRequest } from '../../../common/contract';
 import { checkFile, hookAnswers, viewParams, type UseView } from '../../freshnessCheck';
 import { findRepo, relativeTo } from '../../../common/node/freshness/gitRepo';
 import { branchOf } from '../../../common/node/freshness/worktree';
+import { tookPath } from '../codePaths';
 import { SeenFiles } from '../fileContextState';
 import type { HookInput, HookReply } from '../input';
 import { call, type HookEnv } from '../io';
@@ -126,6 +127,7 @@ export async function fileContextHook(input: HookInput, env: HookEnv): Promise<H
   // known to have history), and the check rides in the history request: one round trip.
   const answers = repoRel ? hookAnswers(env.target.dataDir) : undefined;
   const first = repoRel ? checkFile(project, cwd, repoRel, { ...answers, keptOnly: true }) : undefined;
+  if (first?.check) tookPath('c');
   const history = async (view: UseView | undefined, check: FreshnessCheckRequest | undefined, meanwhile?: () => void) => {
     // Only the rows it shows: the reply is read, checked and parsed by a cold process on every Read.
     const url = `/api/search/by-file${query({ path: abs, project, limit: SHOW, ...viewParams(view) })}`;
@@ -150,6 +152,7 @@ export async function fileContextHook(input: HookInput, env: HookEnv): Promise<H
   // The file differs from what some memory cites and git was not asked how (committed or staged):
   // asked now (its answer is kept for the next hooks), and the verdict sent again with the kind.
   if (repoRel && sent && sent.tracked && !sent.change && !sent.gone && got.rows.some((r) => r.freshness === 'stale')) {
+    tookPath('g');
     const full = checkFile(project, cwd, repoRel, answers);
     if (full.check?.files[0]?.change) got = (await history(full.view, full.check)) ?? got;
   }
@@ -159,5 +162,6 @@ export async function fileContextHook(input: HookInput, env: HookEnv): Promise<H
   // The content (its blob id, else size) and the verdicts, not the mtime: a touched file is the same file.
   const signature = `${blob ?? st.size}:${Math.max(...rows.map((x) => x.id))}:${rows.length}${more ? '+' : ''}:${rows.filter((x) => x.freshness).length}`;
   if (!seen.claim(abs, signature)) return {};
+  tookPath('h');
   return { context: formatFileHistory(inside ? rel : abs, rows, more), event: 'PreToolUse' };
 }
