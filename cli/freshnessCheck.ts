@@ -108,13 +108,16 @@ export async function verifyOthers(send: Send, projects: Iterable<string>, own: 
   return unverified;
 }
 
-/** Checks one file (its repository-relative path) the same way; the verdict is sent when the file is in a repository. */
-export async function verifyFile(send: Send, project: string, cwd: string, rel: string, opts?: WorktreeOptions): Promise<{ view: UseView; file?: CheckFile; changed?: true }> {
+/**
+ * Checks one file (its repository-relative path) the same way, for a request that carries the check
+ * (POST /api/search/by-file). With keptOnly, no git process starts: a file that matches git's index
+ * goes without its change kind (committed or staged) unless git's answer is kept. No check outside
+ * a repository, or with CLAUDE_MEM_FRESHNESS=0.
+ */
+export function checkFile(project: string, cwd: string, rel: string, opts?: WorktreeOptions): { view: UseView; check?: FreshnessCheckRequest } {
   if (process.env.CLAUDE_MEM_FRESHNESS === '0') return { view: branchOf(cwd) };
   const req = checkWorktree(project, cwd, [{ path: rel, blobs: [] }], opts);
   const view = { branch: req.branch ?? null, bases: req.bases ?? [] };
   const file = req.files[0];
-  if (!file) return { view };
-  const r = (await send('POST', '/api/freshness/check', { project, branch: req.branch, bases: req.bases, commit: req.commit, files: [file] })) as { stale?: unknown[]; fresh?: unknown[]; moved?: unknown[] } | undefined;
-  return { view, file, ...(r && (r.stale?.length || r.fresh?.length || r.moved?.length) ? { changed: true as const } : {}) };
+  return file ? { view, check: { project, branch: req.branch, bases: req.bases, commit: req.commit, files: [file] } } : { view };
 }

@@ -6,6 +6,7 @@ import { BadRequest } from '../../common/contract/validate';
 import { redact } from '../../common/node/log';
 import { cleanIncoming } from '../../common/privacy/incoming';
 import { NetworkError, request, type ClientTarget, type Reply } from '../client';
+import { tookPath } from './codePaths';
 import { spoolFor, spoolRequest } from './spool';
 
 /** Per-request budget. A hook never waits longer than this for one worker call. */
@@ -203,6 +204,12 @@ export interface CallOptions {
   check?: (body: unknown) => unknown;
   /** Work that need not wait for the answer: run once the request is out, while the worker answers. */
   meanwhile?: () => void;
+  /**
+   * The body is a freshness check this process built (git's blob ids, the paths it checked), which
+   * the route passes through the same privacy gate before anything is stored (incomingBody): the
+   * hook's own pass is skipped (3.2 M instructions, the gate's first use in the process).
+   */
+  checkBody?: true;
 }
 
 /**
@@ -223,14 +230,17 @@ export async function call<T = unknown>(env: HookEnv, method: string, urlPath: s
   }
   // Hook stdin is outside text: every field through the privacy gate before it is spooled or sent
   // (the tool use and the prompt were cleaned by their handlers, which know what they hold).
-  if (body !== undefined && method !== 'GET') body = cleanIncoming(body, HANDLED_FIELDS).value;
+  if (body !== undefined && method !== 'GET' && !opts.checkBody) body = cleanIncoming(body, HANDLED_FIELDS).value;
   let reply: Reply<T>;
   const timeoutMs = opts.timeoutMs ?? REQUEST_TIMEOUT_MS;
   try {
     const o = { ...opts, meanwhile: once(env, opts.meanwhile) };
     const spooled = viaSpool<T>(env, method, urlPath, body, timeoutMs, o);
-    if (spooled) reply = spooled;
-    else {
+    if (spooled) {
+      tookPath('s');
+      reply = spooled;
+    } else {
+      tookPath('t');
       const sent = request<T>(env.target, method, urlPath, body, timeoutMs);
       o.meanwhile?.();
       reply = await sent;
@@ -241,6 +251,7 @@ export async function call<T = unknown>(env: HookEnv, method: string, urlPath: s
     env.log.warn(`worker unreachable at ${env.target.host}:${env.target.port}; nothing sent`, { error: message });
     return { ok: false, reason: 'network', message, code };
   }
+  env.log.debug(`worker call ${method} ${urlPath.split('?')[0]} answered ${reply.status}`);
   return classify(env, method, urlPath, reply, opts, '');
 }
 

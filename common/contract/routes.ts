@@ -270,6 +270,7 @@ export function parseAgentCredentials(body: unknown): AgentCredentialsRequest {
 //   GET  /api/timeline?anchor=<id>|S<summaryId>|<ISO time>&depth_before&depth_after&project    -> TimelineResponse
 //   POST /api/observations/batch {ids}                                                          -> ObservationsBatchResponse
 //   GET  /api/search/by-file?path&project&limit&offset                                          -> FileHistoryResponse
+//   POST /api/search/by-file?<the same> {FreshnessCheckRequest}: the check applied, then the same reply
 //   GET  /api/search/status, POST /api/search/reindex {project?, reembed?}                      -> SearchStatus
 //   GET  /api/context/inject?project&budget&observations&sessions&full&types&concepts&teammates=0|1&format=markdown|json
 //   POST /api/context/inject?<the same> {FreshnessCheckRequest}: the check applied, then the same reply
@@ -766,6 +767,8 @@ export interface RouteReplies {
   'GET /api/timeline': TimelineResponse;
   'POST /api/observations/batch': ObservationsBatchResponse;
   'GET /api/search/by-file': FileHistoryResponse;
+  /** The same, after applying the body's freshness check (FreshnessCheckRequest). */
+  'POST /api/search/by-file': FileHistoryResponse;
   'GET /api/search/status': SearchStatus;
   'POST /api/search/reindex': ReindexResponse;
   /** Markdown by default; ContextInjectResponse with format=json. */
@@ -808,7 +811,7 @@ export const ROUTE_KEYS = [
   'POST /api/sessions/init', 'POST /api/sessions/observations', 'POST /api/sessions/summarize', 'POST /api/sessions/complete', 'GET /api/sessions',
   'GET /api/observations', 'GET /api/observation/:id', 'DELETE /api/observation/:id', 'GET /api/projects', 'DELETE /api/projects/:name', 'DELETE /api/session/:id', 'POST /api/memory/save',
   'GET /api/export', 'POST /api/import', 'GET /stream',
-  'GET /api/search', 'GET /api/timeline', 'POST /api/observations/batch', 'GET /api/search/by-file', 'GET /api/search/status', 'POST /api/search/reindex', 'GET /api/context/inject', 'POST /api/context/inject',
+  'GET /api/search', 'GET /api/timeline', 'POST /api/observations/batch', 'GET /api/search/by-file', 'POST /api/search/by-file', 'GET /api/search/status', 'POST /api/search/reindex', 'GET /api/context/inject', 'POST /api/context/inject',
   'GET /api/agent/status', 'POST /api/agent/resume', 'POST /api/agent/credentials', 'GET /api/agent/jobs', 'POST /api/agent/results', 'DELETE /api/agent/windows/:windowId',
   'GET /', 'POST /api/viewer/code',
   'GET /api/team/status', 'POST /api/team/share', 'POST /api/team/unshare', 'POST /api/team/forget', 'POST /api/team/sync', 'POST /api/team/connection', 'GET /api/team/records', 'POST /api/team/test/clock',

@@ -53,9 +53,9 @@ describe('hook path stays lean', () => {
 
 describe('V8 code cache for the hook path (dist/cli.js as the loader of dist/cli-main.js)', () => {
   const isLoader = fs.existsSync(path.join(ROOT, 'dist', 'cli-main.js')) && fs.statSync(CLI_JS).size < 8000;
-  const run = (dataDir: string, env: Record<string, string> = {}) =>
+  const run = (dataDir: string, env: Record<string, string> = {}, input = '{}') =>
     spawnSync(process.execPath, [CLI_JS, 'hook', 'claude-code', 'observation'], {
-      input: '{}',
+      input,
       encoding: 'utf8',
       env: { ...process.env, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: '1', CLAUDE_MEM_NO_AUTOSTART: '1', ...env },
     });
@@ -92,6 +92,43 @@ describe('V8 code cache for the hook path (dist/cli.js as the loader of dist/cli
     fs.writeFileSync(full, Buffer.concat([other, fs.readFileSync(full).subarray(main.length)]));
     assert.equal(run(dataDir).stdout, '{}');
     assert.ok(fs.readFileSync(full).subarray(0, main.length).equals(main), 'a cache of other bytes is replaced');
+  });
+
+  it('is made again when a run takes a code path the cache was not made on, and not otherwise', (t) => {
+    if (!isLoader) {
+      t.skip('dist/cli.js is not the loader yet');
+      return;
+    }
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-cache-'));
+    // A tool use to send: the observation hook calls the worker (none on port 1).
+    const use = JSON.stringify({ session_id: 's1', hook_event_name: 'PostToolUse', cwd: dataDir, tool_name: 'Bash', tool_input: { command: 'ls' }, tool_response: 'x', tool_use_id: 'toolu_1' });
+    const send = () => run(dataDir, {}, use);
+    assert.equal(run(dataDir).status, 0, 'an empty payload calls nothing');
+    const [file] = caches(dataDir);
+    const full = path.join(dataDir, 'cache', file);
+    const main = fs.readFileSync(path.join(ROOT, 'dist', 'cli-main.js'), 'utf8');
+    const marker = (text: string) => /^\n\/\/# claude-mem-code-cache base64 ([a-z]*)\n/.exec(text.slice(main.length))?.[1];
+    assert.equal(marker(fs.readFileSync(full, 'utf8')), '', 'made on no path');
+    // No spool on port 1: the request goes over TCP (path "t"), which the cache was not made on.
+    assert.equal(send().status, 0);
+    assert.equal(marker(fs.readFileSync(full, 'utf8')), 't');
+    // The same path again: the file is left as it is.
+    const before = fs.statSync(full).mtimeMs;
+    fs.utimesSync(full, new Date(before - 60_000), new Date(before - 60_000));
+    const kept = fs.statSync(full).mtimeMs;
+    assert.equal(send().status, 0);
+    assert.equal(fs.statSync(full).mtimeMs, kept, 'a run on the cache\'s own paths does not write it');
+    // A cache made on no path: this run's path is new, so it is made again, naming it.
+    const text = fs.readFileSync(full, 'utf8');
+    fs.writeFileSync(full, text.replace('claude-mem-code-cache base64 t\n', 'claude-mem-code-cache base64 \n'));
+    assert.equal(send().status, 0);
+    assert.equal(marker(fs.readFileSync(full, 'utf8')), 't');
+    // A damaged path list: no cache (a plain compile), made again.
+    fs.writeFileSync(full, fs.readFileSync(full, 'utf8').replace('claude-mem-code-cache base64 t\n', 'claude-mem-code-cache base64 T!\n'));
+    const again = send();
+    assert.equal(again.status, 0, again.stderr);
+    assert.equal(again.stdout, '{}');
+    assert.equal(marker(fs.readFileSync(full, 'utf8')), 't');
   });
 
   it('CLAUDE_MEM_NO_CODE_CACHE=1 turns it off', (t) => {

@@ -8,6 +8,7 @@ import { query } from '../../client';
 import { checkProject, citedPath, hookAnswers, viewParams, type Send } from '../../freshnessCheck';
 import { ensureWorker } from '../../startStop';
 import { DEFAULT_START_MS } from '../budgets';
+import { tookPath } from '../codePaths';
 import type { HookInput, HookReply } from '../input';
 import { claimInjection } from '../injectClaim';
 import { call, type HookEnv } from '../io';
@@ -37,6 +38,7 @@ export async function contextHook(input: HookInput, env: HookEnv): Promise<HookR
   // Only when nothing listens: a worker that is there but slow is not replaced.
   if (!first.ok && first.reason === 'network' && first.code === 'ECONNREFUSED') {
     if (process.env.CLAUDE_MEM_NO_AUTOSTART === '1') return reply('');
+    tookPath('w');
     const budget = Number(process.env.CLAUDE_MEM_HOOK_START_MS) || DEFAULT_START_MS;
     const h = await ensureWorker(env.target, budget);
     if (!h) {
@@ -49,13 +51,14 @@ export async function contextHook(input: HookInput, env: HookEnv): Promise<HookR
   // The cited list is already here: the check sends only its verdicts.
   const send: Send = async (method, path, body) => {
     if (method === 'GET' && path === cited) return first.ok ? first.reply.body : undefined;
-    const r = await call(env, method, path, body, { optionalRoute: true });
+    const r = await call(env, method, path, body, { optionalRoute: true, checkBody: true });
     return r.ok ? r.reply.body : undefined;
   };
   const { view, check } = await checkProject(send, project, cwd, hookAnswers(env.target.dataDir));
+  if (check) tookPath('c');
   const url = `/api/context/inject${query({ project, ...viewParams(view) })}`;
   // The check travels with the context request: one round trip (an older worker without the POST: two).
-  let r = check ? await call(env, 'POST', url, check, { optionalRoute: true }) : await call(env, 'GET', url, undefined, { optionalRoute: true });
+  let r = check ? await call(env, 'POST', url, check, { optionalRoute: true, checkBody: true }) : await call(env, 'GET', url, undefined, { optionalRoute: true });
   if (check && !r.ok && r.reason === 'not_found') {
     await send('POST', '/api/freshness/check', check);
     r = await call(env, 'GET', url, undefined, { optionalRoute: true });

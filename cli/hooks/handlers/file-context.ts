@@ -2,8 +2,10 @@
 // the tool input and never decides the permission (a sync "allow" would skip the user's prompt).
 // Silent for every other tool (VS Code ignores matchers, so this runs on every tool call: the check
 // costs a table lookup), small files, files with no history, and a file whose history this session
-// has already seen. Before the history is shown, the file is checked against the work tree and the
-// branch (one `git status` for this file, none when git's answer is kept; cli/freshnessCheck.ts):
+// has already seen. The file is checked against the work tree and the branch (cli/freshnessCheck.ts)
+// and the check rides in the history request (POST /api/search/by-file: one round trip); git is
+// asked (one `git status` for this file) only when the file has history that differs from it and
+// git's answer is not kept:
 // a memory no longer true is marked "may be stale" with what changed, a memory of another branch
 // says so, a teammate's retire or confirm names them. A file whose content is unchanged is fresh
 // whatever its modification time.
@@ -14,8 +16,11 @@ import { parseFileHistory } from '../../../common/contract/replies';
 import { isReadTool, toolFiles } from '../../../common/toolKinds';
 import { projectFromCwd } from '../../../common/node/project';
 import { query } from '../../client';
-import { hookAnswers, verifyFile, viewParams, type Send } from '../../freshnessCheck';
+import type { FreshnessCheckRequest } from '../../../common/contract';
+import { checkFile, hookAnswers, viewParams, type UseView } from '../../freshnessCheck';
 import { findRepo, relativeTo } from '../../../common/node/freshness/gitRepo';
+import { branchOf } from '../../../common/node/freshness/worktree';
+import { tookPath } from '../codePaths';
 import { SeenFiles } from '../fileContextState';
 import type { HookInput, HookReply } from '../input';
 import { call, type HookEnv } from '../io';
@@ -118,10 +123,20 @@ export async function fileContextHook(input: HookInput, env: HookEnv): Promise<H
   const project = projectFromCwd(cwd);
   const repo = findRepo(cwd);
   const repoRel = repo ? relativeTo(repo, abs) : undefined;
-  const history = async (view: { branch: string | null; bases: string[] } | undefined, meanwhile?: () => void) => {
+  // The file is checked here first (git's kept answers only: no git process before the file is
+  // known to have history), and the check rides in the history request: one round trip.
+  const answers = repoRel ? hookAnswers(env.target.dataDir) : undefined;
+  const first = repoRel ? checkFile(project, cwd, repoRel, { ...answers, keptOnly: true }) : undefined;
+  if (first?.check) tookPath('c');
+  const history = async (view: UseView | undefined, check: FreshnessCheckRequest | undefined, meanwhile?: () => void) => {
     // Only the rows it shows: the reply is read, checked and parsed by a cold process on every Read.
     const url = `/api/search/by-file${query({ path: abs, project, limit: SHOW, ...viewParams(view) })}`;
-    const r = await call(env, 'GET', url, undefined, { optionalRoute: true, meanwhile });
+    let r = await call(env, check ? 'POST' : 'GET', url, check, { optionalRoute: true, meanwhile, checkBody: true });
+    if (check && !r.ok && r.reason === 'not_found') {
+      // A worker without the POST: the check, then the history (two round trips).
+      await call(env, 'POST', '/api/freshness/check', check, { optionalRoute: true, checkBody: true });
+      r = await call(env, 'GET', url, undefined, { optionalRoute: true });
+    }
     if (!r.ok) return undefined;
     try {
       return historyReply(r.reply.body);
@@ -130,24 +145,23 @@ export async function fileContextHook(input: HookInput, env: HookEnv): Promise<H
       return undefined;
     }
   };
-  const { branchOf } = await import('../../../common/node/freshness/worktree');
-  let got = await history(repo ? branchOf(cwd) : undefined, () => seen.load());
+  const view = first?.view ?? (repo ? branchOf(cwd) : undefined);
+  let got = await history(view, first?.check, () => seen.load());
   if (!got || got.rows.length === 0) return {};
-  // The file is checked now (a file with history only): a verdict that changed is read back.
-  let blob: string | null | undefined;
-  if (repoRel) {
-    const send: Send = async (method, path, body) => {
-      const r = await call(env, method, path, body, { optionalRoute: true });
-      return r.ok ? r.reply.body : undefined;
-    };
-    const v = await verifyFile(send, project, cwd, repoRel, hookAnswers(env.target.dataDir));
-    blob = v.file?.blob;
-    if (v.changed) got = (await history(v.view)) ?? got;
+  const sent = first?.check?.files[0];
+  // The file differs from what some memory cites and git was not asked how (committed or staged):
+  // asked now (its answer is kept for the next hooks), and the verdict sent again with the kind.
+  if (repoRel && sent && sent.tracked && !sent.change && !sent.gone && got.rows.some((r) => r.freshness === 'stale')) {
+    tookPath('g');
+    const full = checkFile(project, cwd, repoRel, answers);
+    if (full.check?.files[0]?.change) got = (await history(full.view, full.check)) ?? got;
   }
+  const blob = sent?.blob;
   const { rows, more } = got;
   if (rows.length === 0) return {};
   // The content (its blob id, else size) and the verdicts, not the mtime: a touched file is the same file.
   const signature = `${blob ?? st.size}:${Math.max(...rows.map((x) => x.id))}:${rows.length}${more ? '+' : ''}:${rows.filter((x) => x.freshness).length}`;
   if (!seen.claim(abs, signature)) return {};
+  tookPath('h');
   return { context: formatFileHistory(inside ? rel : abs, rows, more), event: 'PreToolUse' };
 }

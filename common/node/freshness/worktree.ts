@@ -73,9 +73,9 @@ function git(repo: GitRepo, args: string[]): string | undefined {
 }
 
 /** git's output for args, from answers when key is found there (and kept there when git answers). */
-function gitKept(repo: GitRepo, args: string[], answers?: GitAnswers, key?: string): string | undefined {
+function gitKept(repo: GitRepo, args: string[], answers?: GitAnswers, key?: string, keptOnly = false): string | undefined {
   const kept = answers && key ? answers.get(key) : undefined;
-  if (kept !== undefined) return kept;
+  if (kept !== undefined || keptOnly) return kept;
   const out = git(repo, args);
   if (out !== undefined && answers && key) answers.set(key, out);
   return out;
@@ -85,9 +85,9 @@ function gitKept(repo: GitRepo, args: string[], answers?: GitAnswers, key?: stri
  * `git status` of the work tree, without taking the index lock; undefined when git cannot run.
  * With answers and a key (what the status depends on: see checkWorktree), a kept answer is reused.
  */
-export function gitStatus(repo: GitRepo, paths?: string[], answers?: GitAnswers, key?: string): GitStatus | undefined {
+export function gitStatus(repo: GitRepo, paths?: string[], answers?: GitAnswers, key?: string, keptOnly = false): GitStatus | undefined {
   const spec = paths ? ['--', ...paths.map((p) => `:(literal)${p}`)] : [];
-  const out = gitKept(repo, ['status', '--porcelain=v2', '-z', '--untracked-files=no', '--ignore-submodules=all', ...spec], answers, key);
+  const out = gitKept(repo, ['status', '--porcelain=v2', '-z', '--untracked-files=no', '--ignore-submodules=all', ...spec], answers, key, keptOnly);
   return out === undefined ? undefined : parseStatus(out);
 }
 
@@ -96,10 +96,10 @@ export function gitStatus(repo: GitRepo, paths?: string[], answers?: GitAnswers,
  * one commit pairs up when the two are at least half the same): old path -> new path. Undefined when
  * git cannot tell (no git, the commit unknown here).
  */
-export function gitRenames(repo: GitRepo, commit: string, answers?: GitAnswers, head?: string | null): Map<string, string> | undefined {
+export function gitRenames(repo: GitRepo, commit: string, answers?: GitAnswers, head?: string | null, keptOnly = false): Map<string, string> | undefined {
   // Two commits never change: their renames are kept under both ids.
   const key = head ? `renames\0${repo.root}\0${commit}\0${head}` : undefined;
-  const out = gitKept(repo, ['diff', '--name-status', '-z', '-M', '--diff-filter=R', '--no-ext-diff', commit, head ?? 'HEAD'], answers, key);
+  const out = gitKept(repo, ['diff', '--name-status', '-z', '-M', '--diff-filter=R', '--no-ext-diff', commit, head ?? 'HEAD'], answers, key, keptOnly);
   return out === undefined ? undefined : parseRenames(out);
 }
 
@@ -155,7 +155,9 @@ function checkOne(repo: GitRepo, rel: string, blobs: string[], index: Map<string
     if (entry) return { path: rel, blob: entry.blob, tracked: true, change: 'committed' };
   }
   const entry = index?.get(rel);
-  const blob = hashFile(abs);
+  // No status (git missing, or not asked): a file whose stat matches its index entry has the index's id.
+  const same = !status && entry ? fs.statSync(abs, { bigint: true, throwIfNoEntry: false }) : undefined;
+  const blob = same && entry && statMatches(entry, same) ? entry.blob : hashFile(abs);
   if (blob === undefined) return undefined;
   if (blob !== null) return { path: rel, blob, ...(entry ? { tracked: true } : {}), ...(status ? { change: entry ? 'committed' : 'uncommitted' } : {}) };
   // Gone from the work tree and (with a status) from the index: renamed if its content is elsewhere.
@@ -216,6 +218,11 @@ export interface WorktreeCheck extends FreshnessCheckRequest {
 export interface WorktreeOptions {
   /** git's earlier answers (gitAnswers.ts): a check whose key is found there starts no git process. */
   answers?: GitAnswers;
+  /**
+   * Start no git process: only an answer kept in answers is used. A file git would have to judge
+   * (it matches the index, so is it committed or staged?) is then sent without its change kind.
+   */
+  keptOnly?: boolean;
 }
 
 /**
@@ -316,7 +323,7 @@ export function checkWorktree(project: string, dir: string, cited: CitedFilesRes
   // A few files: git looks at those only (the file-context hook asks about one).
   const scoped = asks.length <= 8;
   const key = opts.answers ? safe(() => statusKey(repo, head.commit, asks.map((c) => c.path), scoped), undefined) : undefined;
-  const status = safe(() => gitStatus(repo, scoped ? asks.map((c) => c.path) : undefined, opts.answers, key), undefined);
+  const status = safe(() => gitStatus(repo, scoped ? asks.map((c) => c.path) : undefined, opts.answers, key, opts.keptOnly === true), undefined);
   const found: { c: CitedFilesResponse['files'][number]; f: CheckFile }[] = [];
   for (const c of asks) {
     const f = safe(() => checkOne(repo, c.path, c.blobs, index, status, blobs), undefined);
@@ -329,7 +336,7 @@ export function checkWorktree(project: string, dir: string, cited: CitedFilesRes
     const count = new Map<string, number>();
     for (const { c } of lost) count.set(c.commit as string, (count.get(c.commit as string) ?? 0) + 1);
     const from = [...count].sort((a, b) => b[1] - a[1])[0][0];
-    const renames = safe(() => gitRenames(repo, from, opts.answers, head.commit), undefined);
+    const renames = safe(() => gitRenames(repo, from, opts.answers, head.commit, opts.keptOnly === true), undefined);
     for (const x of lost) {
       const to = renames?.get(x.c.path);
       if (to) x.f = { path: x.c.path, blob: null, gone: true, movedTo: to, change: 'committed' };

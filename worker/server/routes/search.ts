@@ -1,8 +1,11 @@
 // Search routes, progressive disclosure in three layers: compact ranked rows (search, by-file),
-// what happened around a point (timeline), full records for chosen ids (observations/batch).
+// what happened around a point (timeline), full records for chosen ids (observations/batch); by-file
+// also as a POST that applies a freshness check of the file first (the file-context hook's one request).
 // Plus the vector index's status and a reindex. Registered in worker/server/routes/index.ts.
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { BadRequest, intParam, parseBatchRequest, parseReindexRequest, type ObservationsBatchResponse } from '../../../common/contract';
+import { parseCheck } from '../../freshness/parse';
+import { applyCheck } from '../../freshness/record';
 import { annotateObservations, annotateRows } from '../../freshness/search';
 import { branchView, freshnessSettings } from '../../freshness/view';
 import { fileHistory } from '../../search/byFile';
@@ -14,7 +17,7 @@ import { NotFound, timeline } from '../../search/timeline';
 import { toObservation, type ObservationRow } from '../../store/repos/observations';
 import { labelObservations, labelTeamItems } from '../../team/labels';
 import type { AppContext } from '../context';
-import { bodyText, jsonBody } from '../http';
+import { bodyText, incomingBody, jsonBody } from '../http';
 
 export function searchRoutes(app: Hono, ctx: AppContext): void {
   const service = () => ctx.search;
@@ -39,15 +42,20 @@ export function searchRoutes(app: Hono, ctx: AppContext): void {
     return c.json({ ...res, items: labelTeamItems(ctx.store, res.items) });
   });
 
-  app.get('/api/search/by-file', (c) => {
-    const limit = intParam(c.req.query('limit'), 'limit', 50, 1, 500);
-    const offset = intParam(c.req.query('offset'), 'offset', 0, 0, 100_000);
+  app.get('/api/search/by-file', (c) => byFile(c, ctx));
+
+  // The same with a freshness check of the file as its body (POST /api/freshness/check's): the check
+  // is applied first, so the file-context hook gets its verdicts and the history in one round trip.
+  app.post('/api/search/by-file', async (c) => {
     const project = optProject(c.req.query('project'));
-    const res = fileHistory(ctx.store, c.req.query('path') ?? c.req.query('file'), { project, limit, offset });
-    // Freshness: the stale mark and the branch, as on search rows (the file-context hook shows them).
-    const fs = freshnessSettings(ctx);
-    if (fs.enabled) res.items = annotateRows(ctx.store, res.items, branchView(ctx.store, project, (n) => c.req.query(n)), fs);
-    return c.json(res);
+    if (project === undefined) throw new BadRequest(`query 'project' is required`);
+    const check = parseCheck(await incomingBody(c));
+    if (check.project !== project) throw new BadRequest(`the check's project must be the query's project`);
+    if (freshnessSettings(ctx).enabled && check.files.length > 0) {
+      const r = await ctx.store.write((tx) => applyCheck(tx, check, Date.now()));
+      if (r.stale.length || r.fresh.length || r.moved.length) ctx.events.emit('memory_freshness', { project, stale: r.stale.length, fresh: r.fresh.length });
+    }
+    return byFile(c, ctx);
   });
 
   app.get('/api/search/status', (c) => c.json(service().status()));
@@ -90,6 +98,18 @@ export function searchRoutes(app: Hono, ctx: AppContext): void {
     if (items.length) annotateObservations(ctx.store, items, branchView(ctx.store, project ?? items[0].project, (n) => c.req.query(n)), freshnessSettings(ctx));
     return c.json({ items: labelObservations(ctx.store, items), missing } satisfies ObservationsBatchResponse);
   });
+}
+
+/** A file's history (GET /api/search/by-file), with the marks of the query's branch. */
+function byFile(c: Context, ctx: AppContext): Response {
+  const limit = intParam(c.req.query('limit'), 'limit', 50, 1, 500);
+  const offset = intParam(c.req.query('offset'), 'offset', 0, 0, 100_000);
+  const project = optProject(c.req.query('project'));
+  const res = fileHistory(ctx.store, c.req.query('path') ?? c.req.query('file'), { project, limit, offset });
+  // Freshness: the stale mark and the branch, as on search rows (the file-context hook shows them).
+  const fs = freshnessSettings(ctx);
+  if (fs.enabled) res.items = annotateRows(ctx.store, res.items, branchView(ctx.store, project, (n) => c.req.query(n)), fs);
+  return c.json(res);
 }
 
 function jsonFrom(text: string): unknown {
