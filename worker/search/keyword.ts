@@ -58,11 +58,21 @@ const caches = new WeakMap<object, Map<string, Freq>>();
  * 10 s per table).
  */
 function tableSize(store: Db, k: KindTable): { rows: number; maxId: number } {
+  // Kept while the store's write count stands (Store.writes: no read can differ meanwhile).
+  const writes = (store as { writes?: unknown }).writes;
+  let kept = sizes.get(store);
+  const hit = kept?.get(k.table);
+  if (typeof writes === 'number' && hit?.writes === writes) return hit;
   const maxId = Number(store.get<{ m: number | null }>(`SELECT max(id) AS m FROM ${k.table}`)?.m ?? 0);
-  if (maxId === 0) return { rows: 0, maxId };
-  const rows = ftsRowCount(store, k) ?? Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.table}`)?.n ?? 0);
-  return { rows: Math.min(rows, maxId), maxId };
+  const rows = maxId === 0 ? 0 : Math.min(ftsRowCount(store, k) ?? Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.table}`)?.n ?? 0), maxId);
+  if (typeof writes === 'number') {
+    if (!kept) sizes.set(store, (kept = new Map()));
+    kept.set(k.table, { rows, maxId, writes });
+  }
+  return { rows, maxId };
 }
+
+const sizes = new WeakMap<object, Map<string, { rows: number; maxId: number; writes: number }>>();
 
 /**
  * Rows in the full-text table that contain the phrase (cached per store). A cached count is an
