@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { nullLogger } from '../../common/node/log';
+import { DEFAULT_CONTEXT_SETTINGS } from '../../worker/context/settings';
 import { EventBus } from '../../worker/events';
 import { idf, registerSearchFunctions } from '../../worker/search/bm25';
 import { buildDocLengths } from '../../worker/search/docLengths';
@@ -124,7 +125,7 @@ describe('full-text index merging', () => {
     assert.ok(mergeDue(store, 'observations_fts'), 'new segments to merge');
     const service = new SearchService(
       { config: { dataDir: tempDir('fts-merge-svc-') }, store, events: new EventBus(), log: nullLogger },
-      { settings: { search: { ...DEFAULT_SEARCH_SETTINGS, embeddings: 'off', keywordWarmTerms: 0, identifierWeight: 0 }, problems: [] } },
+      { settings: { search: { ...DEFAULT_SEARCH_SETTINGS, embeddings: 'off', keywordWarmTerms: 0, identifierWeight: 0 }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } },
     );
     service.start();
     try {

@@ -19,6 +19,11 @@ const QUIET_MS = 1000;
 const MAX_WAIT_MS = 10_000;
 /** Between steps. */
 const PAUSE_MS = 5;
+/**
+ * A run of at least this many steps (after an import) ends with a checkpoint, so the next start
+ * does not replay them (the store's idle checkpoint would take them only after a minute).
+ */
+const CHECKPOINT_STEPS = 16;
 
 /** Whether a merge step can do something: a level holding two segments, or a merge under way (a negative end block). */
 export function mergeDue(store: Pick<Store, 'all'>, fts: string): boolean {
@@ -85,6 +90,7 @@ export class FtsMerger {
 
   private async run(): Promise<void> {
     const pause = this.opts.pauseMs ?? PAUSE_MS;
+    const first = this.steps;
     try {
       for (const k of Object.values(KINDS)) {
         while (!this.stopped && mergeDue(this.store, k.fts)) {
@@ -99,6 +105,7 @@ export class FtsMerger {
           await new Promise((r) => setTimeout(r, pause));
         }
       }
+      if (!this.stopped && this.steps - first >= CHECKPOINT_STEPS) await this.store.snapshot();
     } catch (e) {
       // A store refusing writes or closing: the index stays as it is, searches read it all the same.
       if (!this.stopped) this.log?.warn('full-text index merge stopped', { error: (e as Error).message });
