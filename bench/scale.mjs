@@ -3,8 +3,9 @@
 // POST /api/import into a fresh data dir, one worker at a time, then:
 //   import time and peak RSS, data on disk after a graceful stop, cold start to healthy (median
 //   of 3), RSS at health / after 15 s of settling / after 300 keyword searches, keyword search
-//   p50/p95 (filtered by project and unfiltered) and how many answers were cut to the newest
-//   matches, context inject p95, a checkpoint's bytes and time after 100 new observations; then,
+//   p50/p95 (filtered by project and unfiltered; observations, as claude-mem is asked), how many
+//   results a search returned on average and how many answers were cut to the newest matches,
+//   context inject p95, a checkpoint's bytes and time after 100 new observations; then,
 //   with the local embedder on: hybrid p95, the embedding backlog rate over a minute, and RSS
 //   once the query embedder's idle time has passed.
 //
@@ -256,7 +257,10 @@ function queries(count) {
   });
 }
 
-const searchPath = (q, mode, project) => `/api/search?${new URLSearchParams({ query: q, mode, limit: '20', ...(project ? { project } : {}) })}`;
+// Keyword searches ask for observations, as claude-mem is asked (type=observations): the same
+// request on both sides. The bench prints how many results each side returned per search.
+const searchPath = (q, mode, project) =>
+  `/api/search?${new URLSearchParams({ query: q, mode, limit: '20', ...(mode === 'keyword' ? { kind: 'observation' } : {}), ...(project ? { project } : {}) })}`;
 const isCut = (body) => JSON.stringify(body?.notices ?? body?.notice ?? '').includes('newest');
 
 // BENCH_SEARCH='{"keywordWarmTerms":0}' adds search settings to every phase (both builds).
@@ -324,11 +328,13 @@ async function measure(label, script, n) {
   const slow = [];
   let cut = 0;
   let answered = 0;
+  let returned = 0;
   for (let i = 0; i < qs.length; i++) {
     const project = i % 2 === 0 ? `scale-${i % PROJECTS}` : undefined;
     const x = await w.req('GET', searchPath(qs[i], 'keyword', project));
     (project ? filtered : all).push(x.ms);
     if (x.body?.items?.length > 0) answered++;
+    returned += x.body?.items?.length ?? 0;
     if (isCut(x.body)) cut++;
     slow.push({ ms: x.ms, worker: x.body?.tookMs, q: qs[i], project, at: i });
   }
@@ -343,6 +349,7 @@ async function measure(label, script, n) {
   r.kwFiltP95 = pct(filtered, 0.95);
   r.kwCut = cut;
   r.kwAnswered = answered;
+  r.kwReturned = returned / SEARCHES;
   r.rssSearchedMB = MB(w.rss());
   r.rssSearchedTreeMB = MB(w.treeRss());
   const ctx = [];
@@ -465,6 +472,7 @@ async function measureTheirs(n) {
     if (found.status !== 200) throw new Error(`claude-mem search: ${found.status} ${found.raw.text.slice(0, 300)}`);
     (project ? filtered : all).push(performance.now() - t);
     if (found.titles.length > 0) r.kwAnswered = (r.kwAnswered ?? 0) + 1;
+    r.kwReturned = (r.kwReturned ?? 0) + found.titles.length / SEARCHES;
   }
   if (!r.kwAnswered) throw new Error(`claude-mem's keyword search found nothing for all ${SEARCHES} queries: the searches measure nothing`);
   r.kwP50 = pct(all, 0.5);
@@ -505,6 +513,7 @@ const ROWS = [
   ['keyword p50 / p95, one project (ms)', ['kwFiltP50', 'kwFiltP95'], 1],
   [`keyword answers cut to the newest matches (of ${SEARCHES})`, 'kwCut', 0],
   [`keyword searches with at least one result (of ${SEARCHES})`, 'kwAnswered', 0],
+  ['keyword results returned per search, mean (limit 20)', 'kwReturned', 1],
   ['context inject p95 (ms)', 'ctxP95', 1],
   ['checkpoint after 100 new observations: MB written', 'ckptMB', 1],
   ['checkpoint: event loop blocked / total (ms)', ['ckptBlockedMs', 'ckptTotalMs'], 0],

@@ -26,7 +26,7 @@ import { ftsRowCount } from './docLengths';
 import type { FtsQuery } from './ftsQuery';
 import type { SearchFilters } from './params';
 import { filterSql, KINDS, type KindTable } from './records';
-import { COMMON_SHARE, vocabularyDf } from './termLists';
+import { COMMON_SHARE, rareList, vocabularyDf } from './termLists';
 import { exactTopK } from './topK';
 import type { SearchHit } from './hit';
 
@@ -58,11 +58,21 @@ const caches = new WeakMap<object, Map<string, Freq>>();
  * 10 s per table).
  */
 function tableSize(store: Db, k: KindTable): { rows: number; maxId: number } {
+  // Kept while the store's write count stands (Store.writes: no read can differ meanwhile).
+  const writes = (store as { writes?: unknown }).writes;
+  let kept = sizes.get(store);
+  const hit = kept?.get(k.table);
+  if (typeof writes === 'number' && hit?.writes === writes) return hit;
   const maxId = Number(store.get<{ m: number | null }>(`SELECT max(id) AS m FROM ${k.table}`)?.m ?? 0);
-  if (maxId === 0) return { rows: 0, maxId };
-  const rows = ftsRowCount(store, k) ?? Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.table}`)?.n ?? 0);
-  return { rows: Math.min(rows, maxId), maxId };
+  const rows = maxId === 0 ? 0 : Math.min(ftsRowCount(store, k) ?? Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.table}`)?.n ?? 0), maxId);
+  if (typeof writes === 'number') {
+    if (!kept) sizes.set(store, (kept = new Map()));
+    kept.set(k.table, { rows, maxId, writes });
+  }
+  return { rows, maxId };
 }
+
+const sizes = new WeakMap<object, Map<string, { rows: number; maxId: number; writes: number }>>();
 
 /**
  * Rows in the full-text table that contain the phrase (cached per store). A cached count is an
@@ -70,7 +80,7 @@ function tableSize(store: Db, k: KindTable): { rows: number; maxId: number } {
  * id now): a 0 decides that the phrase is left out of the query, and the rows added since may hold
  * it. Counting again is cheap then: the phrase's doclist holds only those rows.
  */
-function frequency(store: Db, k: KindTable, phrase: string, rows: number, maxId: number, now: number): number {
+function frequency(store: Db, k: KindTable, phrase: string, rows: number, maxId: number, now: number, lists: boolean): number {
   let cache = caches.get(store);
   if (!cache) {
     cache = new Map();
@@ -79,7 +89,12 @@ function frequency(store: Db, k: KindTable, phrase: string, rows: number, maxId:
   const key = `${k.fts}\u0000${phrase}`;
   const hit = cache.get(key);
   if (hit && now - hit.at < DF_TTL_MS && rows <= hit.rows * 1.05 + 10 && (hit.df > 0 || maxId <= hit.maxId)) return Math.min(hit.df, rows);
-  const df = vocabularyDf(store, k, phrase, rows, now) ?? Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.fts} WHERE ${k.fts} MATCH ?`, [phrase])?.n ?? 0);
+  // A surely rare phrase (termLists.rareList) is ranked now: its complete list is its count, and
+  // the ranking (topK.ts) then finds it made, so the phrase costs one statement rather than two.
+  const df =
+    vocabularyDf(store, k, phrase, rows, now) ??
+    (lists ? rareList(store, k, phrase, rows, maxId, now)?.ids.length : undefined) ??
+    Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.fts} WHERE ${k.fts} MATCH ?`, [phrase])?.n ?? 0);
   cache.delete(key);
   cache.set(key, { df, rows, maxId, at: now });
   while (cache.size > DF_MAX) cache.delete(cache.keys().next().value as string);
@@ -105,7 +120,7 @@ async function rankKind(store: Db, kind: SearchKind, q: FtsQuery, f: SearchFilte
   const { rows: counted, maxId } = tableSize(store, k);
   if (maxId === 0) return { hits: [], capped: false };
   const rows = Math.max(counted, 1);
-  const dfs = q.phrases.map((p) => frequency(store, k, p, rows, maxId, now));
+  const dfs = q.phrases.map((p) => frequency(store, k, p, rows, maxId, now, cap <= 0));
   let phrases = q.phrases.map((p, i) => ({ p, df: dfs[i], w: q.weights?.[i] ?? 1 })).filter((x) => x.df > 0);
   if (phrases.length === 0) return { hits: [], capped: false };
   const rare = phrases.filter((x) => x.df <= COMMON_SHARE * rows);

@@ -16,7 +16,7 @@ import { KINDS, type KindTable } from './records';
 import { FTS_WEIGHTS } from './bm25';
 import { buildDocLengths, importDocLengths } from './docLengths';
 import { buildFacts, importFacts } from './rowFacts';
-import { buildInSteps, COMMON_SHARE, importLists, noteVocabulary } from './termLists';
+import { buildInSteps, COMMON_SHARE, importLists, noteVocabulary, noteVocabularyRead, PLAIN_TERM, VOCABULARY_MIN_DF } from './termLists';
 import type { WarmProcessData, WarmProcessMessage } from './warmProcess';
 
 type Db = Pick<Store, 'all' | 'get'>;
@@ -177,8 +177,10 @@ export class ListWarmer {
   }
 
   /**
-   * Terms in more than WARM_MIN_ROWS rows, a page at a time (fts4aux walks the index's terms in
-   * order); their counts also spare searches counting the matches of a common word (termLists.ts).
+   * Terms in more than WARM_MIN_ROWS rows (to warm), a page at a time (fts4aux walks the index's
+   * terms in order). Every term in more than VOCABULARY_MIN_DF rows is noted with its count: that
+   * spares searches counting a word's matches, and a word not noted is known to be rare
+   * (termLists.rareList).
    */
   private *vocabulary(k: KindTable, rows: number, out: { term: string; df: number }[]): Generator<void> {
     const aux = `cm_vocab_${k.fts}`;
@@ -186,12 +188,15 @@ export class ListWarmer {
     let after = '';
     for (;;) {
       const page = this.store.all<{ term: string; df: number }>(`SELECT term, documents AS df FROM temp.${aux} WHERE term > ? AND col = '*' LIMIT ?`, [after, VOCAB_PAGE]);
-      if (page.length === 0) return;
+      if (page.length === 0) {
+        noteVocabularyRead(this.store, k, rows, Date.now());
+        return;
+      }
       // Only plain words (a prefix or a phrase is never a vocabulary term).
       for (const r of page) {
-        if (r.df <= WARM_MIN_ROWS || !/^[a-z0-9]+$/.test(r.term)) continue;
-        out.push(r);
+        if (r.df <= VOCABULARY_MIN_DF || !PLAIN_TERM.test(r.term)) continue;
         noteVocabulary(this.store, k, r.term, r.df, rows, Date.now());
+        if (r.df > WARM_MIN_ROWS) out.push(r);
       }
       after = page[page.length - 1].term;
       yield;

@@ -15,6 +15,7 @@ import { createFolderEmbedders } from './embed/folder';
 import { createRemoteEmbedder } from './embed/remote';
 import type { Embedder } from './embed/types';
 import { vectorModelId } from './embedText';
+import { FtsMerger } from './ftsMerge';
 import { EmbeddingIndexer } from './indexer';
 import { ListWarmer } from './listWarmer';
 import { IdentifierWarmer } from './identifiers';
@@ -65,6 +66,7 @@ export class SearchService {
   private warmTimer: NodeJS.Timeout | undefined;
   private listWarmer: ListWarmer | undefined;
   private identifierWarmer: IdentifierWarmer | undefined;
+  private ftsMerger: FtsMerger | undefined;
 
   constructor(
     private readonly deps: SearchDeps,
@@ -111,7 +113,12 @@ export class SearchService {
   /** Subscribes to store events and starts the first indexing pass. */
   start(): void {
     if (this.unsubscribe) return;
-    const kick = () => this.indexer?.kick();
+    // The full-text indexes merged once writes pause: every keyword statement walks every segment.
+    const merger = (this.ftsMerger = new FtsMerger(this.deps.store, this.deps.log));
+    const kick = () => {
+      this.indexer?.kick();
+      merger.kick();
+    };
     const projectChanged = (d: { project: string }) => {
       this.indexer?.erase(d.project);
       void this.semantic?.projectChanged(d.project).catch((err: Error) => this.deps.log.warn('vector index update failed', { error: err.message }));
@@ -127,7 +134,7 @@ export class SearchService {
       project_deleted: projectChanged,
       session_forgotten: projectChanged,
     });
-    this.indexer?.kick();
+    kick();
     // The most common words' keyword lists, built a step at a time once start-up is done.
     const store = this.deps.store;
     const script = warmProcessScript();
@@ -147,6 +154,11 @@ export class SearchService {
     }
   }
 
+  /** Settles when no full-text index merge is waiting or under way (tests). */
+  mergesIdle(): Promise<void> {
+    return this.ftsMerger?.idle() ?? Promise.resolve();
+  }
+
   /** Settles when the identifier parts hold every row that was there at start (tests and evals wait for it). */
   identifiersReady(): Promise<void> {
     return this.identifierWarmer?.ready ?? Promise.resolve();
@@ -158,6 +170,7 @@ export class SearchService {
     clearTimeout(this.warmTimer);
     this.listWarmer?.stop();
     this.identifierWarmer?.stop();
+    this.ftsMerger?.stop();
     this.semantic?.close();
     // Stop the indexer first (no new batch), then close the embedders, which fails a batch in
     // flight at once instead of waiting for it; a batch already embedded is still stored.

@@ -70,6 +70,18 @@ const MIN_CHARGE = 256;
  */
 const SEGMENTS_MIN_DF = 200;
 
+/**
+ * The warm-up (listWarmer.ts) notes every plain word of a table in more rows than this, so a plain
+ * word it did not note is in at most this many: its list is ranked at once (one statement, which
+ * also gives its count) instead of counting its matches in one statement and ranking them in
+ * another. Below SEGMENTS_MIN_DF, so such a list is always ranked through SQL.
+ */
+export const VOCABULARY_MIN_DF = SEGMENTS_MIN_DF;
+/** The vocabulary entry (after the table's name) saying that the table's whole vocabulary was read. */
+const VOCABULARY_READ = '\u0001read';
+/** The index's terms as the vocabulary keeps them: plain words (a prefix or a phrase never is one). */
+export const PLAIN_TERM = /^[a-z0-9]+$/;
+
 interface Cache {
   lists: Map<string, TermList>;
   entries: number;
@@ -101,6 +113,16 @@ export function noteVocabulary(store: Db, k: KindTable, term: string, df: number
   cacheOf(store).vocabulary.set(`${k.fts}\u0000${term}`, { df, rows, at });
 }
 
+/** The warm-up read every term of the table's vocabulary (those above VOCABULARY_MIN_DF are noted). */
+export function noteVocabularyRead(store: Db, k: KindTable, rows: number, at: number): void {
+  cacheOf(store).vocabulary.set(`${k.fts}\u0000${VOCABULARY_READ}`, { df: VOCABULARY_MIN_DF, rows, at });
+}
+
+/** A vocabulary count still stands: not too old, and the table not grown or shrunk by 5% since. */
+function current(v: { rows: number; at: number } | undefined, rows: number, now: number): boolean {
+  return v !== undefined && now - v.at < LIST_TTL_MS && Math.abs(rows - v.rows) <= v.rows * 0.05 + 10;
+}
+
 /**
  * Rows that match a one-word phrase, when the warm-up read it from the vocabulary and the table
  * has not grown or shrunk by 5% since (what a list stays fresh for): counting the matches of a
@@ -109,8 +131,29 @@ export function noteVocabulary(store: Db, k: KindTable, term: string, df: number
 export function vocabularyDf(store: Db, k: KindTable, phrase: string, rows: number, now: number): number | undefined {
   const cache = cacheOf(store);
   if (cache.vocabulary.size === 0) return undefined;
-  const v = cache.vocabulary.get(`${k.fts}\u0000${indexTerms(store, cache, phrase)}`);
-  return v && now - v.at < LIST_TTL_MS && Math.abs(rows - v.rows) <= v.rows * 0.05 + 10 ? v.df : undefined;
+  const terms = indexTerms(store, cache, phrase);
+  if (terms === '') return undefined;
+  const v = cache.vocabulary.get(`${k.fts}\u0000${terms}`);
+  return current(v, rows, now) ? v?.df : undefined;
+}
+
+/**
+ * The complete list of a phrase that is surely rare, made in one statement when it is not kept
+ * (its length is then the phrase's count of rows, so the search needs no count statement);
+ * undefined when the phrase may be common: a table of more than VOCABULARY_MIN_DF rows whose
+ * vocabulary was not read (or has aged), a prefix, a word the vocabulary cannot hold (non-ASCII),
+ * or a phrase whose every word the vocabulary holds.
+ */
+export function rareList(store: Db, k: KindTable, phrase: string, rows: number, maxId: number, now: number): TermList | undefined {
+  const cache = cacheOf(store);
+  if (rows > VOCABULARY_MIN_DF) {
+    if (!current(cache.vocabulary.get(`${k.fts}\u0000${VOCABULARY_READ}`), rows, now)) return undefined;
+    const terms = indexTerms(store, cache, phrase).split(' ');
+    if (!terms.every((t) => PLAIN_TERM.test(t)) || terms.every((t) => cache.vocabulary.has(`${k.fts}\u0000${t}`))) return undefined;
+  }
+  // df 0: ranked through SQL (a few matches cost less there than a walk of every segment).
+  const list = termList(store, k, phrase, listSizeFor(0, rows), rows, maxId, now, 0);
+  return list.complete ? list : undefined;
 }
 
 /**

@@ -83,6 +83,10 @@ interface Accumulator {
   /** Floors of the incomplete lists that hold the row (their parts are known). */
   heldFloors: Float64Array;
   clock: number;
+  /** The rows met by this query (the first `n`), their bounds, and room to select among them: grown as needed, reused. */
+  ids: Int32Array;
+  ubs: Float64Array;
+  scratch: Float64Array;
 }
 const accumulators = new WeakMap<object, Accumulator>();
 
@@ -90,7 +94,7 @@ function accumulatorFor(store: Db, upTo: number): Accumulator {
   let a = accumulators.get(store);
   if (!a || a.met.length <= upTo) {
     const n = Math.max(upTo + 1, Math.ceil((a?.met.length ?? 0) * 1.5), 1024);
-    a = { met: new Uint32Array(n), sum: new Float64Array(n), heldFloors: new Float64Array(n), clock: 0 };
+    a = { met: new Uint32Array(n), sum: new Float64Array(n), heldFloors: new Float64Array(n), clock: 0, ids: a?.ids ?? new Int32Array(1024), ubs: a?.ubs ?? new Float64Array(1024), scratch: a?.scratch ?? new Float64Array(1024) };
     accumulators.set(store, a);
   }
   if (++a.clock === 0xffffffff) {
@@ -103,12 +107,14 @@ function accumulatorFor(store: Db, upTo: number): Accumulator {
 /** The top k from the lists, or undefined when they cannot settle it. */
 function fromLists(store: Db, kind: SearchKind, phrases: WeightedPhrase[], lists: TermList[], f: SearchFilters, depth: number, upTo: number): SearchHit[] | undefined {
   const a = accumulatorFor(store, upTo);
-  const met: number[] = [];
+  // The rows met, in typed arrays reused from search to search: no array entry per match.
+  let met = 0;
   let floors = 0;
   lists.forEach((l, i) => {
     const c = phrases[i].c;
     const floor = l.complete ? 0 : c * l.floor;
     floors += floor;
+    if (a.ids.length < met + l.ids.length) grow(a, met + l.ids.length);
     for (let j = 0; j < l.ids.length; j++) {
       const id = l.ids[j];
       // Past the table's highest id: no such row here (a list handed over by the warm-up process
@@ -118,7 +124,7 @@ function fromLists(store: Db, kind: SearchKind, phrases: WeightedPhrase[], lists
         a.met[id] = a.clock;
         a.sum[id] = 0;
         a.heldFloors[id] = 0;
-        met.push(id);
+        a.ids[met++] = id;
       }
       a.sum[id] += c * l.parts[j];
       a.heldFloors[id] += floor;
@@ -127,37 +133,53 @@ function fromLists(store: Db, kind: SearchKind, phrases: WeightedPhrase[], lists
   // A project or date filter is checked here, in memory, so the best bounds are rows it keeps.
   const facts = factsCanFilter(f) ? rowFacts(store, KINDS[kind], upTo) : undefined;
   const code = facts && projectCode(facts, f.project);
-  const ids: number[] = [];
-  const ubs: number[] = [];
-  for (const id of met) {
+  let n = 0;
+  for (let i = 0; i < met; i++) {
+    const id = a.ids[i];
     if (facts && !passes(facts, id, f, code)) continue;
-    ids.push(id);
+    a.ids[n] = id;
     // Floors are summed in list order both times, so a row every incomplete list holds has 0 here.
-    ubs.push(a.sum[id] + (floors - a.heldFloors[id]));
+    a.ubs[n++] = a.sum[id] + (floors - a.heldFloors[id]);
   }
   const check = checker(store, kind, f, facts);
   for (let take = FIRST_TAKE; ; take *= 8) {
-    const { queue, rest } = best(ids, ubs, take, a);
+    const { queue, rest } = best(a, n, take);
     // A row in no list has at most every incomplete list's floor.
     const settled = settle(store, kind, phrases, queue, Math.max(rest, floors), depth, check);
-    if (settled || queue.length >= ids.length) return settled;
+    if (settled || queue.length >= n) return settled;
   }
 }
 
-/** The `take` candidates with the best bounds (ties kept together), best first, and the best bound left out. */
-function best(ids: number[], ubs: number[], take: number, a: Accumulator): { queue: Candidate[]; rest: number } {
+/** Room for `n` rows met in one query. */
+function grow(a: Accumulator, n: number): void {
+  const size = Math.max(n, Math.ceil(a.ids.length * 1.5));
+  const ids = new Int32Array(size);
+  ids.set(a.ids);
+  a.ids = ids;
+  a.ubs = new Float64Array(size);
+  a.scratch = new Float64Array(size);
+}
+
+/** The `take` candidates (of the first n in a.ids) with the best bounds (ties kept together), best first, and the best bound left out. */
+function best(a: Accumulator, n: number, take: number): { queue: Candidate[]; rest: number } {
   // The take-th best bound, by selection (a sort of every candidate's bound cost more than the rest of the step).
-  const cut = ids.length > take ? selectAscending(Float64Array.from(ubs), ids.length - take) : -Infinity;
+  let cut = -Infinity;
+  if (n > take) {
+    const sel = a.scratch.subarray(0, n);
+    sel.set(a.ubs.subarray(0, n));
+    cut = selectAscending(sel, n - take);
+  }
   const queue: Candidate[] = [];
   let rest = -Infinity;
-  for (let i = 0; i < ids.length; i++) {
-    const ub = ubs[i];
+  for (let i = 0; i < n; i++) {
+    const ub = a.ubs[i];
     if (ub < cut) {
-      rest = Math.max(rest, ub);
+      if (ub > rest) rest = ub;
       continue;
     }
-    const lb = a.sum[ids[i]];
-    queue.push({ id: ids[i], lb, ub, exact: ub === lb, epoch: 0 });
+    const id = a.ids[i];
+    const lb = a.sum[id];
+    queue.push({ id, lb, ub, exact: ub === lb, epoch: 0 });
   }
   return { queue: queue.sort((x, y) => y.ub - x.ub), rest };
 }

@@ -1,0 +1,131 @@
+// The statements a keyword search runs against the full-text index: once the warm-up has read
+// the vocabulary (every plain word in more than VOCABULARY_MIN_DF rows, with its count), a word
+// searched for the first time costs one statement (its ranking, whose length is its count), not a
+// count and then a ranking; a word the vocabulary holds is not counted at all. The answers stay
+// those of ranking every match, rows written after the warm-up included.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { nullLogger } from '../../common/node/log';
+import { registerSearchFunctions } from '../../worker/search/bm25';
+import { parseFtsQuery } from '../../worker/search/ftsQuery';
+import { keywordSearch } from '../../worker/search/keyword';
+import { ListWarmer } from '../../worker/search/listWarmer';
+import { rankAll } from '../../worker/search/topK';
+import { idf } from '../../worker/search/bm25';
+import { VOCABULARY_MIN_DF } from '../../worker/search/termLists';
+import { insertObservation } from '../../worker/store/repos/observations';
+import { migrate } from '../../worker/store/schema';
+import { Store } from '../../worker/store/store';
+import { tempDir } from '../helpers/worker';
+
+const T0 = Date.UTC(2025, 0, 1);
+const ROWS = 1200;
+
+let made = 0;
+async function addRows(store: Store, n: number, text: (i: number) => string): Promise<void> {
+  await store.write((tx) => {
+    for (let i = 0; i < n; i++) {
+      insertObservation(tx, {
+        sessionId: 1,
+        project: made % 2 ? 'alpha' : 'beta',
+        type: 'change',
+        title: `note ${made}`,
+        narrative: text(made),
+        facts: [],
+        toolName: 'Edit',
+        promptNumber: 1,
+        contentHash: `h${made}`,
+        source: 'local',
+        createdAt: T0 + made * 60_000,
+      });
+      made++;
+    }
+  });
+}
+
+/** The statements run through db since the last take(), in order. */
+function recording(store: Store): { db: Pick<Store, 'all' | 'get'>; take: () => string[] } {
+  let seen: string[] = [];
+  return {
+    db: {
+      all: <T>(sql: string, params?: (string | number)[]) => (seen.push(sql), store.all<T>(sql, params)),
+      get: <T>(sql: string, params?: (string | number)[]) => (seen.push(sql), store.get<T>(sql, params)),
+    },
+    take: () => {
+      const s = seen;
+      seen = [];
+      return s;
+    },
+  };
+}
+
+const matching = (sqls: string[]) => sqls.filter((s) => /observations_fts MATCH/.test(s));
+const counting = (sqls: string[]) => matching(sqls).filter((s) => /count\(\*\)/.test(s));
+
+/** Every match of the query's words ranked in SQL (what the lists must equal). */
+function everyMatch(store: Store, words: string[], depth: number): { id: number; score: number }[] {
+  const rows = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations')?.n);
+  const phrases = words.flatMap((w) => {
+    const p = `"${w}"`;
+    const df = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations_fts WHERE observations_fts MATCH ?', [p])?.n);
+    return df > 0 ? [{ p, df, c: idf(rows, df) }] : [];
+  });
+  return rankAll(store, 'observation', phrases, { kinds: ['observation'] }, depth).map((h) => ({ id: h.id, score: Math.round(h.score * 1e9) }));
+}
+
+describe('keyword search statements once the vocabulary is read', () => {
+  let store: Store;
+  let rec: ReturnType<typeof recording>;
+  before(async () => {
+    store = await Store.open({ dir: path.join(tempDir('kw-statements-'), 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
+    await migrate(store);
+    registerSearchFunctions(store);
+    await store.write((tx) => {
+      tx.run(`INSERT INTO sessions (id, platform, content_session_id, project, status, started_at, updated_at) VALUES (1, 'claude-code', 's1', 'alpha', 'completed', ?, ?)`, [T0, T0]);
+    });
+    // "common" in half the rows and "fifth" in a fifth (both above VOCABULARY_MIN_DF, under the
+    // warm-up's own list threshold), "sparse" in every 40th, "lonely" in three.
+    await addRows(store, ROWS, (i) => `${i % 2 ? 'common' : 'other'} text ${i % 5 === 1 ? 'fifth' : ''} ${i % 40 === 0 ? 'sparse' : ''} ${i % 400 === 7 ? 'lonely' : ''} tail${i}`);
+    rec = recording(store);
+    const warmer = new ListWarmer(rec.db, 8);
+    for (const _ of warmer.steps());
+    rec.take();
+  });
+  after(() => store.close(false));
+
+  const search = async (q: string, depth = 20) => {
+    const fq = parseFtsQuery(q);
+    assert.ok(fq);
+    const r = await keywordSearch(rec.db, fq, { kinds: ['observation'] }, depth, 0);
+    return r.hits.map((h) => ({ id: h.id, score: Math.round(h.score * 1e9) }));
+  };
+
+  it('ranks a word searched for the first time in one full-text statement, counting nothing', async () => {
+    assert.ok(ROWS / 40 < VOCABULARY_MIN_DF, 'the word is rare');
+    const got = await search('sparse');
+    const sqls = rec.take();
+    assert.deepEqual(counting(sqls), [], 'no count statement');
+    assert.equal(matching(sqls).length, 1, `one statement on the index: ${matching(sqls).join(' | ')}`);
+    assert.deepEqual(got, everyMatch(store, ['sparse'], 20));
+  });
+
+  it('takes a word the vocabulary holds from the vocabulary, without counting it', async () => {
+    await search('common');
+    assert.deepEqual(counting(rec.take()), [], 'the count of a word in 600 rows came from the vocabulary');
+  });
+
+  it('gives the answers of ranking every match for a mix of rare and commoner words', async () => {
+    // (Words in more than a fifth of the rows are left out beside a rarer one: none of these is.)
+    for (const q of ['lonely fifth', 'sparse lonely', 'fifth sparse tail7', 'fifth']) {
+      assert.deepEqual(await search(q, 50), everyMatch(store, q.split(' '), 50), q);
+    }
+  });
+
+  it('finds a word first written after the vocabulary was read', async () => {
+    await addRows(store, 3, () => 'quillwort by the water');
+    const got = await search('quillwort');
+    assert.equal(got.length, 3);
+    assert.deepEqual(got, everyMatch(store, ['quillwort'], 20));
+  });
+});
