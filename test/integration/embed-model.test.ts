@@ -76,3 +76,22 @@ async function waitFor(cond: () => boolean, ms: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+test("a query sent while the indexer's message runs is answered before that message", async () => {
+  // 48 texts of ~60 tokens: about a dozen graph runs of 256 tokens; the query needs one.
+  const backlog = Array.from({ length: 48 }, (_, i) => `record ${i}: the queue now retries failed jobs with exponential backoff, logs each attempt with its error, and gives up after ${i + 3} tries so that a broken job no longer blocks the workers behind it`);
+  const order: string[] = [];
+  const indexing = shared
+    .serial(64, 60_000)
+    .embed(backlog)
+    .then((v) => (order.push('index'), v));
+  await new Promise((r) => setTimeout(r, 50));
+  const [q] = await shared.embed(['why do failed jobs retry']).then((v) => (order.push('query'), v));
+  const indexed = await indexing;
+  assert.deepEqual(order, ['query', 'index']);
+  assert.equal(indexed.length, 48);
+  const [again] = await shared.embed(['why do failed jobs retry']);
+  assert.ok(cos(q, again) > 0.9999, 'the query vector is its own');
+  const [single] = await shared.embed([backlog[17]]);
+  assert.ok(cos(indexed[17], single) > 0.9999, 'the indexer vectors stay in order');
+});

@@ -1,10 +1,14 @@
 // The model host's entry (bundled to dist/embedder.js), run as a child process of the worker
 // (data as JSON in argv[2]) or as a worker thread (workerData): loads the sentence encoder once,
-// then answers embed requests one at a time. embed/embedder.ts owns its lifetime (embed/host.ts).
+// then answers embed requests. Each message's texts are tokenized and grouped into graph runs of
+// similar length (embed/runs.ts); runs go one at a time, a query's before the indexer's
+// (background) ones, so a query waits for at most the run under way. embed/embedder.ts owns the
+// host's lifetime (embed/host.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import { runThisProcessInBackground, runThisThreadInBackground } from '../threadPriority';
 import { locateEmbedderFiles } from './embed/assets';
-import type { EmbedderThreadData, FromThread, ToThread } from './embed/protocol';
+import { MAX_TOKENS, RUN_TOKENS, type EmbedderThreadData, type FromThread, type ToThread } from './embed/protocol';
+import { capTokens, planRuns } from './embed/runs';
 import { loadUseModel, type UseModel } from './embed/useModel';
 
 interface Port {
@@ -31,28 +35,72 @@ function hostPort(): { port: Port; data: EmbedderThreadData } {
 const { port, data } = hostPort();
 const post = (msg: FromThread, transfer: ArrayBuffer[] = []) => port.postMessage(msg, transfer);
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+const runTokens = data.runTokens ?? RUN_TOKENS;
+const maxTokens = data.maxTokens ?? MAX_TOKENS;
 
 const started = performance.now();
-const model: Promise<UseModel> = Promise.resolve().then(() => loadUseModel(locateEmbedderFiles(__dirname, data)));
+const model: Promise<UseModel> = Promise.resolve().then(() => loadUseModel(locateEmbedderFiles(__dirname, data), { simd: data.simd }));
 model.then(
-  (m) => post({ type: 'ready', backend: m.backend, loadMs: Math.round(performance.now() - started) }),
+  (m) => post({ type: 'ready', backend: m.backend, simd: m.simd, loadMs: Math.round(performance.now() - started) }),
   (e: unknown) => post({ type: 'fatal', message: errorText(e) }),
 );
 
-// Requests run strictly in order: tfjs on one wasm thread gains nothing from overlap.
-let chain: Promise<void> = Promise.resolve();
+/** One message: its texts' tokens, its runs, the vectors so far. */
+interface Job {
+  msg: ToThread;
+  encodings?: number[][];
+  runs?: number[][];
+  done: number;
+  out?: Float32Array;
+}
+
+const jobs: Job[] = [];
+let pumping = false;
+
 port.on('message', (msg: ToThread) => {
   if (msg.type !== 'embed') return;
-  chain = chain.then(async () => {
-    try {
-      const m = await model;
-      const raw = await m.embed(msg.texts);
-      // Transfer only a buffer this array owns whole; a view into a larger one is copied (a
-      // process always copies).
-      const out = raw.byteOffset === 0 && raw.buffer.byteLength === raw.byteLength ? raw : raw.slice();
-      post({ type: 'result', id: msg.id, dims: m.dims, data: out }, [out.buffer as ArrayBuffer]);
-    } catch (e) {
-      post({ type: 'error', id: msg.id, message: errorText(e) });
-    }
-  });
+  jobs.push({ msg, done: 0 });
+  void pump();
 });
+
+/** Runs one graph run at a time (tfjs on one wasm thread gains nothing from overlap), queries first. */
+async function pump(): Promise<void> {
+  if (pumping) return;
+  pumping = true;
+  try {
+    for (;;) {
+      // A graph run resolves without a turn of the event loop: let a query's message in first.
+      await new Promise((resolve) => setImmediate(resolve));
+      const job = jobs.find((j) => !j.msg.background) ?? jobs[0];
+      if (!job) return;
+      try {
+        const m = await model;
+        if (!job.encodings) {
+          job.encodings = job.msg.texts.map((t) => capTokens(m.tokenize(t), maxTokens));
+          job.runs = planRuns(
+            job.encodings.map((e) => e.length),
+            runTokens,
+          );
+        }
+        const run = (job.runs as number[][])[job.done];
+        if (run) {
+          const raw = await m.run(run.map((i) => (job.encodings as number[][])[i]));
+          const dims = raw.length / run.length;
+          job.out ??= new Float32Array(job.msg.texts.length * dims);
+          run.forEach((i, k) => (job.out as Float32Array).set(raw.subarray(k * dims, (k + 1) * dims), i * dims));
+          job.done++;
+        }
+        if (job.done >= (job.runs as number[][]).length) {
+          jobs.splice(jobs.indexOf(job), 1);
+          const out = job.out ?? new Float32Array(0);
+          post({ type: 'result', id: job.msg.id, dims: m.dims, data: out }, [out.buffer as ArrayBuffer]);
+        }
+      } catch (e) {
+        jobs.splice(jobs.indexOf(job), 1);
+        post({ type: 'error', id: job.msg.id, message: errorText(e) });
+      }
+    }
+  } finally {
+    pumping = false;
+  }
+}

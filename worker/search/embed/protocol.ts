@@ -6,12 +6,19 @@ export interface EmbedderThreadData {
   wasmDir?: string;
   /** Folder holding model.json, its weight shards and vocab.json. */
   modelDir?: string;
+  /** Token budget of one graph run (runs.ts); 0: a message is one run, in its order. Default RUN_TOKENS. */
+  runTokens?: number;
+  /** Texts are cut to this many tokens; 0: no cut. Default MAX_TOKENS. */
+  maxTokens?: number;
+  /** false: the plain wasm binary even where SIMD works (benches). */
+  simd?: boolean;
 }
 
-export type ToThread = { type: 'embed'; id: number; texts: string[] };
+/** `background`: the indexer's; a query's message goes first, waiting at most for the run under way. */
+export type ToThread = { type: 'embed'; id: number; texts: string[]; background?: boolean };
 
 export type FromThread =
-  | { type: 'ready'; backend: string; loadMs: number }
+  | { type: 'ready'; backend: string; loadMs: number; simd?: boolean }
   /** `data` is all vectors back to back (texts.length * dims), transferred, not copied. */
   | { type: 'result'; id: number; dims: number; data: Float32Array }
   | { type: 'error'; id: number; message: string }
@@ -20,3 +27,12 @@ export type FromThread =
 
 export const LOCAL_MODEL_NAME = 'local:universal-sentence-encoder-lite';
 export const LOCAL_MODEL_DIMS = 512;
+
+/**
+ * Rows x longest text of one graph run. Per record, runs of similar length cost about 0.6x one
+ * text a run (bench/embed.mjs); 256 keeps the model's working memory and a query's wait behind an
+ * indexing run small.
+ */
+export const RUN_TOKENS = 256;
+/** The encoder averages over its tokens; beyond this many the cost grows and the meaning barely moves. */
+export const MAX_TOKENS = 0;
