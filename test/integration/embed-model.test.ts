@@ -95,3 +95,18 @@ test("a query sent while the indexer's message runs is answered before that mess
   const [single] = await shared.embed([backlog[17]]);
   assert.ok(cos(indexed[17], single) > 0.9999, 'the indexer vectors stay in order');
 });
+
+test('with a second core, a helper thread in the same model process takes part of a backlog; vectors unchanged', async (t) => {
+  const e = createLocalEmbedder({ threadScript, idleMs: 60_000, threadData: { helpers: 1 } });
+  t.after(() => e.close());
+  const texts = Array.from({ length: 96 }, (_, i) => `note ${i}: moved the ${['cache', 'parser', 'login', 'queue'][i % 4]} settings into one file and documented each default value ${'in detail '.repeat(i % 5)}`);
+  const index = e.serial(32, 60_000);
+  const all = [...(await index.embed(texts.slice(0, 48))), ...(await index.embed(texts.slice(48)))];
+  assert.equal(all.length, 96);
+  for (const i of [0, 13, 50, 95]) {
+    const [single] = await shared.embed([texts[i]]);
+    assert.ok(cos(all[i], single) > 0.9999, `text ${i}`);
+  }
+  assert.ok(e.stats().helpedRuns > 0, `runs done by the helper: ${e.stats().helpedRuns}`);
+  assert.equal(e.stats().starts, 1, 'one model process');
+});

@@ -34,6 +34,8 @@ export interface LocalEmbedderStats {
   backend?: string;
   /** Whether the model runs the wasm binary with SIMD instructions. */
   simd?: boolean;
+  /** Graph runs the model process's helper thread did (its second core on a backlog). */
+  helpedRuns: number;
 }
 
 export interface LocalEmbedder extends Embedder {
@@ -65,7 +67,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
   const callTimeoutMs = opts.callTimeoutMs ?? 120_000;
   const loadTimeoutMs = opts.loadTimeoutMs ?? 120_000;
   const pending = new Map<number, Pending>();
-  const stats: LocalEmbedderStats = { running: false, starts: 0 };
+  const stats: LocalEmbedderStats = { running: false, starts: 0, helpedRuns: 0 };
   const kind = opts.host ?? 'process';
   let worker: ModelHost | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
@@ -105,7 +107,10 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
       settle(msg.id);
       if (msg.type === 'error') p.reject(new Error(`local embedder: ${msg.message}`));
       else if (msg.data.length !== p.count * msg.dims) p.reject(new Error(`local embedder: got ${msg.data.length} values for ${p.count} texts`));
-      else p.resolve(split(msg.data, msg.dims, p.count));
+      else {
+        stats.helpedRuns += msg.helped ?? 0;
+        p.resolve(split(msg.data, msg.dims, p.count));
+      }
     }
   };
 
