@@ -118,8 +118,10 @@ async function throughput(texts) {
   rateRow('before: 1 text a message (indexer batch 16)', results.before);
   results.runs = await indexerRate(texts, { batch: 16, perMessage: 32, threadData: runsOnly });
   rateRow(`the batch in one message, runs of ${RUN_TOKENS} tokens, no helper`, results.runs);
+  results.helper = await indexerRate(texts, { batch: 16, perMessage: 32, threadData: { helpers: 1 } });
+  rateRow(`the same, helper thread always (${results.helper.stats.helpedRuns} runs helped)`, results.helper);
   results.now = await indexerRate(texts, { batch: 16, perMessage: 32, threadData: {} });
-  rateRow(`now: the same and a helper thread (${results.now.stats.helpedRuns} runs helped)`, results.now);
+  rateRow(`now: helper when a core is free (${results.now.stats.helpedRuns} runs helped)`, results.now);
   row('  ratio now / before (records/s, per CPU s)', `${f1(results.now.perS / results.before.perS)}x, ${f1(results.now.perCpuS / results.before.perCpuS)}x`);
   for (const batch of [1, 8, 32, 128]) {
     rateRow(`batch ${batch}, one run a message, message order`, await indexerRate(texts, { batch, perMessage: batch, threadData: before }));

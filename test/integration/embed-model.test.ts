@@ -78,7 +78,7 @@ async function waitFor(cond: () => boolean, ms: number): Promise<void> {
 }
 
 test("a query sent while the indexer's message runs is answered before that message", async () => {
-  // 48 texts of ~60 tokens: about a dozen graph runs of 256 tokens; the query needs one.
+  // 48 texts of ~60 tokens: two dozen graph runs of 128 tokens; the query needs one.
   const backlog = Array.from({ length: 48 }, (_, i) => `record ${i}: the queue now retries failed jobs with exponential backoff, logs each attempt with its error, and gives up after ${i + 3} tries so that a broken job no longer blocks the workers behind it`);
   const order: string[] = [];
   const indexing = shared

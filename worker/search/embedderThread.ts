@@ -5,7 +5,7 @@
 // (background) ones, so a query waits for at most the run under way; with a second core free, a
 // helper thread with its own model takes background runs too. embed/embedder.ts owns the host's
 // lifetime (embed/host.ts).
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { runThisProcessInBackground, runThisThreadInBackground } from '../threadPriority';
 import { locateEmbedderFiles } from './embed/assets';
@@ -141,11 +141,16 @@ async function pump(): Promise<void> {
 /**
  * A second model on a worker thread of this process, for the indexer's runs while this thread
  * works too: two cores on a backlog, still one model process. Started when background runs
- * wait, ended after HELPER_IDLE_MS without one; a helper that fails is not started again (this
+ * wait and a core is free (on a busy machine it would only add its ~190 MB and compete with the
+ * queries), ended after HELPER_IDLE_MS without one; a helper that fails is not started again (this
  * thread carries on alone). Queries never go to it: they would wait for its model to load.
  */
 const helper = (() => {
-  const enabled = (data.helpers ?? (parentPort ? 0 : availableParallelism() >= 2 ? 1 : 0)) > 0;
+  // Auto (no setting): a model process on 2+ cores, when a core is free of other work at the
+  // helper's start (this thread's own run counts one in the load average).
+  const auto = data.helpers === undefined && !parentPort && availableParallelism() >= 2;
+  const enabled = auto || (data.helpers ?? 0) > 0;
+  const coreFree = () => !auto || loadavg()[0] < availableParallelism() - 0.5;
   let host: ModelHost | undefined;
   let ready = false;
   let broken = false;
@@ -198,7 +203,7 @@ const helper = (() => {
     if (!enabled || broken) return;
     const job = jobs.find((j) => j.msg.background && j.todo?.length);
     if (!host) {
-      if (job) start();
+      if (job && coreFree()) start();
       return;
     }
     if (!ready || busy) return;

@@ -12,7 +12,7 @@ export interface EmbedderThreadData {
   maxTokens?: number;
   /** false: the plain wasm binary even where SIMD works (benches). */
   simd?: boolean;
-  /** Helper threads with a model of their own for background runs (0 or 1). Default 1 in a model process on 2+ cores, else 0. */
+  /** Helper threads with a model of their own for background runs: 0 never, 1 always; unset: in a model process on 2+ cores when a core is free. */
   helpers?: number;
 }
 
@@ -31,10 +31,11 @@ export const LOCAL_MODEL_NAME = 'local:universal-sentence-encoder-lite';
 export const LOCAL_MODEL_DIMS = 512;
 
 /**
- * Rows x longest text of one graph run. Per record, runs of similar length cost about 0.6x one
- * text a run (bench/embed.mjs); 256 keeps the model's working memory and a query's wait behind an
- * indexing run small.
+ * Rows x longest text of one graph run. The model's cost is per token (about 0.3-0.45 ms of CPU
+ * each on a small shared machine, bench/embed.mjs), plus a fixed part per run that runs of
+ * similar length share; 128 bounds a query's wait behind an indexing run to about 40-60 ms of
+ * CPU and keeps the model's working memory small.
  */
-export const RUN_TOKENS = 256;
+export const RUN_TOKENS = 128;
 /** The encoder averages over its tokens; beyond this many the cost grows and the meaning barely moves. */
 export const MAX_TOKENS = 0;
