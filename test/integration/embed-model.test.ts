@@ -109,4 +109,9 @@ test('with a second core, a helper thread in the same model process takes part o
   }
   assert.ok(e.stats().helpedRuns > 0, `runs done by the helper: ${e.stats().helpedRuns}`);
   assert.equal(e.stats().starts, 1, 'one model process');
+  // The helper ends 5 s after its last run; the process stays for its own idle time.
+  const end = Date.now() + 15_000;
+  while (e.stats().helperRunning && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(e.stats().helperRunning, false, 'the helper thread ended when idle');
+  assert.equal(e.stats().running, true, 'the model process is still up');
 });

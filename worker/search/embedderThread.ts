@@ -162,6 +162,7 @@ const helper = (() => {
     clearTimeout(idleTimer);
     const h = host;
     host = undefined;
+    if (h) post({ type: 'helper', running: false });
     ready = false;
     if (busy) {
       busy.job.todo?.unshift(busy.r); // back to this thread
@@ -198,6 +199,7 @@ const helper = (() => {
       },
     });
     host = h;
+    post({ type: 'helper', running: true });
   };
   const kick = (): void => {
     if (!enabled || broken) return;

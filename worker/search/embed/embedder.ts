@@ -36,6 +36,8 @@ export interface LocalEmbedderStats {
   simd?: boolean;
   /** Graph runs the model process's helper thread did (its second core on a backlog). */
   helpedRuns: number;
+  /** Whether the model process's helper thread is up now. */
+  helperRunning: boolean;
 }
 
 export interface LocalEmbedder extends Embedder {
@@ -67,7 +69,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
   const callTimeoutMs = opts.callTimeoutMs ?? 120_000;
   const loadTimeoutMs = opts.loadTimeoutMs ?? 120_000;
   const pending = new Map<number, Pending>();
-  const stats: LocalEmbedderStats = { running: false, starts: 0, helpedRuns: 0 };
+  const stats: LocalEmbedderStats = { running: false, starts: 0, helpedRuns: 0, helperRunning: false };
   const kind = opts.host ?? 'process';
   let worker: ModelHost | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
@@ -99,6 +101,8 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
       stats.backend = msg.backend;
       stats.simd = msg.simd;
       opts.log?.info('embedder model loaded', { ms: msg.loadMs, backend: msg.backend });
+    } else if (msg.type === 'helper') {
+      stats.helperRunning = msg.running;
     } else if (msg.type === 'fatal') {
       crash(w, `model failed to load: ${msg.message}`);
     } else {
@@ -126,6 +130,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
     const w = worker;
     worker = undefined;
     stats.running = false;
+    stats.helperRunning = false;
     ready = false;
     clearTimeout(idleTimer);
     clearTimeout(loadTimer);

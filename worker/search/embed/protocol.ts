@@ -24,6 +24,8 @@ export type FromThread =
   /** `data` is all vectors back to back (texts.length * dims), transferred, not copied. */
   | { type: 'result'; id: number; dims: number; data: Float32Array; helped?: number }
   | { type: 'error'; id: number; message: string }
+  /** The model process's helper thread started or ended. */
+  | { type: 'helper'; running: boolean }
   /** The model could not load: the thread is useless and will be terminated. */
   | { type: 'fatal'; message: string };
 
