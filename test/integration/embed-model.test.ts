@@ -115,3 +115,16 @@ test('with a second core, a helper thread in the same model process takes part o
   assert.equal(e.stats().helperRunning, false, 'the helper thread ended when idle');
   assert.equal(e.stats().running, true, 'the model process is still up');
 });
+
+test("the cut at the model's 128 tokens changes no vector", async (t) => {
+  const uncut = createLocalEmbedder({ threadScript, idleMs: 60_000, threadData: { maxTokens: 0, helpers: 0 } });
+  t.after(() => uncut.close());
+  const long = Array.from({ length: 120 }, (_, i) => `step ${i} of the migration rewrote table t${i}`).join('; ');
+  const short = 'fixed the flaky login test';
+  const [a, s1] = await shared.embed([long, short]);
+  const [b, s2] = await uncut.embed([long, short]);
+  assert.ok(cos(a, b) > 0.9999, `long text: cosine ${cos(a, b)}`);
+  assert.ok(cos(s1, s2) > 0.9999);
+  const [first] = await uncut.embed([long.slice(0, 200)]);
+  assert.ok(cos(a, first) < 0.99, 'the cut keeps more than a short prefix');
+});
