@@ -2,9 +2,9 @@
 // (data as JSON in argv[2]) or as a worker thread (workerData): loads the sentence encoder once,
 // then answers embed requests. Each message's texts are tokenized and grouped into graph runs of
 // similar length (embed/runs.ts); runs go one at a time, a query's before the indexer's
-// (background) ones, so a query waits for at most the run under way; with a second core free, a
-// helper thread with its own model takes background runs too. embed/embedder.ts owns the host's
-// lifetime (embed/host.ts).
+// (background) ones, so a query waits for at most the run under way (one text while queries
+// keep coming); with a second core free, a helper thread with its own model takes background
+// runs too. embed/embedder.ts owns the host's lifetime (embed/host.ts).
 import { availableParallelism, loadavg } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { runThisProcessInBackground, runThisThreadInBackground } from '../threadPriority';
@@ -67,8 +67,13 @@ interface Job {
 const jobs: Job[] = [];
 let pumping = false;
 
+/** While queries come (the last one within this long), this thread's background runs are one text each. */
+const QUERIES_ACTIVE_MS = 10_000;
+let lastQueryAt = -Infinity;
+
 port.on('message', (msg: ToThread) => {
   if (msg.type !== 'embed') return;
+  if (!msg.background) lastQueryAt = performance.now();
   jobs.push({ msg, finished: 0, dims: 0, helped: 0 });
   void pump();
 });
@@ -125,7 +130,14 @@ async function pump(): Promise<void> {
       const job = jobs.find((j) => !j.msg.background && j.todo?.length) ?? jobs.find((j) => j.todo?.length);
       if (!job) return;
       const r = job.todo?.shift() as number;
-      const run = (job.runs as number[][])[r];
+      const runs = job.runs as number[][];
+      // Someone is searching: the next query waits for one text, not a run of them.
+      if (job.msg.background && runs[r].length > 1 && performance.now() - lastQueryAt < QUERIES_ACTIVE_MS) {
+        runs.push(runs[r].slice(1));
+        job.todo?.unshift(runs.length - 1);
+        runs[r] = runs[r].slice(0, 1);
+      }
+      const run = runs[r];
       helper.kick();
       try {
         place(job, run, await m.run(run.map((i) => (job.encodings as number[][])[i])));
