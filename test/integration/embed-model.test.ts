@@ -96,7 +96,7 @@ test("a query sent while the indexer's message runs is answered before that mess
   assert.ok(cos(indexed[17], single) > 0.9999, 'the indexer vectors stay in order');
 });
 
-test('with a second core, a helper thread in the same model process takes part of a backlog; vectors unchanged', async (t) => {
+test('the opt-in helper thread in the same model process takes part of a backlog and ends when idle; vectors unchanged', async (t) => {
   const e = createLocalEmbedder({ threadScript, idleMs: 60_000, threadData: { helpers: 1 } });
   t.after(() => e.close());
   const texts = Array.from({ length: 96 }, (_, i) => `note ${i}: moved the ${['cache', 'parser', 'login', 'queue'][i % 4]} settings into one file and documented each default value ${'in detail '.repeat(i % 5)}`);

@@ -3,9 +3,8 @@
 // then answers embed requests. Each message's texts are tokenized and grouped into graph runs of
 // similar length (embed/runs.ts); runs go one at a time, a query's before the indexer's
 // (background) ones, so a query waits for at most the run under way (one text while queries
-// keep coming); with a second core free, a helper thread with its own model takes background
-// runs too. embed/embedder.ts owns the host's lifetime (embed/host.ts).
-import { availableParallelism, loadavg } from 'node:os';
+// keep coming); an opt-in helper thread with its own model can take background runs too.
+// embed/embedder.ts owns the host's lifetime (embed/host.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import { runThisProcessInBackground, runThisThreadInBackground } from '../threadPriority';
 import { locateEmbedderFiles } from './embed/assets';
@@ -151,18 +150,14 @@ async function pump(): Promise<void> {
 }
 
 /**
- * A second model on a worker thread of this process, for the indexer's runs while this thread
- * works too: two cores on a backlog, still one model process. Started when background runs
- * wait and a core is free (on a busy machine it would only add its ~190 MB and compete with the
- * queries), ended after HELPER_IDLE_MS without one; a helper that fails is not started again (this
- * thread carries on alone). Queries never go to it: they would wait for its model to load.
+ * With `helpers: 1`, a second model on a worker thread of this process takes the indexer's runs
+ * while this thread works too (still one model process), started when background runs wait and
+ * ended after HELPER_IDLE_MS without one; a helper that fails is not started again. Off by
+ * default: on a 2-core machine it lowered the rate (bench/embed.mjs, 192 records: 23.9 against
+ * 34.5 records/s) and doubled the process's peak RSS (423 against 249 MB). Queries never go to it.
  */
 const helper = (() => {
-  // Auto (no setting): a model process on 2+ cores, when a core is free of other work at the
-  // helper's start (this thread's own run counts one in the load average).
-  const auto = data.helpers === undefined && !parentPort && availableParallelism() >= 2;
-  const enabled = auto || (data.helpers ?? 0) > 0;
-  const coreFree = () => !auto || loadavg()[0] < availableParallelism() - 0.5;
+  const enabled = (data.helpers ?? 0) > 0;
   let host: ModelHost | undefined;
   let ready = false;
   let broken = false;
@@ -217,7 +212,7 @@ const helper = (() => {
     if (!enabled || broken) return;
     const job = jobs.find((j) => j.msg.background && j.todo?.length);
     if (!host) {
-      if (job && coreFree()) start();
+      if (job) start();
       return;
     }
     if (!ready || busy) return;

@@ -12,7 +12,7 @@ export interface EmbedderThreadData {
   maxTokens?: number;
   /** false: the plain wasm binary even where SIMD works (benches). */
   simd?: boolean;
-  /** Helper threads with a model of their own for background runs: 0 never, 1 always; unset: in a model process on 2+ cores when a core is free. */
+  /** Helper threads with a model of their own for background runs (0 or 1). Default 0: on 2 cores it cost more than it gave (embedderThread.ts). */
   helpers?: number;
 }
 
