@@ -2,7 +2,7 @@
 // run: records/s through the real model process (wall clock and CPU seconds of that process, so a
 // busy machine still compares like with like) at indexer batches of 1/8/32/128, one graph run a
 // message in message order (before) against runs of similar length (embed/runs.ts), with and
-// without the helper thread; the token budget of a run; a token cap; SIMD on/off; tfjs-wasm
+// without the opt-in helper thread; the token budget of a run; a token cap; SIMD on/off; tfjs-wasm
 // threads; tokenizer against graph; how long
 // a query waits behind a backlog. The texts are the development sets' records, embedded as the
 // indexer does (embedText.ts: one text a record). Prints only; writes nothing.
@@ -117,12 +117,10 @@ async function throughput(texts) {
   // Before: the indexer sent one text a message; each message was one graph run, on one thread.
   results.before = await indexerRate(texts, { batch: 16, perMessage: 1, threadData: before });
   rateRow('before: 1 text a message (indexer batch 16)', results.before);
-  results.runs = await indexerRate(texts, { batch: 16, perMessage: 32, threadData: runsOnly });
-  rateRow(`the batch in one message, runs of ${RUN_TOKENS} tokens, no helper`, results.runs);
-  results.helper = await indexerRate(texts, { batch: 16, perMessage: 32, threadData: { helpers: 1 } });
-  rateRow(`the same, helper thread always (${results.helper.stats.helpedRuns} runs helped)`, results.helper);
   results.now = await indexerRate(texts, { batch: 16, perMessage: 32, threadData: {} });
-  rateRow(`now: helper when a core is free (${results.now.stats.helpedRuns} runs helped)`, results.now);
+  rateRow(`now: the batch in one message, runs of ${RUN_TOKENS} tokens`, results.now);
+  results.helper = await indexerRate(texts, { batch: 16, perMessage: 32, threadData: { helpers: 1 } });
+  rateRow(`the same with the opt-in helper thread (${results.helper.stats.helpedRuns} runs helped)`, results.helper);
   row('  ratio now / before (records/s, per CPU s)', `${f1(results.now.perS / results.before.perS)}x, ${f1(results.now.perCpuS / results.before.perCpuS)}x`);
   for (const batch of [1, 8, 32, 128]) {
     rateRow(`batch ${batch}, one run a message, message order`, await indexerRate(texts, { batch, perMessage: batch, threadData: before }));
