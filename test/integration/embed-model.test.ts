@@ -76,3 +76,55 @@ async function waitFor(cond: () => boolean, ms: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+test("a query sent while the indexer's message runs is answered before that message", async () => {
+  // 48 texts of ~60 tokens: two dozen graph runs of 128 tokens; the query needs one.
+  const backlog = Array.from({ length: 48 }, (_, i) => `record ${i}: the queue now retries failed jobs with exponential backoff, logs each attempt with its error, and gives up after ${i + 3} tries so that a broken job no longer blocks the workers behind it`);
+  const order: string[] = [];
+  const indexing = shared
+    .serial(64, 60_000)
+    .embed(backlog)
+    .then((v) => (order.push('index'), v));
+  await new Promise((r) => setTimeout(r, 50));
+  const [q] = await shared.embed(['why do failed jobs retry']).then((v) => (order.push('query'), v));
+  const indexed = await indexing;
+  assert.deepEqual(order, ['query', 'index']);
+  assert.equal(indexed.length, 48);
+  const [again] = await shared.embed(['why do failed jobs retry']);
+  assert.ok(cos(q, again) > 0.9999, 'the query vector is its own');
+  const [single] = await shared.embed([backlog[17]]);
+  assert.ok(cos(indexed[17], single) > 0.9999, 'the indexer vectors stay in order');
+});
+
+test('the opt-in helper thread in the same model process takes part of a backlog and ends when idle; vectors unchanged', async (t) => {
+  const e = createLocalEmbedder({ threadScript, idleMs: 60_000, threadData: { helpers: 1 } });
+  t.after(() => e.close());
+  const texts = Array.from({ length: 96 }, (_, i) => `note ${i}: moved the ${['cache', 'parser', 'login', 'queue'][i % 4]} settings into one file and documented each default value ${'in detail '.repeat(i % 5)}`);
+  const index = e.serial(32, 60_000);
+  const all = [...(await index.embed(texts.slice(0, 48))), ...(await index.embed(texts.slice(48)))];
+  assert.equal(all.length, 96);
+  for (const i of [0, 13, 50, 95]) {
+    const [single] = await shared.embed([texts[i]]);
+    assert.ok(cos(all[i], single) > 0.9999, `text ${i}`);
+  }
+  assert.ok(e.stats().helpedRuns > 0, `runs done by the helper: ${e.stats().helpedRuns}`);
+  assert.equal(e.stats().starts, 1, 'one model process');
+  // The helper ends 5 s after its last run; the process stays for its own idle time.
+  const end = Date.now() + 15_000;
+  while (e.stats().helperRunning && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(e.stats().helperRunning, false, 'the helper thread ended when idle');
+  assert.equal(e.stats().running, true, 'the model process is still up');
+});
+
+test("the cut at the model's 128 tokens changes no vector", async (t) => {
+  const uncut = createLocalEmbedder({ threadScript, idleMs: 60_000, threadData: { maxTokens: 0, helpers: 0 } });
+  t.after(() => uncut.close());
+  const long = Array.from({ length: 120 }, (_, i) => `step ${i} of the migration rewrote table t${i}`).join('; ');
+  const short = 'fixed the flaky login test';
+  const [a, s1] = await shared.embed([long, short]);
+  const [b, s2] = await uncut.embed([long, short]);
+  assert.ok(cos(a, b) > 0.9999, `long text: cosine ${cos(a, b)}`);
+  assert.ok(cos(s1, s2) > 0.9999);
+  const [first] = await uncut.embed([long.slice(0, 200)]);
+  assert.ok(cos(a, first) < 0.99, 'the cut keeps more than a short prefix');
+});

@@ -1,10 +1,16 @@
 // The model host's entry (bundled to dist/embedder.js), run as a child process of the worker
 // (data as JSON in argv[2]) or as a worker thread (workerData): loads the sentence encoder once,
-// then answers embed requests one at a time. embed/embedder.ts owns its lifetime (embed/host.ts).
+// then answers embed requests. Each message's texts are tokenized and grouped into graph runs of
+// similar length (embed/runs.ts); runs go one at a time, a query's before the indexer's
+// (background) ones, so a query waits for at most the run under way (one text while queries
+// keep coming); an opt-in helper thread with its own model can take background runs too.
+// embed/embedder.ts owns the host's lifetime (embed/host.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import { runThisProcessInBackground, runThisThreadInBackground } from '../threadPriority';
 import { locateEmbedderFiles } from './embed/assets';
-import type { EmbedderThreadData, FromThread, ToThread } from './embed/protocol';
+import { type ModelHost, startHost } from './embed/host';
+import { MAX_TOKENS, RUN_TOKENS, type EmbedderThreadData, type FromThread, type ToThread } from './embed/protocol';
+import { capTokens, planRuns } from './embed/runs';
 import { loadUseModel, type UseModel } from './embed/useModel';
 
 interface Port {
@@ -31,28 +37,194 @@ function hostPort(): { port: Port; data: EmbedderThreadData } {
 const { port, data } = hostPort();
 const post = (msg: FromThread, transfer: ArrayBuffer[] = []) => port.postMessage(msg, transfer);
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+const runTokens = data.runTokens ?? RUN_TOKENS;
+const maxTokens = data.maxTokens ?? MAX_TOKENS;
+/** A helper thread with no run to do this long is ended. */
+const HELPER_IDLE_MS = 5000;
 
 const started = performance.now();
-const model: Promise<UseModel> = Promise.resolve().then(() => loadUseModel(locateEmbedderFiles(__dirname, data)));
+const model: Promise<UseModel> = Promise.resolve().then(() => loadUseModel(locateEmbedderFiles(__dirname, data), { simd: data.simd }));
 model.then(
-  (m) => post({ type: 'ready', backend: m.backend, loadMs: Math.round(performance.now() - started) }),
+  (m) => post({ type: 'ready', backend: m.backend, simd: m.simd, loadMs: Math.round(performance.now() - started) }),
   (e: unknown) => post({ type: 'fatal', message: errorText(e) }),
 );
 
-// Requests run strictly in order: tfjs on one wasm thread gains nothing from overlap.
-let chain: Promise<void> = Promise.resolve();
+/** One message: its texts' tokens, its runs, the vectors so far. */
+interface Job {
+  msg: ToThread;
+  encodings?: number[][];
+  runs?: number[][];
+  /** Runs not started yet (indexes into runs). */
+  todo?: number[];
+  finished: number;
+  out?: Float32Array;
+  dims: number;
+  /** Runs a helper thread did. */
+  helped: number;
+}
+
+const jobs: Job[] = [];
+let pumping = false;
+
+/** While queries come (the last one within this long), this thread's background runs are one text each. */
+const QUERIES_ACTIVE_MS = 10_000;
+let lastQueryAt = -Infinity;
+
 port.on('message', (msg: ToThread) => {
   if (msg.type !== 'embed') return;
-  chain = chain.then(async () => {
-    try {
-      const m = await model;
-      const raw = await m.embed(msg.texts);
-      // Transfer only a buffer this array owns whole; a view into a larger one is copied (a
-      // process always copies).
-      const out = raw.byteOffset === 0 && raw.buffer.byteLength === raw.byteLength ? raw : raw.slice();
-      post({ type: 'result', id: msg.id, dims: m.dims, data: out }, [out.buffer as ArrayBuffer]);
-    } catch (e) {
-      post({ type: 'error', id: msg.id, message: errorText(e) });
-    }
-  });
+  if (!msg.background) lastQueryAt = performance.now();
+  jobs.push({ msg, finished: 0, dims: 0, helped: 0 });
+  void pump();
 });
+
+function prepare(job: Job, m: UseModel): void {
+  job.encodings = job.msg.texts.map((t) => capTokens(m.tokenize(t), maxTokens));
+  job.runs = planRuns(
+    job.encodings.map((e) => e.length),
+    runTokens,
+  );
+  job.todo = job.runs.map((_, i) => i);
+  if (job.runs.length === 0) finish(job);
+}
+
+/** Puts one run's vectors in their rows; the last one answers the message. */
+function place(job: Job, run: number[], raw: Float32Array): void {
+  if (!jobs.includes(job)) return; // failed meanwhile
+  const dims = raw.length / run.length;
+  job.dims = dims;
+  job.out ??= new Float32Array(job.msg.texts.length * dims);
+  const out = job.out;
+  run.forEach((i, k) => out.set(raw.subarray(k * dims, (k + 1) * dims), i * dims));
+  if (++job.finished === job.runs?.length) finish(job);
+}
+
+function finish(job: Job): void {
+  jobs.splice(jobs.indexOf(job), 1);
+  const out = job.out ?? new Float32Array(0);
+  post({ type: 'result', id: job.msg.id, dims: job.dims, data: out, ...(job.helped ? { helped: job.helped } : {}) }, [out.buffer as ArrayBuffer]);
+}
+
+function fail(job: Job, e: unknown): void {
+  if (!jobs.includes(job)) return;
+  jobs.splice(jobs.indexOf(job), 1);
+  post({ type: 'error', id: job.msg.id, message: errorText(e) });
+}
+
+/** Runs one graph run at a time on this thread (tfjs on one wasm thread gains nothing from overlap), queries first. */
+async function pump(): Promise<void> {
+  if (pumping) return;
+  pumping = true;
+  try {
+    let m: UseModel;
+    try {
+      m = await model;
+    } catch (e) {
+      for (const job of [...jobs]) fail(job, e);
+      return;
+    }
+    for (;;) {
+      // A graph run resolves without a turn of the event loop: let a query's message in first.
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const job of [...jobs]) if (!job.todo) prepare(job, m);
+      const job = jobs.find((j) => !j.msg.background && j.todo?.length) ?? jobs.find((j) => j.todo?.length);
+      if (!job) return;
+      const r = job.todo?.shift() as number;
+      const runs = job.runs as number[][];
+      // Someone is searching: the next query waits for one text, not a run of them.
+      if (job.msg.background && runs[r].length > 1 && performance.now() - lastQueryAt < QUERIES_ACTIVE_MS) {
+        runs.push(runs[r].slice(1));
+        job.todo?.unshift(runs.length - 1);
+        runs[r] = runs[r].slice(0, 1);
+      }
+      const run = runs[r];
+      helper.kick();
+      try {
+        place(job, run, await m.run(run.map((i) => (job.encodings as number[][])[i])));
+      } catch (e) {
+        fail(job, e);
+      }
+    }
+  } finally {
+    pumping = false;
+  }
+}
+
+/**
+ * With `helpers: 1`, a second model on a worker thread of this process takes the indexer's runs
+ * while this thread works too (still one model process), started when background runs wait and
+ * ended after HELPER_IDLE_MS without one; a helper that fails is not started again. Off by
+ * default: on a 2-core machine it lowered the rate (bench/embed.mjs, 192 records: 23.9 against
+ * 34.5 records/s) and doubled the process's peak RSS (423 against 249 MB). Queries never go to it.
+ */
+const helper = (() => {
+  const enabled = (data.helpers ?? 0) > 0;
+  let host: ModelHost | undefined;
+  let ready = false;
+  let broken = false;
+  let busy: { job: Job; r: number } | undefined;
+  let idleTimer: NodeJS.Timeout | undefined;
+  let nextId = 1;
+
+  const end = () => {
+    clearTimeout(idleTimer);
+    const h = host;
+    host = undefined;
+    if (h) post({ type: 'helper', running: false });
+    ready = false;
+    if (busy) {
+      busy.job.todo?.unshift(busy.r); // back to this thread
+      busy = undefined;
+      void pump();
+    }
+    void h?.terminate();
+  };
+  const start = () => {
+    ready = false;
+    const h: ModelHost = startHost('thread', __filename, { ...data, helpers: 0, runTokens: 0 }, {
+      message: (msg) => {
+        if (h !== host) return;
+        if (msg.type === 'ready') {
+          ready = true;
+          kick();
+        } else if (msg.type === 'fatal') {
+          broken = true;
+          end();
+        } else if (msg.type === 'result' || msg.type === 'error') {
+          const b = busy;
+          busy = undefined;
+          if (b && msg.type === 'result') {
+            b.job.helped++;
+            place(b.job, (b.job.runs as number[][])[b.r], msg.data);
+          } else if (b && msg.type === 'error') fail(b.job, new Error(msg.message));
+          kick();
+        }
+      },
+      died: () => {
+        if (h !== host) return;
+        broken = true;
+        end();
+      },
+    });
+    host = h;
+    post({ type: 'helper', running: true });
+  };
+  const kick = (): void => {
+    if (!enabled || broken) return;
+    const job = jobs.find((j) => j.msg.background && j.todo?.length);
+    if (!host) {
+      if (job) start();
+      return;
+    }
+    if (!ready || busy) return;
+    if (!job) {
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(end, HELPER_IDLE_MS);
+      return;
+    }
+    clearTimeout(idleTimer);
+    const r = job.todo?.shift() as number;
+    busy = { job, r };
+    host.send({ type: 'embed', id: nextId++, texts: (job.runs as number[][])[r].map((i) => job.msg.texts[i]) });
+  };
+  return { kick };
+})();

@@ -40,12 +40,11 @@ export interface SearchServiceOptions {
 }
 
 /**
- * Texts a message to the indexer's model process (the indexer still takes indexBatchSize records a
- * round): tfjs pads a batch to its longest text. On the bundled model with 256 texts of mixed
- * length (292 characters on average), one a message took 45 ms a text and the process 237 MB,
- * sixteen a message 56 ms and 308 MB; on bench/scale's records the rate was the same within noise.
+ * Texts a message to the indexer's model process (the indexer takes indexBatchSize records a
+ * round): the host groups a message's texts into runs of similar length (embed/runs.ts), which
+ * costs less a record than one text a message, and runs a query before the rest of the message.
  */
-export const INDEX_MESSAGE_TEXTS = 1;
+export const INDEX_MESSAGE_TEXTS = 32;
 
 /** A failed query embedding makes semantic search "unavailable" this long before trying again. */
 const QUERY_RETRY_MS = 30_000;
@@ -266,8 +265,8 @@ function makeEmbedders(cfg: SearchConfig, log: Logger, threadScript?: string): {
     cfg.problems.push('the embedder thread script (embedder.js) was not found beside the worker: semantic search is off');
     return undefined;
   }
-  // One model process for both: the indexer sends one text a message (INDEX_MESSAGE_TEXTS), one at
-  // a time, so a query waits behind one text at most; after a backlog the process goes soon
+  // One model process for both: the indexer's messages (INDEX_MESSAGE_TEXTS) go one at a time and
+  // a query waits for at most one graph run of them; after a backlog the process goes soon
   // (loading it again costs about 0.2 s), after a query once embedderIdleMs has passed.
   const query = createLocalEmbedder({ threadScript: script, idleMs: s.embedderIdleMs, log });
   return { query, index: query.serial(INDEX_MESSAGE_TEXTS, Math.min(s.embedderIdleMs, 60_000)) };

@@ -32,15 +32,22 @@ export interface LocalEmbedderStats {
   starts: number;
   lastLoadMs?: number;
   backend?: string;
+  /** Whether the model runs the wasm binary with SIMD instructions. */
+  simd?: boolean;
+  /** Graph runs the model process's helper thread did (its second core on a backlog). */
+  helpedRuns: number;
+  /** Whether the model process's helper thread is up now. */
+  helperRunning: boolean;
 }
 
 export interface LocalEmbedder extends Embedder {
   stats(): LocalEmbedderStats;
   /**
    * A second handle on the same model process (one process for queries and indexing, never two of
-   * 200-300 MB): it sends `batchSize` texts a message and one message at a time, so a call of this
-   * embedder (a query) waits behind at most one of them; after its calls the process stays up
-   * `idleMs` (the indexer's shorter idle time). Closing it closes nothing: its owner does.
+   * 200-300 MB): it sends `batchSize` texts a message, one message at a time, marked background:
+   * the host runs a query's texts before the rest of such a message, so a query waits for at most
+   * one graph run; after its calls the process stays up `idleMs` (the indexer's shorter idle
+   * time). Closing it closes nothing: its owner does.
    */
   serial(batchSize: number, idleMs: number): Embedder;
 }
@@ -62,7 +69,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
   const callTimeoutMs = opts.callTimeoutMs ?? 120_000;
   const loadTimeoutMs = opts.loadTimeoutMs ?? 120_000;
   const pending = new Map<number, Pending>();
-  const stats: LocalEmbedderStats = { running: false, starts: 0 };
+  const stats: LocalEmbedderStats = { running: false, starts: 0, helpedRuns: 0, helperRunning: false };
   const kind = opts.host ?? 'process';
   let worker: ModelHost | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
@@ -92,7 +99,10 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
       for (const p of pending.values()) p.timer ??= arm(w);
       stats.lastLoadMs = msg.loadMs;
       stats.backend = msg.backend;
+      stats.simd = msg.simd;
       opts.log?.info('embedder model loaded', { ms: msg.loadMs, backend: msg.backend });
+    } else if (msg.type === 'helper') {
+      stats.helperRunning = msg.running;
     } else if (msg.type === 'fatal') {
       crash(w, `model failed to load: ${msg.message}`);
     } else {
@@ -101,7 +111,10 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
       settle(msg.id);
       if (msg.type === 'error') p.reject(new Error(`local embedder: ${msg.message}`));
       else if (msg.data.length !== p.count * msg.dims) p.reject(new Error(`local embedder: got ${msg.data.length} values for ${p.count} texts`));
-      else p.resolve(split(msg.data, msg.dims, p.count));
+      else {
+        stats.helpedRuns += msg.helped ?? 0;
+        p.resolve(split(msg.data, msg.dims, p.count));
+      }
     }
   };
 
@@ -117,6 +130,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
     const w = worker;
     worker = undefined;
     stats.running = false;
+    stats.helperRunning = false;
     ready = false;
     clearTimeout(idleTimer);
     clearTimeout(loadTimer);
@@ -153,7 +167,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
 
   const arm = (w: ModelHost) => setTimeout(() => crash(w, `no answer within ${callTimeoutMs} ms`), callTimeoutMs);
 
-  const request = (texts: string[], keepMs = idleMs): Promise<Float32Array[]> =>
+  const request = (texts: string[], keepMs = idleMs, background = false): Promise<Float32Array[]> =>
     new Promise((resolve, reject) => {
       worker ??= start();
       const w = worker;
@@ -161,7 +175,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
       w.ref();
       const id = nextId++;
       pending.set(id, { count: texts.length, idleMs: keepMs, resolve, reject, timer: ready ? arm(w) : undefined });
-      w.send({ type: 'embed', id, texts } satisfies ToThread);
+      w.send({ type: 'embed', id, texts, ...(background ? { background } : {}) } satisfies ToThread);
     });
 
   return {
@@ -191,7 +205,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
           const out: Float32Array[] = [];
           for (let i = 0; i < texts.length; i += size) {
             const cut = texts.slice(i, i + size).map((t) => (t.length > maxChars ? t.slice(0, maxChars) : t));
-            out.push(...(await request(cut, serialIdleMs)));
+            out.push(...(await request(cut, serialIdleMs, true)));
           }
           return out;
         },

@@ -6,17 +6,42 @@ export interface EmbedderThreadData {
   wasmDir?: string;
   /** Folder holding model.json, its weight shards and vocab.json. */
   modelDir?: string;
+  /** Token budget of one graph run (runs.ts); 0: a message is one run, in its order. Default RUN_TOKENS. */
+  runTokens?: number;
+  /** Texts are cut to this many tokens before their run; 0: no cut. Default MAX_TOKENS. */
+  maxTokens?: number;
+  /** false: the plain wasm binary even where SIMD works (benches). */
+  simd?: boolean;
+  /** Helper threads with a model of their own for background runs (0 or 1). Default 0: on 2 cores it cost more than it gave (embedderThread.ts). */
+  helpers?: number;
 }
 
-export type ToThread = { type: 'embed'; id: number; texts: string[] };
+/** `background`: the indexer's; a query's message goes first, waiting at most for the run under way. */
+export type ToThread = { type: 'embed'; id: number; texts: string[]; background?: boolean };
 
 export type FromThread =
-  | { type: 'ready'; backend: string; loadMs: number }
+  | { type: 'ready'; backend: string; loadMs: number; simd?: boolean }
   /** `data` is all vectors back to back (texts.length * dims), transferred, not copied. */
-  | { type: 'result'; id: number; dims: number; data: Float32Array }
+  | { type: 'result'; id: number; dims: number; data: Float32Array; helped?: number }
   | { type: 'error'; id: number; message: string }
+  /** The model process's helper thread started or ended. */
+  | { type: 'helper'; running: boolean }
   /** The model could not load: the thread is useless and will be terminated. */
   | { type: 'fatal'; message: string };
 
 export const LOCAL_MODEL_NAME = 'local:universal-sentence-encoder-lite';
 export const LOCAL_MODEL_DIMS = 512;
+
+/**
+ * Rows x longest text of one graph run. The model's cost is per token (about 0.3-0.45 ms of CPU
+ * each on a small shared machine, bench/embed.mjs), plus a fixed part per run that runs of
+ * similar length share; 128 bounds a query's wait behind an indexing run to about 40-60 ms of
+ * CPU and keeps the model's working memory small.
+ */
+export const RUN_TOKENS = 128;
+/**
+ * The bundled encoder reads only its input's first 128 tokens (a text's vector equals its first
+ * 128 tokens' to 1e-5, bench/embed.mjs): the cut changes no vector, and a long text is planned
+ * into a run at the size the graph really computes.
+ */
+export const MAX_TOKENS = 128;

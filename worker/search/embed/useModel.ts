@@ -34,6 +34,7 @@ interface IOHandler {
   load(): Promise<unknown>;
 }
 interface Tf {
+  env(): { set(flag: string, value: boolean): void; getAsync(flag: string): Promise<boolean> };
   setWasmPaths(prefix: string): void;
   setBackend(name: string): Promise<boolean>;
   ready(): Promise<void>;
@@ -51,12 +52,24 @@ interface Tokenizer {
 
 export interface UseModel {
   readonly backend: string;
+  /** Whether the wasm binary with SIMD instructions runs. */
+  readonly simd: boolean;
   readonly dims: number;
-  /** All vectors back to back, texts.length * dims. */
+  /** A text's token ids; an empty text gets one separator token (a row without tokens vanishes from the output). */
+  tokenize(text: string): number[];
+  /** One graph run over tokenized texts: all vectors back to back, encodings.length * dims. */
+  run(encodings: number[][]): Promise<Float32Array>;
+  /** tokenize + one run: all vectors back to back, texts.length * dims. */
   embed(texts: string[]): Promise<Float32Array>;
 }
 
-export async function loadUseModel(files: EmbedderFiles): Promise<UseModel> {
+export interface UseModelOptions {
+  /** false: the plain wasm binary even where SIMD works (benches compare the two). */
+  simd?: boolean;
+}
+
+export async function loadUseModel(files: EmbedderFiles, opts: UseModelOptions = {}): Promise<UseModel> {
+  if (opts.simd === false) tf.env().set('WASM_HAS_SIMD_SUPPORT', false);
   // Must precede backend init; the prefix is concatenated with the file name.
   tf.setWasmPaths(files.wasmDir + path.sep);
   if (!(await tf.setBackend('wasm'))) throw new Error(`tfjs wasm backend failed to start (wasm files in ${files.wasmDir})`);
@@ -66,18 +79,24 @@ export async function loadUseModel(files: EmbedderFiles): Promise<UseModel> {
 
   const [graph, vocabulary] = await Promise.all([loadGraph(files.modelDir), readJson(path.join(files.modelDir, 'vocab.json'))]);
   const tokenizer: Tokenizer = new EmbeddingsModel({ model: graph, vocabulary: vocabulary as [string, number][] }).tokenizer;
+  const simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT');
   let dims = 0;
+  const tokenize = (text: string) => tokenizer.encode(text.length > 0 ? text : ' ');
+  const runEncoded = async (encodings: number[][]) => {
+    if (encodings.length === 0) return new Float32Array(0);
+    const out = await run(graph, encodings);
+    dims = out.length / encodings.length;
+    return out;
+  };
   return {
     backend,
+    simd,
     get dims() {
       return dims;
     },
-    async embed(texts) {
-      if (texts.length === 0) return new Float32Array(0);
-      const out = await run(graph, tokenizer, texts);
-      dims = out.length / texts.length;
-      return out;
-    },
+    tokenize,
+    run: runEncoded,
+    embed: (texts) => runEncoded(texts.map(tokenize)),
   };
 }
 
@@ -95,10 +114,7 @@ async function loadGraph(dir: string): Promise<GraphModel> {
   return tf.loadGraphModel(tf.io.fromMemory({ modelTopology: json.modelTopology, weightSpecs, weightData }));
 }
 
-async function run(graph: GraphModel, tokenizer: Tokenizer, texts: string[]): Promise<Float32Array> {
-  // An empty text yields no tokens, and a row without tokens silently disappears from the
-  // output (or fails alone): give it one separator token instead.
-  const encodings = texts.map((t) => tokenizer.encode(t.length > 0 ? t : ' '));
+async function run(graph: GraphModel, encodings: number[][]): Promise<Float32Array> {
   let total = 0;
   for (const e of encodings) total += e.length;
   const indices = new Int32Array(total * 2);
@@ -116,7 +132,7 @@ async function run(graph: GraphModel, tokenizer: Tokenizer, texts: string[]): Pr
     const out = await graph.executeAsync(inputs);
     const tensor = Array.isArray(out) ? out[0] : out;
     try {
-      if (tensor.shape[0] !== texts.length) throw new Error(`model returned ${tensor.shape[0]} rows for ${texts.length} texts`);
+      if (tensor.shape[0] !== encodings.length) throw new Error(`model returned ${tensor.shape[0]} rows for ${encodings.length} texts`);
       const data = await tensor.data();
       if (!(data instanceof Float32Array)) throw new Error('model output is not float32');
       return data;

@@ -1,0 +1,28 @@
+// How the model host groups a message's texts into graph runs (worker/search/embed/runs.ts).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { capTokens, planRuns } from '../../worker/search/embed/runs';
+
+test('runs take texts shortest first and keep rows x longest within the budget', () => {
+  const lengths = [40, 5, 30, 6, 41, 7];
+  const runs = planRuns(lengths, 90);
+  assert.deepEqual(runs, [[1, 3, 5], [2, 0], [4]]);
+  for (const run of runs) assert.ok(run.length * Math.max(...run.map((i) => lengths[i])) <= 90, JSON.stringify(run));
+  assert.deepEqual(runs.flat().sort((a, b) => a - b), [0, 1, 2, 3, 4, 5], 'every text exactly once');
+});
+
+test('a text longer than the budget runs alone; equal lengths keep their order', () => {
+  assert.deepEqual(planRuns([500, 10, 10], 100), [[1, 2], [0]]);
+  assert.deepEqual(planRuns([3, 3, 3, 3], 6), [[0, 1], [2, 3]]);
+});
+
+test('budget 0 is one run in message order; no texts, no runs', () => {
+  assert.deepEqual(planRuns([9, 1, 5], 0), [[0, 1, 2]]);
+  assert.deepEqual(planRuns([], 256), []);
+});
+
+test('capTokens cuts to the cap and leaves shorter texts and cap 0 alone', () => {
+  assert.deepEqual(capTokens([1, 2, 3, 4], 2), [1, 2]);
+  assert.deepEqual(capTokens([1, 2], 4), [1, 2]);
+  assert.deepEqual(capTokens([1, 2, 3], 0), [1, 2, 3]);
+});

@@ -1,0 +1,33 @@
+// How the model host groups the texts of one message into graph runs. tfjs pads every row of a
+// run to the run's longest text, so a run costs about rows x longest; texts are taken shortest
+// first and a run is closed before that product passes a token budget. The budget also bounds
+// the model's working memory (it never shrinks once grown) and how long a query waits behind a
+// background run.
+
+/**
+ * The runs, as lists of indexes into `lengths` (token counts): shortest first; within a run,
+ * rows x longest <= budget, except a text longer than the budget, which runs alone. A budget of
+ * 0 or less gives one run of all texts in their order (what the host did before runs).
+ */
+export function planRuns(lengths: readonly number[], budget: number): number[][] {
+  if (lengths.length === 0) return [];
+  if (budget <= 0) return [lengths.map((_, i) => i)];
+  const order = lengths.map((_, i) => i).sort((a, b) => lengths[a] - lengths[b] || a - b);
+  const runs: number[][] = [];
+  let run: number[] = [];
+  for (const i of order) {
+    // Sorted ascending: the newcomer is the run's longest.
+    if (run.length > 0 && (run.length + 1) * Math.max(1, lengths[i]) > budget) {
+      runs.push(run);
+      run = [];
+    }
+    run.push(i);
+  }
+  runs.push(run);
+  return runs;
+}
+
+/** Token ids cut to at most maxTokens (0: no cut). */
+export function capTokens(ids: number[], maxTokens: number): number[] {
+  return maxTokens > 0 && ids.length > maxTokens ? ids.slice(0, maxTokens) : ids;
+}
