@@ -1,9 +1,8 @@
 // The local encoder's throughput and where its time goes, old host behaviour against new in one
 // run: records/s through the real model process (wall clock and CPU seconds of that process, so a
 // busy machine still compares like with like) at indexer batches of 1/8/32/128, one graph run a
-// message in message order (before) against runs of similar length (embed/runs.ts), with and
-// without the opt-in helper thread; the token budget of a run; a token cap; SIMD on/off; tfjs-wasm
-// threads; tokenizer against graph; how long
+// message in message order (before) against runs of similar length (embed/runs.ts); the token
+// budget of a run; a token cap; SIMD on/off; tfjs-wasm threads; tokenizer against graph; how long
 // a query waits behind a backlog. The texts are the development sets' records, embedded as the
 // indexer does (embedText.ts: one text a record). Prints only; writes nothing.
 //
@@ -110,30 +109,28 @@ function rateRow(label, r) {
 
 async function throughput(texts) {
   console.log(`\n## indexer throughput through the model process (${texts.length} records, ${path.relative(root, threadScript)})`);
-  const before = { runTokens: 0, maxTokens: 0, helpers: 0 };
+  const before = { runTokens: 0, maxTokens: 0 };
   // (the cut at MAX_TOKENS changes no vector: see the cosine rows below)
-  const runsOnly = { helpers: 0 };
+  const runsOnly = {};
   const results = {};
   // Before: the indexer sent one text a message; each message was one graph run, on one thread.
   results.before = await indexerRate(texts, { batch: 16, perMessage: 1, threadData: before });
   rateRow('before: 1 text a message (indexer batch 16)', results.before);
   results.now = await indexerRate(texts, { batch: 16, perMessage: 32, threadData: {} });
   rateRow(`now: the batch in one message, runs of ${RUN_TOKENS} tokens`, results.now);
-  results.helper = await indexerRate(texts, { batch: 16, perMessage: 32, threadData: { helpers: 1 } });
-  rateRow(`the same with the opt-in helper thread (${results.helper.stats.helpedRuns} runs helped)`, results.helper);
   row('  ratio now / before (records/s, per CPU s)', `${f1(results.now.perS / results.before.perS)}x, ${f1(results.now.perCpuS / results.before.perCpuS)}x`);
   for (const batch of [1, 8, 32, 128]) {
     rateRow(`batch ${batch}, one run a message, message order`, await indexerRate(texts, { batch, perMessage: batch, threadData: before }));
     rateRow(`batch ${batch}, runs of similar length (${RUN_TOKENS} tokens)`, await indexerRate(texts, { batch, perMessage: batch, threadData: runsOnly }));
   }
   for (const runTokens of [128, 512, 1024]) {
-    rateRow(`batch 32, runs of ${runTokens} tokens`, await indexerRate(texts, { batch: 32, perMessage: 32, threadData: { runTokens, helpers: 0 } }));
+    rateRow(`batch 32, runs of ${runTokens} tokens`, await indexerRate(texts, { batch: 32, perMessage: 32, threadData: { runTokens } }));
   }
   for (const maxTokens of [0, 64, 32]) {
-    rateRow(`batch 32, texts cut at ${maxTokens || 'no'} tokens`, await indexerRate(texts, { batch: 32, perMessage: 32, threadData: { maxTokens, helpers: 0 } }));
+    rateRow(`batch 32, texts cut at ${maxTokens || 'no'} tokens`, await indexerRate(texts, { batch: 32, perMessage: 32, threadData: { maxTokens } }));
   }
-  const noSimd = await indexerRate(texts, { batch: 16, perMessage: 32, threadData: { simd: false, helpers: 0 } });
-  rateRow('SIMD off (plain wasm binary), runs, no helper', noSimd);
+  const noSimd = await indexerRate(texts, { batch: 16, perMessage: 32, threadData: { simd: false } });
+  rateRow('SIMD off (plain wasm binary), runs', noSimd);
   row('  SIMD in the runs above; model load', `${results.now.stats.simd}; ${results.now.stats.lastLoadMs} ms`);
 }
 
@@ -199,7 +196,7 @@ async function split(texts) {
 async function queryWait(texts) {
   console.log('\n## a query embedding while the indexer works (one model process)');
   for (const [label, threadData, perMessage] of [
-    ['before (1 text a message)', { runTokens: 0, maxTokens: 0, helpers: 0 }, 1],
+    ['before (1 text a message)', { runTokens: 0, maxTokens: 0 }, 1],
     [`now (batch in one message, runs of ${RUN_TOKENS})`, {}, 32],
   ]) {
     const e = createLocalEmbedder({ threadScript, idleMs: 60_000, threadData });

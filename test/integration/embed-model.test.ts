@@ -96,28 +96,8 @@ test("a query sent while the indexer's message runs is answered before that mess
   assert.ok(cos(indexed[17], single) > 0.9999, 'the indexer vectors stay in order');
 });
 
-test('the opt-in helper thread in the same model process takes part of a backlog and ends when idle; vectors unchanged', async (t) => {
-  const e = createLocalEmbedder({ threadScript, idleMs: 60_000, threadData: { helpers: 1 } });
-  t.after(() => e.close());
-  const texts = Array.from({ length: 96 }, (_, i) => `note ${i}: moved the ${['cache', 'parser', 'login', 'queue'][i % 4]} settings into one file and documented each default value ${'in detail '.repeat(i % 5)}`);
-  const index = e.serial(32, 60_000);
-  const all = [...(await index.embed(texts.slice(0, 48))), ...(await index.embed(texts.slice(48)))];
-  assert.equal(all.length, 96);
-  for (const i of [0, 13, 50, 95]) {
-    const [single] = await shared.embed([texts[i]]);
-    assert.ok(cos(all[i], single) > 0.9999, `text ${i}`);
-  }
-  assert.ok(e.stats().helpedRuns > 0, `runs done by the helper: ${e.stats().helpedRuns}`);
-  assert.equal(e.stats().starts, 1, 'one model process');
-  // The helper ends 5 s after its last run; the process stays for its own idle time.
-  const end = Date.now() + 15_000;
-  while (e.stats().helperRunning && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
-  assert.equal(e.stats().helperRunning, false, 'the helper thread ended when idle');
-  assert.equal(e.stats().running, true, 'the model process is still up');
-});
-
 test("the cut at the model's 128 tokens changes no vector", async (t) => {
-  const uncut = createLocalEmbedder({ threadScript, idleMs: 60_000, threadData: { maxTokens: 0, helpers: 0 } });
+  const uncut = createLocalEmbedder({ threadScript, idleMs: 60_000, threadData: { maxTokens: 0 } });
   t.after(() => uncut.close());
   const long = Array.from({ length: 120 }, (_, i) => `step ${i} of the migration rewrote table t${i}`).join('; ');
   const short = 'fixed the flaky login test';

@@ -3,12 +3,11 @@
 // then answers embed requests. Each message's texts are tokenized and grouped into graph runs of
 // similar length (embed/runs.ts); runs go one at a time, a query's before the indexer's
 // (background) ones, so a query waits for at most the run under way (one text while queries
-// keep coming); an opt-in helper thread with its own model can take background runs too.
+// keep coming).
 // embed/embedder.ts owns the host's lifetime (embed/host.ts).
 import { parentPort, workerData } from 'node:worker_threads';
 import { runThisProcessInBackground, runThisThreadInBackground } from '../threadPriority';
 import { locateEmbedderFiles } from './embed/assets';
-import { type ModelHost, startHost } from './embed/host';
 import { MAX_TOKENS, RUN_TOKENS, type EmbedderThreadData, type FromThread, type ToThread } from './embed/protocol';
 import { capTokens, planRuns } from './embed/runs';
 import { loadUseModel, type UseModel } from './embed/useModel';
@@ -39,8 +38,6 @@ const post = (msg: FromThread, transfer: ArrayBuffer[] = []) => port.postMessage
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const runTokens = data.runTokens ?? RUN_TOKENS;
 const maxTokens = data.maxTokens ?? MAX_TOKENS;
-/** A helper thread with no run to do this long is ended. */
-const HELPER_IDLE_MS = 5000;
 
 const started = performance.now();
 const model: Promise<UseModel> = Promise.resolve().then(() => loadUseModel(locateEmbedderFiles(__dirname, data), { simd: data.simd }));
@@ -59,8 +56,6 @@ interface Job {
   finished: number;
   out?: Float32Array;
   dims: number;
-  /** Runs a helper thread did. */
-  helped: number;
 }
 
 const jobs: Job[] = [];
@@ -73,7 +68,7 @@ let lastQueryAt = -Infinity;
 port.on('message', (msg: ToThread) => {
   if (msg.type !== 'embed') return;
   if (!msg.background) lastQueryAt = performance.now();
-  jobs.push({ msg, finished: 0, dims: 0, helped: 0 });
+  jobs.push({ msg, finished: 0, dims: 0 });
   void pump();
 });
 
@@ -101,7 +96,7 @@ function place(job: Job, run: number[], raw: Float32Array): void {
 function finish(job: Job): void {
   jobs.splice(jobs.indexOf(job), 1);
   const out = job.out ?? new Float32Array(0);
-  post({ type: 'result', id: job.msg.id, dims: job.dims, data: out, ...(job.helped ? { helped: job.helped } : {}) }, [out.buffer as ArrayBuffer]);
+  post({ type: 'result', id: job.msg.id, dims: job.dims, data: out }, [out.buffer as ArrayBuffer]);
 }
 
 function fail(job: Job, e: unknown): void {
@@ -137,7 +132,6 @@ async function pump(): Promise<void> {
         runs[r] = runs[r].slice(0, 1);
       }
       const run = runs[r];
-      helper.kick();
       try {
         place(job, run, await m.run(run.map((i) => (job.encodings as number[][])[i])));
       } catch (e) {
@@ -148,83 +142,3 @@ async function pump(): Promise<void> {
     pumping = false;
   }
 }
-
-/**
- * With `helpers: 1`, a second model on a worker thread of this process takes the indexer's runs
- * while this thread works too (still one model process), started when background runs wait and
- * ended after HELPER_IDLE_MS without one; a helper that fails is not started again. Off by
- * default: on a 2-core machine it lowered the rate (bench/embed.mjs, 192 records: 23.9 against
- * 34.5 records/s) and doubled the process's peak RSS (423 against 249 MB). Queries never go to it.
- */
-const helper = (() => {
-  const enabled = (data.helpers ?? 0) > 0;
-  let host: ModelHost | undefined;
-  let ready = false;
-  let broken = false;
-  let busy: { job: Job; r: number } | undefined;
-  let idleTimer: NodeJS.Timeout | undefined;
-  let nextId = 1;
-
-  const end = () => {
-    clearTimeout(idleTimer);
-    const h = host;
-    host = undefined;
-    if (h) post({ type: 'helper', running: false });
-    ready = false;
-    if (busy) {
-      busy.job.todo?.unshift(busy.r); // back to this thread
-      busy = undefined;
-      void pump();
-    }
-    void h?.terminate();
-  };
-  const start = () => {
-    ready = false;
-    const h: ModelHost = startHost('thread', __filename, { ...data, helpers: 0, runTokens: 0 }, {
-      message: (msg) => {
-        if (h !== host) return;
-        if (msg.type === 'ready') {
-          ready = true;
-          kick();
-        } else if (msg.type === 'fatal') {
-          broken = true;
-          end();
-        } else if (msg.type === 'result' || msg.type === 'error') {
-          const b = busy;
-          busy = undefined;
-          if (b && msg.type === 'result') {
-            b.job.helped++;
-            place(b.job, (b.job.runs as number[][])[b.r], msg.data);
-          } else if (b && msg.type === 'error') fail(b.job, new Error(msg.message));
-          kick();
-        }
-      },
-      died: () => {
-        if (h !== host) return;
-        broken = true;
-        end();
-      },
-    });
-    host = h;
-    post({ type: 'helper', running: true });
-  };
-  const kick = (): void => {
-    if (!enabled || broken) return;
-    const job = jobs.find((j) => j.msg.background && j.todo?.length);
-    if (!host) {
-      if (job) start();
-      return;
-    }
-    if (!ready || busy) return;
-    if (!job) {
-      clearTimeout(idleTimer);
-      idleTimer = setTimeout(end, HELPER_IDLE_MS);
-      return;
-    }
-    clearTimeout(idleTimer);
-    const r = job.todo?.shift() as number;
-    busy = { job, r };
-    host.send({ type: 'embed', id: nextId++, texts: (job.runs as number[][])[r].map((i) => job.msg.texts[i]) });
-  };
-  return { kick };
-})();

@@ -34,10 +34,6 @@ export interface LocalEmbedderStats {
   backend?: string;
   /** Whether the model runs the wasm binary with SIMD instructions. */
   simd?: boolean;
-  /** Graph runs the model process's helper thread did (its second core on a backlog). */
-  helpedRuns: number;
-  /** Whether the model process's helper thread is up now. */
-  helperRunning: boolean;
 }
 
 export interface LocalEmbedder extends Embedder {
@@ -69,7 +65,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
   const callTimeoutMs = opts.callTimeoutMs ?? 120_000;
   const loadTimeoutMs = opts.loadTimeoutMs ?? 120_000;
   const pending = new Map<number, Pending>();
-  const stats: LocalEmbedderStats = { running: false, starts: 0, helpedRuns: 0, helperRunning: false };
+  const stats: LocalEmbedderStats = { running: false, starts: 0 };
   const kind = opts.host ?? 'process';
   let worker: ModelHost | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
@@ -101,8 +97,6 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
       stats.backend = msg.backend;
       stats.simd = msg.simd;
       opts.log?.info('embedder model loaded', { ms: msg.loadMs, backend: msg.backend });
-    } else if (msg.type === 'helper') {
-      stats.helperRunning = msg.running;
     } else if (msg.type === 'fatal') {
       crash(w, `model failed to load: ${msg.message}`);
     } else {
@@ -111,10 +105,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
       settle(msg.id);
       if (msg.type === 'error') p.reject(new Error(`local embedder: ${msg.message}`));
       else if (msg.data.length !== p.count * msg.dims) p.reject(new Error(`local embedder: got ${msg.data.length} values for ${p.count} texts`));
-      else {
-        stats.helpedRuns += msg.helped ?? 0;
-        p.resolve(split(msg.data, msg.dims, p.count));
-      }
+      else p.resolve(split(msg.data, msg.dims, p.count));
     }
   };
 
@@ -130,7 +121,6 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
     const w = worker;
     worker = undefined;
     stats.running = false;
-    stats.helperRunning = false;
     ready = false;
     clearTimeout(idleTimer);
     clearTimeout(loadTimer);

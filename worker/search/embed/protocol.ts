@@ -12,8 +12,6 @@ export interface EmbedderThreadData {
   maxTokens?: number;
   /** false: the plain wasm binary even where SIMD works (benches). */
   simd?: boolean;
-  /** Helper threads with a model of their own for background runs (0 or 1). Default 0: on 2 cores it cost more than it gave (embedderThread.ts). */
-  helpers?: number;
 }
 
 /** `background`: the indexer's; a query's message goes first, waiting at most for the run under way. */
@@ -22,10 +20,8 @@ export type ToThread = { type: 'embed'; id: number; texts: string[]; background?
 export type FromThread =
   | { type: 'ready'; backend: string; loadMs: number; simd?: boolean }
   /** `data` is all vectors back to back (texts.length * dims), transferred, not copied. */
-  | { type: 'result'; id: number; dims: number; data: Float32Array; helped?: number }
+  | { type: 'result'; id: number; dims: number; data: Float32Array }
   | { type: 'error'; id: number; message: string }
-  /** The model process's helper thread started or ended. */
-  | { type: 'helper'; running: boolean }
   /** The model could not load: the thread is useless and will be terminated. */
   | { type: 'fatal'; message: string };
 
