@@ -25,6 +25,7 @@ export const TRIALS: [string, Partial<SearchSettings>, SearchMode[]][] = [
   ['no keyword lead rule', { keywordLeadRatio: 0 }, ['hybrid']],
   ['no identifier parts', { identifierWeight: 0 }, ['hybrid']],
   ['no density', { densityPenalty: 0 }, ['semantic', 'hybrid']],
+  ['no duplicate demotion', { demoteDuplicates: false }, ['keyword', 'semantic', 'hybrid']],
 ];
 
 async function main(): Promise<void> {

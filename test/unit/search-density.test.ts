@@ -122,7 +122,7 @@ async function service(search: Partial<SearchSettings>): Promise<SearchService> 
   const svc = new SearchService(
     { config: { dataDir: dir }, store, events: new EventBus(), log: nullLogger },
     // Priors and duplicate demotion off: only the cosine and its correction order these hits.
-    { embedders: { query: embedder, index: embedder }, settings: { search: { ...DEFAULT_SEARCH_SETTINGS, vectorPriorWeight: 0, ...search }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } },
+    { embedders: { query: embedder, index: embedder }, settings: { search: { ...DEFAULT_SEARCH_SETTINGS, vectorPriorWeight: 0, demoteDuplicates: false, ...search }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } },
   );
   services.push(svc);
   svc.start();

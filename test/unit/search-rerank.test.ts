@@ -1,8 +1,8 @@
-// Priors of rerank.ts: substance, question intent; titles compared with digits folded.
+// Priors of rerank.ts: substance, question intent, near-duplicate titles.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { priorInfo, type RecordInfo } from '../../worker/search/records';
-import { prior, questionIntents, substance, titleKey } from '../../worker/search/rerank';
+import { demoteDuplicates, prior, questionIntents, substance, titleKey } from '../../worker/search/rerank';
 
 const rec = (over: Partial<RecordInfo>) =>
   priorInfo({ kind: 'observation', id: 1, type: 'change', title: 't', project: 'p', sessionId: 1, epoch: 0, readTokens: 10, body: '', concepts: '[]', filesRead: '[]', filesModified: '[]', ...over });
@@ -56,7 +56,10 @@ test('prior: substance weight and intent boost multiply', () => {
   assert.equal(prior(routine, new Set(), { substance: 0, intent: 0 }), 1);
 });
 
-test('titles compare with digits and spacing folded', () => {
+test('near-duplicate titles step behind new ones, order otherwise kept', () => {
   assert.equal(titleKey('Ran npm test: 212 passed'), titleKey('Ran  npm test: 213 passed'));
-  assert.notEqual(titleKey('Ran npm test: 212 passed'), titleKey('Ran npm lint'));
+  const hits = ['Ran npm test: 212 passed', 'Renamed cfg to config', 'Ran npm test: 99 passed', 'Fixed the race', 'Renamed cfg to config'];
+  assert.deepEqual(demoteDuplicates(hits, (h) => h), ['Ran npm test: 212 passed', 'Renamed cfg to config', 'Fixed the race', 'Ran npm test: 99 passed', 'Renamed cfg to config']);
+  const unique = ['a', 'b'];
+  assert.equal(demoteDuplicates(unique, (h) => h), unique);
 });

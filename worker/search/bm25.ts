@@ -12,11 +12,6 @@ import type { Store } from '../store/store';
 import { columnAverages, docLengths, type DocLengths, lengthOf } from './docLengths';
 import type { KindTable } from './records';
 
-// BM25F (Robertson, Zaragoza and Taylor 2004): a phrase's hits in each column, each weighted and
-// length-normalised by its column, are added into one term frequency, which saturates once per
-// phrase. A word repeated across the title, the facts and the narrative counts as a frequent word,
-// not as three words (per-column BM25 summed the columns' saturated parts, which paid a record for
-// repeating the question's word in every column).
 const K1 = 1.2;
 // Length normalisation, mild (0.05, where the textbook value is 0.75): in a history the record
 // that explains something is long and its look-alikes are one-line notes, so a row's length is
@@ -53,24 +48,20 @@ export function bm25(mi: Uint32Array, weights: readonly number[], idfs: ArrayLik
   if (mi.length < y + p * c) return 0;
   let score = 0;
   for (let i = 0; i < p; i++) {
-    let tf = 0;
+    const w = idfs[i] ?? 0;
     for (let j = 0; j < c; j++) {
-      const hits = mi[y + i * c + j];
-      if (hits !== 0) tf += columnTf(weights[j] ?? 1, hits, mi[l + j], mi[a + j]);
+      const tf = mi[y + i * c + j];
+      if (tf === 0) continue;
+      score += term(weights[j] ?? 1, w, tf, mi[l + j], mi[a + j]);
     }
-    if (tf > 0) score += saturate(idfs[i] ?? 0, tf);
   }
   return score;
 }
 
-/** A phrase's hits in one column, weighted and length-normalised: the expressions both ways of scoring use, so they agree exactly. */
-function columnTf(weight: number, hits: number, len: number, avg: number): number {
-  return (weight * hits) / (1 - B + (B * len) / (avg || 1));
-}
-
-/** A phrase's part of the score from its weighted term frequency over the columns. */
-function saturate(idf: number, tf: number): number {
-  return (idf * (tf * (K1 + 1))) / (tf + K1);
+/** One phrase in one column: the one expression both ways of scoring use, so they agree exactly. */
+function term(weight: number, idf: number, tf: number, len: number, avg: number): number {
+  const norm = K1 * (1 - B + (B * len) / (avg || 1));
+  return weight * idf * ((tf * (K1 + 1)) / (tf + norm));
 }
 
 /** bm25 from matchinfo 'y' (hits of each phrase in each column) and the row's lengths in memory. */
@@ -82,17 +73,17 @@ export function bm25y(y: Uint32Array, weights: readonly number[], idfs: ArrayLik
 }
 
 /**
- * One phrase's part of bm25y (its hits per column at y[at ..], idf w) added to `score`, column by
- * column in the order bm25 adds them, so every way of scoring gives the same bits.
+ * One phrase's part of bm25y (its hits per column at y[at ..], idf w) added to `score` term by
+ * term, in the order bm25 adds them, so every way of scoring gives the same bits.
  */
 export function phraseY(y: Uint32Array, at: number, weights: readonly number[], w: number, d: DocLengths, id: number, avg: Uint32Array, score = 0): number {
   const c = d.cols;
-  let tf = 0;
   for (let j = 0; j < c; j++) {
-    const hits = y[at + j];
-    if (hits !== 0) tf += columnTf(weights[j] ?? 1, hits, lengthOf(d, id * c + j), avg[j]);
+    const tf = y[at + j];
+    if (tf === 0) continue;
+    score += term(weights[j] ?? 1, w, tf, lengthOf(d, id * c + j), avg[j]);
   }
-  return tf > 0 ? score + saturate(w, tf) : score;
+  return score;
 }
 
 /** The idf of each phrase of the statement about to run (set by the caller, read per row). */

@@ -74,3 +74,27 @@ export function prior(r: PriorInfo, intents: Set<Intent>, w: PriorWeights): numb
 export function titleKey(title: string): string {
   return title.toLowerCase().replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
 }
+
+/**
+ * Near-duplicates step aside: a hit whose title repeats one already ranked above it moves behind
+ * every hit with a title not seen yet (order kept otherwise). Five copies of "Renamed cfg to
+ * config" answer nothing the first one does not, and they would fill the page.
+ */
+export function demoteDuplicates<T>(hits: T[], title: (h: T) => string | undefined): T[] {
+  const seen = new Set<string>();
+  const first: T[] = [];
+  const later: T[] = [];
+  for (const h of hits) {
+    const t = title(h);
+    if (t === undefined) first.push(h);
+    else {
+      const key = titleKey(t);
+      if (seen.has(key)) later.push(h);
+      else {
+        seen.add(key);
+        first.push(h);
+      }
+    }
+  }
+  return later.length === 0 ? hits : [...first, ...later];
+}

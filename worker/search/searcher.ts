@@ -12,7 +12,7 @@ import { hydrate, hydratePriors, matchesFilters, toSearchRow, type PriorInfo, ty
 import { neighbourDensity } from './density';
 import type { SemanticIndex } from './semantic';
 import type { SearchSettings } from './settings';
-import { prior, questionIntents, type Intent, type PriorWeights } from './rerank';
+import { demoteDuplicates, prior, questionIntents, type Intent, type PriorWeights } from './rerank';
 import { makeSnippet } from './snippet';
 import { expandIdentifiers, identifierPartsOf } from './identifiers';
 import { promptLinked } from './promptLinks';
@@ -151,7 +151,8 @@ export class Searcher {
       return rec ? { ...h, score: h.score * prior(rec, intents, w) } : h;
     });
     hits.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
-    return { hits: hits.slice(0, depth), capped: r.capped };
+    const ranked = s.demoteDuplicates ? demoteDuplicates(hits, (h) => info.get(`${h.kind}:${h.id}`)?.title) : hits;
+    return { hits: ranked.slice(0, depth), capped: r.capped };
   }
 
   private info(hits: { kind: RecordInfo['kind']; id: number }[]): Map<string, PriorInfo> {
@@ -184,7 +185,7 @@ export class Searcher {
     const sums = hydratePriors(this.store, 'summary', hits.filter((h) => h.kind === 'summary').map((h) => h.id));
     const s = this.settings;
     const w = this.priorWeights();
-    const out: SearchHit[] = [];
+    const out: (SearchHit & { title: string })[] = [];
     // Hubness correction (density.ts): a hit among look-alikes pays for their closeness.
     // Hits past the pool were not compared: they pay the most any pooled hit pays, so none jumps ahead for that.
     const density = s.densityPenalty > 0 ? neighbourDensity(hits.slice(0, s.densityPool).map((h) => h.unit), s.densityK) : undefined;
@@ -192,10 +193,10 @@ export class Searcher {
     for (const [i, h] of hits.entries()) {
       const r = (h.kind === 'observation' ? obs : sums).get(h.id);
       // Absent: deleted since it was indexed.
-      if (r && matchesFilters(r, f)) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, cosine: h.score, score: h.score - s.densityPenalty * (density ? (density[i] ?? beyond) : 0) + s.vectorPriorWeight * (prior(r, intents, w) - 1) });
+      if (r && matchesFilters(r, f)) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, title: r.title, cosine: h.score, score: h.score - s.densityPenalty * (density ? (density[i] ?? beyond) : 0) + s.vectorPriorWeight * (prior(r, intents, w) - 1) });
     }
     out.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
-    return out;
+    return (s.demoteDuplicates ? demoteDuplicates(out, (h) => h.title) : out).map(({ title: _t, ...h }) => h);
   }
 
   private rows(page: SearchHit[], fq: FtsQuery | undefined, semanticOnly: boolean): SearchRow[] {

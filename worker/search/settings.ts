@@ -67,6 +67,8 @@ export interface RankingConstants {
   intentBoost: number;
   /** The priors on the vector side: cosine + this * (prior - 1). */
   vectorPriorWeight: number;
+  /** A hit whose title repeats one ranked above it moves behind the hits with new titles. */
+  demoteDuplicates: boolean;
   /** Vector side: cosine minus this times the hit's mean cosine to its densityK nearest neighbours in the pool (0 = off). */
   densityPenalty: number;
   densityK: number;
@@ -105,6 +107,7 @@ export const RANKING: RankingConstants = {
   substancePrior: 0.8,
   intentBoost: 0.3,
   vectorPriorWeight: 0.2,
+  demoteDuplicates: true,
   densityPenalty: 0.5,
   densityK: 3,
   densityPool: 200,
