@@ -204,7 +204,9 @@ async function startAndKillAt(dataDir: string, env: Record<string, string>, paus
   await killAt(proc, () => out, point);
 }
 
-const STEP_ENV = { CLAUDE_MEM_EMBEDDINGS: 'off', CLAUDE_MEM_DELTA_MIN_BYTES: '0', CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(256 << 20) };
+// No index merge: its background writes would land after the checkpoints a step asks for, so a
+// pause meant for the stop's checkpoint would stop a catch-up checkpoint at the next start instead.
+const STEP_ENV = { CLAUDE_MEM_EMBEDDINGS: 'off', CLAUDE_MEM_DELTA_MIN_BYTES: '0', CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(256 << 20), CLAUDE_MEM_INDEX_MERGE: 'off' };
 /** No delta while an import goes on: its whole journal is left to the stop, which then writes its own checkpoint. */
 const STOP_STEP_ENV = { ...STEP_ENV, CLAUDE_MEM_BULK_DELTA_BYTES: '0' };
 
