@@ -4,28 +4,19 @@
 // Registered in worker/server/routes/index.ts.
 import type { Context, Hono } from 'hono';
 import { buildContext } from '../../context/builder';
-import { parseCheck } from '../../freshness/parse';
-import { applyCheck } from '../../freshness/record';
 import { branchView, freshnessSettings } from '../../freshness/view';
 import { contextOptions } from '../../context/options';
 import { BadRequest, type ContextInjectResponse } from '../../../common/contract';
 import { optProject } from '../../search/params';
 import { teamService } from '../../team/service';
 import type { AppContext } from '../context';
-import { incomingBody } from '../http';
+import { applyBodyCheck } from './freshness';
 
 export function contextRoutes(app: Hono, ctx: AppContext): void {
   app.get('/api/context/inject', (c) => inject(c, ctx));
 
   app.post('/api/context/inject', async (c) => {
-    const project = optProject(c.req.query('project'));
-    if (project === undefined) throw new BadRequest(`query 'project' is required`);
-    const check = parseCheck(await incomingBody(c));
-    if (check.project !== project) throw new BadRequest(`the check's project must be the query's project`);
-    if (freshnessSettings(ctx).enabled && check.files.length > 0) {
-      const r = await ctx.store.write((tx) => applyCheck(tx, check, Date.now()));
-      if (r.stale.length || r.fresh.length || r.moved.length) ctx.events.emit('memory_freshness', { project, stale: r.stale.length, fresh: r.fresh.length });
-    }
+    await applyBodyCheck(c, ctx);
     return inject(c, ctx);
   });
 }

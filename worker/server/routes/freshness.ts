@@ -1,7 +1,7 @@
 // Freshness routes: stale checks from clients, the memories about a file, a person's confirm or
 // retire, and re-verify through the compression model. See docs/freshness.md and docs/api.md.
 // Registered in worker/server/routes/index.ts.
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { canAsk } from '../../compression/model';
 import { parseVerdict, VERIFY_SYSTEM, verifyPrompt } from '../../freshness/verify';
 import { parseCheck, parseConfirm, parseRetire, parseVerify } from '../../freshness/parse';
@@ -9,12 +9,32 @@ import { applyCheck, citedAnswer, confirm, copyCitations, retire } from '../../f
 import { memoriesForFile, memoryFreshness } from '../../freshness/state';
 import { branchView, freshnessSettings } from '../../freshness/view';
 import { contentHash } from '../../hash';
-import { BadRequest, intParam, type CitedFilesResponse, type FileMemoriesResponse, type VerifyResponse } from '../../../common/contract';
+import { BadRequest, intParam, type CitedFilesResponse, type FileMemoriesResponse, type FreshnessCheckRequest, type FreshnessCheckResponse, type VerifyResponse } from '../../../common/contract';
 import { insertObservation, observationById, parseList } from '../../store/repos/observations';
 import { optProject } from '../../search/params';
 import { decidedBy } from '../../team/local';
 import type { AppContext } from '../context';
 import { incomingBody, positiveId } from '../http';
+
+/** Applies a freshness check and tells panels and editors when a verdict changed. */
+async function applyAndAnnounce(ctx: AppContext, check: FreshnessCheckRequest): Promise<FreshnessCheckResponse> {
+  const r = await ctx.store.write((tx) => applyCheck(tx, check, Date.now()));
+  if (r.stale.length || r.fresh.length || r.moved.length) ctx.events.emit('memory_freshness', { project: check.project, stale: r.stale.length, fresh: r.fresh.length });
+  return r;
+}
+
+/**
+ * For the routes that answer after a check sent as their body (the context, a file's history): a
+ * hook that checked the work tree gets its answer in one round trip. The check must be about the
+ * query's project.
+ */
+export async function applyBodyCheck(c: Context, ctx: AppContext): Promise<void> {
+  const project = optProject(c.req.query('project'));
+  if (project === undefined) throw new BadRequest(`query 'project' is required`);
+  const check = parseCheck(await incomingBody(c));
+  if (check.project !== project) throw new BadRequest(`the check's project must be the query's project`);
+  if (freshnessSettings(ctx).enabled && check.files.length > 0) await applyAndAnnounce(ctx, check);
+}
 
 export function freshnessRoutes(app: Hono, ctx: AppContext): void {
   const settings = () => freshnessSettings(ctx);
@@ -32,10 +52,7 @@ export function freshnessRoutes(app: Hono, ctx: AppContext): void {
   app.post('/api/freshness/check', async (c) => {
     const req = parseCheck(await incomingBody(c));
     if (!settings().enabled) return c.json({ checked: 0, stale: [], fresh: [], moved: [], disabled: true });
-    const now = Date.now();
-    const r = await ctx.store.write((tx) => applyCheck(tx, req, now));
-    if (r.stale.length || r.fresh.length || r.moved.length) ctx.events.emit('memory_freshness', { project: req.project, stale: r.stale.length, fresh: r.fresh.length });
-    return c.json(r);
+    return c.json(await applyAndAnnounce(ctx, req));
   });
 
   app.get('/api/freshness/cited', (c) => {

@@ -4,8 +4,6 @@
 // Plus the vector index's status and a reindex. Registered in worker/server/routes/index.ts.
 import type { Context, Hono } from 'hono';
 import { BadRequest, intParam, parseBatchRequest, parseReindexRequest, type ObservationsBatchResponse } from '../../../common/contract';
-import { parseCheck } from '../../freshness/parse';
-import { applyCheck } from '../../freshness/record';
 import { annotateObservations, annotateRows } from '../../freshness/search';
 import { branchView, freshnessSettings } from '../../freshness/view';
 import { fileHistory } from '../../search/byFile';
@@ -17,7 +15,8 @@ import { NotFound, timeline } from '../../search/timeline';
 import { toObservation, type ObservationRow } from '../../store/repos/observations';
 import { labelObservations, labelTeamItems } from '../../team/labels';
 import type { AppContext } from '../context';
-import { bodyText, incomingBody, jsonBody } from '../http';
+import { applyBodyCheck } from './freshness';
+import { bodyText, jsonBody } from '../http';
 
 export function searchRoutes(app: Hono, ctx: AppContext): void {
   const service = () => ctx.search;
@@ -47,14 +46,7 @@ export function searchRoutes(app: Hono, ctx: AppContext): void {
   // The same with a freshness check of the file as its body (POST /api/freshness/check's): the check
   // is applied first, so the file-context hook gets its verdicts and the history in one round trip.
   app.post('/api/search/by-file', async (c) => {
-    const project = optProject(c.req.query('project'));
-    if (project === undefined) throw new BadRequest(`query 'project' is required`);
-    const check = parseCheck(await incomingBody(c));
-    if (check.project !== project) throw new BadRequest(`the check's project must be the query's project`);
-    if (freshnessSettings(ctx).enabled && check.files.length > 0) {
-      const r = await ctx.store.write((tx) => applyCheck(tx, check, Date.now()));
-      if (r.stale.length || r.fresh.length || r.moved.length) ctx.events.emit('memory_freshness', { project, stale: r.stale.length, fresh: r.fresh.length });
-    }
+    await applyBodyCheck(c, ctx);
     return byFile(c, ctx);
   });
 
