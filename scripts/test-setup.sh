@@ -48,14 +48,32 @@ if [ "$phase" != tools ]; then
 fi
 [ "$phase" != system ] || { echo "test-setup: system ready"; exit 0; }
 
+# The two installs need nothing of each other and mostly wait on the registry: Claude Code's runs
+# beside code-server's, its output held back and printed after it. A failed step is reported in step
+# order, one line (code-server's first).
+export CLAUDE_CODE_VERSION="${CLAUDE_CODE_VERSION:-2.1.332}"
+cc_out=$(mktemp)
+cc_err=$(mktemp)
+trap 'rm -f "$cc_out" "$cc_err"' EXIT
+( step "Claude Code" "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION from npm into ${CLAUDE_CODE_PREFIX:-.cache/claude-code} unless there (usually 10-30 s)" \
+    bash -c 'bash scripts/install-claude-code.sh >/dev/null' ) >"$cc_out" 2>"$cc_err" &
+cc_pid=$!
 cache=${CLAUDE_MEM_E2E_CACHE:-.cache}
 if [ -f "$cache/code-server/.installed-${CODE_SERVER_VERSION:-4.139.1}" ]; then
-  step "code-server" "reusing $cache" bash scripts/code-server/install.sh
+  code_server() { step "code-server" "reusing $cache" bash scripts/code-server/install.sh; }
 else
-  step "code-server" "Node 24 and code-server ${CODE_SERVER_VERSION:-4.139.1} from npm into $cache (builds native modules: usually 2-4 minutes)" \
-    bash scripts/code-server/install.sh
+  code_server() {
+    step "code-server" "Node 24 and code-server ${CODE_SERVER_VERSION:-4.139.1} from npm into $cache (builds native modules: usually 2-4 minutes)" \
+      bash scripts/code-server/install.sh
+  }
 fi
-export CLAUDE_CODE_VERSION="${CLAUDE_CODE_VERSION:-2.1.332}"
-step "Claude Code" "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION from npm into ${CLAUDE_CODE_PREFIX:-.cache/claude-code} unless there (usually 10-30 s)" \
-  bash -c 'bash scripts/install-claude-code.sh >/dev/null'
+if ! (code_server); then
+  wait "$cc_pid" || true
+  exit 1
+fi
+cc_status=0
+wait "$cc_pid" || cc_status=$?
+cat "$cc_out"
+cat "$cc_err" >&2
+[ "$cc_status" -eq 0 ] || exit 1
 echo "test-setup: ready"
