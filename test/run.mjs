@@ -252,7 +252,8 @@ function runFile(f) {
       }
       costs.push([f, (performance.now() - t0) / 1000, cpu]);
       const s = ((performance.now() - t0) / 1000).toFixed(1);
-      const line = `# file test/${f}: ${fail > 0 ? 'FAILED' : 'ok'} (pass ${counts.pass ?? 0}, fail ${fail}, skipped ${counts.skipped ?? 0}; ${s} s${cpu !== undefined ? `, ${cpu.toFixed(1)} CPU s` : ''}${signal ? `; ${signal}` : code ? `; exit ${code}` : ''})`;
+      const at = ((t0 - started) / 1000).toFixed(0);
+      const line = `# file test/${f}: ${fail > 0 ? 'FAILED' : 'ok'} (pass ${counts.pass ?? 0}, fail ${fail}, skipped ${counts.skipped ?? 0}; ${s} s from ${at} s${cpu !== undefined ? `, ${cpu.toFixed(1)} CPU s` : ''}${signal ? `; ${signal}` : code ? `; exit ${code}` : ''})`;
       process.stdout.write(kept.join('\n').replace(/\n*$/, '\n') + line + '\n');
       resolve();
     });
