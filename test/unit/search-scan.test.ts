@@ -5,8 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHUNK_ROWS, createArena } from '../../worker/search/int8dot';
 import { ScanIndex } from '../../worker/search/scan';
-import { decodeVector, encodeVector, int8View } from '../../worker/search/vectorBlob';
-import { normalize } from '../../worker/search/vectors/quantize';
+import { decodeVector, encodeVector, int8View, normalize } from '../../worker/search/vectors/blob';
 
 let seed = 42;
 const rand = () => {

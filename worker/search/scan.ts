@@ -4,8 +4,7 @@
 // stored vectors, so it is never the only copy.
 import type { SearchKind } from '../../common/contract';
 import { CHUNK_ROWS, createArena, type Int8Arena } from './int8dot';
-import { quantizeInt8 } from './vectors/quantize';
-import type { Int8Unit } from './density';
+import { quantizeInt8, type Int8Unit } from './vectors/blob';
 import type { SearchHit } from './hit';
 
 export interface ScanFilter {

@@ -10,7 +10,7 @@ import { collectGarbage } from '../memory';
 import type { Store } from '../store/store';
 import type { SearchHit } from './hit';
 import { ScanIndex, type ScanFilter } from './scan';
-import { int8View } from './vectorBlob';
+import { int8View } from './vectors/blob';
 import type { VectorFiles, WantedEntry } from './vectors/files';
 
 export interface StoredVector {
