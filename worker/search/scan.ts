@@ -110,16 +110,8 @@ export class ScanIndex {
   private readonly blocks = new Map<string, Block>();
   private readonly arena: Int8Arena;
 
-  constructor(
-    readonly dims: number,
-    opts: { forceJs?: boolean } = {},
-  ) {
-    this.arena = createArena(dims, opts);
-  }
-
-  /** True when the WebAssembly SIMD kernel is in use. */
-  get simd(): boolean {
-    return this.arena.simd;
+  constructor(readonly dims: number) {
+    this.arena = createArena(dims);
   }
 
   /** Adds or replaces one vector (already int8 with its scale, as stored in SQLite). */
