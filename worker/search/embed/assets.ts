@@ -4,17 +4,7 @@
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import assetList from './assets.json';
 import type { EmbedderThreadData } from './protocol';
-
-export interface Asset {
-  /** Relative to the project root. */
-  from: string;
-  /** Relative to dist/. */
-  to: string;
-}
-
-export const EMBEDDER_ASSETS: readonly Asset[] = assetList;
 
 /** Node never reports wasm thread support to tfjs, so the threaded binary is never loaded. */
 const WASM_PROBE = 'tfjs-backend-wasm-simd.wasm';
