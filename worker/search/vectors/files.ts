@@ -153,25 +153,34 @@ export class VectorFiles {
     if (entries.length === 0) return [];
     const gen = this.currentGen(model, project);
     const file = this.filePath(model, project, gen);
+    const { locs, end } = await this.write(file, 'a', gen, entries);
+    this.sizes.set(file, end);
+    return locs;
+  }
+
+  /**
+   * Writes the entries, synced, at the end of `file` ('a') or as its whole content ('w'); where
+   * each one is and the file's end.
+   */
+  private async write(file: string, flags: 'a' | 'w', gen: number, entries: FileEntry[]): Promise<{ locs: Located[]; end: number }> {
     await fs.promises.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const bytes = Buffer.concat(entries.map(encodeEntry));
-    const fh = await fs.promises.open(file, 'a', 0o600);
+    const fh = await fs.promises.open(file, flags, 0o600);
+    let at = 0;
     try {
       // Appends start at the end as it is on disk: past any torn tail a crash left, which no row names.
-      const start = (await fh.stat()).size;
+      if (flags === 'a') at = (await fh.stat()).size;
       await fh.write(bytes, 0, bytes.length);
       await fh.datasync();
-      this.sizes.set(file, start + bytes.length);
-      const out: Located[] = [];
-      let at = start;
-      for (const e of entries) {
-        out.push({ gen, offset: at });
-        at += HEADER + e.blob.byteLength;
-      }
-      return out;
     } finally {
       await fh.close();
     }
+    const locs = entries.map((e) => {
+      const loc = { gen, offset: at };
+      at += HEADER + e.blob.byteLength;
+      return loc;
+    });
+    return { locs, end: at };
   }
 
   /** One entry, read synchronously (a handful per query at most). */
@@ -232,25 +241,10 @@ export class VectorFiles {
     const gen = this.currentGen(model, project) + 1;
     this.current.set(`${model}\u0000${project}`, gen);
     const file = this.filePath(model, project, gen);
-    const tmp = `${file}.tmp`;
-    await fs.promises.mkdir(this.dir, { recursive: true, mode: 0o700 });
-    const bytes = Buffer.concat(entries.map(encodeEntry));
-    const fh = await fs.promises.open(tmp, 'w', 0o600);
-    try {
-      await fh.write(bytes, 0, bytes.length);
-      await fh.datasync();
-    } finally {
-      await fh.close();
-    }
-    await fs.promises.rename(tmp, file);
-    this.sizes.set(file, bytes.length);
-    const out: Located[] = [];
-    let at = 0;
-    for (const e of entries) {
-      out.push({ gen, offset: at });
-      at += HEADER + e.blob.byteLength;
-    }
-    return out;
+    const { locs, end } = await this.write(`${file}.tmp`, 'w', gen, entries);
+    await fs.promises.rename(`${file}.tmp`, file);
+    this.sizes.set(file, end);
+    return locs;
   }
 
   /**
