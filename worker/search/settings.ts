@@ -8,7 +8,7 @@ export type EmbeddingsProvider = 'local' | 'remote' | 'off';
 
 /** What a user may set in settings.json's "search" object (the table in docs/search.md). */
 export interface UserSearchSettings {
-  /** local: the shipped sentence encoder in a worker thread; remote: an OpenAI-compatible endpoint; off: keyword only. */
+  /** local: the shipped sentence encoder in its own process; remote: an OpenAI-compatible endpoint; off: keyword only. */
   embeddings: EmbeddingsProvider;
   remoteUrl: string;
   remoteModel: string;
@@ -28,7 +28,7 @@ export interface UserSearchSettings {
   keywordRankCap: number;
   /** Hybrid: vector hits under this cosine do not vote, whatever the best one is (a small store's every record is some query's nearest). */
   vectorMinScore: number;
-  /** Unload the model threads after this long unused. */
+  /** End the model process (and drop the vector scan) after this long unused. */
   embedderIdleMs: number;
   /** Impact lists of this many of the most common words are built in the background after start (listWarmer.ts); 0: off. */
   keywordWarmTerms: number;
