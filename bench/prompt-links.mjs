@@ -63,11 +63,10 @@ console.log(`store: ${N} observations, ${prompts} prompts (one in ten boilerplat
 
 const s = DEFAULT_SEARCH_SETTINGS;
 const filters = { kinds: ['observation'] };
-const opts = { weights: { substance: s.substancePrior, intent: s.intentBoost }, minRelative: s.keywordMinRelative, keywordRankCap: s.keywordRankCap };
 const queries = Array.from({ length: QUERIES }, () => parseFtsQuery(Array.from({ length: int(4, 8) }, topicWord).join(' '))).filter(Boolean);
 const sides = {
   keyword: (q) => keywordSearch(store, q, filters, 100, s.keywordRankCap),
-  prompts: (q) => promptLinked(store, q, filters, new Set(), opts),
+  prompts: (q) => promptLinked(store, q, filters, new Set(), s),
 };
 let lent = 0;
 for (const q of queries) {

@@ -1,13 +1,12 @@
-// A fake local-model host for test/unit/embed-lifecycle.test.ts: loaded as a worker thread, or
-// forked with its data as JSON in argv[2], it answers the embedder protocol
-// (worker/search/embed/protocol.ts) without a model. Plain CommonJS, so a thread or a process
-// starts it without the TypeScript loader (about 0.05 CPU s a start instead of 0.3-0.6 s).
+// A fake local-model host for test/unit/embed-lifecycle.test.ts: forked with its data as JSON in
+// argv[2], it answers the embedder protocol (worker/search/embed/protocol.ts) without a model.
+// Plain CommonJS, so a process starts it without the TypeScript loader (about 0.05 CPU s a start
+// instead of 0.3-0.6 s).
 // Each text `t<n>` comes back as [n, batch size, host id]; special texts misbehave.
 'use strict';
-const { isMainThread, parentPort, threadId, workerData } = require('node:worker_threads');
 
 function fakeHost(data, port) {
-  const post = (m, transfer = []) => port.post(m, transfer);
+  const post = (m) => port.post(m);
   if (data.modelDir === 'FATAL') {
     post({ type: 'fatal', message: 'no weights here' });
     return;
@@ -24,14 +23,9 @@ function fakeHost(data, port) {
     if (msg.texts.includes('FAIL')) return post({ type: 'error', id: msg.id, message: 'bad input' });
     const out = new Float32Array(msg.texts.length * 3);
     msg.texts.forEach((t, i) => out.set([Number(t.slice(1)), msg.texts.length, port.id], i * 3));
-    post({ type: 'result', id: msg.id, dims: 3, data: out }, [out.buffer]);
+    post({ type: 'result', id: msg.id, dims: 3, data: out });
   });
 }
 
-if (!isMainThread) {
-  const port = parentPort;
-  fakeHost(workerData, { post: (m, transfer) => port.postMessage(m, transfer), on: (l) => port.on('message', l), id: threadId });
-} else {
-  process.on('disconnect', () => process.exit(0));
-  fakeHost(JSON.parse(process.argv[2]), { post: (m) => process.send(m), on: (l) => process.on('message', l), id: process.pid });
-}
+process.on('disconnect', () => process.exit(0));
+fakeHost(JSON.parse(process.argv[2]), { post: (m) => process.send(m), on: (l) => process.on('message', l), id: process.pid });

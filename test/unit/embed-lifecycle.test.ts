@@ -8,14 +8,14 @@ import * as path from 'node:path';
 import { createLocalEmbedder, type LocalEmbedderOptions } from '../../worker/search/embed/embedder';
 import { processAlive as alive } from '../../common/node/identity';
 
-/** The fake host: plain CommonJS, so each thread or process it runs in starts without tsx. */
+/** The fake host: plain CommonJS, so each process it runs in starts without tsx. */
 const FAKE_HOST = path.resolve(__dirname, '../helpers/fakeEmbedHost.cjs');
 
 if (process.argv[2] === 'HOLDER') holder();
 else tests();
 
 function tests(): void {
-  const make = (o: Partial<LocalEmbedderOptions> = {}) => createLocalEmbedder({ threadScript: FAKE_HOST, host: 'thread', ...o });
+  const make = (o: Partial<LocalEmbedderOptions> = {}) => createLocalEmbedder({ threadScript: FAKE_HOST, ...o });
 
   test('batches of batchSize, results in input order', async (t) => {
     const e = make({ batchSize: 3 });
@@ -33,7 +33,7 @@ function tests(): void {
   });
 
   test('queries and indexing share one model process: the indexing handle sends its messages one at a time and lets the process go after its own idle time', async (t) => {
-    const e = make({ host: 'process', batchSize: 4, idleMs: 60_000 });
+    const e = make({ batchSize: 4, idleMs: 60_000 });
     t.after(() => e.close());
     const index = e.serial(1, 100);
     const [indexed, queried] = await Promise.all([index.embed(['t1', 't2', 't3']), e.embed(['t7'])]);
@@ -46,39 +46,39 @@ function tests(): void {
     assert.equal(e.stats().running, true, 'a query keeps it for its own idle time');
     await index.close();
     assert.equal((await e.embed(['t9']))[0][0], 9, 'closing the indexing handle closes nothing');
-    const alone = make({ host: 'process', idleMs: 60_000 });
+    const alone = make({ idleMs: 60_000 });
     t.after(() => alone.close());
     await alone.serial(1, 100).embed(['t5']);
     await new Promise((r) => setTimeout(r, 400));
     assert.equal(alone.stats().running, false, 'after indexing alone the process goes after the indexing idle time');
   });
 
-  test('texts longer than maxChars are cut before they reach the thread', async (t) => {
+  test('texts longer than maxChars are cut before they reach the host', async (t) => {
     const e = make({ maxChars: 3 });
     t.after(() => e.close());
     const [v] = await e.embed(['t12345']);
     assert.equal(v[0], 12);
   });
 
-  test('a thread that exits fails the calls in flight; the next call starts a fresh thread', async (t) => {
+  test('a host that exits fails the calls in flight; the next call starts a fresh host', async (t) => {
     const e = make();
     t.after(() => e.close());
     const [before] = await e.embed(['t1']);
     const results = await Promise.allSettled([e.embed(['CRASH']), e.embed(['t2'])]);
     for (const r of results) {
       assert.equal(r.status, 'rejected');
-      assert.match(String((r as PromiseRejectedResult).reason), /embedder thread crashed: exited with code 3/);
+      assert.match(String((r as PromiseRejectedResult).reason), /embedder process crashed: exited with code 3/);
     }
     const [after] = await e.embed(['t3']);
     assert.equal(after[0], 3);
-    assert.notEqual(after[2], before[2], 'a new thread id');
+    assert.notEqual(after[2], before[2], 'a new process id');
     assert.equal(e.stats().starts, 2);
   });
 
-  test('an uncaught error in the thread is reported with its message', async (t) => {
+  test('an uncaught error in the host is reported with its message', async (t) => {
     const e = make();
     t.after(() => e.close());
-    await assert.rejects(e.embed(['THROW']), /crashed: boom in thread/);
+    await assert.rejects(e.embed(['THROW']), /crashed: exited with code 1: boom in thread/);
     assert.equal((await e.embed(['t4']))[0][0], 4);
   });
 
@@ -99,14 +99,14 @@ function tests(): void {
     assert.equal(e.stats().running, false);
   });
 
-  test('a thread that never gets ready is terminated after loadTimeoutMs', async (t) => {
+  test('a host that never gets ready is terminated after loadTimeoutMs', async (t) => {
     const e = make({ threadData: { modelDir: 'NEVER' }, loadTimeoutMs: 300, callTimeoutMs: 50 });
     t.after(() => e.close());
     await assert.rejects(e.embed(['t1']), /model did not load within 300 ms/);
     assert.equal(e.stats().running, false);
   });
 
-  test('a hung thread is terminated after callTimeoutMs', async (t) => {
+  test('a hung host is terminated after callTimeoutMs', async (t) => {
     const e = make({ callTimeoutMs: 200 });
     t.after(() => e.close());
     await assert.rejects(e.embed(['HANG']), /no answer within 200 ms/);
@@ -139,7 +139,7 @@ function tests(): void {
 
 /** The worker's side of "the worker is killed": one call, print the host's pid, then wait. */
 function holder(): void {
-  const e = createLocalEmbedder({ threadScript: FAKE_HOST, host: 'process' });
+  const e = createLocalEmbedder({ threadScript: FAKE_HOST });
   void e.embed(['t1']).then(([v]) => {
     process.stdout.write(`${v[2]}\n`);
     setInterval(() => {}, 1000);
@@ -147,7 +147,7 @@ function holder(): void {
 }
 
 function processTests(): void {
-  const make = (o: Partial<LocalEmbedderOptions> = {}) => createLocalEmbedder({ threadScript: FAKE_HOST, host: 'process', ...o });
+  const make = (o: Partial<LocalEmbedderOptions> = {}) => createLocalEmbedder({ threadScript: FAKE_HOST, ...o });
 
   test('process host: batches in order, a fresh process after a crash', async (t) => {
     const e = make({ batchSize: 2 });

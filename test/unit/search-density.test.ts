@@ -12,7 +12,7 @@ import { ScanIndex } from '../../worker/search/scan';
 import { SearchService } from '../../worker/search/service';
 import { DEFAULT_CONTEXT_SETTINGS } from '../../worker/context/settings';
 import { DEFAULT_SEARCH_SETTINGS, type SearchSettings } from '../../worker/search/settings';
-import { quantizeInt8 } from '../../worker/search/vectors/quantize';
+import { quantizeInt8 } from '../../worker/search/vectors/blob';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
 import { importSessions, parseImport } from '../../worker/transfer';

@@ -49,11 +49,11 @@ test('question intents: chat phrasings of status and rationale; "live" and "pick
 });
 
 test('prior: substance weight and intent boost multiply', () => {
-  const w = { substance: 0.8, intent: 0.3 };
+  const w = { substancePrior: 0.8, intentBoost: 0.3 };
   assert.ok(prior(decision, new Set(), w) > prior(routine, new Set(), w));
   assert.ok(Math.abs(prior(decision, new Set(['why']), w) / prior(decision, new Set(), w) - 1.3) < 1e-9);
   assert.equal(prior(routine, new Set(['why']), w), prior(routine, new Set(), w));
-  assert.equal(prior(routine, new Set(), { substance: 0, intent: 0 }), 1);
+  assert.equal(prior(routine, new Set(), { substancePrior: 0, intentBoost: 0 }), 1);
 });
 
 test('near-duplicate titles step behind new ones, order otherwise kept', () => {

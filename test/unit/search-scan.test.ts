@@ -1,12 +1,10 @@
-// The int8 vector scan: the WebAssembly SIMD kernel against plain arithmetic, the JS fallback
-// against the kernel, and the index's bookkeeping across chunk boundaries (replace, remove,
+// The int8 vector scan: the WebAssembly SIMD kernel against plain arithmetic, and the index's bookkeeping across chunk boundaries (replace, remove,
 // drop a project) and filters; plus the blob format vectors are stored in.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CHUNK_ROWS, createArena } from '../../worker/search/int8dot';
 import { ScanIndex } from '../../worker/search/scan';
-import { decodeVector, encodeVector, int8View } from '../../worker/search/vectorBlob';
-import { normalize } from '../../worker/search/vectors/quantize';
+import { decodeVector, encodeVector, int8View, normalize } from '../../worker/search/vectors/blob';
 
 let seed = 42;
 const rand = () => {
@@ -18,20 +16,17 @@ const vec = () => normalize(Float32Array.from({ length: DIMS }, () => rand() - 0
 const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i], 0);
 
 describe('int8 dot kernel', () => {
-  it('WebAssembly SIMD and the JS fallback give exact integer dot products', () => {
-    for (const forceJs of [false, true]) {
-      const a = createArena(DIMS, { forceJs });
-      if (!forceJs) assert.equal(a.simd, true, 'Node 20 has WebAssembly SIMD');
-      assert.equal(a.stride, 112);
-      const q = Int8Array.from({ length: DIMS }, () => Math.floor(rand() * 255) - 127);
-      a.bytes().set(q, a.queryOffset);
-      const chunk = a.allocChunk();
-      const rows = Array.from({ length: 300 }, () => Int8Array.from({ length: DIMS }, () => Math.floor(rand() * 256) - 128));
-      rows.forEach((r, i) => a.bytes().set(r, chunk + i * a.stride));
-      a.dots(chunk, rows.length);
-      const out = a.ints().subarray(a.outOffset / 4, a.outOffset / 4 + rows.length);
-      rows.forEach((r, i) => assert.equal(out[i], r.reduce((s, x, j) => s + x * q[j], 0), `row ${i}`));
-    }
+  it('the WebAssembly SIMD kernel gives exact integer dot products', () => {
+    const a = createArena(DIMS);
+    assert.equal(a.stride, 112);
+    const q = Int8Array.from({ length: DIMS }, () => Math.floor(rand() * 255) - 127);
+    a.bytes().set(q, a.queryOffset);
+    const chunk = a.allocChunk();
+    const rows = Array.from({ length: 300 }, () => Int8Array.from({ length: DIMS }, () => Math.floor(rand() * 256) - 128));
+    rows.forEach((r, i) => a.bytes().set(r, chunk + i * a.stride));
+    a.dots(chunk, rows.length);
+    const out = a.ints().subarray(a.outOffset / 4, a.outOffset / 4 + rows.length);
+    rows.forEach((r, i) => assert.equal(out[i], r.reduce((s, x, j) => s + x * q[j], 0), `row ${i}`));
   });
 
   it('memory grows for more chunks and freed chunks are reused', () => {
@@ -46,8 +41,8 @@ describe('int8 dot kernel', () => {
 });
 
 describe('scan index', () => {
-  const build = (n: number, forceJs = false) => {
-    const idx = new ScanIndex(DIMS, { forceJs });
+  const build = (n: number) => {
+    const idx = new ScanIndex(DIMS);
     const vs = new Map<string, { v: Float32Array; project: string; epoch: number }>();
     for (let i = 0; i < n; i++) {
       const v = vec();
@@ -72,18 +67,6 @@ describe('scan index', () => {
     const overlap = hits.filter((h) => top10.has(`${h.kind}:${h.id}`)).length;
     assert.ok(overlap >= 8, `int8 recall@10 ${overlap}/10`);
     assert.ok(Math.abs(hits[0].score - exact.find((e) => e.key === `${hits[0].kind}:${hits[0].id}`)!.s) < 0.02, 'scores approximate cosine');
-  });
-
-  it('the JS fallback ranks exactly like the SIMD kernel', () => {
-    seed = 99;
-    const simd = build(1500).idx;
-    seed = 99;
-    const js = build(1500, true).idx;
-    const q = vec();
-    assert.deepEqual(
-      js.query(q, 25).map((h) => [h.kind, h.id]),
-      simd.query(q, 25).map((h) => [h.kind, h.id]),
-    );
   });
 
   it('filters by project, kind and time', () => {

@@ -15,7 +15,7 @@ import type { Embedder } from '../../worker/search/embed/types';
 import { SearchService } from '../../worker/search/service';
 import { DEFAULT_CONTEXT_SETTINGS } from '../../worker/context/settings';
 import { DEFAULT_SEARCH_SETTINGS, type SearchSettings } from '../../worker/search/settings';
-import { encodeVector } from '../../worker/search/vectorBlob';
+import { encodeVector } from '../../worker/search/vectors/blob';
 import { entrySize, VectorFiles } from '../../worker/search/vectors/files';
 import { compactAndSweep } from '../../worker/search/vectors/upkeep';
 import { deleteObservation } from '../../worker/store/repos/observations';

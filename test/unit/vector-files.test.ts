@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { encodeVector } from '../../worker/search/vectorBlob';
+import { encodeVector } from '../../worker/search/vectors/blob';
 import { entrySize, VectorFiles, type WantedEntry } from '../../worker/search/vectors/files';
 import { tempDir } from '../helpers/worker';
 

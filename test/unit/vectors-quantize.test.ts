@@ -1,7 +1,7 @@
 // int8 quantisation of unit vectors (the scan itself: search-scan.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dequantizeInt8, normalize, quantizeInt8 } from '../../worker/search/vectors/quantize';
+import { dequantizeInt8, normalize, quantizeInt8 } from '../../worker/search/vectors/blob';
 
 test('quantize then dequantize stays close; zero vectors survive', () => {
   const v = normalize(Float32Array.from({ length: 512 }, (_, i) => Math.sin(i * 0.37)));

@@ -1,7 +1,7 @@
 // A project's part of a vector file's name: safe as a file name, distinct for distinct projects.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { projectFolderName } from '../../worker/search/vectors/projectDir';
+import { projectFolderName } from '../../worker/search/vectors/files';
 
 test('project names cannot escape a folder, and distinct names never share a file name', () => {
   const names = ['../../etc', '..', '.', '/abs/path', 'a/b', 'a_b', 'A_b', 'C:\\x', 'con', '.hidden', 'naïve ☃', 'x'.repeat(500), 'a\0b'];

@@ -8,12 +8,7 @@
 // dot products, the scan's SIMD kernel: about 2 ms) instead of a store-wide neighbour graph.
 // Measured on the development sets (docs/search.md): semantic recall@5 0.713 -> 0.829.
 import { createArena, CHUNK_ROWS, type Int8Arena } from './int8dot';
-
-/** A unit vector as stored: int8 values times one scale. */
-export interface Int8Unit {
-  q: Int8Array;
-  scale: number;
-}
+import type { Int8Unit } from './vectors/blob';
 
 const arenas = new Map<number, { arena: Int8Arena; chunk: number }>();
 

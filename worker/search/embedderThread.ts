@@ -1,40 +1,28 @@
 // The model host's entry (bundled to dist/embedder.js), run as a child process of the worker
-// (data as JSON in argv[2]) or as a worker thread (workerData): loads the sentence encoder once,
+// (data as JSON in argv[2]): loads the sentence encoder once,
 // then answers embed requests. Each message's texts are tokenized and grouped into graph runs of
 // similar length (embed/runs.ts); runs go one at a time, a query's before the indexer's
 // (background) ones, so a query waits for at most the run under way (one text while queries
 // keep coming).
 // embed/embedder.ts owns the host's lifetime (embed/host.ts).
-import { parentPort, workerData } from 'node:worker_threads';
-import { runThisProcessInBackground, runThisThreadInBackground } from '../threadPriority';
+import { runThisProcessInBackground } from '../threadPriority';
 import { locateEmbedderFiles } from './embed/assets';
 import { MAX_TOKENS, RUN_TOKENS, type EmbedderThreadData, type FromThread, type ToThread } from './embed/protocol';
 import { capTokens, planRuns } from './embed/runs';
 import { loadUseModel, type UseModel } from './embed/useModel';
 
-interface Port {
-  postMessage(msg: FromThread, transfer: ArrayBuffer[]): void;
-  on(event: 'message', listener: (msg: ToThread) => void): void;
-}
-
-function hostPort(): { port: Port; data: EmbedderThreadData } {
-  if (parentPort) {
-    runThisThreadInBackground();
-    return { port: parentPort, data: (workerData ?? {}) as EmbedderThreadData };
-  }
+/** The worker's side of the channel (data as JSON in argv[2]). */
+function hostPort(): { send: (msg: FromThread) => void; data: EmbedderThreadData } {
   const send = process.send?.bind(process);
-  if (!send) throw new Error('embedder.js runs as a child process or a worker thread of the worker');
+  if (!send) throw new Error('embedder.js runs as a child process of the worker');
   // The worker going away (even killed) closes the channel: nobody is left to answer.
   process.on('disconnect', () => process.exit(0));
   runThisProcessInBackground();
-  return {
-    port: { postMessage: (msg) => send(msg), on: (event, listener) => process.on(event, listener) },
-    data: JSON.parse(process.argv[2] ?? '{}') as EmbedderThreadData,
-  };
+  return { send: (msg) => send(msg), data: JSON.parse(process.argv[2] ?? '{}') as EmbedderThreadData };
 }
 
-const { port, data } = hostPort();
-const post = (msg: FromThread, transfer: ArrayBuffer[] = []) => port.postMessage(msg, transfer);
+const { send, data } = hostPort();
+const post = (msg: FromThread) => send(msg);
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const runTokens = data.runTokens ?? RUN_TOKENS;
 const maxTokens = data.maxTokens ?? MAX_TOKENS;
@@ -65,7 +53,7 @@ let pumping = false;
 const QUERIES_ACTIVE_MS = 10_000;
 let lastQueryAt = -Infinity;
 
-port.on('message', (msg: ToThread) => {
+process.on('message', (msg: ToThread) => {
   if (msg.type !== 'embed') return;
   if (!msg.background) lastQueryAt = performance.now();
   jobs.push({ msg, finished: 0, dims: 0 });
@@ -96,7 +84,7 @@ function place(job: Job, run: number[], raw: Float32Array): void {
 function finish(job: Job): void {
   jobs.splice(jobs.indexOf(job), 1);
   const out = job.out ?? new Float32Array(0);
-  post({ type: 'result', id: job.msg.id, dims: job.dims, data: out }, [out.buffer as ArrayBuffer]);
+  post({ type: 'result', id: job.msg.id, dims: job.dims, data: out });
 }
 
 function fail(job: Job, e: unknown): void {

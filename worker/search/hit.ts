@@ -2,7 +2,7 @@
 // the fusion of them), with the score that ranking gave it. Rows for a reply are made from hits
 // by records.ts (toSearchRow).
 import type { SearchKind } from '../../common/contract';
-import type { Int8Unit } from './density';
+import type { Int8Unit } from './vectors/blob';
 
 export interface SearchHit {
   kind: SearchKind;

@@ -11,74 +11,37 @@
 //   - a confident lexical answer stays first: when the best keyword hit scores at least
 //     keywordLeadRatio times the runner-up (an identifier, an error code, a library name — words
 //     a small sentence encoder does not know), fusion does not demote it; and each list's best
-//     (keyword #1 and #2, vector #1) keeps a place in the top 5 (leaderFloor, vectorLeaderFloor).
+//     (keyword #1 and #2, vector #1) keeps a place in the top 5 (keywordLeaderFloor, vectorLeaderFloor).
 // The recency term gives a brand-new record recencyWeight (0.15) of a first rank in one list,
 // halving every 30 days: enough to order near-ties, never to lift a poor match.
 // Constants chosen on the development sets, figures on the held-out test set: docs/search.md.
 import type { SearchHit } from './hit';
+import type { SearchSettings } from './settings';
 
-export interface FusionOptions {
-  k: number;
-  recencyWeight: number;
-  recencyHalfLifeDays: number;
-  keywordMinRelative: number;
-  vectorWindow: number;
-  /** Vector hits whose cosine is under this do not vote (absent: no floor). */
-  vectorMinScore?: number;
-  keywordLeadRatio: number;
-  /** The best keyword hit ranks no lower than this after fusion, the runner-up no lower than this + 2 (1-based; 0 or absent: off). */
-  leaderFloor?: number;
-  /** The best vector hit ranks no lower than this after fusion (1-based; 0 or absent: off). */
-  vectorLeaderFloor?: number;
-  /** Records the best matching prompts led to (promptLinks.ts), already cut; absent: none. */
-  prompted?: SearchHit[];
-  /** Weight of the prompted list's votes. */
-  promptWeight?: number;
-  now: number;
-}
+/** The settings fusion reads (settings.ts says what each does). */
+export type FusionSettings = Pick<
+  SearchSettings,
+  'rrfK' | 'recencyWeight' | 'recencyHalfLifeDays' | 'keywordMinRelative' | 'vectorWindow' | 'vectorMinScore' | 'keywordLeadRatio' | 'keywordLeaderFloor' | 'vectorLeaderFloor' | 'promptWeight'
+>;
 
 const DAY = 86_400_000;
 
-export function recencyBoost(epoch: number, o: Pick<FusionOptions, 'k' | 'recencyWeight' | 'recencyHalfLifeDays' | 'now'>): number {
-  if (o.recencyWeight <= 0) return 0;
-  const ageDays = Math.max(0, (o.now - epoch) / DAY);
-  return (o.recencyWeight / (o.k + 1)) * 0.5 ** (ageDays / o.recencyHalfLifeDays);
-}
-
-/** Plain RRF of already-cut lists, best first. */
-export function rrf(lists: SearchHit[][], o: Pick<FusionOptions, 'k' | 'recencyWeight' | 'recencyHalfLifeDays' | 'now'>, weights: number[] = []): SearchHit[] {
-  const byKey = new Map<string, SearchHit & { seen: Set<number> }>();
-  lists.forEach((list, li) => {
-    list.forEach((item, i) => {
-      const key = `${item.kind}:${item.id}`;
-      let f = byKey.get(key);
-      if (!f) {
-        f = { kind: item.kind, id: item.id, epoch: item.epoch, score: recencyBoost(item.epoch, o), seen: new Set() };
-        byKey.set(key, f);
-      }
-      if (!f.seen.has(li)) {
-        f.seen.add(li);
-        f.score += (weights[li] ?? 1) / (o.k + i + 1);
-      }
-    });
-  });
-  return [...byKey.values()].map(({ seen: _seen, ...f }) => f).sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
-}
-
-/** Keyword (BM25, best first) and vector (cosine, best first) lists fused as described above. */
-export function fuseHybrid(keyword: SearchHit[], vector: SearchHit[], o: FusionOptions): SearchHit[] {
+/**
+ * Keyword (BM25, best first) and vector (cosine, best first) lists fused as described above, with
+ * the records the best prompts led to (promptLinks.ts, already cut) as a third list.
+ */
+export function fuseHybrid(keyword: SearchHit[], vector: SearchHit[], prompted: SearchHit[], o: FusionSettings, now: number): SearchHit[] {
   const kwTop = keyword[0]?.score ?? 0;
   const vecTop = vector[0]?.score ?? 0;
   const kw = keyword.filter((h) => h.score >= o.keywordMinRelative * kwTop);
-  const vec = vector.filter((h) => h.score >= vecTop - o.vectorWindow && (h.cosine ?? h.score) >= (o.vectorMinScore ?? -Infinity));
-  const fused = rrf([kw, vec, o.prompted ?? []], o, [1, 1, o.promptWeight ?? 0]);
+  const vec = vector.filter((h) => h.score >= vecTop - o.vectorWindow && (h.cosine ?? h.score) >= o.vectorMinScore);
+  const fused = rrf([kw, vec, prompted], [1, 1, o.promptWeight], o, now);
   // The keyword list's best two keep a place near the top (#1 at floor or better, #2 at floor + 2):
   // the vector side may reorder the head, but a weak encoder's look-alikes cannot bury them.
-  const floor = o.leaderFloor ?? 0;
-  if (floor > 0) keyword.slice(0, 2).forEach((hit, j) => keepAtOrAbove(fused, hit, floor + 2 * j));
+  if (o.keywordLeaderFloor > 0) keyword.slice(0, 2).forEach((hit, j) => keepAtOrAbove(fused, hit, o.keywordLeaderFloor + 2 * j));
   // Likewise the vector list's best (after the density correction): on a question worded unlike
   // any note, the words can all be wrong while the encoder's first pick is right.
-  if (vector[0] && (o.vectorLeaderFloor ?? 0) > 0) keepAtOrAbove(fused, vector[0], o.vectorLeaderFloor as number);
+  if (vector[0] && o.vectorLeaderFloor > 0) keepAtOrAbove(fused, vector[0], o.vectorLeaderFloor);
   const lead = keyword[0];
   if (lead && o.keywordLeadRatio > 0 && (keyword.length === 1 || lead.score >= o.keywordLeadRatio * keyword[1].score)) {
     const i = fused.findIndex((f) => f.kind === lead.kind && f.id === lead.id);
@@ -88,6 +51,27 @@ export function fuseHybrid(keyword: SearchHit[], vector: SearchHit[], o: FusionO
     }
   }
   return fused;
+}
+
+/** Plain RRF of already-cut lists with the recency term, best first. */
+function rrf(lists: SearchHit[][], weights: number[], o: FusionSettings, now: number): SearchHit[] {
+  const byKey = new Map<string, SearchHit & { seen: Set<number> }>();
+  lists.forEach((list, li) => {
+    list.forEach((item, i) => {
+      const key = `${item.kind}:${item.id}`;
+      let f = byKey.get(key);
+      if (!f) {
+        const recency = o.recencyWeight <= 0 ? 0 : (o.recencyWeight / (o.rrfK + 1)) * 0.5 ** (Math.max(0, (now - item.epoch) / DAY) / o.recencyHalfLifeDays);
+        f = { kind: item.kind, id: item.id, epoch: item.epoch, score: recency, seen: new Set() };
+        byKey.set(key, f);
+      }
+      if (!f.seen.has(li)) {
+        f.seen.add(li);
+        f.score += weights[li] / (o.rrfK + i + 1);
+      }
+    });
+  });
+  return [...byKey.values()].map(({ seen: _seen, ...f }) => f).sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
 }
 
 /** Moves `hit` up to 1-based place `at` when fusion put it lower; a hit at or above it stays. */

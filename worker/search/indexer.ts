@@ -13,7 +13,7 @@ import type { Store } from '../store/store';
 import { observationEmbedText, summaryEmbedText, vectorModelId, type ObservationText, type SummaryText } from './embedText';
 import type { Embedder } from './embed/types';
 import type { SemanticIndex, StoredVector } from './semantic';
-import { encodeVector } from './vectorBlob';
+import { encodeVector } from './vectors/blob';
 import { BacklogRate } from './backlogRate';
 import { compactAndSweep, moveBlobsToFiles } from './vectors/upkeep';
 

@@ -1,8 +1,8 @@
 // Int8 dot products for the vector scan, as WebAssembly SIMD: 16 lanes of i8 x i8 -> i16
 // (extmul), paired into i32 (extadd_pairwise), summed per row. The module is small enough to be
 // written out below byte by byte, so there is no toolchain or .wasm file to ship. About 8x faster
-// than the plain JS loop (100k x 512 in 6-7 ms); a JS kernel over the same memory
-// layout takes over where WebAssembly SIMD is missing.
+// than a plain JS loop (100k x 512 in 6-7 ms). Every Node the worker runs on (20 and later, and
+// VS Code's) has WebAssembly SIMD.
 //
 // Memory layout (one WebAssembly.Memory, grown as needed): the query at 0, the per-row results
 // (int32) after it, then fixed-size chunks of CHUNK_ROWS rows x `stride` bytes (dims rounded up
@@ -74,7 +74,6 @@ const WASM = new Uint8Array([
 type DotsFn = (q: number, m: number, rows: number, stride: number, out: number) => void;
 
 export interface Int8Arena {
-  readonly simd: boolean;
   readonly stride: number;
   /** Byte offset of the query vector. */
   readonly queryOffset: number;
@@ -91,46 +90,17 @@ export interface Int8Arena {
   readonly size: number;
 }
 
-let compiled: WebAssembly.Module | null | undefined;
+let compiled: WebAssembly.Module | undefined;
 
-function module(): WebAssembly.Module | null {
-  if (compiled !== undefined) return compiled;
-  try {
-    compiled = WebAssembly.validate(WASM) ? new WebAssembly.Module(WASM) : null;
-  } catch {
-    compiled = null;
-  }
-  return compiled;
-}
-
-export function createArena(dims: number, opts: { forceJs?: boolean } = {}): Int8Arena {
+export function createArena(dims: number): Int8Arena {
   const stride = Math.ceil(dims / 16) * 16;
   const queryOffset = 0;
   const outOffset = Math.ceil(stride / 64) * 64;
   const chunkBytes = CHUNK_ROWS * stride;
   const firstChunk = Math.ceil((outOffset + CHUNK_ROWS * 4) / 64) * 64;
-  const mod = opts.forceJs ? null : module();
+  compiled ??= new WebAssembly.Module(WASM);
   const memory = new WebAssembly.Memory({ initial: Math.ceil(firstChunk / PAGE) + 1 });
-  let dotsFn: DotsFn;
-  if (mod) {
-    const instance = new WebAssembly.Instance(mod, { env: { mem: memory } });
-    dotsFn = instance.exports.dots as DotsFn;
-  } else {
-    dotsFn = (q, m, rows, s, out) => {
-      const b = new Int8Array(memory.buffer);
-      const o = new Int32Array(memory.buffer);
-      for (let r = 0; r < rows; r++) {
-        const base = m + r * s;
-        let a0 = 0;
-        let a1 = 0;
-        for (let i = 0; i < s; i += 2) {
-          a0 = (a0 + b[q + i] * b[base + i]) | 0;
-          a1 = (a1 + b[q + i + 1] * b[base + i + 1]) | 0;
-        }
-        o[(out >> 2) + r] = a0 + a1;
-      }
-    };
-  }
+  const dotsFn = new WebAssembly.Instance(compiled, { env: { mem: memory } }).exports.dots as DotsFn;
   let top = firstChunk;
   const free: number[] = [];
   let i8 = new Int8Array(memory.buffer);
@@ -142,7 +112,6 @@ export function createArena(dims: number, opts: { forceJs?: boolean } = {}): Int
     }
   };
   return {
-    simd: mod !== null,
     stride,
     queryOffset,
     outOffset,

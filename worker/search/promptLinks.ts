@@ -21,21 +21,18 @@ import type { SearchFilters } from './params';
 import { hydratePriors, matchesFilters, type PriorInfo } from './records';
 import { prior, titleKey, type Intent, type PriorWeights } from './rerank';
 import type { SearchHit } from './hit';
+import type { SearchSettings } from './settings';
 
 /** Prompts searched for each query. */
-export const PROMPT_DEPTH = 10;
+const PROMPT_DEPTH = 10;
 
-export interface PromptLinkOptions {
-  weights: PriorWeights;
-  /** Prompts scoring under this fraction of the best do not lend. */
-  minRelative: number;
-  keywordRankCap: number;
-}
+/** The settings it reads: the priors' weights, keywordMinRelative (weaker prompts do not lend) and keywordRankCap. */
+type PromptLinkSettings = PriorWeights & Pick<SearchSettings, 'keywordMinRelative' | 'keywordRankCap'>;
 
 type Db = Pick<Store, 'all' | 'get'>;
 
 /** Records led to by the query's best prompts, best first, each once; scored by its prompt's BM25 times its prior. */
-export async function promptLinked(store: Db, fq: FtsQuery, f: SearchFilters, intents: Set<Intent>, o: PromptLinkOptions): Promise<SearchHit[]> {
+export async function promptLinked(store: Db, fq: FtsQuery, f: SearchFilters, intents: Set<Intent>, o: PromptLinkSettings): Promise<SearchHit[]> {
   const wantObs = f.kinds.includes('observation');
   const wantSums = f.kinds.includes('summary') && intents.has('outcome');
   if (!wantObs && !wantSums) return [];
@@ -45,7 +42,7 @@ export async function promptLinked(store: Db, fq: FtsQuery, f: SearchFilters, in
   const key = (id: number) => titleKey(texts.get(id)?.title ?? '');
   const repeats = new Map<string, number>();
   for (const h of found.hits) repeats.set(key(h.id), (repeats.get(key(h.id)) ?? 0) + 1);
-  const floor = o.minRelative * found.hits[0].score;
+  const floor = o.keywordMinRelative * found.hits[0].score;
   const prompts = found.hits.filter((h) => h.score >= floor && repeats.get(key(h.id)) === 1);
   if (prompts.length === 0) return [];
 
@@ -72,7 +69,7 @@ export async function promptLinked(store: Db, fq: FtsQuery, f: SearchFilters, in
     let best: SearchHit | undefined;
     for (const r of byPrompt.get(p.id) ?? []) {
       if (taken.has(`${r.kind}:${r.id}`)) continue;
-      const score = p.score * prior(r, intents, o.weights);
+      const score = p.score * prior(r, intents, o);
       if (!best || score > best.score) best = { kind: r.kind, id: r.id, epoch: r.epoch, score };
     }
     if (best) {

@@ -9,15 +9,12 @@
 // Keyword scores are multiplied by the prior; cosines get a small additive term (their useful
 // range is a few hundredths). Constants and cues are chosen on the development sets only (docs/search.md).
 import { parseList, type PriorInfo } from './records';
+import type { RankingConstants } from './settings';
 
 export type Intent = 'why' | 'where' | 'outcome';
 
-export interface PriorWeights {
-  /** 0: no substance prior; 1: a record with no substance scores 0. */
-  substance: number;
-  /** Extra factor (1 + intent) for a record that fits the question's intent. */
-  intent: number;
-}
+/** The priors' two weights (settings.ts): substancePrior 0 is no substance prior, intentBoost 0 no intent. */
+export type PriorWeights = Pick<RankingConstants, 'substancePrior' | 'intentBoost'>;
 
 // Cues as people type them into chat ("recap of …", "status of …", "what's left", "did the build go
 // out", "how come …", "was that on purpose"). A yes/no "did …" asks whether something happened only
@@ -63,10 +60,10 @@ function fits(r: PriorInfo, intent: Intent): boolean {
   }
 }
 
-/** Multiplier for a record: (1 - s + s * substance) * (1 + intent) for each intent it fits. */
+/** Multiplier for a record: (1 - s + s * substance) * (1 + intentBoost) for each intent it fits. */
 export function prior(r: PriorInfo, intents: Set<Intent>, w: PriorWeights): number {
-  let p = 1 - w.substance + w.substance * substance(r);
-  for (const i of intents) if (fits(r, i)) p *= 1 + w.intent;
+  let p = 1 - w.substancePrior + w.substancePrior * substance(r);
+  for (const i of intents) if (fits(r, i)) p *= 1 + w.intentBoost;
   return p;
 }
 

@@ -4,8 +4,7 @@
 // stored vectors, so it is never the only copy.
 import type { SearchKind } from '../../common/contract';
 import { CHUNK_ROWS, createArena, type Int8Arena } from './int8dot';
-import { quantizeInt8 } from './vectors/quantize';
-import type { Int8Unit } from './density';
+import { quantizeInt8, type Int8Unit } from './vectors/blob';
 import type { SearchHit } from './hit';
 
 export interface ScanFilter {
@@ -111,16 +110,8 @@ export class ScanIndex {
   private readonly blocks = new Map<string, Block>();
   private readonly arena: Int8Arena;
 
-  constructor(
-    readonly dims: number,
-    opts: { forceJs?: boolean } = {},
-  ) {
-    this.arena = createArena(dims, opts);
-  }
-
-  /** True when the WebAssembly SIMD kernel is in use. */
-  get simd(): boolean {
-    return this.arena.simd;
+  constructor(readonly dims: number) {
+    this.arena = createArena(dims);
   }
 
   /** Adds or replaces one vector (already int8 with its scale, as stored in SQLite). */

@@ -12,7 +12,7 @@ import { hydrate, hydratePriors, matchesFilters, toSearchRow, type PriorInfo, ty
 import { neighbourDensity } from './density';
 import type { SemanticIndex } from './semantic';
 import type { SearchSettings } from './settings';
-import { demoteDuplicates, prior, questionIntents, type Intent, type PriorWeights } from './rerank';
+import { demoteDuplicates, prior, questionIntents, type Intent } from './rerank';
 import { makeSnippet } from './snippet';
 import { expandIdentifiers, identifierPartsOf } from './identifiers';
 import { promptLinked } from './promptLinks';
@@ -98,7 +98,7 @@ export class Searcher {
     // Hybrid: the records the matching prompts led to (a question is worded like the prompt that
     // started the work), ranked while the query embedding is still on its way.
     const prompted = req.mode === 'hybrid' && embedding && s.promptWeight > 0
-      ? await promptLinked(this.store, fq, req.filters, intents, { weights: this.priorWeights(), minRelative: s.keywordMinRelative, keywordRankCap: s.keywordRankCap })
+      ? await promptLinked(this.store, fq, req.filters, intents, s)
       : [];
 
     let vec: SearchHit[] | undefined;
@@ -119,25 +119,8 @@ export class Searcher {
       return { ranked: hits.hits, modeUsed: 'keyword' };
     }
     if (req.mode === 'semantic') return { ranked: vec, modeUsed: 'semantic' };
-    const fused = fuseHybrid(kw?.hits ?? [], vec, {
-      k: s.rrfK,
-      recencyWeight: s.recencyWeight,
-      recencyHalfLifeDays: s.recencyHalfLifeDays,
-      keywordMinRelative: s.keywordMinRelative,
-      vectorWindow: s.vectorWindow,
-      vectorMinScore: s.vectorMinScore,
-      keywordLeadRatio: s.keywordLeadRatio,
-      leaderFloor: s.keywordLeaderFloor,
-      vectorLeaderFloor: s.vectorLeaderFloor,
-      prompted,
-      promptWeight: s.promptWeight,
-      now,
-    });
+    const fused = fuseHybrid(kw?.hits ?? [], vec, prompted, s, now);
     return { ranked: fused, modeUsed: 'hybrid' };
-  }
-
-  private priorWeights(): PriorWeights {
-    return { substance: this.settings.substancePrior, intent: this.settings.intentBoost };
   }
 
   /** BM25 hits of a pool of at least PRIOR_POOL, multiplied by their priors, best first. */
@@ -145,10 +128,9 @@ export class Searcher {
     const s = this.settings;
     const r = await keywordSearch(this.store, fq, f, Math.max(depth, PRIOR_POOL), s.keywordRankCap);
     const info = this.info(r.hits);
-    const w = this.priorWeights();
     const hits = r.hits.map((h) => {
       const rec = info.get(`${h.kind}:${h.id}`);
-      return rec ? { ...h, score: h.score * prior(rec, intents, w) } : h;
+      return rec ? { ...h, score: h.score * prior(rec, intents, s) } : h;
     });
     hits.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
     const ranked = s.demoteDuplicates ? demoteDuplicates(hits, (h) => info.get(`${h.kind}:${h.id}`)?.title) : hits;
@@ -184,7 +166,6 @@ export class Searcher {
     const obs = hydratePriors(this.store, 'observation', hits.filter((h) => h.kind === 'observation').map((h) => h.id));
     const sums = hydratePriors(this.store, 'summary', hits.filter((h) => h.kind === 'summary').map((h) => h.id));
     const s = this.settings;
-    const w = this.priorWeights();
     const out: (SearchHit & { title: string })[] = [];
     // Hubness correction (density.ts): a hit among look-alikes pays for their closeness.
     // Hits past the pool were not compared: they pay the most any pooled hit pays, so none jumps ahead for that.
@@ -193,7 +174,7 @@ export class Searcher {
     for (const [i, h] of hits.entries()) {
       const r = (h.kind === 'observation' ? obs : sums).get(h.id);
       // Absent: deleted since it was indexed.
-      if (r && matchesFilters(r, f)) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, title: r.title, cosine: h.score, score: h.score - s.densityPenalty * (density ? (density[i] ?? beyond) : 0) + s.vectorPriorWeight * (prior(r, intents, w) - 1) });
+      if (r && matchesFilters(r, f)) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, title: r.title, cosine: h.score, score: h.score - s.densityPenalty * (density ? (density[i] ?? beyond) : 0) + s.vectorPriorWeight * (prior(r, intents, s) - 1) });
     }
     out.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
     return (s.demoteDuplicates ? demoteDuplicates(out, (h) => h.title) : out).map(({ title: _t, ...h }) => h);

@@ -10,7 +10,7 @@ import { collectGarbage } from '../memory';
 import type { Store } from '../store/store';
 import type { SearchHit } from './hit';
 import { ScanIndex, type ScanFilter } from './scan';
-import { int8View } from './vectorBlob';
+import { int8View } from './vectors/blob';
 import type { VectorFiles, WantedEntry } from './vectors/files';
 
 export interface StoredVector {
@@ -61,8 +61,6 @@ const LOAD_CHUNK = 2000;
 export class SemanticIndex {
   private scan: ScanIndex | undefined;
   private loading: Promise<ScanIndex | undefined> | undefined;
-  /** Vectors per project in SQLite (counting reads every row of the project: cached, dropped on change). */
-  private readonly counts = new Map<string, number>();
   private idleTimer: NodeJS.Timeout | undefined;
   /** Bumped whenever the scan is dropped, so a load that started before does not install a stale copy. */
   private epoch = 0;
@@ -71,10 +69,6 @@ export class SemanticIndex {
 
   get files(): VectorFiles {
     return this.o.files;
-  }
-
-  get model(): string {
-    return this.o.model;
   }
 
   scanStats(): { loaded: boolean; items: number; bytes: number } {
@@ -173,7 +167,6 @@ export class SemanticIndex {
       this.o.log.warn('could not drop the damaged vectors\' rows', { error: (e as Error).message });
       return;
     }
-    for (const r of rows) this.counts.delete(r.project);
     this.o.onBroken?.();
   }
 
@@ -202,7 +195,6 @@ export class SemanticIndex {
   /** Called after the indexer stored vectors. */
   async added(rows: StoredVector[]): Promise<void> {
     if (rows.length === 0) return;
-    for (const r of rows) this.counts.delete(r.project);
     if (this.loading) await this.loading;
     for (const r of rows) {
       const dims = r.blob.byteLength - 4;
@@ -214,14 +206,11 @@ export class SemanticIndex {
   }
 
   removed(kind: 'observation' | 'summary', id: number, project?: string): void {
-    if (project !== undefined) this.counts.delete(project);
-    else this.counts.clear();
     this.scan?.remove(kind, id, project);
   }
 
   /** A project lost many records at once (forgotten session or project): reload its part. */
   async projectChanged(project: string): Promise<void> {
-    this.counts.delete(project);
     if (this.scan) {
       this.scan.dropProject(project);
       const scan = this.scan;
@@ -237,16 +226,6 @@ export class SemanticIndex {
   reset(): void {
     this.scan = undefined;
     this.epoch++;
-    this.counts.clear();
-  }
-
-  storedCount(project: string): number {
-    let n = this.counts.get(project);
-    if (n === undefined) {
-      n = Number(this.o.store.get<{ n: number }>('SELECT count(*) AS n FROM vectors WHERE project = ? AND model = ?', [project, this.o.model])?.n ?? 0);
-      this.counts.set(project, n);
-    }
-    return n;
   }
 
   /** Projects that have vectors of the current model. */

@@ -1,6 +1,6 @@
-// The search module's services for one store: settings, embedders (one model thread for queries,
-// another for the background indexer, so a search never waits behind a batch), vector indexes,
-// the indexer and the searcher. main.ts creates it; routes reach it as ctx.search (server/context.ts).
+// The search module's services for one store: settings, the embedders (one model process for
+// queries and the background indexer; a query goes before the rest of an indexing batch), vector
+// indexes, the indexer and the searcher. main.ts creates it; routes reach it as ctx.search (server/context.ts).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { WorkerConfig } from '../../common/node/config';

@@ -8,7 +8,7 @@ export type EmbeddingsProvider = 'local' | 'remote' | 'off';
 
 /** What a user may set in settings.json's "search" object (the table in docs/search.md). */
 export interface UserSearchSettings {
-  /** local: the shipped sentence encoder in a worker thread; remote: an OpenAI-compatible endpoint; off: keyword only. */
+  /** local: the shipped sentence encoder in its own process; remote: an OpenAI-compatible endpoint; off: keyword only. */
   embeddings: EmbeddingsProvider;
   remoteUrl: string;
   remoteModel: string;
@@ -28,7 +28,7 @@ export interface UserSearchSettings {
   keywordRankCap: number;
   /** Hybrid: vector hits under this cosine do not vote, whatever the best one is (a small store's every record is some query's nearest). */
   vectorMinScore: number;
-  /** Unload the model threads after this long unused. */
+  /** End the model process (and drop the vector scan) after this long unused. */
   embedderIdleMs: number;
   /** Impact lists of this many of the most common words are built in the background after start (listWarmer.ts); 0: off. */
   keywordWarmTerms: number;
@@ -130,29 +130,18 @@ const ENUMS: Partial<Record<keyof UserSearchSettings, readonly string[]>> = {
   embeddings: ['local', 'remote', 'off'],
 };
 
-function merge<T extends object>(defaults: T, raw: unknown, bounds: Partial<Record<keyof T, [number, number]>>, enums: Partial<Record<keyof T, readonly string[]>> = {}): T {
-  const out = { ...defaults };
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return out;
-  const rec = raw as Record<string, unknown>;
-  for (const key of Object.keys(defaults) as (keyof T & string)[]) {
-    const v = rec[key];
-    const d = defaults[key];
-    if (v === undefined) continue;
-    if (Array.isArray(d)) {
-      if (Array.isArray(v) && v.every((x) => typeof x === 'string')) (out as Record<string, unknown>)[key] = v;
-    } else if (typeof d === 'number') {
-      if (typeof v === 'number' && Number.isFinite(v)) {
-        const b = bounds[key];
-        (out as Record<string, unknown>)[key] = b ? Math.min(b[1], Math.max(b[0], v)) : v;
-      }
-    } else if (typeof d === 'boolean') {
-      if (typeof v === 'boolean') (out as Record<string, unknown>)[key] = v;
-    } else if (typeof d === 'string') {
-      const allowed = enums[key];
-      if (typeof v === 'string' && (!allowed || allowed.includes(v))) (out as Record<string, unknown>)[key] = v;
-    }
+/** The user's "search" object over the defaults: a number clamped to its bounds, a string one of its enum's. */
+function merge(raw: unknown): UserSearchSettings {
+  const out: Record<string, unknown> = { ...USER_DEFAULTS };
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return out as unknown as UserSearchSettings;
+  for (const [key, d] of Object.entries(USER_DEFAULTS) as [keyof UserSearchSettings, unknown][]) {
+    const v = (raw as Record<string, unknown>)[key];
+    const b = SEARCH_BOUNDS[key];
+    const allowed = ENUMS[key];
+    if (typeof d === 'number' && typeof v === 'number' && Number.isFinite(v)) out[key] = b ? Math.min(b[1], Math.max(b[0], v)) : v;
+    else if (typeof d === 'string' && typeof v === 'string' && (!allowed || allowed.includes(v))) out[key] = v;
   }
-  return out;
+  return out as unknown as UserSearchSettings;
 }
 
 export interface SearchConfig {
@@ -165,7 +154,7 @@ export interface SearchConfig {
 export function readSearchConfig(dataDir: string | undefined, env: NodeJS.ProcessEnv = process.env): SearchConfig {
   // Missing or malformed: the defaults (config.ts reports a malformed file).
   const raw = dataDir ? readSettingsFile(dataDir).raw : {};
-  const search: SearchSettings = { ...merge(USER_DEFAULTS, raw.search, SEARCH_BOUNDS, ENUMS), ...RANKING };
+  const search: SearchSettings = { ...merge(raw.search), ...RANKING };
   const context = readContextSettings(raw.context);
   const e = env.CLAUDE_MEM_EMBEDDINGS;
   if (e === 'local' || e === 'remote' || e === 'off') search.embeddings = e;

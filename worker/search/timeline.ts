@@ -50,27 +50,16 @@ export function timeline(store: Store, anchorRaw: string | undefined, opts: { be
   let self: RecordInfo | undefined;
   for (const kind of ALL) {
     const k = KINDS[kind];
-    const p = project !== undefined ? ['c.project = ?'] : [];
-    const pp = project !== undefined ? [project] : [];
     const [lt, gt] = sides(kind, anchor);
-    if (opts.before > 0) {
-      before.push(
-        ...store.all<RecordInfo>(`SELECT ${k.select} FROM ${k.table} c WHERE ${[...p, lt.sql].join(' AND ')} ORDER BY c.created_at DESC, c.id DESC LIMIT ?`, [
-          ...pp,
-          ...lt.params,
-          opts.before,
-        ]),
-      );
-    }
-    if (opts.after > 0) {
-      after.push(
-        ...store.all<RecordInfo>(`SELECT ${k.select} FROM ${k.table} c WHERE ${[...p, gt.sql].join(' AND ')} ORDER BY c.created_at ASC, c.id ASC LIMIT ?`, [
-          ...pp,
-          ...gt.params,
-          opts.after,
-        ]),
-      );
-    }
+    const side = (s: { sql: string; params: number[] }, order: 'ASC' | 'DESC', limit: number): RecordInfo[] =>
+      limit <= 0
+        ? []
+        : store.all<RecordInfo>(
+            `SELECT ${k.select} FROM ${k.table} c WHERE ${project !== undefined ? 'c.project = ? AND ' : ''}${s.sql} ORDER BY c.created_at ${order}, c.id ${order} LIMIT ?`,
+            [...(project !== undefined ? [project] : []), ...s.params, limit],
+          );
+    before.push(...side(lt, 'DESC', opts.before));
+    after.push(...side(gt, 'ASC', opts.after));
     if (anchor.kind === kind && anchor.id !== undefined) {
       self = store.get<RecordInfo>(`SELECT ${k.select} FROM ${k.table} c WHERE c.id = ?`, [anchor.id]);
     }

@@ -1,20 +1,10 @@
-// Files the embedder thread reads at run time, and where it finds them. The build copies
+// Files the model process (embedderThread.ts) reads at run time, and where it finds them. The build copies
 // assets.json's list beside the bundles (plain JSON so esbuild.config.mjs can read it without
-// tsx); without the copies the thread falls back to node_modules, which is what runs from source.
+// tsx); without the copies it falls back to node_modules, which is what runs from source.
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import assetList from './assets.json';
 import type { EmbedderThreadData } from './protocol';
-
-export interface Asset {
-  /** Relative to the project root. */
-  from: string;
-  /** Relative to dist/. */
-  to: string;
-}
-
-export const EMBEDDER_ASSETS: readonly Asset[] = assetList;
 
 /** Node never reports wasm thread support to tfjs, so the threaded binary is never loaded. */
 const WASM_PROBE = 'tfjs-backend-wasm-simd.wasm';
@@ -25,7 +15,7 @@ export interface EmbedderFiles {
   modelDir: string;
 }
 
-/** `bundleDir` is the folder of the running thread script (dist/ when bundled). */
+/** `bundleDir` is the folder of the running host script (dist/ when bundled). */
 export function locateEmbedderFiles(bundleDir: string, override: EmbedderThreadData = {}): EmbedderFiles {
   return {
     wasmDir: override.wasmDir ?? firstWith(WASM_PROBE, [bundleDir], () => packageDist(bundleDir, '@energetic-ai/core')),

@@ -1,16 +1,14 @@
-// Main-side handle on the local model's host, a child process or a thread (host.ts). The host
+// Main-side handle on the local model's host, a child process (host.ts). The host
 // (about 300 MB with the model) starts on first use and is ended after idleMs without use; a
 // crash fails the calls in flight and the next call starts a fresh one.
 import type { Logger } from '../../../common/node/log';
-import { type HostKind, type ModelHost, startHost } from './host';
+import { type ModelHost, startHost } from './host';
 import { LOCAL_MODEL_DIMS, LOCAL_MODEL_NAME, type EmbedderThreadData, type FromThread, type ToThread } from './protocol';
 import type { Embedder } from './types';
 
 export interface LocalEmbedderOptions {
   /** dist/embedder.js, or worker/search/embedderThread.ts when running under tsx. */
   threadScript: string;
-  /** Where the model runs. Default 'process': its memory is all returned when it ends. */
-  host?: HostKind;
   /** End the host after this long without a call. Default 5 minutes. */
   idleMs?: number;
   /** Texts per message to the host. Default 32. */
@@ -66,7 +64,6 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
   const loadTimeoutMs = opts.loadTimeoutMs ?? 120_000;
   const pending = new Map<number, Pending>();
   const stats: LocalEmbedderStats = { running: false, starts: 0 };
-  const kind = opts.host ?? 'process';
   let worker: ModelHost | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
   let loadTimer: NodeJS.Timeout | undefined;
@@ -75,7 +72,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
   let closed = false;
 
   const start = (): ModelHost => {
-    const w: ModelHost = startHost(kind, opts.threadScript, opts.threadData ?? {}, {
+    const w: ModelHost = startHost(opts.threadScript, opts.threadData ?? {}, {
       message: (msg) => onMessage(w, msg),
       died: (why) => crash(w, why),
     });
@@ -83,7 +80,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
     stats.running = true;
     ready = false;
     loadTimer = setTimeout(() => crash(w, `model did not load within ${loadTimeoutMs} ms`), loadTimeoutMs);
-    opts.log?.info(`embedder ${kind} started`, { script: opts.threadScript });
+    opts.log?.info('embedder process started', { script: opts.threadScript });
     return w;
   };
 
@@ -113,8 +110,8 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
   const crash = (w: ModelHost, why: string) => {
     if (w !== worker) return;
     void stop();
-    opts.log?.warn(`embedder ${kind} crashed`, { why });
-    failAll(new Error(`local embedder ${kind} crashed: ${why}`));
+    opts.log?.warn('embedder process crashed', { why });
+    failAll(new Error(`local embedder process crashed: ${why}`));
   };
 
   const stop = () => {
@@ -148,7 +145,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
       clearTimeout(idleTimer);
       idleTimer = setTimeout(() => {
         if (pending.size > 0) return;
-        opts.log?.info(`embedder ${kind} unloaded after idle`, { idleMs: keepUntil - Date.now() + idleMs });
+        opts.log?.info('embedder process unloaded after idle', { idleMs: keepUntil - Date.now() + idleMs });
         void stop();
       }, Math.max(0, keepUntil - Date.now()));
       idleTimer.unref();

@@ -5,10 +5,10 @@
 //     Static word vectors in the text format GloVe and fastText (.vec) use: one word and its
 //     numbers per line (a fastText "count dims" first line is skipped). A text's vector is the
 //     mean of its known words' vectors (identifiers split at camelCase and snake_case); runs on
-//     the main thread, microseconds per text, no model thread.
+//     the main thread, microseconds per text, no model process.
 //   { "format": "use-tfjs", "name": "use-lite-custom" }
 //     A Universal Sentence Encoder lite in the bundled layout (model.json, weight shards,
-//     vocab.json), run on the model thread like the bundled one.
+//     vocab.json), run in a model process like the bundled one.
 //
 // The embedder's name is "folder:<name>" (the folder's name when the manifest has none), so
 // vectors of the bundled model are never mixed with the folder's: the indexer embeds every record

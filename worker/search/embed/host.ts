@@ -1,14 +1,11 @@
-// Where the model runs: a worker thread or a child process, behind one small interface so the
-// embedder's lifetime rules (embedder.ts) are the same for both. A process is the default for the
-// worker: when it exits, all its memory goes back to the system, while a finished thread's
-// allocator arena stays in the worker's RSS (measured for the keyword warm-up: 70 MB at 100k).
+// Where the model runs: a child process, behind one small interface (embedder.ts owns its
+// lifetime). A process, not a worker thread: when it exits, all its memory goes back to the
+// system, while a finished thread's allocator arena stays in the worker's RSS (measured for the
+// keyword warm-up: 70 MB at 100k).
 import { type ChildProcess, fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import type { EmbedderThreadData, FromThread, ToThread } from './protocol';
-
-export type HostKind = 'thread' | 'process';
 
 export interface ModelHost {
   send(msg: ToThread): void;
@@ -25,39 +22,11 @@ export interface HostEvents {
   died(why: string): void;
 }
 
-export function startHost(kind: HostKind, script: string, data: EmbedderThreadData, on: HostEvents): ModelHost {
-  return kind === 'process' ? processHost(script, data, on) : threadHost(script, data, on);
-}
-
-function threadHost(script: string, data: EmbedderThreadData, on: HostEvents): ModelHost {
-  const w = spawnThread(script, data);
-  let ending = false;
-  w.on('message', (m: FromThread) => on.message(m));
-  w.on('error', (err) => !ending && on.died(err.message));
-  w.on('exit', (code) => !ending && on.died(`exited with code ${code}`));
-  return {
-    send: (msg) => w.postMessage(msg),
-    ref: () => w.ref(),
-    unref: () => w.unref(),
-    terminate: () => {
-      ending = true;
-      return w.terminate().then(() => undefined);
-    },
-  };
-}
-
-/** Under tsx a worker does not get the .ts loader from execArgv, so a tiny CJS bootstrap registers it. */
-function spawnThread(script: string, workerData: EmbedderThreadData): Worker {
-  if (!script.endsWith('.ts')) return new Worker(script, { workerData });
-  const tsxApi = createRequire(script).resolve('tsx/cjs/api');
-  const code = `require(${JSON.stringify(tsxApi)}).register(); require(${JSON.stringify(script)});`;
-  return new Worker(code, { eval: true, workerData });
-}
-
 /** The last bytes of the child's stderr name an uncaught error's message. */
 const STDERR_TAIL = 2000;
 
-function processHost(script: string, data: EmbedderThreadData, on: HostEvents): ModelHost {
+/** The model host: a child process running `script` (its data as JSON in argv[2]). */
+export function startHost(script: string, data: EmbedderThreadData, on: HostEvents): ModelHost {
   // execArgv [] : the worker's own flags (heap limits, inspector) are not the model's.
   const execArgv = script.endsWith('.ts') ? ['--import', pathToFileURL(createRequire(script).resolve('tsx')).href] : [];
   const child: ChildProcess = fork(script, [JSON.stringify(data)], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'], execArgv });

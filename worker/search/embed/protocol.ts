@@ -1,6 +1,6 @@
 // Messages between the main side (embedder.ts) and the model thread (embedderThread.ts).
 
-/** Passed as `workerData`; every field is optional, the thread finds the shipped files itself. */
+/** Passed as JSON in argv[2]; every field is optional, the host finds the shipped files itself. */
 export interface EmbedderThreadData {
   /** Folder holding tfjs-backend-wasm*.wasm. */
   wasmDir?: string;
@@ -19,7 +19,7 @@ export type ToThread = { type: 'embed'; id: number; texts: string[]; background?
 
 export type FromThread =
   | { type: 'ready'; backend: string; loadMs: number; simd?: boolean }
-  /** `data` is all vectors back to back (texts.length * dims), transferred, not copied. */
+  /** `data` is all vectors back to back (texts.length * dims). */
   | { type: 'result'; id: number; dims: number; data: Float32Array }
   | { type: 'error'; id: number; message: string }
   /** The model could not load: the thread is useless and will be terminated. */

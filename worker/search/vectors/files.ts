@@ -4,7 +4,7 @@
 // a vector under which model and where it is (vectors.file_gen, vectors.file_offset).
 //
 // An entry: u32 crc32 of the rest | u8 kind | u8 version | u16 dims | u32 record id | the vector as
-// vectorBlob.ts encodes it (f32 scale + int8 x dims). An entry is read only at an offset SQLite
+// blob.ts encodes it (f32 scale + int8 x dims). An entry is read only at an offset SQLite
 // names, and served only when its checksum, kind, id and size all match: a torn tail, a damaged or
 // missing file, or an offset from a half-done compaction can never serve a wrong vector. The files
 // are derived data, so what fails the check is reported and embedded again (semantic.ts).
@@ -15,7 +15,6 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { projectFolderName } from './projectDir';
 
 export type VectorKind = 'observation' | 'summary';
 
@@ -49,8 +48,25 @@ export function entrySize(dims: number): number {
   return HEADER + 4 + dims;
 }
 
-/** The project's part of a file name. vectra's folder name refuses an empty project; a file needs
- * only a distinct name ("no-project" never ends in a 12-digit hash, so it matches no real one). */
+/**
+ * A project name's part of a vector file's name. Project names come from folder names and hook
+ * payloads, so they are untrusted: the name keeps only [A-Za-z0-9._-], never starts with a dot,
+ * and ends with a hash of the exact name so that distinct names that sanitise alike (or differ
+ * only in case) never share a file.
+ */
+export function projectFolderName(project: string): string {
+  if (project.length === 0) throw new Error('vector index: empty project name');
+  const slug = project
+    .normalize('NFKC')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^\.+/, '_')
+    .slice(0, 40);
+  const hash = createHash('sha256').update(project, 'utf8').digest('hex').slice(0, 12);
+  return `${slug}-${hash}`;
+}
+
+/** The project's part of a file name; an empty project is "no-project" (it never ends in a
+ * 12-digit hash, so it matches no real one). */
 function projectPart(project: string): string {
   return project.length === 0 ? 'no-project' : projectFolderName(project);
 }
@@ -137,25 +153,34 @@ export class VectorFiles {
     if (entries.length === 0) return [];
     const gen = this.currentGen(model, project);
     const file = this.filePath(model, project, gen);
+    const { locs, end } = await this.write(file, 'a', gen, entries);
+    this.sizes.set(file, end);
+    return locs;
+  }
+
+  /**
+   * Writes the entries, synced, at the end of `file` ('a') or as its whole content ('w'); where
+   * each one is and the file's end.
+   */
+  private async write(file: string, flags: 'a' | 'w', gen: number, entries: FileEntry[]): Promise<{ locs: Located[]; end: number }> {
     await fs.promises.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const bytes = Buffer.concat(entries.map(encodeEntry));
-    const fh = await fs.promises.open(file, 'a', 0o600);
+    const fh = await fs.promises.open(file, flags, 0o600);
+    let at = 0;
     try {
       // Appends start at the end as it is on disk: past any torn tail a crash left, which no row names.
-      const start = (await fh.stat()).size;
+      if (flags === 'a') at = (await fh.stat()).size;
       await fh.write(bytes, 0, bytes.length);
       await fh.datasync();
-      this.sizes.set(file, start + bytes.length);
-      const out: Located[] = [];
-      let at = start;
-      for (const e of entries) {
-        out.push({ gen, offset: at });
-        at += HEADER + e.blob.byteLength;
-      }
-      return out;
     } finally {
       await fh.close();
     }
+    const locs = entries.map((e) => {
+      const loc = { gen, offset: at };
+      at += HEADER + e.blob.byteLength;
+      return loc;
+    });
+    return { locs, end: at };
   }
 
   /** One entry, read synchronously (a handful per query at most). */
@@ -216,25 +241,10 @@ export class VectorFiles {
     const gen = this.currentGen(model, project) + 1;
     this.current.set(`${model}\u0000${project}`, gen);
     const file = this.filePath(model, project, gen);
-    const tmp = `${file}.tmp`;
-    await fs.promises.mkdir(this.dir, { recursive: true, mode: 0o700 });
-    const bytes = Buffer.concat(entries.map(encodeEntry));
-    const fh = await fs.promises.open(tmp, 'w', 0o600);
-    try {
-      await fh.write(bytes, 0, bytes.length);
-      await fh.datasync();
-    } finally {
-      await fh.close();
-    }
-    await fs.promises.rename(tmp, file);
-    this.sizes.set(file, bytes.length);
-    const out: Located[] = [];
-    let at = 0;
-    for (const e of entries) {
-      out.push({ gen, offset: at });
-      at += HEADER + e.blob.byteLength;
-    }
-    return out;
+    const { locs, end } = await this.write(`${file}.tmp`, 'w', gen, entries);
+    await fs.promises.rename(`${file}.tmp`, file);
+    this.sizes.set(file, end);
+    return locs;
   }
 
   /**

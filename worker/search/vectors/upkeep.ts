@@ -6,7 +6,7 @@
 // after no row points at them: a crash anywhere leaves either place valid.
 import type { Logger } from '../../../common/node/log';
 import type { Store } from '../../store/store';
-import { int8Blob } from '../vectorBlob';
+import { int8Blob } from './blob';
 import { entrySize, type FileEntry, type VectorFiles, type VectorKind } from './files';
 
 /** A file is rewritten when it is at least this big and less than half of it is still used. */
