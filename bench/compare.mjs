@@ -9,6 +9,9 @@
 //            --ingest-cap-s S   an ingest round stops after S seconds (default 20)
 //            --drain-cap-s S    wait at most S seconds for the first burst to be stored (default 60)
 //            --budget S         whole-command budget that round 2's hook sampling adapts to (default 800)
+//            --idle-s S         after the last search, wait S seconds with no requests, then take the
+//                               idle RSS (default 65: our indexing model process goes 60 s after its
+//                               last call; claude-mem gets the same wait)
 //            --only ours|theirs   --no-docs   --keep (keep temp dirs)
 //            --report-only      rebuild the table and docs from the last run's results.json
 //
@@ -21,7 +24,8 @@
 //      lifecycle events and its first N tool uses go through the product's own hook command (timed
 //      whole-process, a bare `node -e 0` timed beside them); the remaining tool uses go to the same
 //      HTTP route with the body that product's hook sends. After each round: time until every
-//      observation is searchable. After round 2: keyword searches, context injections, recall@5, RSS.
+//      observation is searchable. After round 2: keyword searches, context injections, recall@5, RSS
+//      at the end, then RSS again once --idle-s seconds have passed without a request.
 //   4. Ingest at concurrency 8 on fresh workers, ours theirs ours theirs (also cold starts), and
 //      after the first burst the time until everything is stored.
 //   5. Recall@5 on the search fixture (test/fixtures/search), if it is there, on fresh workers.
@@ -61,6 +65,8 @@ const INGEST_CAP_MS = Number(opt('--ingest-cap-s', 20)) * 1000;
 const elapsedS = () => (performance.now() - started) / 1000;
 /** After the first ingest burst, how long to wait for every observation to be stored. */
 const DRAIN_CAP_MS = Number(opt('--drain-cap-s', QUICK ? 30 : 60)) * 1000;
+/** Idle RSS: taken this long after the last request of the workload, on both sides. */
+const IDLE_MS = Number(opt('--idle-s', 65)) * 1000;
 
 // --report-only: rebuild the table (and docs) from the last run's bench/out/compare/results.json.
 if (flag('--report-only')) {
@@ -108,6 +114,8 @@ for (const s of sides) {
     recall: {},
     rss: NaN,
     rssProcesses: 0,
+    rssIdle: NaN,
+    rssIdleProcesses: 0,
     ingest: [],
     model: { requests: 0, inputTokens: 0, outputTokens: 0, tokensByKind: {}, byKind: {}, maxRequestTokens: 0, tracesSeen: 0, tracesAnsweredTwice: 0 },
     /** Sessions of the workload replayed (model tokens per session divide by it). */
@@ -515,6 +523,20 @@ async function endOfWorkload(side, inst) {
   log(
     `${side.name}: CPU at rest before the searches ${res.idleCpuPct.toFixed(0)}%; search p50 ${median(res.searchLat).toFixed(2)} ms, context p50 ${median(res.contextLat).toFixed(2)} ms, recall@5 keyword ${res.recall['workload-keyword']?.recall.toFixed(2)} phrase ${res.recall['workload-phrase']?.recall.toFixed(2)}, RSS ${(rss.bytes / 1e6).toFixed(0)} MB in ${rss.processes} process(es)`,
   );
+  // Idle: what the worker holds once nothing has asked it anything for IDLE_MS (the same wait on
+  // both sides); the largest RSS of the tree over the last 5 s of it, so a process about to exit
+  // and one about to start both count.
+  res.idleWaitMs = IDLE_MS;
+  await sleep(Math.max(0, IDLE_MS - 5000));
+  let idle = { bytes: 0, processes: 0 };
+  for (let i = 0; i < 10; i++) {
+    const x = treeRss(inst.pid);
+    if (x.bytes > idle.bytes) idle = x;
+    await sleep(500);
+  }
+  res.rssIdle = idle.bytes;
+  res.rssIdleProcesses = idle.processes;
+  log(`${side.name}: RSS idle, ${IDLE_MS / 1000} s after the last request: ${(idle.bytes / 1e6).toFixed(0)} MB in ${idle.processes} process(es)`);
 }
 
 // ---------------------------------------------------------------------------------------------

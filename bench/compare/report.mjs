@@ -14,6 +14,8 @@ const EVENTS = [
 const finite = (v) => typeof v === 'number' && Number.isFinite(v);
 const med = (a) => (a && a.length ? pct(a, 50) : NaN);
 const mean = (a) => (a && a.length ? a.reduce((x, y) => x + y, 0) / a.length : NaN);
+/** The idle wait of the run (results.json of an older run has none). */
+const idleS = (R) => Object.values(R).find((r) => r.idleWaitMs)?.idleWaitMs / 1000 || 65;
 const num = (v) => (typeof v === 'number' ? v : NaN); // results read back from JSON have null for NaN
 
 /**
@@ -59,6 +61,7 @@ export function buildRows(R, baseline, sides) {
   both('context size (characters, median over projects)', 'chars', '', (r) => med(r.contextChars ?? []), 0);
   both('worker CPU over 2 s with no requests, before the searches', '%', 'lower', (r) => num(r.idleCpuPct), 0, { tie: 3 });
   both('worker RSS at the end (process tree)', 'MB', 'lower', (r) => num(r.rss) / 1e6, 0, { n: `${o.rssProcesses ?? 0}/${t.rssProcesses ?? 0} procs` });
+  both(`worker RSS idle, ${idleS(R)} s after the last request (process tree; bar: at most 1.0x)`, 'MB', 'lower', (r) => num(r.rssIdle) / 1e6, 0, { n: `${o.rssIdleProcesses ?? 0}/${t.rssIdleProcesses ?? 0} procs` });
   both('cold start to healthy, empty data dir (median)', 'ms', 'lower', (r) => med(r.coldEmpty), 0, { n: `n=${o.coldEmpty?.length ?? 0}/${t.coldEmpty?.length ?? 0}` });
   both('cold start to ready, empty data dir (median)', 'ms', 'lower', (r) => med(r.coldEmptyReady), 0);
   both('cold start to healthy, with round-1 data', 'ms', 'lower', (r) => med(r.coldData), 0);
@@ -128,7 +131,7 @@ export const REASONS = {
     'our keyword search is SQLite FTS4 compiled to WebAssembly (sql.js), ranked with BM25 computed in JavaScript from matchinfo over the OR of the query words, plus snippets; claude-mem (Chroma off) runs one native bun:sqlite FTS5 MATCH of the whole query as a single phrase, cheaper but it finds only that exact phrase (see the recall rows)',
   'keyword search, time inside': '',
   'worker RSS':
-    'our worker keeps the whole database in memory (sql.js) and loads the local embedding model (about 250-330 MB with tfjs wasm) for semantic search; claude-mem with Chroma off has no embedder, and its vector search, when on, runs in a separate Chroma (Python) process not counted here',
+    'our worker serves the database through a bounded page cache (sql.js) and runs the local embedding model (about 200 MB with tfjs wasm) in a child process that ends 60 s after indexing and 5 min after a semantic query, so the RSS at the end counts it and the idle RSS does not; claude-mem with Chroma off has no embedder, and its vector search, when on, runs in a separate Chroma (Python) process not counted here',
   'cold start':
     'our worker reads the database snapshot into memory (sql.js, WebAssembly) and replays the journal before it answers; claude-mem opens a native SQLite file in place. Our figure includes loading the WebAssembly module',
   'context inject':

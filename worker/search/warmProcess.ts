@@ -9,6 +9,7 @@
 // process gives all of it back. Rows written after the files it read are merged in by the worker
 // when a list is next used (termLists.ts), as for any list; rows deleted since are dropped by the
 // existence check every candidate passes (topK.ts). Files that do not replay whole are not used.
+import { keepHeapSmall } from '../memory';
 import { StatementCache } from '../store/apply';
 import type { Param } from '../store/records';
 import { pagedFiles, recover } from '../store/recovery';
@@ -42,6 +43,10 @@ async function main(): Promise<void> {
   // The worker going away closes the channel: nothing is left to warm for.
   process.on('disconnect', () => process.exit(0));
   runThisProcessInBackground();
+  // Most of what it allocates is garbage once a list is sent: the worker's heap settings (a young
+  // generation kept at its first size, an old one grown by small steps) collect it sooner. At 100k
+  // records its peak RSS went from 167-175 MB to 137-140 MB, in the same time (11-20 s, loaded).
+  keepHeapSmall();
   const t0 = performance.now();
   const { dir, terms, pageCacheBytes } = JSON.parse(process.argv[2] ?? '{}') as WarmProcessData;
   const SQL = await loadSqlJs();
