@@ -200,13 +200,16 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
   return { db, nextGen, report };
 }
 
-/** Whether the first record of these journals creates the schema (what migrations journal), or there is none. */
+/**
+ * Whether the first record of these journals creates tables (a store whose schema was journaled:
+ * migrations, or the newest schema written as one record), false when it writes rows or there is none.
+ */
 function journalsCreateSchema(dir: string, segments: number[]): boolean {
   for (const gen of segments) {
     const first = readSegmentOf(dir, gen).records[0];
     if (!first) continue;
     try {
-      return /^CREATE TABLE schema_version\b/.test(decodeTx(first)[0]?.[0] ?? '');
+      return /^\s*CREATE\s/i.test(decodeTx(first)[0]?.[0] ?? '');
     } catch {
       return true; // not readable: replayed as it is, and reported there
     }

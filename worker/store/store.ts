@@ -323,7 +323,7 @@ export class Store {
    */
   private reloadFromFiles(): void {
     try {
-      const { db } = recover(this.SQL, this.opts.dir, { quarantine: false, pageCacheBytes: this.opts.pageCacheBytes ?? pageCacheBytesFromEnv() });
+      const { db } = recover(this.SQL, this.opts.dir, { quarantine: false, emptySchema: this.opts.emptySchema, pageCacheBytes: this.opts.pageCacheBytes ?? pageCacheBytesFromEnv() });
       const old = this.current;
       this.cache.clear();
       this.writes += 1;
