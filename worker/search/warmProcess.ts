@@ -13,6 +13,7 @@ import { keepHeapSmall } from '../memory';
 import { StatementCache } from '../store/apply';
 import type { Param } from '../store/records';
 import { pagedFiles, recover } from '../store/recovery';
+import { createSchema } from '../store/schema';
 import { loadSqlJs } from '../store/sqlite';
 import type { Row } from '../store/store';
 import { runThisProcessInBackground } from '../threadPriority';
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const { dir, terms, pageCacheBytes } = JSON.parse(process.argv[2] ?? '{}') as WarmProcessData;
   const SQL = await loadSqlJs();
-  const { db, report } = recover(SQL, dir, { quarantine: false, pageCacheBytes });
+  const { db, report } = recover(SQL, dir, { quarantine: false, emptySchema: createSchema, pageCacheBytes });
   try {
     // Lists stand for every row up to their highest id (the worker merges in only rows after it):
     // from files missing a write in the middle (a journal pruned while this process read them, a

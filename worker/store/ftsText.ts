@@ -34,23 +34,34 @@ export function ftsTextSql(column: string): string {
   return `CASE WHEN length(${column}) = length(CAST(${column} AS BLOB)) THEN ${column} ELSE ${chain} END`;
 }
 
+/** Each full-text table reading its content table through a view: the view, the table and its triggers (empty). */
+export function ftsTablesSql(): string[] {
+  return FTS_TABLES.flatMap((t) => ftsTableSql(t));
+}
+
+function ftsTableSql(t: (typeof FTS_TABLES)[number]): string[] {
+  const view = `${t.fts}_text`;
+  const cols = t.columns.join(', ');
+  const out: string[] = [];
+  // FTS4 reads an external content table by rowid: the view names the id so.
+  out.push(`CREATE VIEW ${view} AS SELECT id AS rowid, ${t.columns.map((c) => `${ftsTextSql(c)} AS ${c}`).join(', ')} FROM ${t.table}`);
+  out.push(`CREATE VIRTUAL TABLE ${t.fts} USING fts4(content="${view}", ${cols}, tokenize=porter)`);
+  // Deleting an entry, FTS4 reads the row through the view (before the change), so it removes what it indexed.
+  out.push(`CREATE TRIGGER ${t.trigger}_bu BEFORE UPDATE ON ${t.table} BEGIN DELETE FROM ${t.fts} WHERE docid = old.id; END`);
+  out.push(`CREATE TRIGGER ${t.trigger}_bd BEFORE DELETE ON ${t.table} BEGIN DELETE FROM ${t.fts} WHERE docid = old.id; END`);
+  for (const [suffix, when] of [['au', 'AFTER UPDATE'], ['ai', 'AFTER INSERT']]) {
+    out.push(`CREATE TRIGGER ${t.trigger}_${suffix} ${when} ON ${t.table} BEGIN INSERT INTO ${t.fts}(docid, ${cols}) SELECT rowid, ${cols} FROM ${view} WHERE rowid = new.id; END`);
+  }
+  return out;
+}
+
 /** Statements of schema 9: each full-text table rebuilt to read its content table through a view. */
 export function ftsThroughViewsSql(): string[] {
   const out: string[] = [];
   for (const t of FTS_TABLES) {
-    const view = `${t.fts}_text`;
-    const cols = t.columns.join(', ');
     for (const suffix of ['bu', 'bd', 'au', 'ai']) out.push(`DROP TRIGGER IF EXISTS ${t.trigger}_${suffix}`);
     out.push(`DROP TABLE IF EXISTS ${t.fts}`);
-    // FTS4 reads an external content table by rowid: the view names the id so.
-    out.push(`CREATE VIEW ${view} AS SELECT id AS rowid, ${t.columns.map((c) => `${ftsTextSql(c)} AS ${c}`).join(', ')} FROM ${t.table}`);
-    out.push(`CREATE VIRTUAL TABLE ${t.fts} USING fts4(content="${view}", ${cols}, tokenize=porter)`);
-    // Deleting an entry, FTS4 reads the row through the view (before the change), so it removes what it indexed.
-    out.push(`CREATE TRIGGER ${t.trigger}_bu BEFORE UPDATE ON ${t.table} BEGIN DELETE FROM ${t.fts} WHERE docid = old.id; END`);
-    out.push(`CREATE TRIGGER ${t.trigger}_bd BEFORE DELETE ON ${t.table} BEGIN DELETE FROM ${t.fts} WHERE docid = old.id; END`);
-    for (const [suffix, when] of [['au', 'AFTER UPDATE'], ['ai', 'AFTER INSERT']]) {
-      out.push(`CREATE TRIGGER ${t.trigger}_${suffix} ${when} ON ${t.table} BEGIN INSERT INTO ${t.fts}(docid, ${cols}) SELECT rowid, ${cols} FROM ${view} WHERE rowid = new.id; END`);
-    }
+    out.push(...ftsTableSql(t));
     out.push(`INSERT INTO ${t.fts}(${t.fts}) VALUES ('rebuild')`);
   }
   return out;

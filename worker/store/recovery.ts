@@ -145,6 +145,11 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
         opts.emptySchema(db);
         report.emptySchema = true;
       }
+    } else if (opts.emptySchema && segments.length > 0 && !journalsCreateSchema(dir, segments)) {
+      // The journals reach back to the first one but do not create the schema: the first snapshot
+      // held it (a fresh dir's first start writes the current schema into it, store.ts), and that
+      // snapshot is damaged or gone. The journals replay onto the schema it held.
+      opts.emptySchema(db);
     }
   }
   // A paged database shares the budget with SQLite's own page cache (pagedFile.ts).
@@ -193,6 +198,23 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
   const lastDelta = listDeltas(dir).pop() ?? 0;
   const nextGen = Math.max(baseGen, lastSnap, lastDelta, lastSeg + 1, 1);
   return { db, nextGen, report };
+}
+
+/**
+ * Whether the first record of these journals creates tables (a store whose schema was journaled:
+ * migrations, or the newest schema written as one record), false when it writes rows or there is none.
+ */
+function journalsCreateSchema(dir: string, segments: number[]): boolean {
+  for (const gen of segments) {
+    const first = readSegmentOf(dir, gen).records[0];
+    if (!first) continue;
+    try {
+      return /^\s*CREATE\s/i.test(decodeTx(first)[0]?.[0] ?? '');
+    } catch {
+      return true; // not readable: replayed as it is, and reported there
+    }
+  }
+  return false;
 }
 
 /**

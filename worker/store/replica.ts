@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { runThisThreadInBackground } from '../threadPriority';
 import { recover } from './recovery';
+import { createSchema } from './schema';
 import { writeSnapshot } from './snapshot';
 import { loadSqlJs } from './sqlite';
 
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
   runThisThreadInBackground();
   const { dir, upToGen } = workerData as ReplicaData;
   const SQL = await loadSqlJs();
-  const { db, report } = recover(SQL, dir, { upToGen, quarantine: false });
+  const { db, report } = recover(SQL, dir, { upToGen, quarantine: false, emptySchema: createSchema });
   // The live database holds every record; a rebuild that missed one must not become the snapshot.
   if (report.problems.length > 0 || report.recordsFailed > 0) {
     throw new Error(`the files do not rebuild cleanly: ${report.problems.slice(0, 3).join('; ')}`);

@@ -1,10 +1,10 @@
-// Forward-only migrations. Each runs once, journaled like any other write, and bumps schema_version.
-// A migration is a list of statements, or a function that reads the schema and runs statements
-// (what it runs is journaled, so replay does not depend on reading the schema again).
-import { ftsThroughViewsSql } from './ftsText';
+// The schema: forward-only migrations for existing stores, each run once, journaled like any other
+// write, bumping schema_version; a migration is a list of statements, or a function that reads the
+// schema and runs statements (what it runs is journaled, so replay does not depend on reading the
+// schema again). A new store is created at the newest schema at once (NEWEST).
+import { ftsTablesSql, ftsThroughViewsSql } from './ftsText';
 import type { Database } from 'sql.js';
-import type { Param } from './records';
-import type { Row, Store, WriteTx } from './store';
+import type { Store, WriteTx } from './store';
 
 type Migration = string[] | ((tx: WriteTx) => void);
 
@@ -29,6 +29,44 @@ function addAutoincrement(tx: WriteTx): void {
     tx.run(`ALTER TABLE ${table}_autoinc RENAME TO ${table}`);
     for (const sql of extras) tx.run(sql);
   }
+}
+
+/**
+ * Schema 6's triggers: a record of a shared project is queued for the hub in the same transaction
+ * (team_records, team_outbox), and its delete leaves a tombstone. (The text inside each statement
+ * keeps its indentation: it is what sqlite_master holds.)
+ */
+function teamTriggersSql(): string[] {
+  return (['observation', 'summary', 'prompt'] as const).flatMap((kind) => {
+    const table = kind === 'observation' ? 'observations' : kind === 'summary' ? 'session_summaries' : 'user_prompts';
+    const letter = kind[0];
+    // Prompts travel only from projects shared with prompts (a separate opt-in).
+    const shared = kind === 'prompt' ? 'project = new.project AND prompts = 1' : 'project = new.project';
+    return [
+      `CREATE TRIGGER team_${letter}_shared AFTER INSERT ON ${table}
+          WHEN EXISTS (SELECT 1 FROM team_shares WHERE ${shared})
+           AND (SELECT platform FROM sessions WHERE id = new.session_id) IS NOT 'team'
+         BEGIN
+          INSERT OR IGNORE INTO team_records (kind, local_id, gid, project, origin)
+            VALUES ('${kind}', new.id, ifnull((SELECT value FROM team_meta WHERE key = 'machine_id'), 'unknown') || ':${letter}:' || new.id || ':' || new.created_at,
+                    new.project, ifnull((SELECT value FROM team_meta WHERE key = 'machine_id'), 'unknown'));
+          INSERT INTO team_outbox (op, kind, local_id, gid, project, created_at)
+            SELECT 'put', '${kind}', new.id, gid, project, new.created_at FROM team_records WHERE kind = '${kind}' AND local_id = new.id;
+         END`,
+      `CREATE TRIGGER team_${letter}_gone AFTER DELETE ON ${table}
+          WHEN EXISTS (SELECT 1 FROM team_records WHERE kind = '${kind}' AND local_id = old.id)
+         BEGIN
+          INSERT INTO team_outbox (op, kind, local_id, gid, project, created_at)
+            SELECT 'delete', '${kind}', NULL, r.gid, r.project, old.created_at FROM team_records r
+             WHERE r.kind = '${kind}' AND r.local_id = old.id AND EXISTS (SELECT 1 FROM team_shares s WHERE s.project = r.project)
+               AND NOT EXISTS (SELECT 1 FROM team_tombstones t WHERE t.gid = r.gid);
+          INSERT OR IGNORE INTO team_tombstones (gid, project)
+            SELECT r.gid, r.project FROM team_records r
+             WHERE r.kind = '${kind}' AND r.local_id = old.id AND EXISTS (SELECT 1 FROM team_shares s WHERE s.project = r.project);
+          DELETE FROM team_records WHERE kind = '${kind}' AND local_id = old.id;
+         END`,
+    ];
+  });
 }
 
 const MIGRATIONS: Migration[] = [
@@ -191,36 +229,7 @@ const MIGRATIONS: Migration[] = [
     )`,
     `CREATE INDEX team_outbox_ready ON team_outbox (next_attempt_at, id)`,
     `CREATE INDEX team_outbox_gid ON team_outbox (gid)`,
-    ...(['observation', 'summary', 'prompt'] as const).flatMap((kind) => {
-      const table = kind === 'observation' ? 'observations' : kind === 'summary' ? 'session_summaries' : 'user_prompts';
-      const letter = kind[0];
-      // Prompts travel only from projects shared with prompts (a separate opt-in).
-      const shared = kind === 'prompt' ? 'project = new.project AND prompts = 1' : 'project = new.project';
-      return [
-        `CREATE TRIGGER team_${letter}_shared AFTER INSERT ON ${table}
-          WHEN EXISTS (SELECT 1 FROM team_shares WHERE ${shared})
-           AND (SELECT platform FROM sessions WHERE id = new.session_id) IS NOT 'team'
-         BEGIN
-          INSERT OR IGNORE INTO team_records (kind, local_id, gid, project, origin)
-            VALUES ('${kind}', new.id, ifnull((SELECT value FROM team_meta WHERE key = 'machine_id'), 'unknown') || ':${letter}:' || new.id || ':' || new.created_at,
-                    new.project, ifnull((SELECT value FROM team_meta WHERE key = 'machine_id'), 'unknown'));
-          INSERT INTO team_outbox (op, kind, local_id, gid, project, created_at)
-            SELECT 'put', '${kind}', new.id, gid, project, new.created_at FROM team_records WHERE kind = '${kind}' AND local_id = new.id;
-         END`,
-        `CREATE TRIGGER team_${letter}_gone AFTER DELETE ON ${table}
-          WHEN EXISTS (SELECT 1 FROM team_records WHERE kind = '${kind}' AND local_id = old.id)
-         BEGIN
-          INSERT INTO team_outbox (op, kind, local_id, gid, project, created_at)
-            SELECT 'delete', '${kind}', NULL, r.gid, r.project, old.created_at FROM team_records r
-             WHERE r.kind = '${kind}' AND r.local_id = old.id AND EXISTS (SELECT 1 FROM team_shares s WHERE s.project = r.project)
-               AND NOT EXISTS (SELECT 1 FROM team_tombstones t WHERE t.gid = r.gid);
-          INSERT OR IGNORE INTO team_tombstones (gid, project)
-            SELECT r.gid, r.project FROM team_records r
-             WHERE r.kind = '${kind}' AND r.local_id = old.id AND EXISTS (SELECT 1 FROM team_shares s WHERE s.project = r.project);
-          DELETE FROM team_records WHERE kind = '${kind}' AND local_id = old.id;
-         END`,
-      ];
-    }),
+    ...teamTriggersSql(),
   ],
   // 7: freshness (docs/freshness.md): fingerprints clients took of the files a tool use touched
   // (file_seen), copied to citations when the tool use's observations are stored (same session and
@@ -325,6 +334,220 @@ const MIGRATIONS: Migration[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+/**
+ * The schema every migration above leads to, created at once on an empty database: a new store
+ * starts here instead of running the twelve migrations, journaled one by one and replayed by every
+ * start until a checkpoint (the table rebuilds of 4, the ALTERs that re-read the whole schema, and
+ * V8 compiling with TurboFan the 60 more SQLite functions they make hot: 0.15-0.2 CPU s of a fresh
+ * start's 1.1-1.3 on the bench machine, bench/worker-start.mjs). The statements are what sqlite_master holds after the migrations, in its order,
+ * so a new store and a migrated one are the same (test/unit/store-schema-newest.test.ts compares
+ * their sqlite_master). A new migration changes this list too.
+ */
+const NEWEST: string[] = [
+  'CREATE TABLE schema_version (version INTEGER NOT NULL)',
+  `CREATE TABLE pending_work (
+      id INTEGER PRIMARY KEY,
+      session_id INTEGER NOT NULL REFERENCES sessions(id),
+      kind TEXT NOT NULL CHECK (kind IN ('observation','summary')),
+      payload TEXT NOT NULL,
+      content_hash TEXT NOT NULL,
+      status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','dead')),
+      attempts INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at INTEGER NOT NULL DEFAULT 0,
+      last_error TEXT,
+      created_at INTEGER NOT NULL,
+      UNIQUE (session_id, content_hash)
+    )`,
+  `CREATE INDEX pending_ready ON pending_work (status, next_attempt_at, id)`,
+  `CREATE TABLE vectors (
+      kind TEXT NOT NULL CHECK (kind IN ('observation','summary')),
+      ref_id INTEGER NOT NULL,
+      project TEXT NOT NULL,
+      model TEXT NOT NULL,
+      dims INTEGER NOT NULL,
+      data BLOB NOT NULL,
+      created_at INTEGER NOT NULL, file_gen INTEGER, file_offset INTEGER,
+      PRIMARY KEY (kind, ref_id)
+    )`,
+  `CREATE INDEX vectors_by_project ON vectors (project, kind)`,
+  `CREATE TABLE "sessions" (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      platform TEXT NOT NULL,
+      content_session_id TEXT NOT NULL,
+      project TEXT NOT NULL,
+      cwd TEXT,
+      status TEXT NOT NULL CHECK (status IN ('initialized','active','completed')),
+      prompt_counter INTEGER NOT NULL DEFAULT 0,
+      prompt_private INTEGER NOT NULL DEFAULT 0,
+      started_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL,
+      completed_at INTEGER,
+      completion_reason TEXT,
+      UNIQUE (platform, content_session_id)
+    )`,
+  `CREATE INDEX sessions_by_project ON sessions (project, started_at)`,
+  `CREATE TABLE "user_prompts" (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      session_id INTEGER NOT NULL REFERENCES sessions(id),
+      project TEXT NOT NULL,
+      prompt_number INTEGER NOT NULL,
+      text TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      UNIQUE (session_id, prompt_number)
+    )`,
+  `CREATE INDEX prompts_by_project ON user_prompts (project, created_at)`,
+  `CREATE INDEX prompts_by_time ON user_prompts (created_at)`,
+  `CREATE TABLE "observations" (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      session_id INTEGER NOT NULL REFERENCES sessions(id),
+      project TEXT NOT NULL,
+      type TEXT NOT NULL,
+      title TEXT NOT NULL,
+      subtitle TEXT,
+      facts TEXT NOT NULL DEFAULT '[]',
+      narrative TEXT,
+      concepts TEXT NOT NULL DEFAULT '[]',
+      files_read TEXT NOT NULL DEFAULT '[]',
+      files_modified TEXT NOT NULL DEFAULT '[]',
+      tool_name TEXT,
+      prompt_number INTEGER,
+      content_hash TEXT NOT NULL,
+      source TEXT NOT NULL DEFAULT 'local',
+      input_tokens INTEGER NOT NULL DEFAULT 0,
+      output_tokens INTEGER NOT NULL DEFAULT 0,
+      discovery_tokens INTEGER NOT NULL DEFAULT 0,
+      created_at INTEGER NOT NULL, quiet INTEGER NOT NULL DEFAULT 0,
+      UNIQUE (session_id, content_hash)
+    )`,
+  `CREATE INDEX observations_by_project ON observations (project, created_at)`,
+  `CREATE INDEX observations_by_session ON observations (session_id)`,
+  `CREATE INDEX observations_by_time ON observations (created_at)`,
+  `CREATE TRIGGER vectors_observation_changed AFTER UPDATE OF title, subtitle, narrative, facts, project ON observations BEGIN DELETE FROM vectors WHERE kind = 'observation' AND ref_id = old.id; END`,
+  `CREATE TRIGGER vectors_observation_gone AFTER DELETE ON observations BEGIN DELETE FROM vectors WHERE kind = 'observation' AND ref_id = old.id; END`,
+  `CREATE TABLE "session_summaries" (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      session_id INTEGER NOT NULL REFERENCES sessions(id),
+      project TEXT NOT NULL,
+      request TEXT, investigated TEXT, learned TEXT, completed TEXT, next_steps TEXT, notes TEXT,
+      prompt_number INTEGER,
+      content_hash TEXT NOT NULL,
+      input_tokens INTEGER NOT NULL DEFAULT 0,
+      output_tokens INTEGER NOT NULL DEFAULT 0,
+      created_at INTEGER NOT NULL,
+      UNIQUE (session_id, content_hash)
+    )`,
+  `CREATE INDEX summaries_by_project ON session_summaries (project, created_at)`,
+  `CREATE INDEX summaries_by_time ON session_summaries (created_at)`,
+  `CREATE TRIGGER vectors_summary_changed AFTER UPDATE OF request, investigated, learned, completed, next_steps, notes, project ON session_summaries BEGIN DELETE FROM vectors WHERE kind = 'summary' AND ref_id = old.id; END`,
+  `CREATE TRIGGER vectors_summary_gone AFTER DELETE ON session_summaries BEGIN DELETE FROM vectors WHERE kind = 'summary' AND ref_id = old.id; END`,
+  `CREATE INDEX sessions_by_platform ON sessions (platform, id)`,
+  `CREATE TABLE team_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  `CREATE TABLE team_shares (project TEXT PRIMARY KEY, team TEXT NOT NULL, cursor INTEGER NOT NULL DEFAULT 0, shared_at INTEGER NOT NULL, prompts INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE TABLE team_records (
+      kind TEXT NOT NULL CHECK (kind IN ('observation','summary','prompt')),
+      local_id INTEGER NOT NULL,
+      gid TEXT NOT NULL UNIQUE,
+      project TEXT NOT NULL,
+      origin TEXT NOT NULL,
+      author TEXT,
+      machine TEXT,
+      PRIMARY KEY (kind, local_id)
+    )`,
+  `CREATE TABLE team_tombstones (gid TEXT PRIMARY KEY, project TEXT NOT NULL)`,
+  `CREATE TABLE team_outbox (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      op TEXT NOT NULL CHECK (op IN ('put','delete')),
+      kind TEXT NOT NULL,
+      local_id INTEGER,
+      gid TEXT NOT NULL,
+      project TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at INTEGER NOT NULL DEFAULT 0,
+      last_error TEXT
+    )`,
+  `CREATE INDEX team_outbox_ready ON team_outbox (next_attempt_at, id)`,
+  `CREATE INDEX team_outbox_gid ON team_outbox (gid)`,
+  ...teamTriggersSql(),
+  `CREATE TABLE file_seen (
+      id INTEGER PRIMARY KEY,
+      session_id INTEGER NOT NULL,
+      project TEXT NOT NULL,
+      path TEXT NOT NULL,
+      blob TEXT,
+      tracked INTEGER NOT NULL DEFAULT 0,
+      commit_id TEXT,
+      branch TEXT,
+      seen_at INTEGER NOT NULL
+    )`,
+  `CREATE INDEX file_seen_by_session ON file_seen (session_id, seen_at)`,
+  `CREATE TABLE citations (
+      id INTEGER PRIMARY KEY,
+      observation_id INTEGER NOT NULL,
+      project TEXT NOT NULL,
+      path TEXT NOT NULL,
+      blob TEXT,
+      tracked INTEGER NOT NULL DEFAULT 0,
+      commit_id TEXT,
+      branch TEXT,
+      cited_at INTEGER NOT NULL,
+      state TEXT NOT NULL DEFAULT 'fresh' CHECK (state IN ('fresh','changed','deleted')),
+      current_blob TEXT,
+      changed_at INTEGER,
+      changed_branch TEXT,
+      moved_from TEXT,
+      checked_at INTEGER, change_kind TEXT,
+      UNIQUE (observation_id, path)
+    )`,
+  `CREATE INDEX citations_by_path ON citations (project, path)`,
+  `CREATE INDEX citations_by_observation ON citations (observation_id)`,
+  `CREATE TABLE memory_state (
+      observation_id INTEGER PRIMARY KEY,
+      status TEXT NOT NULL CHECK (status IN ('confirmed','retired')),
+      replaced_by INTEGER,
+      note TEXT,
+      at INTEGER NOT NULL
+    )`,
+  `CREATE TABLE session_git (
+      session_id INTEGER PRIMARY KEY,
+      branch TEXT,
+      commit_id TEXT,
+      bases TEXT NOT NULL DEFAULT '[]',
+      updated_at INTEGER NOT NULL
+    )`,
+  `CREATE TRIGGER citations_from_seen AFTER INSERT ON observations BEGIN
+      INSERT OR IGNORE INTO citations (observation_id, project, path, blob, tracked, commit_id, branch, cited_at)
+        SELECT new.id, new.project, f.path, f.blob, f.tracked, f.commit_id, f.branch, new.created_at
+          FROM file_seen f WHERE f.session_id = new.session_id AND f.seen_at = new.created_at AND f.blob IS NOT NULL ORDER BY f.id;
+    END`,
+  `CREATE TRIGGER citations_gone AFTER DELETE ON observations BEGIN
+      DELETE FROM citations WHERE observation_id = old.id;
+      DELETE FROM memory_state WHERE observation_id = old.id;
+    END`,
+  `CREATE TRIGGER file_seen_gone AFTER DELETE ON sessions BEGIN
+      DELETE FROM file_seen WHERE session_id = old.id;
+      DELETE FROM session_git WHERE session_id = old.id;
+    END`,
+  ...ftsTablesSql(),
+  `CREATE TABLE citation_verdicts (
+      citation_id INTEGER NOT NULL,
+      branch TEXT NOT NULL,
+      state TEXT NOT NULL CHECK (state IN ('changed','deleted')),
+      current_blob TEXT,
+      changed_at INTEGER,
+      change_kind TEXT,
+      PRIMARY KEY (citation_id, branch)
+    )`,
+  `CREATE TRIGGER citation_verdicts_gone AFTER DELETE ON citations BEGIN
+      DELETE FROM citation_verdicts WHERE citation_id = old.id;
+    END`,
+];
+
+/** The newest schema's statements, its versions recorded as the migrations record them. */
+function newestSchemaSql(): string[] {
+  return [...NEWEST, `INSERT INTO schema_version (version) VALUES ${MIGRATIONS.map((_, v) => `(${v + 1})`).join(', ')}`];
+}
+
 function runMigration(tx: WriteTx, v: number): void {
   if (v === 0) tx.run('CREATE TABLE schema_version (version INTEGER NOT NULL)');
   const m = MIGRATIONS[v];
@@ -333,36 +556,14 @@ function runMigration(tx: WriteTx, v: number): void {
   tx.run('INSERT INTO schema_version (version) VALUES (?)', [v + 1]);
 }
 
-/** A WriteTx straight on a connection (nothing journaled): for an empty schema built during recovery. */
-function rawTx(db: Database): WriteTx {
-  const all = <T = Row>(sql: string, params: Param[] = []): T[] => {
-    const st = db.prepare(sql);
-    try {
-      st.bind(params as never);
-      const rows: T[] = [];
-      while (st.step()) rows.push(st.getAsObject() as T);
-      return rows;
-    } finally {
-      st.free();
-    }
-  };
-  return {
-    run: (sql, params = []) => {
-      db.run(sql, params as never);
-      return { changes: db.getRowsModified(), lastId: Number(db.exec('SELECT last_insert_rowid()')[0]?.values[0]?.[0] ?? 0) };
-    },
-    all,
-    get: <T = Row>(sql: string, params: Param[] = []) => all<T>(sql, params)[0],
-    erased: () => undefined,
-  };
-}
-
-/** Creates the current schema on an empty database (recovery replays surviving journals onto it). */
+/**
+ * Creates the current schema on an empty database, not journaled: a new store's first snapshot
+ * (store.ts), or the base recovery replays surviving journals onto.
+ */
 export function createSchema(db: Database): void {
-  const tx = rawTx(db);
   db.run('BEGIN');
   try {
-    for (let v = 0; v < SCHEMA_VERSION; v++) runMigration(tx, v);
+    for (const sql of newestSchemaSql()) db.run(sql);
     db.run('COMMIT');
   } catch (e) {
     db.run('ROLLBACK');
@@ -380,6 +581,15 @@ export function currentVersion(store: Store): number {
 export async function migrate(store: Store, target = SCHEMA_VERSION): Promise<number> {
   const from = currentVersion(store);
   if (from > SCHEMA_VERSION) throw new Error(`database schema ${from} is newer than this worker (${SCHEMA_VERSION}); upgrade the extension`);
+  if (from === 0 && target >= SCHEMA_VERSION) {
+    // An empty store: the newest schema in one transaction.
+    const create = (tx: WriteTx) => {
+      for (const sql of newestSchemaSql()) tx.run(sql);
+    };
+    if (store.degraded) store.applyInMemory(create);
+    else await store.write(create);
+    return currentVersion(store);
+  }
   for (let v = from; v < Math.min(target, SCHEMA_VERSION); v++) {
     // Degraded storage is read-only: the schema is brought up to date in memory only, so reads work.
     if (store.degraded) store.applyInMemory((tx) => runMigration(tx, v));

@@ -38,7 +38,10 @@ export interface StoreOptions {
   snapshotJournalBytes: number;
   /** Path of the bundled snapshot thread script (replica.js); null runs snapshots on the main thread. */
   replicaScript: string | null;
-  /** Creates the current schema on an empty database (recovery onto an empty schema, recovery.ts). */
+  /**
+   * Creates the current schema on an empty database: recovery onto an empty schema (recovery.ts),
+   * and a fresh dir's first snapshot (snapshotAtFirstStart).
+   */
   emptySchema?: (db: Database) => void;
   /** How long after a delete the deleted text is compacted out of the files on disk (default 60 s). */
   compactAfterDeleteMs?: number;
@@ -186,11 +189,14 @@ export class Store {
     let { db, nextGen, report } = recover(SQL, opts.dir, { quarantine: true, emptySchema: opts.emptySchema, pageCacheBytes, verifyAtOpenBytes: opts.verifyAtOpenBytes });
     for (const p of report.problems) opts.log.warn(`recovery: ${p}`);
     if (opts.snapshotAtFirstStart && pageCacheBytes > 0 && report.snapshotGen === null && report.lost.length === 0) {
-      // No snapshot yet (a fresh data dir): write one of what the journals hold (an empty database
-      // on a fresh dir, 4 KiB) and serve it through the page cache from this start on, so the first
+      // No snapshot yet (a fresh data dir): write one of what the journals hold (on a fresh dir, the
+      // current schema and no rows) and serve it through the page cache from this start on, so the first
       // run's checkpoints are deltas too: a bulk write (an import) into a fresh dir then leaves little
       // for its stop to write. The journals it covers are kept (a single snapshot prunes nothing).
-      // Its segment exists before it, as after a rotation (recovery checks that).
+      // Its segment exists before it, as after a rotation (recovery checks that). An empty database
+      // (a fresh dir) gets the current schema first, so the snapshot holds it and no start replays
+      // the schema's creation from the journal.
+      if (opts.emptySchema && db.exec('SELECT 1 FROM sqlite_master LIMIT 1').length === 0) opts.emptySchema(db);
       fs.closeSync(fs.openSync(path.join(opts.dir, segmentName(nextGen)), 'a', 0o600));
       await writeSnapshot(opts.dir, nextGen, db.export());
       faultPoint('start:first-snapshot');
@@ -317,7 +323,7 @@ export class Store {
    */
   private reloadFromFiles(): void {
     try {
-      const { db } = recover(this.SQL, this.opts.dir, { quarantine: false, pageCacheBytes: this.opts.pageCacheBytes ?? pageCacheBytesFromEnv() });
+      const { db } = recover(this.SQL, this.opts.dir, { quarantine: false, emptySchema: this.opts.emptySchema, pageCacheBytes: this.opts.pageCacheBytes ?? pageCacheBytesFromEnv() });
       const old = this.current;
       this.cache.clear();
       this.writes += 1;
