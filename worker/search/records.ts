@@ -104,6 +104,46 @@ export function hydratePriors(store: Pick<Store, 'all'>, kind: SearchKind, ids: 
   return out;
 }
 
+/**
+ * Lean rows (hydratePriors without the platform) kept per store, most recently used last: the
+ * keyword side reads its pool of 100 candidates' rows on every search, mostly the same rows for the
+ * same words, and a statement of 100 rows cost about as much as the rest of a small store's search.
+ * Records are added and deleted, never edited, and ids only grow (rowFacts.ts), so a kept row stays
+ * right; a deleted one is no longer asked for (the keyword side checks that its hits exist).
+ */
+const leanRows = new WeakMap<object, Map<string, PriorInfo>>();
+/** Rows kept per store (about 350 bytes each: 3 MB at most). */
+export const LEAN_ROWS_KEPT = 8192;
+
+/** hydratePriors(store, kind, ids, false), from the rows kept where it can. */
+export function leanPriors(store: Pick<Store, 'all'>, kind: SearchKind, ids: number[]): Map<number, PriorInfo> {
+  let kept = leanRows.get(store);
+  if (!kept) leanRows.set(store, (kept = new Map()));
+  const out = new Map<number, PriorInfo>();
+  const missing: number[] = [];
+  for (const id of ids) {
+    const key = `${kind}:${id}`;
+    const r = kept.get(key);
+    if (r === undefined) {
+      missing.push(id);
+      continue;
+    }
+    kept.delete(key);
+    kept.set(key, r);
+    out.set(id, r);
+  }
+  if (missing.length === 0) return out;
+  for (const [id, r] of hydratePriors(store, kind, missing, false)) {
+    out.set(id, r);
+    kept.set(`${kind}:${id}`, r);
+  }
+  for (const key of kept.keys()) {
+    if (kept.size <= LEAN_ROWS_KEPT) break;
+    kept.delete(key);
+  }
+  return out;
+}
+
 export function priorInfo(r: RecordInfo): PriorInfo {
   return { kind: r.kind, id: r.id, type: r.type, title: r.title, project: r.project, epoch: r.epoch, bodyLength: r.body.length, concepts: r.concepts, filesRead: r.filesRead, filesModified: r.filesModified, platform: r.platform };
 }
