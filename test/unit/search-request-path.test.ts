@@ -244,7 +244,7 @@ describe('snippets', () => {
     const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
     const vocab = ['Parser', 'parsing', 'parsed', 'cache', 'CACHED', 'caches', 'socket_io', 'retry2', 'x', 'é', 'café', 'İstanbul', 'naïve', 'a', 'the', 'Token', 'tokens', 'don’t', "won't", 'ids'];
-    const seps = [' ', '  ', '\n', '\\n', ', ', '. ', '"', '[', ']', '-', '—', '/', '(', ')', '\t'];
+    const seps = [' ', '  ', ' \n', '\u00a0', '\r\n ', '\t\t', '\n', '\\n', ', ', '. ', '"', '[', ']', '-', '—', '/', '(', ')', '\t'];
     const queries = [['parser'], ['cache', 'token'], ['socket_io', 'retry2'], ['café'], ['istanbul'], ['x'], ['ids', 'a'], ["don't"], ['naïve', 'parsing'], []];
     let marked = 0;
     for (let n = 0; n < 400; n++) {

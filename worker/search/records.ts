@@ -232,7 +232,11 @@ export function matchesFilters(r: Pick<RecordInfo, 'kind' | 'project' | 'epoch' 
 
 
 export function toSearchRow(r: RecordInfo, score: number | null, snippet?: string): SearchRow {
-  return { ...toTimelineItem(r), score: score === null ? null : Math.round(score * 10000) / 10000, ...(snippet ? { snippet } : {}) };
+  // The timeline item with the score and snippet added, in this order (no copy: one per row of every page).
+  const row = toTimelineItem(r) as SearchRow;
+  row.score = score === null ? null : Math.round(score * 10000) / 10000;
+  if (snippet) row.snippet = snippet;
+  return row;
 }
 
 export function toTimelineItem(r: RecordInfo): TimelineItem {

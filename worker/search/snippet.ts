@@ -15,9 +15,15 @@ export function stem(word: string): string {
 // Words as the index cuts them (ftsQuery.ts), so a highlighted word is a matched one.
 const WORD = new RegExp(`[${TOKEN_CHARS}]+`, 'g');
 
+/**
+ * What becomes one space: an escaped newline, or a run of white space other than a lone space (the
+ * same text as replacing every run, without replacing each space between two words by itself).
+ */
+const SPACES = /\\n|\s\s+|[^\S ]/g;
+
 /** About `width` characters of text around the densest run of query words, matches in **bold**. */
 export function makeSnippet(text: string, words: string[], width = 180): string {
-  const flat = text.replace(/\\n|\s+/g, ' ').replace(/[[\]"]/g, (c) => (c === '"' ? '' : ' ')).replace(/ {2,}/g, ' ').trim();
+  const flat = text.replace(SPACES, ' ').replace(/[[\]"]/g, (c) => (c === '"' ? '' : ' ')).replace(/ {2,}/g, ' ').trim();
   if (flat === '') return '';
   const stems = [...new Set(words.map(stem).filter((s) => s.length > 0))];
   const hits = stems.length > 0 ? findHits(flat, stems) : [];
