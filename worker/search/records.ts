@@ -111,35 +111,41 @@ export function hydratePriors(store: Pick<Store, 'all'>, kind: SearchKind, ids: 
  * Records are added and deleted, never edited, and ids only grow (rowFacts.ts), so a kept row stays
  * right; a deleted one is no longer asked for (the keyword side checks that its hits exist).
  */
-const leanRows = new WeakMap<object, Map<string, PriorInfo>>();
-/** Rows kept per store (about 350 bytes each: 3 MB at most). */
+const leanRows = new WeakMap<object, { kinds: Record<SearchKind, Map<number, PriorInfo>>; size: number }>();
+/** Rows kept per store, all kinds together (about 350 bytes each: 3 MB at most). */
 export const LEAN_ROWS_KEPT = 8192;
 
 /** hydratePriors(store, kind, ids, false), from the rows kept where it can. */
 export function leanPriors(store: Pick<Store, 'all'>, kind: SearchKind, ids: number[]): Map<number, PriorInfo> {
   let kept = leanRows.get(store);
-  if (!kept) leanRows.set(store, (kept = new Map()));
+  if (!kept) leanRows.set(store, (kept = { kinds: { observation: new Map(), summary: new Map(), prompt: new Map() }, size: 0 }));
+  const rows = kept.kinds[kind];
   const out = new Map<number, PriorInfo>();
   const missing: number[] = [];
   for (const id of ids) {
-    const key = `${kind}:${id}`;
-    const r = kept.get(key);
+    const r = rows.get(id);
     if (r === undefined) {
       missing.push(id);
       continue;
     }
-    kept.delete(key);
-    kept.set(key, r);
+    // Most recently used last: the maps' order is the order they go in.
+    rows.delete(id);
+    rows.set(id, r);
     out.set(id, r);
   }
   if (missing.length === 0) return out;
   for (const [id, r] of hydratePriors(store, kind, missing, false)) {
     out.set(id, r);
-    kept.set(`${kind}:${id}`, r);
+    if (!rows.has(id)) kept.size++;
+    rows.set(id, r);
   }
-  for (const key of kept.keys()) {
-    if (kept.size <= LEAN_ROWS_KEPT) break;
-    kept.delete(key);
+  // Over the bound: this kind's least recently used go first, then the other kinds'.
+  for (const m of [rows, ...Object.values(kept.kinds)]) {
+    for (const id of m.keys()) {
+      if (kept.size <= LEAN_ROWS_KEPT) return out;
+      m.delete(id);
+      kept.size--;
+    }
   }
   return out;
 }
