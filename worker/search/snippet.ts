@@ -54,24 +54,31 @@ export function makeSnippet(text: string, words: string[], width = 180): string 
 
 const ASCII = /^[\x00-\x7f]*$/;
 const ASCII_WORD = /^[A-Za-z0-9_]+$/;
-/** Stems as words begin with them in ASCII text: a word is a run of [A-Za-z0-9_] there (TOKEN_CHARS). */
-const stemHits = new Map<string, RegExp>();
+
+/** Whether the character code is part of a word in ASCII text ([A-Za-z0-9_], TOKEN_CHARS). */
+function wordCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+}
 
 /** Words of flat (as WORD cuts them) that start with a stem, case aside, in order. */
 function findHits(flat: string, stems: string[]): { start: number; end: number }[] {
   const hits: { start: number; end: number }[] = [];
   if (ASCII.test(flat) && stems.every((s) => ASCII_WORD.test(s))) {
-    // One pass of a compiled pattern instead of every word's lower case compared with every stem:
-    // most of what building a page cost. In ASCII, matching case-insensitively is comparing lower cases.
-    const key = stems.join(' ');
-    let re = stemHits.get(key);
-    if (!re) {
-      if (stemHits.size >= 64) stemHits.clear();
-      re = new RegExp(`(?<![A-Za-z0-9_])(?:${stems.join('|')})[A-Za-z0-9_]*`, 'gi');
-      stemHits.set(key, re);
+    // Each stem looked for in the lower-cased text, kept where a word starts, instead of every word's
+    // lower case compared with every stem: most of what building a page cost. In ASCII text the lower
+    // case has the same length and words (and a regular expression of the stems would be compiled
+    // again for each query).
+    const lower = flat.toLowerCase();
+    const byStart = new Map<number, number>();
+    for (const s of stems) {
+      for (let at = lower.indexOf(s); at >= 0; at = lower.indexOf(s, at + 1)) {
+        if (at > 0 && wordCode(lower.charCodeAt(at - 1))) continue;
+        let end = at + s.length;
+        while (end < lower.length && wordCode(lower.charCodeAt(end))) end++;
+        byStart.set(at, end);
+      }
     }
-    re.lastIndex = 0;
-    for (let m = re.exec(flat); m; m = re.exec(flat)) hits.push({ start: m.index, end: m.index + m[0].length });
+    for (const start of [...byStart.keys()].sort((a, b) => a - b)) hits.push({ start, end: byStart.get(start) as number });
     return hits;
   }
   for (let m = WORD.exec(flat); m; m = WORD.exec(flat)) {
