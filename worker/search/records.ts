@@ -112,8 +112,12 @@ export function hydratePriors(store: Pick<Store, 'all'>, kind: SearchKind, ids: 
  * right; a deleted one is no longer asked for (the keyword side checks that its hits exist).
  */
 const leanRows = new WeakMap<object, { kinds: Record<SearchKind, Map<number, PriorInfo>>; size: number }>();
-/** Rows kept per store, all kinds together (about 350 bytes each: 3 MB at most). */
-export const LEAN_ROWS_KEPT = 8192;
+/**
+ * Rows kept per store, all kinds together: a small store's every row, a large one's most recent
+ * pools. About 400 bytes each with their strings: 2,048 are under 1 MB of heap (8,192, filled by the
+ * scale bench's 300 searches at 10k, would hold several MB of a worker whose RSS has a bar).
+ */
+export const LEAN_ROWS_KEPT = 2048;
 
 /** hydratePriors(store, kind, ids, false), from the rows kept where it can. */
 export function leanPriors(store: Pick<Store, 'all'>, kind: SearchKind, ids: number[]): Map<number, PriorInfo> {
