@@ -100,7 +100,8 @@ interface BranchCitRow extends CitRow {
  */
 function citationsOf(db: Reader, ids: number[], view?: BranchView): Map<number, CitRow[]> {
   const out = new Map<number, CitRow[]>();
-  if (ids.length === 0) return out;
+  // No citation at all (nothing recorded from git yet): a lookup, not a join of the ids.
+  if (ids.length === 0 || db.all('SELECT 1 AS x FROM citations LIMIT 1').length === 0) return out;
   const branch = view?.branch || null;
   const rows: CitRow[] = branch
     ? db

@@ -41,6 +41,8 @@ export interface WarmOptions {
   process?: WarmProcess;
   /** Matches ranked per step (termLists.STEP_ROWS; Infinity in the child process). */
   stepRows?: number;
+  /** Called once when the warm-up ends (done, failed or off), unless stopped first. */
+  onDone?: () => void;
 }
 
 export class ListWarmer {
@@ -62,7 +64,7 @@ export class ListWarmer {
 
   start(delayMs: number): void {
     if (this.terms <= 0) {
-      this.done = true;
+      this.finish();
       return;
     }
     const child = this.opts.process;
@@ -94,12 +96,12 @@ export class ListWarmer {
       } catch (e) {
         // A store being reloaded or closed: the lists are a cache; searches build what they need.
         this.log?.warn('keyword list warm-up stopped', { error: (e as Error).message });
-        this.done = true;
+        this.finish();
         return;
       }
       if (r.done) {
-        this.done = true;
         this.via = 'here';
+        this.finish();
         return;
       }
       this.timer = setTimeout(tick, PAUSE_MS).unref();
@@ -133,9 +135,9 @@ export class ListWarmer {
         importLists(this.store, [], m.vocabulary);
         importFacts(this.store, m.facts);
         importDocLengths(this.store, m.lengths);
-        this.done = true;
         this.via = 'process';
         this.log?.info('keyword lists warmed', { lists: this.built, ms: Math.round(m.ms), process: true });
+        this.finish();
       } else failure = m.error;
     });
     child.on('error', (e) => (failure = e.message));
@@ -145,6 +147,12 @@ export class ListWarmer {
       this.log?.warn('keyword list warm-up process failed; warming here instead', { error: failure ?? (stderr.trim() || 'it exited') });
       this.stepHere();
     });
+  }
+
+  private finish(): void {
+    if (this.done) return;
+    this.done = true;
+    if (!this.stopped) this.opts.onDone?.();
   }
 
   stop(): void {

@@ -8,7 +8,7 @@ import { fuseHybrid } from './hybrid';
 import { browse, keywordSearch } from './keyword';
 import type { SearchHit } from './hit';
 import type { SearchFilters, SearchRequest } from './params';
-import { hydrate, hydratePriors, matchesFilters, toSearchRow, type PriorInfo, type RecordInfo } from './records';
+import { hydrate, hydratePriors, leanPriors, matchesFilters, toSearchRow, type PriorInfo, type RecordInfo } from './records';
 import { neighbourDensity } from './density';
 import type { SemanticIndex } from './semantic';
 import type { SearchSettings } from './settings';
@@ -142,7 +142,7 @@ export class Searcher {
     for (const kind of ['observation', 'summary', 'prompt'] as const) {
       const ids = hits.filter((h) => h.kind === kind).map((h) => h.id);
       // The keyword side applied every filter: the platform is not needed.
-      if (ids.length > 0) for (const [id, r] of hydratePriors(this.store, kind, ids, false)) out.set(`${kind}:${id}`, r);
+      if (ids.length > 0) for (const [id, r] of leanPriors(this.store, kind, ids)) out.set(`${kind}:${id}`, r);
     }
     return out;
   }

@@ -20,6 +20,7 @@ import { EmbeddingIndexer } from './indexer';
 import { ListWarmer } from './listWarmer';
 import { IdentifierWarmer } from './identifiers';
 import { Searcher, type VectorSide } from './searcher';
+import { warmSearches } from './warmSearch';
 import { SemanticIndex } from './semantic';
 import { readSearchConfig, type SearchConfig } from './settings';
 import { VectorFiles } from './vectors/files';
@@ -66,6 +67,9 @@ export class SearchService {
   private listWarmer: ListWarmer | undefined;
   private identifierWarmer: IdentifierWarmer | undefined;
   private ftsMerger: FtsMerger | undefined;
+  /** Warm-up searches run after start (warmSearch.ts); undefined until they ran. */
+  searchesWarmed: number | undefined;
+  private searchWarmTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly deps: SearchDeps,
@@ -140,7 +144,22 @@ export class SearchService {
     const store = this.deps.store;
     const script = warmProcessScript();
     const child = script ? { script, dir: store.dir, pageCacheBytes: WARM_PROCESS_CACHE_BYTES } : undefined;
-    this.listWarmer = new ListWarmer(store, this.settings.search.keywordWarmTerms, this.deps.log, { process: child });
+    // Then a few searches of its own, so the first searches people make do not pay for compiling them (warmSearch.ts).
+    const startedAt = Date.now();
+    const onDone = () => {
+      // Never before WARM_DELAY_MS (the warm-up ends at once when it is off): start-up first.
+      this.searchWarmTimer = setTimeout(() => {
+        const t0 = performance.now();
+        void warmSearches(store, (req) => this.searcher.search(req), () => this.unsubscribe === undefined)
+          .then((n) => {
+            this.searchesWarmed = n;
+            this.deps.log.info('keyword searches warmed', { searches: n, ms: Math.round(performance.now() - t0) });
+          })
+          .catch((e: Error) => this.deps.log.warn('keyword search warm-up stopped', { error: e.message }));
+      }, Math.max(0, startedAt + WARM_DELAY_MS - Date.now()));
+      this.searchWarmTimer.unref();
+    };
+    this.listWarmer = new ListWarmer(store, this.settings.search.keywordWarmTerms, this.deps.log, { process: child, onDone });
     this.listWarmer.start(WARM_DELAY_MS);
     // The identifiers in the records' text, by part (identifiers.ts), a few milliseconds at a time.
     if (this.settings.search.identifierWeight > 0) {
@@ -169,6 +188,7 @@ export class SearchService {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     clearTimeout(this.warmTimer);
+    clearTimeout(this.searchWarmTimer);
     this.listWarmer?.stop();
     this.identifierWarmer?.stop();
     this.ftsMerger?.stop();

@@ -15,19 +15,18 @@ export function stem(word: string): string {
 // Words as the index cuts them (ftsQuery.ts), so a highlighted word is a matched one.
 const WORD = new RegExp(`[${TOKEN_CHARS}]+`, 'g');
 
+/**
+ * What becomes one space: an escaped newline, or a run of white space other than a lone space (the
+ * same text as replacing every run, without replacing each space between two words by itself).
+ */
+const SPACES = /\\n|\s\s+|[^\S ]/g;
+
 /** About `width` characters of text around the densest run of query words, matches in **bold**. */
 export function makeSnippet(text: string, words: string[], width = 180): string {
-  const flat = text.replace(/\\n|\s+/g, ' ').replace(/[[\]"]/g, (c) => (c === '"' ? '' : ' ')).replace(/ {2,}/g, ' ').trim();
+  const flat = text.replace(SPACES, ' ').replace(/[[\]"]/g, (c) => (c === '"' ? '' : ' ')).replace(/ {2,}/g, ' ').trim();
   if (flat === '') return '';
   const stems = [...new Set(words.map(stem).filter((s) => s.length > 0))];
-  const hits: { start: number; end: number }[] = [];
-  if (stems.length > 0) {
-    for (let m = WORD.exec(flat); m; m = WORD.exec(flat)) {
-      const w = m[0].toLowerCase();
-      if (stems.some((s) => w.startsWith(s))) hits.push({ start: m.index, end: m.index + m[0].length });
-    }
-    WORD.lastIndex = 0;
-  }
+  const hits = stems.length > 0 ? findHits(flat, stems) : [];
   if (hits.length === 0) return cut(flat, 0, width);
   // The window of `width` characters holding the most hits.
   let best = 0;
@@ -51,6 +50,43 @@ export function makeSnippet(text: string, words: string[], width = 180): string 
   }
   out += flat.slice(pos, end);
   return (windowStart > 0 ? '…' : '') + out.trim() + (end < flat.length ? '…' : '');
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+const ASCII_WORD = /^[A-Za-z0-9_]+$/;
+
+/** Whether the character code is part of a word in ASCII text ([A-Za-z0-9_], TOKEN_CHARS). */
+function wordCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+}
+
+/** Words of flat (as WORD cuts them) that start with a stem, case aside, in order. */
+function findHits(flat: string, stems: string[]): { start: number; end: number }[] {
+  const hits: { start: number; end: number }[] = [];
+  if (ASCII.test(flat) && stems.every((s) => ASCII_WORD.test(s))) {
+    // Each stem looked for in the lower-cased text, kept where a word starts, instead of every word's
+    // lower case compared with every stem: most of what building a page cost. In ASCII text the lower
+    // case has the same length and words (and a regular expression of the stems would be compiled
+    // again for each query).
+    const lower = flat.toLowerCase();
+    const byStart = new Map<number, number>();
+    for (const s of stems) {
+      for (let at = lower.indexOf(s); at >= 0; at = lower.indexOf(s, at + 1)) {
+        if (at > 0 && wordCode(lower.charCodeAt(at - 1))) continue;
+        let end = at + s.length;
+        while (end < lower.length && wordCode(lower.charCodeAt(end))) end++;
+        byStart.set(at, end);
+      }
+    }
+    for (const start of [...byStart.keys()].sort((a, b) => a - b)) hits.push({ start, end: byStart.get(start) as number });
+    return hits;
+  }
+  for (let m = WORD.exec(flat); m; m = WORD.exec(flat)) {
+    const w = m[0].toLowerCase();
+    if (stems.some((s) => w.startsWith(s))) hits.push({ start: m.index, end: m.index + m[0].length });
+  }
+  WORD.lastIndex = 0;
+  return hits;
 }
 
 function cut(text: string, start: number, width: number): string {

@@ -11,7 +11,8 @@ interface Labelled {
 /** Adds `team: {author, machine}` to the items that were pulled from the hub. */
 export function labelTeamItems<T extends Labelled>(store: Pick<Store, 'all'>, items: T[]): (T & { team?: TeamLabel })[] {
   const ids = items.filter((i) => i.kind === 'observation' || i.kind === 'summary' || i.kind === 'prompt').map((i) => [i.kind, i.id]);
-  if (ids.length === 0 || !hasTeamTables(store)) return items;
+  // No team record at all (the team was never used): a lookup, not a join of the page's ids.
+  if (ids.length === 0 || !hasTeamTables(store) || store.all('SELECT 1 AS x FROM team_records LIMIT 1').length === 0) return items;
   const rows = store.all<{ kind: string; local_id: number; author: string | null; machine: string | null }>(
     `SELECT r.kind, r.local_id, r.author, r.machine FROM team_records r JOIN json_each(?) j ON r.kind = json_extract(j.value, '$[0]') AND r.local_id = json_extract(j.value, '$[1]')
       WHERE r.author IS NOT NULL`,
