@@ -6,7 +6,7 @@
 //
 // A record's vector is kept as the store keeps it (vectorBlob.ts: int8 and a scale, 516 bytes);
 // what the pack hands the indexer is a unit vector that encodes back to those bytes. A question's
-// vector is kept as float32, since the searcher scores the query unquantised. Texts are found by a
+// vector is kept as float32, as the encoder gave it (the searcher takes the query vector as it comes). Texts are found by a
 // hash of the model name and the text; a text the pack does not hold goes to the embedder under it
 // (the disk cache, then the encoder), and `stats.missed` counts it.
 //
