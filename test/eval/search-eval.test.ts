@@ -47,7 +47,7 @@ const FLOORS_NO_FILTER: Record<string, Partial<Record<SearchMode, [number, numbe
 };
 
 before(async () => {
-  // The test set never reads the development sets' committed vectors (nor could: they hold none of its texts).
+  // The test set's texts are computed (and disk-cached), never looked up in the development sets' files.
   for (const set of sets) opened.set(set.name, await openEvalService(`search-eval-${set.name}-`, importDoc(set.history), set.role === 'development' ? packed : cached));
 });
 
