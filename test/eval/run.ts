@@ -4,13 +4,9 @@
 //   node --import tsx test/eval/run.ts [--misses] [--dev] [--modes keyword,hybrid] ['{"rrfK": 40}']
 //   node --import tsx test/eval/run.ts --trials      every ranking mechanism switched off in turn
 // --dev leaves the frozen test set out (choose constants on development sets only).
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { nullLogger } from '../../common/node/log';
 import type { SearchMode } from '../../common/contract';
-import { createLocalEmbedder } from '../../worker/search/embed/embedder';
 import type { SearchSettings } from '../../worker/search/settings';
-import { diskCachedEmbedder } from '../helpers/diskCachedEmbedder';
+import { evalEmbedder } from '../helpers/evalVectors';
 import { importDoc, openEvalService, type EvalService } from '../helpers/evalService';
 import { evalSets, type EvalSet } from './sets';
 import { formatMisses, scoreMode, type ModeReport } from './score';
@@ -38,17 +34,15 @@ async function main(): Promise<void> {
   const modes = (arg('--modes') ?? 'keyword,semantic,hybrid').split(',') as SearchMode[];
   const trials = args.includes('--trials') ? TRIALS.filter(([name]) => !arg('--only') || arg('--only')?.split(',').includes(name) || name === 'baseline') : [['as set', {}, modes] as (typeof TRIALS)[number]];
   const only = arg('--sets')?.split(',');
-  const root = path.resolve(__dirname, '../..');
-  const built = path.join(root, 'dist/embedder.js');
-  const local = createLocalEmbedder({ threadScript: fs.existsSync(built) ? built : path.join(root, 'worker/search/embedderThread.ts'), batchSize: 32, log: nullLogger });
-  const embedder = diskCachedEmbedder(local, path.join(root, '.cache/search-eval-embeddings'));
   const sets = evalSets().filter((s) => (!args.includes('--dev') || s.role === 'development') && (!only || only.includes(s.name)));
+  // The development sets' texts from their committed vectors (test/helpers/evalVectors.ts), the rest through the disk cache.
+  const { encoder, cached, packed } = evalEmbedder(sets.filter((s) => s.role === 'development').map((s) => s.dir), 32);
   const opened: { set: EvalSet; e: EvalService; base: SearchSettings }[] = [];
   for (const set of sets) {
-    const e = await openEvalService(`search-eval-${set.name}-`, importDoc(set.history), embedder, overrides);
+    const e = await openEvalService(`search-eval-${set.name}-`, importDoc(set.history), set.role === 'development' ? packed : cached, overrides);
     opened.push({ set, e, base: { ...e.service.settings.search } });
   }
-  console.log(`embeddings: ${embedder.stats.hits} cached, ${embedder.stats.misses} computed; overrides ${JSON.stringify(overrides)}`);
+  console.log(`embeddings: ${packed.stats.fromPack} committed, ${cached.stats.hits} cached, ${cached.stats.misses} computed; overrides ${JSON.stringify(overrides)}`);
   const f = (x: number) => x.toFixed(3);
   const baseline = new Map<string, ModeReport>();
   for (const [trial, change, trialModes] of trials) {
@@ -71,7 +65,7 @@ async function main(): Promise<void> {
     }
   }
   for (const { e } of opened) await e.close();
-  await local.close();
+  await encoder.close();
 }
 
 main().catch((e) => {

@@ -8,104 +8,52 @@
 //     in for a good model's guess at a future question; a real model's phrases are not measured.
 //   - Chat-model rerank (extension/chat/modelRerank.ts). An oracle chat model names the answer when it is
 //     among the 20 rows it is shown: the best any reranker can do from hybrid's top 20.
-// Not run on the test set (test/fixtures/search-heldout2): the scripted phrases are questions.
+// Not run on the test set (test/fixtures/search-heldout4): the scripted phrases are questions.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { nullLogger } from '../../common/node/log';
 import { rerankHits } from '../../extension/chat/modelRerank';
 import type { ChatModelPort } from '../../extension/chat/handler';
-import { parseObservations } from '../../worker/compression/parser';
-import { createLocalEmbedder } from '../../worker/search/embed/embedder';
-import { phrasesFromFacts, searchPhrasesFact } from '../../worker/search/expansion';
+import { phrasesFromFacts } from '../../worker/search/expansion';
 import type { SearchService } from '../../worker/search/service';
 import type { SearchMode } from '../../common/contract';
+import { FOLD_SETS, readFoldSet, type FoldSet } from './folds';
 import { scoreMode } from './score';
-import { readSet, type EvalQuestion } from './sets';
-import { diskCachedEmbedder } from '../helpers/diskCachedEmbedder';
+import type { EvalQuestion } from './sets';
+import { checkSample, evalEmbedder } from '../helpers/evalVectors';
 import { importDoc, openEvalService, type EvalService } from '../helpers/evalService';
 
 const root = path.resolve(__dirname, '../..');
-const built = path.join(root, 'dist/embedder.js');
-const local = createLocalEmbedder({ threadScript: fs.existsSync(built) ? built : path.join(root, 'worker/search/embedderThread.ts'), batchSize: 16, log: nullLogger });
-const embedder = diskCachedEmbedder(local, path.join(root, '.cache/search-eval-embeddings'));
+// Every text these sets embed has a committed vector (vectors.bin in their folders).
+const { encoder, packed } = evalEmbedder(FOLD_SETS.map((s) => path.join(root, s.dir)), 16);
 
-interface Doc {
-  fixtureNow: number;
-  sessions: { observations: { id: number; type: string; title: string; facts?: string[] }[] }[];
-}
-
-const SETS = [
-  { name: 'dev2', dir: 'test/fixtures/search-dev2' },
-  { name: 'dev3', dir: 'test/fixtures/search-heldout' },
-];
-
-interface Loaded {
-  name: string;
-  doc: Doc;
-  questions: EvalQuestion[];
+interface Loaded extends FoldSet {
   base: EvalService;
   /** folds[f]: the store whose memories carry the phrases of fold f's questions. */
   folds: EvalService[];
-  /** Question index -> its fold (the i-th question naming a memory is in fold i % 2). */
-  foldOf: number[];
-  /** Memory ref -> the questions of each fold naming it. */
-  asked: Map<string, [EvalQuestion[], EvalQuestion[]]>;
 }
 
 const open: EvalService[] = [];
 const sets: Loaded[] = [];
 
-/** What the fake compression model answers for a memory, through the parser, as the stored fact. */
-function phraseFact(title: string, phrases: string[]): string[] {
-  const reply = `<observation><type>change</type><title>${title}</title><search_phrases>${phrases.map((p) => `<phrase>${p}</phrase>`).join('')}</search_phrases></observation>`;
-  const parsed = parseObservations(reply);
-  assert.equal(parsed.kind, 'observations');
-  return searchPhrasesFact(parsed.observations[0].searchPhrases);
-}
-
-function withPhrases(doc: Doc, phrases: Map<string, string[]>): Doc {
-  const copy = JSON.parse(JSON.stringify(doc)) as Doc;
-  for (const s of copy.sessions) {
-    for (const o of s.observations) {
-      const p = phrases.get(String(o.id));
-      if (p && p.length > 0) o.facts = [...(o.facts ?? []), ...phraseFact(o.title, p)];
-    }
-  }
-  return copy;
-}
-
 before(async () => {
-  for (const { name, dir } of SETS) {
-    const doc = JSON.parse(fs.readFileSync(path.join(root, dir, 'history.json'), 'utf8')) as Doc;
-    const { questions } = readSet(path.join(root, dir), name, 'development');
-    const asked = new Map<string, [EvalQuestion[], EvalQuestion[]]>();
-    const foldOf = questions.map(() => 0);
-    questions.forEach((q, i) => {
-      const first = q.answers[0];
-      if (first.startsWith('S')) return;
-      const both = asked.get(first) ?? [[], []];
-      asked.set(first, both);
-      foldOf[i] = (both[0].length + both[1].length) % 2;
-      both[foldOf[i]].push(q);
-    });
-    const base = await openEvalService(`eval-models-${name}-`, importDoc(doc), embedder);
+  for (const { name, dir } of FOLD_SETS) {
+    const set = readFoldSet(root, name, dir);
+    const base = await openEvalService(`eval-models-${name}-`, importDoc(set.doc), packed);
     open.push(base);
     const folds: EvalService[] = [];
     for (const f of [0, 1]) {
-      const phrases = new Map([...asked].map(([ref, byFold]) => [ref, byFold[f].map((q) => q.question)]));
-      const svc = await openEvalService(`eval-models-${name}-fold${f}-`, importDoc(withPhrases(doc, phrases)), embedder);
+      const svc = await openEvalService(`eval-models-${name}-fold${f}-`, importDoc(set.docs[f]), packed);
       open.push(svc);
       folds.push(svc);
     }
-    sets.push({ name, doc, questions, base, folds, foldOf, asked });
+    sets.push({ ...set, base, folds });
   }
 });
 
 after(async () => {
   for (const s of open) await s.close();
-  await local.close();
+  await encoder.close();
 });
 
 const f3 = (x: number) => x.toFixed(3);
@@ -186,4 +134,16 @@ test('chat-model rerank with an oracle model: the ceiling from hybrid top 20, ev
     console.log(`chat rerank with an oracle model, ${set.name}: hybrid answer in top 5 ${f3(before / n)} -> ${f3(afterRerank / n)} (answer in top 20: ${f3(in20 / n)})`);
     assert.equal(afterRerank, in20, 'an oracle rerank lifts every answer it was shown into the top 5');
   }
+});
+
+test('every text of dev2 and dev3 and their fold stores came from the committed vectors', () => {
+  assert.ok(packed.stats.fromPack > 0);
+  assert.equal(packed.stats.missed, 0, 'texts without a committed vector: node --import tsx test/eval/vectors.ts writes them');
+});
+
+test('the committed vectors are the encoder\'s: 64 of the texts they served, drawn at random, embedded again agree (cosine >= 0.999)', async () => {
+  const r = await checkSample(packed, encoder, 64, Number(process.env.EVAL_VECTORS_SEED) || Date.now() % 1e9);
+  console.log(`committed vectors against the encoder (EVAL_VECTORS_SEED=${r.seed}): ${r.checked} texts, lowest cosine ${r.minCosine.toFixed(6)}`);
+  assert.equal(r.checked, 64);
+  assert.ok(r.minCosine >= 0.999, `cosine ${r.minCosine} for ${JSON.stringify(r.worst)}: the encoder changed; node --import tsx test/eval/vectors.ts writes the vectors again`);
 });

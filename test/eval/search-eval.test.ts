@@ -7,28 +7,22 @@
 //     someone who had not read the ranking code; read once per change, never tuned on. Its
 //     quality bars are printed as met / NOT MET (not asserted: its figures of record are read by
 //     whoever runs it, once).
-// Each question is asked in each mode, with its project filter and without. Embeddings are cached
-// on disk under .cache/search-eval-embeddings (keyed by a hash of the model and text), so only the
-// first run pays for the texts (35-45 ms each locally).
+// Each question is asked in each mode, with its project filter and without. The development sets'
+// texts come from their committed vectors (vectors.bin, test/helpers/evalVectors.ts), checked
+// against the encoder on a random sample; the test set's are computed, and cached on disk under
+// .cache/search-eval-embeddings (keyed by a hash of the model and text), so only the first run
+// pays for them (about 25 ms of CPU a text).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { nullLogger } from '../../common/node/log';
 import type { SearchMode } from '../../common/contract';
-import { createLocalEmbedder } from '../../worker/search/embed/embedder';
-import { diskCachedEmbedder } from '../helpers/diskCachedEmbedder';
+import { checkSample, evalEmbedder } from '../helpers/evalVectors';
 import { importDoc, openEvalService, type EvalService } from '../helpers/evalService';
 import { formatMisses, scoreMode, type ModeReport } from './score';
 import { evalSets, type EvalSet } from './sets';
 
-const built = path.resolve(__dirname, '../../dist/embedder.js');
-const threadScript = fs.existsSync(built) ? built : path.resolve(__dirname, '../../worker/search/embedderThread.ts');
-const cacheDir = path.resolve(__dirname, '../../.cache/search-eval-embeddings');
-
-const local = createLocalEmbedder({ threadScript, batchSize: 16, log: nullLogger });
-const embedder = diskCachedEmbedder(local, cacheDir);
 const sets = evalSets();
+const { encoder, cached, packed } = evalEmbedder(sets.filter((s) => s.role === 'development').map((s) => s.dir), 16);
 const opened = new Map<string, EvalService>();
 
 /**
@@ -53,13 +47,13 @@ const FLOORS_NO_FILTER: Record<string, Partial<Record<SearchMode, [number, numbe
 };
 
 before(async () => {
-  for (const set of sets) opened.set(set.name, await openEvalService(`search-eval-${set.name}-`, importDoc(set.history), embedder));
-  console.log(`embeddings: ${embedder.stats.hits} from the disk cache, ${embedder.stats.misses} computed`);
+  // The test set's texts are computed (and disk-cached), never looked up in the development sets' files.
+  for (const set of sets) opened.set(set.name, await openEvalService(`search-eval-${set.name}-`, importDoc(set.history), set.role === 'development' ? packed : cached));
 });
 
 after(async () => {
   for (const e of opened.values()) await e.close();
-  await local.close();
+  await encoder.close();
 });
 
 test('the six development sets are there, each naming records that exist', () => {
@@ -115,4 +109,17 @@ test('search quality on every set: development floors asserted, the test set\'s 
   if (bars.length > 0) console.log(['quality bars of the frozen test set:', ...bars.map(([what, ok]) => `  ${ok ? 'met    ' : 'NOT MET'}  ${what}`)].join('\n'));
   else console.log('no frozen test set (test/fixtures/search-heldout4) here: development sets only');
   assert.deepEqual(problems, []);
+});
+
+test('every text of the development sets came from their committed vectors', () => {
+  console.log(`embeddings: ${packed.stats.fromPack} committed, ${cached.stats.hits} from the disk cache, ${cached.stats.misses} computed`);
+  assert.ok(packed.stats.fromPack > 0);
+  assert.equal(packed.stats.missed, 0, 'development texts without a committed vector: node --import tsx test/eval/vectors.ts writes them');
+});
+
+test('the committed vectors are the encoder\'s: 64 of the texts they served, drawn at random, embedded again agree (cosine >= 0.999)', async () => {
+  const r = await checkSample(packed, encoder, 64, Number(process.env.EVAL_VECTORS_SEED) || Date.now() % 1e9);
+  console.log(`committed vectors against the encoder (EVAL_VECTORS_SEED=${r.seed}): ${r.checked} texts, lowest cosine ${r.minCosine.toFixed(6)}`);
+  assert.equal(r.checked, 64);
+  assert.ok(r.minCosine >= 0.999, `cosine ${r.minCosine} for ${JSON.stringify(r.worst)}: the encoder changed; node --import tsx test/eval/vectors.ts writes the vectors again`);
 });
