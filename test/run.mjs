@@ -29,10 +29,6 @@ const TIERS = ['unit', 'integration', 'faults', 'e2e', 'eval', 'e2e-memory'];
 const GROUPS = {
   // code-server + Chromium per suite: about 1 GB and both cores while a window loads.
   'code-server': ['e2e/'],
-  // The search evals embed many of the same texts into .cache/search-eval-embeddings: one after
-  // the other, the second reads what the first computed instead of computing it again. (The
-  // memory eval embeds through its own worker and shares nothing with them.)
-  'eval-encoder': ['eval/'],
 };
 
 /**
@@ -45,9 +41,9 @@ const ALONE = ['integration/claude-code.test.ts'];
 /**
  * Files that take minutes, started first, in this order: the longest chain first, so that the run
  * ends when the CPU work does, not with one long file left alone on one core (the 10-minute SSE
- * soak, mostly waiting; the search evals, one after the other, each on one core with the encoder).
+ * soak, mostly waiting; the memory eval, which replays hundreds of hook processes; the search evals).
  */
-const LONG = ['faults/soak.test.ts', 'eval/', 'e2e-memory/', 'faults/crash.test.ts', 'faults/damage-any.test.ts', 'faults/concurrency.test.ts', 'faults/fuzz.test.ts', 'e2e/', 'faults/damaged.test.ts', 'integration/claude-code.test.ts'];
+const LONG = ['faults/soak.test.ts', 'e2e-memory/', 'eval/', 'faults/crash.test.ts', 'faults/damage-any.test.ts', 'faults/concurrency.test.ts', 'faults/fuzz.test.ts', 'e2e/', 'faults/damaged.test.ts', 'integration/claude-code.test.ts'];
 
 /**
  * Files that mostly wait, run beside the others without taking one of the --jobs places: the SSE
