@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { nullLogger } from '../../common/node/log';
 import { createLocalEmbedder } from '../../worker/search/embed/embedder';
 import type { Embedder } from '../../worker/search/embed/types';
-import { encodeVector } from '../../worker/search/vectorBlob';
+import { encodeVector } from '../../worker/search/vectors/blob';
 import { packedEmbedder, readPack, unitFromBlob, VECTORS_FILE, writePack } from '../helpers/evalVectors';
 import { importDoc, openEvalService, type EvalService } from '../helpers/evalService';
 import { ROOT } from '../helpers/worker';

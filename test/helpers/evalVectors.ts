@@ -4,7 +4,7 @@
 // from a clean clone computes none of them (the encoder costs about 25 ms of CPU a text; the six
 // sets hold about 7,500 texts). `node --import tsx test/eval/vectors.ts` writes the files.
 //
-// A record's vector is kept as the store keeps it (vectorBlob.ts: int8 and a scale, 516 bytes);
+// A record's vector is kept as the store keeps it (vectors/blob.ts: int8 and a scale, 516 bytes);
 // what the pack hands the indexer is a unit vector that encodes back to those bytes. A question's
 // vector is kept as float32, as the encoder gave it (the searcher takes the query vector as it comes). Texts are found by a
 // hash of the model name and the text; a text the pack does not hold goes to the embedder under it
@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import { nullLogger } from '../../common/node/log';
 import { createLocalEmbedder, type LocalEmbedder } from '../../worker/search/embed/embedder';
 import type { Embedder } from '../../worker/search/embed/types';
-import { encodeVector } from '../../worker/search/vectorBlob';
+import { encodeVector } from '../../worker/search/vectors/blob';
 import { prng } from '../fixtures/prng';
 import { diskCachedEmbedder, type DiskCacheStats } from './diskCachedEmbedder';
 import { ROOT } from './worker';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Embedder } from '../../worker/search/embed/types';
-import { encodeVector } from '../../worker/search/vectorBlob';
+import { encodeVector } from '../../worker/search/vectors/blob';
 import { prng } from '../fixtures/prng';
 import { checkSample, packedEmbedder, readPack, unitFromBlob, writePack } from '../helpers/evalVectors';
 import { tempDir } from '../helpers/worker';
