@@ -9,10 +9,10 @@
 // if replay reproduced every byte of every page; merged from the same chunks, they always fit.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CheckpointStopped, deltaName, listDeltas, verifyDelta, writeDelta } from './delta';
+import { CheckpointStopped, deltaName, deltaRawBytes, listDeltas, verifyDelta, writeDelta } from './delta';
 import { sizeOf } from './journal';
 import { type Capture, type ChunkLoc, FileRef, PAGED_CHUNK, type PagedBytes, readLoc } from './pagedFile';
-import { chunkCount, listSnapshots, readChunkTable, snapshotHeaderOf, snapshotName, verifySnapshot, writeSnapshotFrom } from './snapshot';
+import { chunkCount, listSnapshots, readChunkTable, snapshotHeader, snapshotHeaderOf, snapshotName, verifySnapshot, writeSnapshotFrom } from './snapshot';
 import type { SnapshotResult } from './store';
 
 /**
@@ -57,10 +57,13 @@ export function fullCheckpointDue(dir: string, paged: PagedBytes, deltaMinBytes 
   if (snaps.length === 0 || paged.stats.size <= deltaMinBytes) return true;
   const newest = snaps[snaps.length - 1];
   // A v1 snapshot (no chunk table) is read whole at every start: replace it at the first checkpoint.
-  if (snapshotVersion(path.join(dir, snapshotName(newest))) !== 2) return true;
-  const fullBytes = sizeOf(path.join(dir, snapshotName(newest)));
+  const file = path.join(dir, snapshotName(newest));
+  const version = snapshotVersion(file);
+  if (version !== 2 && version !== 3) return true;
+  // Compared as written, before packing (packChain.ts), which shrinks both alike.
+  const fullBytes = snapshotHeader(file).length;
   const deltas = listDeltas(dir).filter((g) => g > newest);
-  const deltaBytes = deltas.reduce((n, g) => n + sizeOf(path.join(dir, deltaName(g))), 0) + paged.stats.dirtyBytes;
+  const deltaBytes = deltas.reduce((n, g) => n + deltaRawBytes(path.join(dir, deltaName(g))), 0) + paged.stats.dirtyBytes;
   return deltas.length + 1 > MAX_DELTAS || deltaBytes > fullBytes * FULL_WHEN_DELTAS_OVER;
 }
 
@@ -71,7 +74,7 @@ export function fullCheckpointDue(dir: string, paged: PagedBytes, deltaMinBytes 
  */
 export function deltaPossible(dir: string, paged: PagedBytes, deltaMinBytes = DELTA_MIN_BYTES): boolean {
   const snaps = listSnapshots(dir);
-  return snaps.length > 0 && paged.stats.size > deltaMinBytes && snapshotVersion(path.join(dir, snapshotName(snaps[snaps.length - 1]))) === 2;
+  return snaps.length > 0 && paged.stats.size > deltaMinBytes && snapshotVersion(path.join(dir, snapshotName(snaps[snaps.length - 1]))) >= 2;
 }
 
 export async function checkpoint(d: CheckpointDeps): Promise<SnapshotResult> {
@@ -82,11 +85,22 @@ export async function checkpoint(d: CheckpointDeps): Promise<SnapshotResult> {
   const tb = performance.now();
   const cap = d.paged.capture(d.full);
   const blockedMs = performance.now() - tb;
-  const gen = await rotation;
-  const broken = d.broken();
-  if (broken) throw new Error(`a journal write failed before the checkpoint: nothing written (${broken.message})`);
+  let gen: number;
+  try {
+    gen = await rotation;
+    const broken = d.broken();
+    if (broken) throw new Error(`a journal write failed before the checkpoint: nothing written (${broken.message})`);
+  } catch (e) {
+    d.paged.releaseCapture(cap);
+    throw e;
+  }
   if (d.full) {
-    const file = await writeSnapshotFrom(d.dir, gen, cap.length, merged(cap, d.stopping));
+    let file: string;
+    try {
+      file = await writeSnapshotFrom(d.dir, gen, cap.length, merged(cap, d.stopping));
+    } finally {
+      d.paged.releaseCapture(cap);
+    }
     // Written but not read back: nothing older is pruned (the state a kill here leaves).
     if (d.stopping()) throw new CheckpointStopped();
     try {
