@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { CheckpointStopped, deltaName, deltaRawBytes, listDeltas, verifyDelta, writeDelta } from './delta';
 import { sizeOf } from './journal';
 import { type Capture, type ChunkLoc, FileRef, PAGED_CHUNK, type PagedBytes, readLoc } from './pagedFile';
-import { chunkCount, listSnapshots, readChunkTable, snapshotHeader, snapshotHeaderOf, snapshotName, verifySnapshot, writeSnapshotFrom } from './snapshot';
+import { type ChunkPlace, chunkCount, chunkPlaces, listSnapshots, snapshotHeader, snapshotHeaderOf, snapshotName, verifySnapshot, writeSnapshotFrom } from './snapshot';
 import type { SnapshotResult } from './store';
 
 /**
@@ -49,6 +49,8 @@ export interface CheckpointDeps {
    * there would leave it (the journal holds every write; the next start checkpoints again).
    */
   stopping(): boolean;
+  /** A full snapshot is written packed (each chunk deflated on the way: snapshot.ts v3); never on the stop path. */
+  packed?: boolean;
 }
 
 /** Whether the next checkpoint should be a full snapshot rather than a delta. */
@@ -97,7 +99,7 @@ export async function checkpoint(d: CheckpointDeps): Promise<SnapshotResult> {
   if (d.full) {
     let file: string;
     try {
-      file = await writeSnapshotFrom(d.dir, gen, cap.length, merged(cap, d.stopping));
+      file = await writeSnapshotFrom(d.dir, gen, cap.length, merged(cap, d.stopping), d.packed);
     } finally {
       d.paged.releaseCapture(cap);
     }
@@ -157,20 +159,18 @@ async function* merged(cap: Capture, stopping: () => boolean): AsyncGenerator<Ui
 function settleFull(paged: PagedBytes, file: string, gen: number, cap: Capture): void {
   const ref = FileRef.open(file);
   const fd = fs.openSync(file, 'r');
-  let table: Uint32Array | null;
-  let base: number;
+  let places: ChunkPlace[] | null;
   try {
-    const h = snapshotHeaderOf(fd);
-    base = h.base;
-    table = readChunkTable(fd, h);
+    places = chunkPlaces(fd, snapshotHeaderOf(fd));
   } finally {
     fs.closeSync(fd);
   }
-  if (!table) throw new Error(`${snapshotName(gen)} has no chunk table`);
-  const crcs = table;
-  const placed: [number, ChunkLoc][] = [];
-  for (let i = 0; i < crcs.length; i++) placed.push([i, { ref, offset: base + i * PAGED_CHUNK, len: Math.min(PAGED_CHUNK, cap.length - i * PAGED_CHUNK), crc: crcs[i] }]);
-  paged.settle(gen, placed, cap.clock);
+  if (!places) throw new Error(`${snapshotName(gen)} has no chunk table`);
+  paged.settle(
+    gen,
+    places.map((p, i): [number, ChunkLoc] => [i, { ref, ...p }]),
+    cap.clock,
+  );
   ref.closeIfUnused();
 }
 

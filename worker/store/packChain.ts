@@ -14,20 +14,16 @@
 // done only when the raw file is still there, in the same tick as that check.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
-import { crc32, deflateRaw } from 'node:zlib';
+import { crc32 } from 'node:zlib';
 import { StoppedError } from './coldSnapshot';
 import { deltaLoc, deltaName, listDeltas, packedDeltaBase, packedDeltaHead, readDeltaHeader } from './delta';
 import { faultPoint } from './faultPoint';
 import { syncDir } from './journal';
-import { type ChunkLoc, FileRef, PAGED_CHUNK, readLoc } from './pagedFile';
+import { type ChunkLoc, FileRef, PAGED_CHUNK, packChunks, readLoc } from './pagedFile';
 import { chunkPlaces, listSnapshots, packedSnapshotFrame, SNAPSHOT_HEADER, snapshotHeaderOf, snapshotName } from './snapshot';
 
-const deflate = promisify(deflateRaw);
-/** Level 1, as for cold snapshots: 64 KiB chunks of the 10k history deflate to 0.43 of their size. */
-const LEVEL = 1;
-/** Chunks read, deflated (in parallel on the thread pool) and written at once: 1 MiB. */
-const BATCH = 16;
+/** Chunks read, deflated (in parallel on the thread pool) and written at once (512 KiB): a stop waits for at most one such piece. */
+const BATCH = 8;
 
 export interface Packed {
   name: string;
@@ -171,8 +167,7 @@ async function packFile(file: string, stopping: () => boolean, onPacked: OnPacke
             return buf.subarray(0, c.loc.len);
           }),
         );
-        const packed = await Promise.all(raws.map((r) => deflate(r, { level: LEVEL })));
-        const parts = raws.map((r, j) => (packed[j].length < r.length ? packed[j] : r));
+        const parts = await packChunks(raws);
         for (const r of raws) crc = crc32(r, crc);
         await writeAll(out, parts, at);
         for (const p of parts) {

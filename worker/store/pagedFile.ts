@@ -26,7 +26,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { crc32, inflateRaw, inflateRawSync } from 'node:zlib';
+import { crc32, deflateRaw, inflateRaw, inflateRawSync } from 'node:zlib';
 
 export const PAGED_CHUNK = 64 << 10;
 /**
@@ -120,6 +120,18 @@ export interface ChunkLoc {
 }
 
 const inflateAsync = promisify(inflateRaw);
+const deflateAsync = promisify(deflateRaw);
+/** Level 1, as for cold snapshots: the 64 KiB chunks of the 10k history deflate to 0.43 of their size. */
+const PACK_LEVEL = 1;
+
+/**
+ * Each chunk as a packed file stores it (packChain.ts, a packed snapshot): raw-deflated on the
+ * thread pool, in parallel, or the raw bytes themselves when deflating does not make them smaller.
+ */
+export async function packChunks(raws: Uint8Array[]): Promise<Uint8Array[]> {
+  const packed = await Promise.all(raws.map((r) => deflateAsync(r, { level: PACK_LEVEL })));
+  return raws.map((r, i) => (packed[i].length < r.length ? packed[i] : r));
+}
 
 /** The database as the files hold it: its length and where each chunk is (undefined: zeros). */
 export interface ChunkSource {

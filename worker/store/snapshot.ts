@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { crc32, inflateRawSync } from 'node:zlib';
 import { listGenFiles, writeAtomically } from './journal';
 import { LazyFileBytes } from './lazyFile';
-import { type ChunkLoc, FileRef, PAGED_CHUNK, readLoc, readLocSync } from './pagedFile';
+import { type ChunkLoc, FileRef, PAGED_CHUNK, packChunks, readLoc, readLocSync } from './pagedFile';
 
 const MAGIC_V1 = Buffer.from('CMEMSNP1', 'ascii');
 const MAGIC_V2 = Buffer.from('CMEMSNP2', 'ascii');
@@ -59,9 +59,13 @@ export async function writeSnapshot(dir: string, gen: number, bytes: Uint8Array)
  * long but the last: the CRCs are taken on the way, so a caller can stream the database from
  * other files (store.ts flattens the page cache's chain this way) without holding it whole.
  */
-export async function writeSnapshotFrom(dir: string, gen: number, length: number, pieces: AsyncIterable<Uint8Array>): Promise<string> {
+export async function writeSnapshotFrom(dir: string, gen: number, length: number, pieces: AsyncIterable<Uint8Array>, packed = false): Promise<string> {
   const table = Buffer.alloc(4 * chunkCount(length));
   const final = path.join(dir, snapshotName(gen));
+  if (packed) {
+    await writeAtomically(final, (fh) => writePacked(fh, length, pieces));
+    return final;
+  }
   await writeAtomically(final, async (fh) => {
     let off = 0;
     let crc = 0;
@@ -82,6 +86,34 @@ export async function writeSnapshotFrom(dir: string, gen: number, length: number
     await fh.write(head, 0, HEADER, 0);
   });
   return final;
+}
+
+/** A packed (v3) snapshot from pieces as writeSnapshotFrom takes them: each chunk deflated on the thread pool on the way. */
+async function writePacked(fh: fs.promises.FileHandle, length: number, pieces: AsyncIterable<Uint8Array>): Promise<void> {
+  const chunks: { crc: number; stored: number }[] = [];
+  let off = 0;
+  let at = HEADER;
+  let crc = 0;
+  for await (const piece of pieces) {
+    if (off % PAGED_CHUNK !== 0 || off + piece.length > length) throw new Error('snapshot pieces do not line up with the chunks');
+    crc = crc32(piece, crc);
+    const raws: Uint8Array[] = [];
+    for (let p = 0; p < piece.length; p += PAGED_CHUNK) raws.push(piece.subarray(p, Math.min(piece.length, p + PAGED_CHUNK)));
+    const stored = await packChunks(raws);
+    raws.forEach((r, i) => chunks.push({ crc: crc32(r), stored: stored[i].length }));
+    const want = stored.reduce((n, b) => n + b.length, 0);
+    const done = (await fh.writev(stored, at)).bytesWritten;
+    if (done < want) {
+      const rest = Buffer.concat(stored).subarray(done);
+      for (let w = 0; w < rest.length; ) w += (await fh.write(rest, w, rest.length - w, at + done + w)).bytesWritten;
+    }
+    at += want;
+    off += piece.length;
+  }
+  if (off !== length) throw new Error(`snapshot pieces add up to ${off} bytes, expected ${length}`);
+  const { head, table } = packedSnapshotFrame(length, crc, chunks);
+  await fh.write(table, 0, table.length, at);
+  await fh.write(head, 0, HEADER, 0);
 }
 
 /** Parses a header against the file's size; throws with the reason the file is not a whole snapshot. */

@@ -469,7 +469,12 @@ export class Store {
 
   /** A checkpoint once writes have paused, when at least `minBytes` of journal were written since the last one. */
   private idleCheckpoint(minBytes: number): void {
-    if (this.closing || this.degraded || this.broken || this.journal.segmentBytes < minBytes) return;
+    if (this.closing || this.degraded || this.broken) return;
+    if (this.journal.segmentBytes < minBytes) {
+      // Too little journal for a checkpoint, but writes paused: pack what the bulk deltas left raw.
+      this.packChainFiles();
+      return;
+    }
     if (this.snapshotting) {
       // One under way (a long one after a bulk write): look again once as long has passed.
       (minBytes > 1 ? this.idleTimer : this.idleLongTimer)?.refresh();
@@ -552,12 +557,15 @@ export class Store {
       broken: () => this.broken,
       moveToDamaged: (file) => moveToDamaged(this.opts.dir, file),
       stopping: () => this.aborting,
+      // Written packed at once, as packChain would leave it; not while writes go on or a stop waits.
+      packed: this.opts.packChain === true && !deltaIfPossible,
     });
     faultPoint('checkpoint:before-prune');
     this.prune();
     if (result.via !== 'delta') this.freezeOlder();
     this.freezeJournals();
-    this.packChainFiles();
+    // Not while writes go on (a bulk delta, the stop's own checkpoint): the idle checkpoint after them packs.
+    if (!deltaIfPossible) this.packChainFiles();
     this.lastSnapshot = result;
     this.opts.log.info(result.via === 'delta' ? 'delta checkpoint written' : 'snapshot written', { ...result });
     return result;
