@@ -465,10 +465,15 @@ it(`SIGKILL at every step of packing the newest snapshot and its deltas (${PACK_
         const acked = new Acked();
         let w: RunningWorker;
         if (kind === 'snapshot') {
-          w = await startWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.at } });
+          // A raw snapshot, as a data dir written before packing holds (the page cache off writes
+          // raw full snapshots); the next start, with the page cache, packs it 10 s after it starts.
+          w = await startWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_PAGE_CACHE_MB: '0' } });
           await acked.bulk(w, 'base', 300);
-          // The data dir's first snapshot is 4 KiB: this checkpoint is a full snapshot, packed right after it.
           assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
+          await w.stop();
+          assert.ok(rawChain(db).some((n) => n.startsWith('snapshot-')), 'a raw snapshot');
+          w = await startWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.at } });
+          for (let i = 0; i < 5; i++) await acked.save(w, `${kind} ${step.name}: before ${i}`);
         } else {
           w = await startWorker({ dataDir, env: STEP_ENV });
           await acked.bulk(w, 'base', 300);
@@ -477,7 +482,7 @@ it(`SIGKILL at every step of packing the newest snapshot and its deltas (${PACK_
           await w.stop();
           w = await startWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.at } });
           for (let i = 0; i < 5; i++) await acked.save(w, `${kind} ${step.name}: before ${i}`);
-          // A few saves change a few chunks: a delta, packed right after it.
+          // A few saves change a few chunks: a delta (written raw), packed right after it.
           assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
         }
         await killAt(w.proc, w.stdout, step.at);

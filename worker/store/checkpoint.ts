@@ -99,7 +99,7 @@ export async function checkpoint(d: CheckpointDeps): Promise<SnapshotResult> {
   if (d.full) {
     let file: string;
     try {
-      file = await writeSnapshotFrom(d.dir, gen, cap.length, merged(cap, d.stopping), d.packed);
+      file = await writeSnapshotFrom(d.dir, gen, cap.length, merged(cap, d.stopping), d.packed ? { stopping: d.stopping } : undefined);
     } finally {
       d.paged.releaseCapture(cap);
     }
@@ -140,6 +140,8 @@ async function* merged(cap: Capture, stopping: () => boolean): AsyncGenerator<Ui
     const end = Math.min(n, first + MERGE_BATCH);
     const bytes = Math.min(cap.length, end * PAGED_CHUNK) - first * PAGED_CHUNK;
     for (let i = first; i < end; i++) {
+      // Reading a packed file's chunks inflates them: a stop need not wait for the whole batch.
+      if (i > first && (i - first) % 8 === 0 && stopping()) throw new CheckpointStopped();
       const into = batch.subarray((i - first) * PAGED_CHUNK, Math.min(bytes, (i - first + 1) * PAGED_CHUNK));
       const data = dirty.get(i);
       const loc = cap.locs?.[i];

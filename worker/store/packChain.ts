@@ -22,8 +22,8 @@ import { syncDir } from './journal';
 import { type ChunkLoc, FileRef, PAGED_CHUNK, packChunks, readLoc } from './pagedFile';
 import { chunkPlaces, listSnapshots, packedSnapshotFrame, SNAPSHOT_HEADER, snapshotHeaderOf, snapshotName } from './snapshot';
 
-/** Chunks read, deflated (in parallel on the thread pool) and written at once (512 KiB): a stop waits for at most one such piece. */
-const BATCH = 8;
+/** Chunks read, deflated (in parallel on the thread pool) and written at once (256 KiB): a stop waits for at most one such piece. */
+const BATCH = 4;
 
 export interface Packed {
   name: string;

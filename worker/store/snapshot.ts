@@ -11,6 +11,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32, inflateRawSync } from 'node:zlib';
+import { CheckpointStopped } from './delta';
 import { listGenFiles, writeAtomically } from './journal';
 import { LazyFileBytes } from './lazyFile';
 import { type ChunkLoc, FileRef, PAGED_CHUNK, packChunks, readLoc, readLocSync } from './pagedFile';
@@ -59,11 +60,17 @@ export async function writeSnapshot(dir: string, gen: number, bytes: Uint8Array)
  * long but the last: the CRCs are taken on the way, so a caller can stream the database from
  * other files (store.ts flattens the page cache's chain this way) without holding it whole.
  */
-export async function writeSnapshotFrom(dir: string, gen: number, length: number, pieces: AsyncIterable<Uint8Array>, packed = false): Promise<string> {
+export async function writeSnapshotFrom(
+  dir: string,
+  gen: number,
+  length: number,
+  pieces: AsyncIterable<Uint8Array>,
+  packed: { stopping: () => boolean } | undefined = undefined,
+): Promise<string> {
   const table = Buffer.alloc(4 * chunkCount(length));
   const final = path.join(dir, snapshotName(gen));
   if (packed) {
-    await writeAtomically(final, (fh) => writePacked(fh, length, pieces));
+    await writeAtomically(final, (fh) => writePacked(fh, length, pieces, packed.stopping));
     return final;
   }
   await writeAtomically(final, async (fh) => {
@@ -88,8 +95,14 @@ export async function writeSnapshotFrom(dir: string, gen: number, length: number
   return final;
 }
 
-/** A packed (v3) snapshot from pieces as writeSnapshotFrom takes them: each chunk deflated on the thread pool on the way. */
-async function writePacked(fh: fs.promises.FileHandle, length: number, pieces: AsyncIterable<Uint8Array>): Promise<void> {
+/** Chunks deflated at once while a packed snapshot is written: a stop waits for at most these (256 KiB). */
+const PACK_GROUP = 4;
+
+/**
+ * A packed (v3) snapshot from pieces as writeSnapshotFrom takes them: each chunk deflated on the
+ * thread pool on the way; `stopping` ends it before the next group of chunks (CheckpointStopped).
+ */
+async function writePacked(fh: fs.promises.FileHandle, length: number, pieces: AsyncIterable<Uint8Array>, stopping: () => boolean): Promise<void> {
   const chunks: { crc: number; stored: number }[] = [];
   let off = 0;
   let at = HEADER;
@@ -97,17 +110,20 @@ async function writePacked(fh: fs.promises.FileHandle, length: number, pieces: A
   for await (const piece of pieces) {
     if (off % PAGED_CHUNK !== 0 || off + piece.length > length) throw new Error('snapshot pieces do not line up with the chunks');
     crc = crc32(piece, crc);
-    const raws: Uint8Array[] = [];
-    for (let p = 0; p < piece.length; p += PAGED_CHUNK) raws.push(piece.subarray(p, Math.min(piece.length, p + PAGED_CHUNK)));
-    const stored = await packChunks(raws);
-    raws.forEach((r, i) => chunks.push({ crc: crc32(r), stored: stored[i].length }));
-    const want = stored.reduce((n, b) => n + b.length, 0);
-    const done = (await fh.writev(stored, at)).bytesWritten;
-    if (done < want) {
-      const rest = Buffer.concat(stored).subarray(done);
-      for (let w = 0; w < rest.length; ) w += (await fh.write(rest, w, rest.length - w, at + done + w)).bytesWritten;
+    for (let g = 0; g < piece.length; g += PACK_GROUP * PAGED_CHUNK) {
+      if (stopping()) throw new CheckpointStopped();
+      const raws: Uint8Array[] = [];
+      for (let p = g; p < Math.min(piece.length, g + PACK_GROUP * PAGED_CHUNK); p += PAGED_CHUNK) raws.push(piece.subarray(p, Math.min(piece.length, p + PAGED_CHUNK)));
+      const stored = await packChunks(raws);
+      raws.forEach((r, i) => chunks.push({ crc: crc32(r), stored: stored[i].length }));
+      const want = stored.reduce((n, b) => n + b.length, 0);
+      const done = (await fh.writev(stored, at)).bytesWritten;
+      if (done < want) {
+        const rest = Buffer.concat(stored).subarray(done);
+        for (let w = 0; w < rest.length; ) w += (await fh.write(rest, w, rest.length - w, at + done + w)).bytesWritten;
+      }
+      at += want;
     }
-    at += want;
     off += piece.length;
   }
   if (off !== length) throw new Error(`snapshot pieces add up to ${off} bytes, expected ${length}`);
