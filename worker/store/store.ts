@@ -557,8 +557,9 @@ export class Store {
       broken: () => this.broken,
       moveToDamaged: (file) => moveToDamaged(this.opts.dir, file),
       stopping: () => this.aborting,
-      // Written packed at once, as packChain would leave it; not while writes go on or a stop waits.
-      packed: this.opts.packChain === true && !deltaIfPossible,
+      // A full snapshot is written packed at once (it is stopped, never waited for, by a stop), but
+      // not the stop's own checkpoint.
+      packed: this.opts.packChain === true && !this.closing,
     });
     faultPoint('checkpoint:before-prune');
     this.prune();
