@@ -41,15 +41,10 @@ export function openChain(dir: string, snapGen: number, deltaGens: number[], pro
   const refs: FileRef[] = [snapRef];
   let locs: (ChunkLoc | undefined)[] = [];
   try {
-    const fd = fdOf(snapFile);
-    let h;
-    let places: ChunkPlace[] | null;
-    try {
-      h = snapshotHeaderOf(fd);
-      places = chunkPlaces(fd, h);
-    } finally {
-      fs.closeSync(fd);
-    }
+    // Through the descriptor the chunks are read from: the name may be replaced by a packed copy meanwhile.
+    const fd = snapRef.descriptor;
+    const h = snapshotHeaderOf(fd);
+    const places: ChunkPlace[] | null = chunkPlaces(fd, h);
     const deltaFiles = deltaGens.map((g) => path.join(dir, deltaName(g)));
     const total = fs.statSync(snapFile).size + deltaFiles.reduce((n, f) => n + sizeOf(f), 0);
     const verifyAll = total <= verifyAtOpenBytes;
@@ -64,7 +59,7 @@ export function openChain(dir: string, snapGen: number, deltaGens: number[], pro
       let crcs: Uint32Array | null = places && Uint32Array.from(places, (p) => p.crc);
       // A v1 snapshot has no chunk table: read it whole once to check it and take one.
       if (!crcs || verifyAll) {
-        const whole = wholeFileCrcs(snapFile, h);
+        const whole = wholeFileCrcs(snapFile, h, fd);
         if (crcs && crcs.some((c, i) => c !== whole[i])) throw new Error('checksum mismatch'); // of the chunk table
         crcs = whole;
       }
@@ -80,13 +75,7 @@ export function openChain(dir: string, snapGen: number, deltaGens: number[], pro
       try {
         const dref = FileRef.open(file);
         ref = dref;
-        const dfd = fdOf(file);
-        let info;
-        try {
-          info = readDeltaHeader(dfd);
-        } finally {
-          fs.closeSync(dfd);
-        }
+        const info = readDeltaHeader(dref.descriptor);
         if (info.gen !== gen) throw new Error(`its header says gen ${info.gen}`);
         if (info.prevGen > head) {
           problems.notes.push(`${deltaName(gen)} builds on gen ${info.prevGen}, which the chain from ${snapshotName(snapGen)} does not hold (head ${head}); left out, the journals replay what it held`);
@@ -123,8 +112,4 @@ export function openChain(dir: string, snapGen: number, deltaGens: number[], pro
     for (const r of refs) r.closeIfUnused();
     throw e;
   }
-}
-
-function fdOf(file: string): number {
-  return fs.openSync(file, 'r');
 }

@@ -73,6 +73,12 @@ export class FileRef {
     return this.fd !== undefined;
   }
 
+  /** The open descriptor: a header read through it is the same file the chunks are read from, even if the name was replaced since (packChain.ts). */
+  get descriptor(): number {
+    if (this.fd === undefined) throw new Error(`${path.basename(this.file)} already closed`);
+    return this.fd;
+  }
+
   readSync(into: Uint8Array, len: number, pos: number): void {
     const fd = this.fd;
     if (fd === undefined) throw new Error(`${path.basename(this.file)} already closed`);
@@ -454,8 +460,8 @@ export function openPagedSnapshot(file: string, budgetBytes: number, header: { b
 }
 
 /** Reads `length` bytes at `base` once: checks the whole CRC and returns one CRC per PAGED_CHUNK. */
-export function wholeFileCrcs(file: string, header: { base: number; length: number; crc: number }): Uint32Array {
-  const fd = fs.openSync(file, 'r');
+export function wholeFileCrcs(file: string, header: { base: number; length: number; crc: number }, openFd?: number): Uint32Array {
+  const fd = openFd ?? fs.openSync(file, 'r');
   try {
     const { base, length, crc: expected } = header;
     const crcs = new Uint32Array(Math.ceil(length / PAGED_CHUNK));
@@ -477,6 +483,6 @@ export function wholeFileCrcs(file: string, header: { base: number; length: numb
     if (crc !== expected) throw new Error('checksum mismatch');
     return crcs;
   } finally {
-    fs.closeSync(fd);
+    if (openFd === undefined) fs.closeSync(fd);
   }
 }

@@ -64,9 +64,10 @@ export interface StoreOptions {
   /** Older full snapshots at least this large are kept compressed (default CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES, else 1 MiB: coldSnapshot.ts). */
   coldSnapshotMinBytes?: number;
   /**
-   * With the page cache, after each checkpoint the newest full snapshot and the deltas after it are
-   * packed in the background, chunk by chunk (packChain.ts); the worker does, tests of other
-   * layouts do not.
+   * With the page cache, keep the newest full snapshot and the deltas after it packed, chunk by
+   * chunk (packChain.ts): full snapshots are written packed (not the stop's own checkpoint), raw
+   * files are packed in the background once writes pause; the worker does, tests of other layouts
+   * do not.
    */
   packChain?: boolean;
 }
