@@ -137,11 +137,14 @@ async function afterPacking(): Promise<Moment> {
   return { ...m, name: 'with the newest snapshot and its deltas packed (killed)' };
 }
 
-/** Older full snapshots kept compressed, as a large database keeps them: every file, the .dbz too. */
+/**
+ * Older full snapshots kept compressed (.dbz), as a raw older snapshot is kept (the page cache off, or
+ * a data dir from before packed snapshots; a packed one is not compressed again): every file, the .dbz too.
+ */
 async function afterFreeze(): Promise<Moment> {
   const dataDir = tempDir();
   const acked: string[] = [];
-  const env = { CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES: '0', CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(24 * 1024) };
+  const env = { CLAUDE_MEM_PAGE_CACHE_MB: '0', CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES: '0', CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(24 * 1024) };
   const w = await startWorker({ dataDir, env });
   for (let k = 0; k < 3; k++) {
     await save(w, k * 40, 40, acked);
