@@ -8,7 +8,7 @@
 //       the 10k history imported into a fresh data dir and the worker stopped, then this listing
 //
 // Kinds: the newest full snapshot (snapshot-<gen>.db), older snapshots (raw .db or compressed
-// .dbz), deltas (delta-<gen>.db), journal segments (journal-<gen>.log, or .logz: compressed once a
+// .dbz), deltas (delta-<gen>.db; a snapshot or delta whose chunks are deflated is listed as packed), journal segments (journal-<gen>.log, or .logz: compressed once a
 // checkpoint covers them), vector files and indexes
 // (vector-data/, vectors/), damaged copies (db/damaged/), and everything else (settings, token,
 // spool...). Log folders are left out, as bench/scale leaves them out of "data on disk".
@@ -46,9 +46,21 @@ export function diskByKind(dataDir) {
     else if (/^journal-\d+\.logz?$/.test(name)) kind = 'journals';
     else if (rel.startsWith(`vector-data${path.sep}`) || rel.startsWith(`vectors${path.sep}`)) kind = 'vector files';
     out[kind].bytes += f.bytes;
-    out[kind].files.push({ name: rel, bytes: f.bytes });
+    out[kind].files.push({ name: rel, bytes: f.bytes, packed: /^(snapshot|delta)-\d+\.db$/.test(name) && isPacked(f.path) });
   }
   return out;
+}
+
+/** A snapshot (CMEMSNP3) or delta (CMEMDLT2) whose chunks are deflated (worker/store/packChain.ts). */
+function isPacked(file) {
+  const head = Buffer.alloc(8);
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.readSync(fd, head, 0, 8, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return ['CMEMSNP3', 'CMEMDLT2'].includes(head.toString('latin1'));
 }
 
 const MB = (b) => (b / 1e6).toFixed(2);
@@ -61,7 +73,7 @@ export function formatDiskByKind(dataDir, label = dataDir) {
   for (const k of KINDS) {
     const { bytes, files } = by[k];
     if (files.length === 0) continue;
-    const top = [...files].sort((a, b) => b.bytes - a.bytes).slice(0, 3).map((f) => `${f.name} ${MB(f.bytes)}`);
+    const top = [...files].sort((a, b) => b.bytes - a.bytes).slice(0, 3).map((f) => `${f.name} ${MB(f.bytes)}${f.packed ? ' (packed)' : ''}`);
     lines.push(`  ${k.padEnd(15)} ${MB(bytes).padStart(9)} MB  ${String(files.length).padStart(3)} file(s)  largest: ${top.join(', ')}${files.length > 3 ? ', ...' : ''}`);
   }
   lines.push(`  ${'total'.padEnd(15)} ${MB(total).padStart(9)} MB`);

@@ -143,6 +143,7 @@ async function main(): Promise<void> {
     emptySchema: createSchema,
     compactAfterDeleteMs: config.settings.compactAfterDeleteMs,
     snapshotAtFirstStart: true,
+    packChain: true,
   });
   await migrate(store);
   const events = new EventBus();

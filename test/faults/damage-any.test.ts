@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
+import { rawChainFiles } from '../../worker/store/packChain';
 import { startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
 import { faultCase } from './record';
 
@@ -85,7 +86,7 @@ async function afterRotation(): Promise<Moment> {
 }
 
 /** The page cache on, and deltas taken of small databases too: a delta checkpoint at each rotation. */
-async function afterDeltas(): Promise<Moment> {
+async function afterDeltas(opts: { packed?: boolean } = {}): Promise<Moment> {
   const dataDir = tempDir();
   const acked: string[] = [];
   const env = { CLAUDE_MEM_PAGE_CACHE_MB: '64', CLAUDE_MEM_DELTA_MIN_BYTES: '0', CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(24 * 1024) };
@@ -114,17 +115,36 @@ async function afterDeltas(): Promise<Moment> {
   }
   // The segments the newest checkpoint covers are kept compressed (coldJournal.ts): those files are damaged too.
   await until(async () => dbFiles(dataDir).some((n) => n.endsWith('.logz')), 20_000, 'a covered journal segment compressed');
+  if (opts.packed) {
+    // Packing follows each checkpoint: wait until the chain is packed (no raw file, no temp file left).
+    const db = path.join(dataDir, 'db');
+    await until(() => !fs.readdirSync(db).some((n) => n.includes('.tmp-')) && rawChainFiles(db).length === 0, 30_000, 'the chain packed');
+    const magic = (n: string) => fs.readFileSync(path.join(db, n)).subarray(0, 8).toString('latin1');
+    assert.ok(dbFiles(dataDir).some((n) => magic(n) === 'CMEMSNP3') && dbFiles(dataDir).some((n) => magic(n) === 'CMEMDLT2'), `a packed snapshot and a packed delta: ${dbFiles(dataDir).join(' ')}`);
+  }
   await save(w, 20 + k * 40, 5, acked);
   await w.kill('SIGKILL');
   assert.ok(deltasAfterFull() >= 1, dbFiles(dataDir).join(' '));
   return { name: 'after delta checkpoints (killed)', dataDir, acked, live: newestSegment(dataDir), env };
 }
 
-/** Older full snapshots kept compressed, as a large database keeps them: every file, the .dbz too. */
+/**
+ * The newest full snapshot and the deltas after it packed (worker/store/packChain.ts), as the worker
+ * leaves them once idle: every packed file damaged in turn, the older files too.
+ */
+async function afterPacking(): Promise<Moment> {
+  const m = await afterDeltas({ packed: true });
+  return { ...m, name: 'with the newest snapshot and its deltas packed (killed)' };
+}
+
+/**
+ * Older full snapshots kept compressed (.dbz), as a raw older snapshot is kept (the page cache off, or
+ * a data dir from before packed snapshots; a packed one is not compressed again): every file, the .dbz too.
+ */
 async function afterFreeze(): Promise<Moment> {
   const dataDir = tempDir();
   const acked: string[] = [];
-  const env = { CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES: '0', CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(24 * 1024) };
+  const env = { CLAUDE_MEM_PAGE_CACHE_MB: '0', CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES: '0', CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(24 * 1024) };
   const w = await startWorker({ dataDir, env });
   for (let k = 0; k < 3; k++) {
     await save(w, k * 40, 40, acked);
@@ -212,6 +232,7 @@ for (const [name, make] of [
   ['after rotations (killed)', afterRotation],
   ['after delta checkpoints (killed)', afterDeltas],
   ['with a compressed older snapshot (killed)', afterFreeze],
+  ['with the newest snapshot and its deltas packed (killed)', afterPacking],
 ] as const) {
   it(`damage any one file ${name}: every acknowledged write is back, or not ready saying why`, async () => {
     await faultCase(F, 'damaged files', `damage any one file, ${name}`, async () => damageEach(await make()));

@@ -9,10 +9,10 @@
 // if replay reproduced every byte of every page; merged from the same chunks, they always fit.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CheckpointStopped, deltaName, listDeltas, verifyDelta, writeDelta } from './delta';
+import { CheckpointStopped, deltaName, deltaRawBytes, listDeltas, verifyDelta, writeDelta } from './delta';
 import { sizeOf } from './journal';
 import { type Capture, type ChunkLoc, FileRef, PAGED_CHUNK, type PagedBytes, readLoc } from './pagedFile';
-import { chunkCount, listSnapshots, readChunkTable, snapshotHeaderOf, snapshotName, verifySnapshot, writeSnapshotFrom } from './snapshot';
+import { type ChunkPlace, chunkCount, chunkPlaces, listSnapshots, snapshotHeader, snapshotHeaderOf, snapshotName, verifySnapshot, writeSnapshotFrom } from './snapshot';
 import type { SnapshotResult } from './store';
 
 /**
@@ -49,6 +49,8 @@ export interface CheckpointDeps {
    * there would leave it (the journal holds every write; the next start checkpoints again).
    */
   stopping(): boolean;
+  /** A full snapshot is written packed (each chunk deflated on the way: snapshot.ts v3); never on the stop path. */
+  packed?: boolean;
 }
 
 /** Whether the next checkpoint should be a full snapshot rather than a delta. */
@@ -57,10 +59,13 @@ export function fullCheckpointDue(dir: string, paged: PagedBytes, deltaMinBytes 
   if (snaps.length === 0 || paged.stats.size <= deltaMinBytes) return true;
   const newest = snaps[snaps.length - 1];
   // A v1 snapshot (no chunk table) is read whole at every start: replace it at the first checkpoint.
-  if (snapshotVersion(path.join(dir, snapshotName(newest))) !== 2) return true;
-  const fullBytes = sizeOf(path.join(dir, snapshotName(newest)));
+  const file = path.join(dir, snapshotName(newest));
+  const version = snapshotVersion(file);
+  if (version !== 2 && version !== 3) return true;
+  // Compared as written, before packing (packChain.ts), which shrinks both alike.
+  const fullBytes = snapshotHeader(file).length;
   const deltas = listDeltas(dir).filter((g) => g > newest);
-  const deltaBytes = deltas.reduce((n, g) => n + sizeOf(path.join(dir, deltaName(g))), 0) + paged.stats.dirtyBytes;
+  const deltaBytes = deltas.reduce((n, g) => n + deltaRawBytes(path.join(dir, deltaName(g))), 0) + paged.stats.dirtyBytes;
   return deltas.length + 1 > MAX_DELTAS || deltaBytes > fullBytes * FULL_WHEN_DELTAS_OVER;
 }
 
@@ -71,7 +76,7 @@ export function fullCheckpointDue(dir: string, paged: PagedBytes, deltaMinBytes 
  */
 export function deltaPossible(dir: string, paged: PagedBytes, deltaMinBytes = DELTA_MIN_BYTES): boolean {
   const snaps = listSnapshots(dir);
-  return snaps.length > 0 && paged.stats.size > deltaMinBytes && snapshotVersion(path.join(dir, snapshotName(snaps[snaps.length - 1]))) === 2;
+  return snaps.length > 0 && paged.stats.size > deltaMinBytes && snapshotVersion(path.join(dir, snapshotName(snaps[snaps.length - 1]))) >= 2;
 }
 
 export async function checkpoint(d: CheckpointDeps): Promise<SnapshotResult> {
@@ -82,11 +87,22 @@ export async function checkpoint(d: CheckpointDeps): Promise<SnapshotResult> {
   const tb = performance.now();
   const cap = d.paged.capture(d.full);
   const blockedMs = performance.now() - tb;
-  const gen = await rotation;
-  const broken = d.broken();
-  if (broken) throw new Error(`a journal write failed before the checkpoint: nothing written (${broken.message})`);
+  let gen: number;
+  try {
+    gen = await rotation;
+    const broken = d.broken();
+    if (broken) throw new Error(`a journal write failed before the checkpoint: nothing written (${broken.message})`);
+  } catch (e) {
+    d.paged.releaseCapture(cap);
+    throw e;
+  }
   if (d.full) {
-    const file = await writeSnapshotFrom(d.dir, gen, cap.length, merged(cap, d.stopping));
+    let file: string;
+    try {
+      file = await writeSnapshotFrom(d.dir, gen, cap.length, merged(cap, d.stopping), d.packed ? { stopping: d.stopping } : undefined);
+    } finally {
+      d.paged.releaseCapture(cap);
+    }
     // Written but not read back: nothing older is pruned (the state a kill here leaves).
     if (d.stopping()) throw new CheckpointStopped();
     try {
@@ -124,6 +140,8 @@ async function* merged(cap: Capture, stopping: () => boolean): AsyncGenerator<Ui
     const end = Math.min(n, first + MERGE_BATCH);
     const bytes = Math.min(cap.length, end * PAGED_CHUNK) - first * PAGED_CHUNK;
     for (let i = first; i < end; i++) {
+      // Reading a packed file's chunks inflates them: a stop need not wait for the whole batch.
+      if (i > first && (i - first) % 8 === 0 && stopping()) throw new CheckpointStopped();
       const into = batch.subarray((i - first) * PAGED_CHUNK, Math.min(bytes, (i - first + 1) * PAGED_CHUNK));
       const data = dirty.get(i);
       const loc = cap.locs?.[i];
@@ -143,20 +161,18 @@ async function* merged(cap: Capture, stopping: () => boolean): AsyncGenerator<Ui
 function settleFull(paged: PagedBytes, file: string, gen: number, cap: Capture): void {
   const ref = FileRef.open(file);
   const fd = fs.openSync(file, 'r');
-  let table: Uint32Array | null;
-  let base: number;
+  let places: ChunkPlace[] | null;
   try {
-    const h = snapshotHeaderOf(fd);
-    base = h.base;
-    table = readChunkTable(fd, h);
+    places = chunkPlaces(fd, snapshotHeaderOf(fd));
   } finally {
     fs.closeSync(fd);
   }
-  if (!table) throw new Error(`${snapshotName(gen)} has no chunk table`);
-  const crcs = table;
-  const placed: [number, ChunkLoc][] = [];
-  for (let i = 0; i < crcs.length; i++) placed.push([i, { ref, offset: base + i * PAGED_CHUNK, len: Math.min(PAGED_CHUNK, cap.length - i * PAGED_CHUNK), crc: crcs[i] }]);
-  paged.settle(gen, placed, cap.clock);
+  if (!places) throw new Error(`${snapshotName(gen)} has no chunk table`);
+  paged.settle(
+    gen,
+    places.map((p, i): [number, ChunkLoc] => [i, { ref, ...p }]),
+    cap.clock,
+  );
   ref.closeIfUnused();
 }
 

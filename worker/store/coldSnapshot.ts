@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { crc32, deflateRaw, inflateRaw, inflateRawSync } from 'node:zlib';
 import { sizeOf, syncDirSync, writeAtomically } from './journal';
 import { faultPoint } from './faultPoint';
-import { listSnapshots, snapshotName } from './snapshot';
+import { listSnapshots, snapshotHeader, snapshotName } from './snapshot';
 
 const MAGIC: Buffer = Buffer.from('CMEMSNZ1', 'ascii');
 /** The same container holding a closed journal segment (coldJournal.ts). */
@@ -251,7 +251,8 @@ export async function freezeOlderSnapshots(dir: string, minBytes: number, stoppi
   for (;;) {
     if (stopping()) return done;
     const snaps = listSnapshots(dir);
-    const gen = snaps.slice(0, -1).find((g) => sizeOf(path.join(dir, snapshotName(g))) >= Math.max(minBytes, 1));
+    // A packed snapshot (packChain.ts, once the newest) is compressed already.
+    const gen = snaps.slice(0, -1).find((g) => sizeOf(path.join(dir, snapshotName(g))) >= Math.max(minBytes, 1) && !isPacked(path.join(dir, snapshotName(g))));
     if (gen === undefined) return done;
     const t0 = performance.now();
     let r;
@@ -262,6 +263,14 @@ export async function freezeOlderSnapshots(dir: string, minBytes: number, stoppi
       throw e;
     }
     done.push({ gen, ...r, ms: Math.round(performance.now() - t0) });
+  }
+}
+
+function isPacked(file: string): boolean {
+  try {
+    return snapshotHeader(file).version === 3;
+  } catch {
+    return false;
   }
 }
 

@@ -8,13 +8,17 @@
 // the chunks' bytes, PAGED_CHUNK each, in list order. prevGen: the checkpoint whose state the
 // writer's clean chunks held, so the delta is every chunk changed since then (chain.ts uses it to
 // refuse a delta that does not fit the chain). Written like a snapshot: temp, fsync, rename, dir fsync.
+// Packed ("CMEMDLT2", packChain.ts rewrites a delta so once the worker is idle): the same header, list
+// entries of u32 chunk index, u32 crc32 of its raw bytes, u32 bytes stored (less than PAGED_CHUNK:
+// raw-deflated), then the chunks as stored, in list order.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { listGenFiles, writeAtomically } from './journal';
-import { PAGED_CHUNK } from './pagedFile';
+import { type ChunkLoc, FileRef, PAGED_CHUNK, readLoc } from './pagedFile';
 
 const MAGIC = Buffer.from('CMEMDLT1', 'ascii');
+const MAGIC_PACKED = Buffer.from('CMEMDLT2', 'ascii');
 export const DELTA_HEADER = 8 + 8 + 8 + 8 + 4 + 4 + 4 + 4;
 /** A count past this is corruption (2^20 chunks of 64 KiB = 64 GiB). */
 const MAX_COUNT = 1 << 20;
@@ -24,6 +28,8 @@ export interface DeltaEntry {
   crc: number;
   /** Where the chunk's bytes are in the file. */
   offset: number;
+  /** Packed: its bytes are raw-deflated in this many bytes at `offset`. */
+  packed?: number;
 }
 
 export interface DeltaInfo {
@@ -33,6 +39,8 @@ export interface DeltaInfo {
   entries: DeltaEntry[];
   /** The file's size. */
   bytes: number;
+  /** A packed delta (CMEMDLT2). */
+  packed: boolean;
 }
 
 /** A checkpoint cut short by a stop: nothing of it is on disk, and the journal holds every write it had. */
@@ -50,21 +58,37 @@ export function listDeltas(dir: string): number[] {
   return listGenFiles(dir, /^delta-(\d+)\.db$/);
 }
 
-/** The header and list of a delta, with each chunk's place in the file. */
-function encodeHead(gen: number, prevGen: number, length: number, chunks: { index: number; crc: number }[]): Buffer {
-  const head = Buffer.alloc(DELTA_HEADER + 8 * chunks.length);
-  MAGIC.copy(head, 0);
+/** The header and list of a delta, with each chunk's place in the file; with `stored` on every chunk, of a packed one. */
+function encodeHead(gen: number, prevGen: number, length: number, chunks: { index: number; crc: number; stored?: number }[], packed = false): Buffer {
+  const width = packed ? 12 : 8;
+  const head = Buffer.alloc(DELTA_HEADER + width * chunks.length);
+  (packed ? MAGIC_PACKED : MAGIC).copy(head, 0);
   head.writeBigUInt64LE(BigInt(length), 8);
   head.writeBigUInt64LE(BigInt(gen), 16);
   head.writeBigUInt64LE(BigInt(prevGen), 24);
   head.writeUInt32LE(PAGED_CHUNK, 32);
   head.writeUInt32LE(chunks.length, 36);
   chunks.forEach((c, k) => {
-    head.writeUInt32LE(c.index, DELTA_HEADER + 8 * k);
-    head.writeUInt32LE(c.crc, DELTA_HEADER + 8 * k + 4);
+    head.writeUInt32LE(c.index, DELTA_HEADER + width * k);
+    head.writeUInt32LE(c.crc, DELTA_HEADER + width * k + 4);
+    if (packed) head.writeUInt32LE(c.stored ?? PAGED_CHUNK, DELTA_HEADER + width * k + 8);
   });
   head.writeUInt32LE(crc32(Buffer.concat([head.subarray(0, 40), head.subarray(DELTA_HEADER)])), 40);
   return head;
+}
+
+/** Where a packed delta of `count` chunks has its first chunk (after its header and list). */
+export const packedDeltaBase = (count: number): number => DELTA_HEADER + 12 * count;
+
+/** The header and list of a packed delta whose chunks were written in list order from packedDeltaBase on. */
+export function packedDeltaHead(info: DeltaInfo, stored: number[]): Buffer {
+  return encodeHead(
+    info.gen,
+    info.prevGen,
+    info.length,
+    info.entries.map((e, k) => ({ index: e.index, crc: e.crc, stored: stored[k] })),
+    true,
+  );
 }
 
 /**
@@ -104,32 +128,61 @@ export async function writeDelta(
     }
   });
   const base = head.length;
-  return { gen, prevGen, length, bytes: base + sorted.length * PAGED_CHUNK, entries: listed.map((c, k) => ({ ...c, offset: base + k * PAGED_CHUNK })) };
+  return { gen, prevGen, length, bytes: base + sorted.length * PAGED_CHUNK, entries: listed.map((c, k) => ({ ...c, offset: base + k * PAGED_CHUNK })), packed: false };
 }
 
 /** Reads and checks a delta's header and list (not its chunks: those are checked when read). */
 export function readDeltaHeader(fd: number): DeltaInfo {
   const size = fs.fstatSync(fd).size;
   const head = Buffer.alloc(DELTA_HEADER);
-  if (size < DELTA_HEADER || fs.readSync(fd, head, 0, DELTA_HEADER, 0) !== DELTA_HEADER || !head.subarray(0, 8).equals(MAGIC)) throw new Error('not a delta (bad header)');
+  if (size < DELTA_HEADER || fs.readSync(fd, head, 0, DELTA_HEADER, 0) !== DELTA_HEADER) throw new Error('not a delta (bad header)');
+  const packed = head.subarray(0, 8).equals(MAGIC_PACKED);
+  if (!packed && !head.subarray(0, 8).equals(MAGIC)) throw new Error('not a delta (bad header)');
   if (head.readUInt32LE(32) !== PAGED_CHUNK) throw new Error(`chunk size ${head.readUInt32LE(32)} is not ${PAGED_CHUNK}`);
   const count = head.readUInt32LE(36);
   if (count > MAX_COUNT) throw new Error('not a delta (bad header)');
-  const base = DELTA_HEADER + 8 * count;
-  const expected = base + count * PAGED_CHUNK;
-  if (size !== expected) throw new Error(`truncated or padded: expected ${expected} bytes, found ${size}`);
-  const list = Buffer.alloc(8 * count);
+  const width = packed ? 12 : 8;
+  const base = DELTA_HEADER + width * count;
+  // A packed delta's size is known once its list is read (below).
+  if (packed ? size < base : size !== base + count * PAGED_CHUNK) throw new Error(`truncated or padded: expected ${packed ? `at least ${base}` : base + count * PAGED_CHUNK} bytes, found ${size}`);
+  const list = Buffer.alloc(width * count);
   if (count > 0 && fs.readSync(fd, list, 0, list.length, DELTA_HEADER) !== list.length) throw new Error('truncated chunk list');
   if (crc32(Buffer.concat([head.subarray(0, 40), list])) !== head.readUInt32LE(40)) throw new Error('checksum mismatch (header)');
   const entries: DeltaEntry[] = [];
   let last = -1;
+  let at = base;
   for (let k = 0; k < count; k++) {
-    const index = list.readUInt32LE(8 * k);
+    const index = list.readUInt32LE(width * k);
     if (index <= last) throw new Error('chunk list out of order');
     last = index;
-    entries.push({ index, crc: list.readUInt32LE(8 * k + 4), offset: base + k * PAGED_CHUNK });
+    const stored = packed ? list.readUInt32LE(width * k + 8) : PAGED_CHUNK;
+    if (stored === 0 || stored > PAGED_CHUNK) throw new Error(`chunk ${index} stored in ${stored} bytes (not a delta)`);
+    entries.push({ index, crc: list.readUInt32LE(width * k + 4), offset: at, packed: stored < PAGED_CHUNK ? stored : undefined });
+    at += stored;
   }
-  return { gen: Number(head.readBigUInt64LE(16)), prevGen: Number(head.readBigUInt64LE(24)), length: Number(head.readBigUInt64LE(8)), entries, bytes: size };
+  if (at !== size) throw new Error(`truncated or padded: expected ${at} bytes, found ${size}`);
+  return { gen: Number(head.readBigUInt64LE(16)), prevGen: Number(head.readBigUInt64LE(24)), length: Number(head.readBigUInt64LE(8)), entries, bytes: size, packed };
+}
+
+/** The bytes a delta's chunks hold (as written, before packing); 0 when it cannot be read. */
+export function deltaRawBytes(file: string): number {
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const head = Buffer.alloc(DELTA_HEADER);
+      if (fs.readSync(fd, head, 0, DELTA_HEADER, 0) !== DELTA_HEADER) return 0;
+      return head.readUInt32LE(36) * PAGED_CHUNK;
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return 0;
+  }
+}
+
+/** Where a delta entry's chunk is, for the page cache. */
+export function deltaLoc(ref: FileRef, e: DeltaEntry): ChunkLoc {
+  return { ref, offset: e.offset, len: PAGED_CHUNK, crc: e.crc, packed: e.packed };
 }
 
 /** Reads a delta back whole (header, list, every chunk's CRC) on the thread pool. Throws with the reason it is unusable. */
@@ -137,12 +190,14 @@ export async function verifyDelta(file: string): Promise<DeltaInfo> {
   const fd = fs.openSync(file, 'r');
   try {
     const info = readDeltaHeader(fd);
+    const ref = new FileRef(file, fd);
     const buf = Buffer.allocUnsafe(PAGED_CHUNK);
     for (const e of info.entries) {
-      const { bytesRead } = await new Promise<{ bytesRead: number }>((resolve, reject) =>
-        fs.read(fd, buf, 0, PAGED_CHUNK, e.offset, (err, bytesRead) => (err ? reject(err) : resolve({ bytesRead }))),
-      );
-      if (bytesRead !== PAGED_CHUNK || crc32(buf) !== e.crc) throw new Error(`checksum mismatch (chunk ${e.index})`);
+      try {
+        await readLoc(deltaLoc(ref, e), buf, e.index);
+      } catch {
+        throw new Error(`checksum mismatch (chunk ${e.index})`);
+      }
     }
     return info;
   } finally {

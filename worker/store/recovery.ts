@@ -16,6 +16,7 @@ import { listSegments, segmentName } from './journal';
 import { decodeTx } from './records';
 import { listSnapshots, openSnapshot, snapshotBytesOf, snapshotName } from './snapshot';
 import { coldName, thawSnapshot, thawToMemory } from './coldSnapshot';
+import { LazyFileBytes } from './lazyFile';
 import { PagedBytes, splitPageCache } from './pagedFile';
 import { openChain } from './chain';
 import { deltaName, listDeltas } from './delta';
@@ -105,13 +106,14 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
           baseGen = headGen;
           report.deltasApplied = deltas;
         } else {
-          // Verified whole, then read again lazily as SQLite asks for pages (snapshot.ts, lazyFile.ts).
+          // Verified whole, then read again lazily as SQLite asks for pages (snapshot.ts, lazyFile.ts);
+          // a packed snapshot is inflated whole.
           const bytes = openSnapshot(file);
-          if (opts.eager) bytes.loadAll();
+          if (opts.eager && bytes instanceof LazyFileBytes) bytes.loadAll();
           const candidate = new SQL.Database(bytes);
           candidate.exec('SELECT count(*) FROM sqlite_master');
           // The rest is read in the background once start-up is done, then the file is closed.
-          bytes.loadInBackground(BACKGROUND_LOAD_DELAY_MS);
+          if (bytes instanceof LazyFileBytes) bytes.loadInBackground(BACKGROUND_LOAD_DELAY_MS);
           db = candidate;
           baseGen = gen;
         }

@@ -2,25 +2,32 @@
 // File layout (v2): "CMEMSNP2" | u64 length | u32 crc32 of the bytes | u32 crc32 of the chunk table |
 // sqlite bytes | chunk table: u32 crc32 of each PAGED_CHUNK of the bytes. The table lets the page
 // cache open a large snapshot without reading it (each chunk is checked when it is read, chain.ts).
+// Packed (v3, packChain.ts rewrites a v2 snapshot so once the worker is idle): "CMEMSNP3" | the
+// same three fields | each PAGED_CHUNK of the bytes, raw-deflated on its own (or raw, when that is
+// no smaller) | chunk table: per chunk u32 crc32 of its raw bytes, u32 bytes stored (less than the
+// chunk's length: deflated). The page cache inflates a chunk when it reads it.
 // v1 ("CMEMSNP1", no table, the fourth field zero) is still read. A snapshot that fails its length
 // or hash check is never loaded and never deleted by us (it is moved aside).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { crc32 } from 'node:zlib';
+import { crc32, inflateRawSync } from 'node:zlib';
+import { CheckpointStopped } from './delta';
 import { listGenFiles, writeAtomically } from './journal';
 import { LazyFileBytes } from './lazyFile';
-import { PAGED_CHUNK } from './pagedFile';
+import { type ChunkLoc, FileRef, PAGED_CHUNK, packChunks, readLoc, readLocSync } from './pagedFile';
 
 const MAGIC_V1 = Buffer.from('CMEMSNP1', 'ascii');
 const MAGIC_V2 = Buffer.from('CMEMSNP2', 'ascii');
-const HEADER = 8 + 8 + 4 + 4;
+const MAGIC_V3 = Buffer.from('CMEMSNP3', 'ascii');
+export const SNAPSHOT_HEADER = 8 + 8 + 4 + 4;
+const HEADER = SNAPSHOT_HEADER;
 /** Read size of the start-up check: small enough to stay in the CPU's cache between read and CRC. */
 const VERIFY_CHUNK = 4 << 20;
 /** Write size: a multiple of PAGED_CHUNK. */
 const WRITE_PIECE = 8 << 20;
 
 export interface SnapshotHeader {
-  version: 1 | 2;
+  version: 1 | 2 | 3;
   /** Where the database bytes start in the file. */
   base: number;
   length: number;
@@ -53,9 +60,19 @@ export async function writeSnapshot(dir: string, gen: number, bytes: Uint8Array)
  * long but the last: the CRCs are taken on the way, so a caller can stream the database from
  * other files (store.ts flattens the page cache's chain this way) without holding it whole.
  */
-export async function writeSnapshotFrom(dir: string, gen: number, length: number, pieces: AsyncIterable<Uint8Array>): Promise<string> {
+export async function writeSnapshotFrom(
+  dir: string,
+  gen: number,
+  length: number,
+  pieces: AsyncIterable<Uint8Array>,
+  packed: { stopping: () => boolean } | undefined = undefined,
+): Promise<string> {
   const table = Buffer.alloc(4 * chunkCount(length));
   const final = path.join(dir, snapshotName(gen));
+  if (packed) {
+    await writeAtomically(final, (fh) => writePacked(fh, length, pieces, packed.stopping));
+    return final;
+  }
   await writeAtomically(final, async (fh) => {
     let off = 0;
     let crc = 0;
@@ -78,15 +95,123 @@ export async function writeSnapshotFrom(dir: string, gen: number, length: number
   return final;
 }
 
+/** Chunks deflated at once while a packed snapshot is written: a stop waits for at most these (256 KiB). */
+const PACK_GROUP = 4;
+
+/**
+ * A packed (v3) snapshot from pieces as writeSnapshotFrom takes them: each chunk deflated on the
+ * thread pool on the way; `stopping` ends it before the next group of chunks (CheckpointStopped).
+ */
+async function writePacked(fh: fs.promises.FileHandle, length: number, pieces: AsyncIterable<Uint8Array>, stopping: () => boolean): Promise<void> {
+  const chunks: { crc: number; stored: number }[] = [];
+  let off = 0;
+  let at = HEADER;
+  let crc = 0;
+  for await (const piece of pieces) {
+    if (off % PAGED_CHUNK !== 0 || off + piece.length > length) throw new Error('snapshot pieces do not line up with the chunks');
+    crc = crc32(piece, crc);
+    for (let g = 0; g < piece.length; g += PACK_GROUP * PAGED_CHUNK) {
+      if (stopping()) throw new CheckpointStopped();
+      const raws: Uint8Array[] = [];
+      for (let p = g; p < Math.min(piece.length, g + PACK_GROUP * PAGED_CHUNK); p += PAGED_CHUNK) raws.push(piece.subarray(p, Math.min(piece.length, p + PAGED_CHUNK)));
+      const stored = await packChunks(raws);
+      raws.forEach((r, i) => chunks.push({ crc: crc32(r), stored: stored[i].length }));
+      const want = stored.reduce((n, b) => n + b.length, 0);
+      const done = (await fh.writev(stored, at)).bytesWritten;
+      if (done < want) {
+        const rest = Buffer.concat(stored).subarray(done);
+        for (let w = 0; w < rest.length; ) w += (await fh.write(rest, w, rest.length - w, at + done + w)).bytesWritten;
+      }
+      at += want;
+    }
+    off += piece.length;
+  }
+  if (off !== length) throw new Error(`snapshot pieces add up to ${off} bytes, expected ${length}`);
+  const { head, table } = packedSnapshotFrame(length, crc, chunks);
+  await fh.write(table, 0, table.length, at);
+  await fh.write(head, 0, HEADER, 0);
+}
+
 /** Parses a header against the file's size; throws with the reason the file is not a whole snapshot. */
 function parseHeader(head: Buffer, size: number): SnapshotHeader {
   const magic = head.subarray(0, 8);
-  const version = magic.equals(MAGIC_V2) ? 2 : magic.equals(MAGIC_V1) ? 1 : 0;
+  const version = magic.equals(MAGIC_V2) ? 2 : magic.equals(MAGIC_V3) ? 3 : magic.equals(MAGIC_V1) ? 1 : 0;
   if (size < HEADER || version === 0) throw new Error('not a snapshot (bad header)');
   const length = Number(head.readBigUInt64LE(8));
+  if (version === 3) {
+    // The table is at the end; whether the chunks before it add up is checked with the table (chunkPlaces).
+    const tableOffset = size - 8 * chunkCount(length);
+    if (tableOffset < HEADER || length > PAGED_CHUNK * (size - HEADER)) throw new Error(`truncated or padded: ${size} bytes cannot hold ${length} packed`);
+    return { version, base: HEADER, length, crc: head.readUInt32LE(16), tableOffset, tableCrc: head.readUInt32LE(20) };
+  }
   const expected = HEADER + length + (version === 2 ? 4 * chunkCount(length) : 0);
   if (size !== expected) throw new Error(`truncated or padded: expected ${expected} bytes, found ${size}`);
   return { version, base: HEADER, length, crc: head.readUInt32LE(16), tableOffset: HEADER + length, tableCrc: head.readUInt32LE(20) };
+}
+
+/** Where each PAGED_CHUNK of the database is in a v2 or v3 snapshot file, with its CRC (and its stored length when packed). */
+export type ChunkPlace = Omit<ChunkLoc, 'ref'>;
+
+/** The places of a v2 or v3 snapshot's chunks from its table (already checked against its CRC). */
+function placesOf(h: SnapshotHeader, table: Buffer): ChunkPlace[] {
+  const out: ChunkPlace[] = [];
+  let at = h.base;
+  for (let i = 0; i * PAGED_CHUNK < h.length; i++) {
+    const len = Math.min(PAGED_CHUNK, h.length - i * PAGED_CHUNK);
+    if (h.version !== 3) {
+      out.push({ offset: h.base + i * PAGED_CHUNK, len, crc: table.readUInt32LE(4 * i) });
+      continue;
+    }
+    const stored = table.readUInt32LE(8 * i + 4);
+    if (stored === 0 || stored > len) throw new Error(`chunk ${i} stored in ${stored} bytes (not a packed snapshot)`);
+    out.push({ offset: at, len, crc: table.readUInt32LE(8 * i), packed: stored < len ? stored : undefined });
+    at += stored;
+  }
+  if (h.version === 3 && at !== h.tableOffset) throw new Error(`truncated or padded: the chunks end at ${at} bytes, the table starts at ${h.tableOffset}`);
+  return out;
+}
+
+/** The chunk places of a v2 or v3 snapshot, its table checked against its CRC; null for v1 (no table). */
+export function chunkPlaces(fd: number, h: SnapshotHeader): ChunkPlace[] | null {
+  if (h.version === 1) return null;
+  const table = Buffer.alloc((h.version === 3 ? 8 : 4) * chunkCount(h.length));
+  if (table.length > 0 && fs.readSync(fd, table, 0, table.length, h.tableOffset) !== table.length) throw new Error('truncated chunk table');
+  if (crc32(table) !== h.tableCrc) throw new Error('checksum mismatch'); // of the chunk table
+  return placesOf(h, table);
+}
+
+/**
+ * The header and table of a packed (v3) snapshot of `length` bytes whose chunks were written in
+ * order from SNAPSHOT_HEADER on, each with the CRC of its raw bytes and the bytes it takes there.
+ */
+export function packedSnapshotFrame(length: number, crc: number, chunks: { crc: number; stored: number }[]): { head: Buffer; table: Buffer } {
+  const table = Buffer.alloc(8 * chunks.length);
+  chunks.forEach((c, i) => {
+    table.writeUInt32LE(c.crc, 8 * i);
+    table.writeUInt32LE(c.stored, 8 * i + 4);
+  });
+  const head = Buffer.alloc(HEADER);
+  MAGIC_V3.copy(head, 0);
+  head.writeBigUInt64LE(BigInt(length), 8);
+  head.writeUInt32LE(crc, 16);
+  head.writeUInt32LE(crc32(table), 20);
+  return { head, table };
+}
+
+/** Every byte of a packed (v3) snapshot, each chunk inflated and checked, then the whole CRC. */
+function unpackSync(fd: number, file: string, h: SnapshotHeader): Uint8Array {
+  const places = chunkPlaces(fd, h) as ChunkPlace[];
+  const ref = new FileRef(file, fd);
+  const out = new Uint8Array(h.length);
+  const one = new Uint8Array(PAGED_CHUNK);
+  let crc = 0;
+  places.forEach((p, i) => {
+    readLocSync({ ref, ...p }, one, i);
+    out.set(one.subarray(0, p.len), i * PAGED_CHUNK);
+    crc = crc32(one.subarray(0, p.len), crc);
+  });
+  if (crc !== h.crc) throw new Error('checksum mismatch');
+  return out;
 }
 
 function readHeaderSync(fd: number): SnapshotHeader {
@@ -96,15 +221,10 @@ function readHeaderSync(fd: number): SnapshotHeader {
   return parseHeader(head, size);
 }
 
-/** The v2 chunk table, checked against its CRC; null for a v1 snapshot (which has none). */
+/** The CRC of each chunk (v2 and v3), the table checked against its CRC; null for a v1 snapshot (which has none). */
 export function readChunkTable(fd: number, h: SnapshotHeader): Uint32Array | null {
-  if (h.version === 1) return null;
-  const table = Buffer.alloc(4 * chunkCount(h.length));
-  if (table.length > 0 && fs.readSync(fd, table, 0, table.length, h.tableOffset) !== table.length) throw new Error('truncated chunk table');
-  if (crc32(table) !== h.tableCrc) throw new Error('checksum mismatch'); // of the chunk table
-  const out = new Uint32Array(table.length / 4);
-  for (let i = 0; i < out.length; i++) out[i] = table.readUInt32LE(4 * i);
-  return out;
+  const places = chunkPlaces(fd, h);
+  return places && Uint32Array.from(places, (p) => p.crc);
 }
 
 /**
@@ -114,11 +234,13 @@ export function readChunkTable(fd: number, h: SnapshotHeader): Uint32Array | nul
  * one small buffer: at 209 MB, reading it whole into fresh memory and copying it into sql.js cost
  * seconds on this machine (fresh pages cost about 6 ms per MB to touch here), this pass under one.
  */
-export function openSnapshot(file: string): LazyFileBytes {
+export function openSnapshot(file: string): LazyFileBytes | Uint8Array {
   const fd = fs.openSync(file, 'r');
   let owned = false;
   try {
     const h = readHeaderSync(fd);
+    // Packed: inflated whole now (only a store without the page cache opens a snapshot this way).
+    if (h.version === 3) return unpackSync(fd, file, h);
     const len = h.length;
     const buf = Buffer.allocUnsafe(Math.min(len, VERIFY_CHUNK) || 1);
     let crc = 0;
@@ -140,6 +262,25 @@ export function openSnapshot(file: string): LazyFileBytes {
 /** The database bytes inside a whole snapshot file held in memory, checked like openSnapshot checks a file. */
 export function snapshotBytesOf(file: Buffer): Uint8Array {
   const h = parseHeader(file.subarray(0, HEADER), file.length);
+  if (h.version === 3) {
+    const table = file.subarray(h.tableOffset);
+    if (crc32(table) !== h.tableCrc) throw new Error('checksum mismatch'); // of the chunk table
+    const out = new Uint8Array(h.length);
+    placesOf(h, table).forEach((p, i) => {
+      let raw: Uint8Array = file.subarray(p.offset, p.offset + (p.packed ?? p.len));
+      if (p.packed !== undefined) {
+        try {
+          raw = inflateRawSync(raw, { maxOutputLength: p.len });
+        } catch {
+          throw new Error(`checksum mismatch (chunk ${i} does not inflate)`);
+        }
+      }
+      if (raw.length !== p.len || crc32(raw) !== p.crc) throw new Error(`checksum mismatch (chunk ${i})`);
+      out.set(raw, i * PAGED_CHUNK);
+    });
+    if (crc32(out) !== h.crc) throw new Error('checksum mismatch');
+    return out;
+  }
   const bytes = file.subarray(h.base, h.base + h.length);
   if (crc32(bytes) !== h.crc) throw new Error('checksum mismatch');
   if (h.version === 2 && crc32(file.subarray(h.tableOffset)) !== h.tableCrc) throw new Error('checksum mismatch'); // of the chunk table
@@ -149,7 +290,7 @@ export function snapshotBytesOf(file: Buffer): Uint8Array {
 /** Returns the database bytes, all in memory, or throws with the reason the file is unusable. */
 export function readSnapshot(file: string): Uint8Array {
   const bytes = openSnapshot(file);
-  bytes.loadAll();
+  if (bytes instanceof LazyFileBytes) bytes.loadAll();
   return bytes;
 }
 
@@ -166,6 +307,7 @@ export async function verifySnapshot(file: string): Promise<void> {
     if (size < HEADER || (await fh.read(head, 0, HEADER, 0)).bytesRead !== HEADER) throw new Error('not a snapshot (bad header)');
     const h = parseHeader(head, size);
     const len = h.length;
+    if (h.version === 3) return await verifyPacked(fh, file, h);
     const table = Buffer.alloc(h.version === 2 ? 4 * chunkCount(len) : 0);
     if (table.length > 0 && (await fh.read(table, 0, table.length, h.tableOffset)).bytesRead !== table.length) throw new Error('truncated chunk table');
     if (h.version === 2 && crc32(table) !== h.tableCrc) throw new Error('checksum mismatch'); // of the chunk table
@@ -193,6 +335,26 @@ export async function verifySnapshot(file: string): Promise<void> {
   } finally {
     await fh.close();
   }
+}
+
+/** verifySnapshot of a packed (v3) snapshot: its table, then every chunk inflated (on the thread pool) and checked. */
+async function verifyPacked(fh: fs.promises.FileHandle, file: string, h: SnapshotHeader): Promise<void> {
+  const table = Buffer.alloc(8 * chunkCount(h.length));
+  if (table.length > 0 && (await fh.read(table, 0, table.length, h.tableOffset)).bytesRead !== table.length) throw new Error('truncated chunk table');
+  if (crc32(table) !== h.tableCrc) throw new Error('checksum mismatch'); // of the chunk table
+  const ref = new FileRef(file, fh.fd);
+  const one = new Uint8Array(PAGED_CHUNK);
+  let crc = 0;
+  const places = placesOf(h, table);
+  for (let i = 0; i < places.length; i++) {
+    try {
+      await readLoc({ ref, ...places[i] }, one, i);
+    } catch (e) {
+      throw new Error(`checksum mismatch (chunk ${i}: ${(e as Error).message})`);
+    }
+    crc = crc32(one.subarray(0, places[i].len), crc);
+  }
+  if (crc !== h.crc) throw new Error('checksum mismatch');
 }
 
 /** A snapshot's header, checked against the file's size (the bytes are not verified here). */

@@ -1,0 +1,182 @@
+// Packing the chain (worker/store/packChain.ts): after a checkpoint the newest full snapshot and the
+// deltas after it are rewritten in place with each 64 KiB chunk deflated, and the page cache reads
+// them from there. Real files in a temp dir, real sql.js: the packed files are smaller, every read
+// gives the same rows (through a page cache small enough to evict and re-read), a store written
+// before packing (raw files) opens and is packed, a damaged packed chunk is found, and the raw
+// file's blocks leave the disk once packed.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { nullLogger } from '../../common/node/log';
+import { openChain } from '../../worker/store/chain';
+import { deltaName, listDeltas, readDeltaHeader, verifyDelta } from '../../worker/store/delta';
+import { rawChainFiles } from '../../worker/store/packChain';
+import { PAGED_CHUNK } from '../../worker/store/pagedFile';
+import { recover } from '../../worker/store/recovery';
+import { listSnapshots, readSnapshot, snapshotHeader, snapshotName, verifySnapshot } from '../../worker/store/snapshot';
+import { loadSqlJs } from '../../worker/store/sqlite';
+import { Store } from '../../worker/store/store';
+import { tempDir, until } from '../helpers/worker';
+
+const BUDGET = 4 * PAGED_CHUNK;
+const open = (dir: string, packChain = true) =>
+  Store.open({ dir, log: nullLogger, snapshotJournalBytes: 2 ** 40, replicaScript: null, pageCacheBytes: BUDGET, deltaMinBytes: 0, packChain });
+// Text that deflates about as the real history does (words, not one repeated letter).
+const WORDS = ['search', 'index', 'journal', 'snapshot', 'delta', 'worker', 'session', 'observation', 'memory', 'chunk', 'page', 'cache'];
+const body = (i: number) => Array.from({ length: 80 }, (_, k) => WORDS[(i * 7 + k * k) % WORDS.length] + ((i + k) % 97)).join(' ');
+
+async function insert(s: Store, from: number, n: number): Promise<void> {
+  await s.write((tx) => {
+    for (let i = from; i < from + n; i++) tx.run('INSERT INTO t (id, body) VALUES (?, ?)', [i, body(i)]);
+  });
+}
+
+const rows = (s: Store) => s.all<{ id: number; body: string }>('SELECT id, body FROM t ORDER BY id');
+const magic = (file: string) => fs.readFileSync(file).subarray(0, 8).toString('latin1');
+const newestSnapshot = (dir: string) => path.join(dir, snapshotName(listSnapshots(dir).pop() as number));
+
+function expected(n: number, edited: number[] = []): { id: number; body: string }[] {
+  return Array.from({ length: n }, (_, id) => ({ id, body: edited.includes(id) ? 'edited' : body(id) }));
+}
+
+/** Files this process holds open that were removed from the disk (their blocks are still taken). */
+function removedButOpen(dir: string): string[] {
+  const out: string[] = [];
+  for (const fd of fs.readdirSync('/proc/self/fd')) {
+    try {
+      const target = fs.readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.startsWith(dir) && target.endsWith('(deleted)')) out.push(target);
+    } catch {
+      /* closed meanwhile */
+    }
+  }
+  return out;
+}
+
+/** A store of 3000 rows (about 2 MB) with one full snapshot and a delta after it, written raw (packing off), closed. */
+async function rawStore(): Promise<string> {
+  const dir = path.join(tempDir('pack-'), 'db');
+  let s = await open(dir, false);
+  await s.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)'));
+  for (let i = 0; i < 3000; i += 500) await insert(s, i, 500);
+  await s.close(true); // its first snapshot: the next start is served by the page cache
+  s = await open(dir, false);
+  await insert(s, 3000, 100);
+  await s.write((tx) => tx.run("UPDATE t SET body = 'edited' WHERE id = 17"));
+  assert.equal((await s.snapshot()).via, 'delta');
+  await s.close(false);
+  return dir;
+}
+
+describe('packing the newest snapshot and its deltas', () => {
+  it('a store of raw files (written before packing) opens as it is, then is packed in place: smaller files, the same rows', async () => {
+    const dir = await rawStore();
+    const snap = newestSnapshot(dir);
+    const delta = path.join(dir, deltaName(listDeltas(dir).pop() as number));
+    assert.equal(magic(snap), 'CMEMSNP2');
+    assert.equal(magic(delta), 'CMEMDLT1');
+    const rawSizes = [fs.statSync(snap).size, fs.statSync(delta).size];
+    // Opened with packing off: the raw files as they are.
+    let s = await open(dir, false);
+    assert.deepEqual(rows(s), expected(3100, [17]));
+    await s.close(false);
+    // With packing: the start's background pass packs both (10 s after start), or the next checkpoint does.
+    s = await open(dir);
+    try {
+      await insert(s, 3100, 10);
+      await s.snapshot();
+      await until(() => rawChainFiles(dir).length === 0, 20_000, 'the chain packed');
+      assert.equal(magic(snap), 'CMEMSNP3');
+      assert.ok(listDeltas(dir).every((g) => magic(path.join(dir, deltaName(g))) === 'CMEMDLT2'), 'every delta packed');
+      const packedSizes = [fs.statSync(snap).size, fs.statSync(delta).size];
+      assert.ok(packedSizes[0] < rawSizes[0] * 0.6, `snapshot ${rawSizes[0]} -> ${packedSizes[0]} bytes`);
+      assert.ok(packedSizes[1] < rawSizes[1] * 0.6, `delta ${rawSizes[1]} -> ${packedSizes[1]} bytes`);
+      // Served from the packed files now: reading every row evicts and re-reads (and inflates) chunks.
+      const before = s.pageCache?.reads ?? 0;
+      assert.deepEqual(rows(s), expected(3110, [17]));
+      assert.ok((s.pageCache?.reads ?? 0) > before, 'chunks read again from the packed files');
+      assert.deepEqual(removedButOpen(dir), [], 'no descriptor holds a raw file the packed one replaced');
+    } finally {
+      await s.close(false);
+    }
+    // A start reads the packed chain: snapshot, deltas, then the journal.
+    s = await open(dir);
+    try {
+      assert.deepEqual(rows(s), expected(3110, [17]));
+      assert.ok(s.recovery.deltasApplied.length >= 1, 'the packed deltas were laid over the packed snapshot');
+    } finally {
+      await s.close(false);
+    }
+  });
+
+  it('readers without the page cache (the replica, claude-mem recover) read packed snapshots; each file checks out whole', async () => {
+    const dir = await rawStore();
+    let s = await open(dir);
+    await s.snapshot(false, true); // a full snapshot: the chain is one file, packed next
+    await until(() => rawChainFiles(dir).length === 0, 20_000, 'the chain packed');
+    await s.close(false);
+    const snap = newestSnapshot(dir);
+    assert.equal(magic(snap), 'CMEMSNP3');
+    await verifySnapshot(snap);
+    assert.equal(snapshotHeader(snap).version, 3);
+    const SQL = await loadSqlJs();
+    for (const opts of [{ quarantine: false }, { quarantine: false, eager: true }]) {
+      const { db, report } = recover(SQL, dir, opts);
+      assert.deepEqual(report.lost, []);
+      assert.equal(report.snapshotGen, listSnapshots(dir).pop());
+      assert.equal(Number(db.exec('SELECT count(*) FROM t')[0].values[0][0]), 3100);
+      db.close();
+    }
+    // The bytes a packed snapshot holds are the raw snapshot's: the database opens from them whole.
+    const whole = new SQL.Database(readSnapshot(snap));
+    assert.equal(Number(whole.exec("SELECT count(*) FROM t WHERE body = 'edited'")[0].values[0][0]), 1);
+    whole.close();
+    s = await open(dir);
+    assert.deepEqual(rows(s), expected(3100, [17]));
+    await s.close(false);
+  });
+
+  it('a damaged packed chunk is found: the snapshot and the delta do not check out, the chain refuses the snapshot', async () => {
+    const dir = await rawStore();
+    const s = await open(dir);
+    await insert(s, 3100, 10);
+    await s.snapshot();
+    await until(() => rawChainFiles(dir).length === 0, 20_000, 'the chain packed');
+    await s.close(false);
+    const snap = newestSnapshot(dir);
+    const delta = path.join(dir, deltaName(listDeltas(dir).pop() as number));
+    const info = readDeltaHeader(fs.openSync(delta, 'r'));
+    assert.ok(info.packed && info.entries.some((e) => e.packed !== undefined), 'the delta holds deflated chunks');
+    for (const file of [snap, delta]) {
+      const b = fs.readFileSync(file);
+      const at = file === delta ? info.entries[0].offset + 8 : Math.floor(b.length / 3);
+      for (let i = at; i < at + 16; i++) b[i] ^= 0x5a;
+      fs.writeFileSync(file, b);
+    }
+    await assert.rejects(verifySnapshot(snap), /checksum mismatch/);
+    await assert.rejects(verifyDelta(delta), /checksum mismatch/);
+    // Read whole at open (a small chain): the damaged snapshot is refused there.
+    assert.throws(() => openChain(dir, listSnapshots(dir).pop() as number, [], { notes: [], damaged: [] }), /does not inflate|changed on disk/);
+  });
+
+  it('a stop during packing leaves the raw file and no temp file; the next start packs it', async () => {
+    const dir = await rawStore();
+    let s = await open(dir);
+    await insert(s, 3100, 10);
+    const snap = newestSnapshot(dir);
+    await s.snapshot(); // starts packing the chain in the background
+    await s.close(false); // stops it at its next piece
+    assert.ok(!fs.readdirSync(dir).some((n) => n.includes('.tmp-')), `no temp file left: ${fs.readdirSync(dir).join(' ')}`);
+    assert.ok(['CMEMSNP2', 'CMEMSNP3'].includes(magic(snap)));
+    s = await open(dir);
+    try {
+      assert.deepEqual(rows(s), expected(3110, [17]));
+      await s.snapshot();
+      await until(() => rawChainFiles(dir).length === 0, 20_000, 'the chain packed');
+      assert.deepEqual(rows(s), expected(3110, [17]));
+    } finally {
+      await s.close(false);
+    }
+  });
+});

@@ -1,0 +1,230 @@
+// Packing the chain: the newest full snapshot and the deltas after it are what the page cache reads
+// (chain.ts), so they cannot be kept as the cold snapshots' 1 MiB blocks (coldSnapshot.ts). Once a
+// checkpoint is written, each of them that is still raw is rewritten in place with every 64 KiB
+// chunk raw-deflated on its own (snapshot v3 "CMEMSNP3", delta "CMEMDLT2": snapshot.ts, delta.ts),
+// which the page cache inflates when it reads that chunk. A checkpoint itself always writes raw
+// (a stop may be waiting for a delta), so this is background work: chunks are deflated on the
+// thread pool, and a stop stops it at its next piece (its temp file removed, the raw file kept).
+//
+// Steps, each a state a kill may leave: the packed copy written to a temp file and synced
+// (pack:before-sync), read back from disk chunk by chunk and checked (pack:verified), renamed
+// over the raw file (pack:renamed), the directory synced. At every moment the file's name holds a
+// whole, verified copy of the same bytes (the raw one, then the packed one), and the temp file a
+// start finds is removed (store.ts). A file pruned meanwhile is not brought back: the rename is
+// done only when the raw file is still there, in the same tick as that check.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { crc32 } from 'node:zlib';
+import { StoppedError } from './coldSnapshot';
+import { deltaLoc, deltaName, listDeltas, packedDeltaBase, packedDeltaHead, readDeltaHeader } from './delta';
+import { faultPoint } from './faultPoint';
+import { syncDir } from './journal';
+import { type ChunkLoc, FileRef, PAGED_CHUNK, packChunks, readLoc } from './pagedFile';
+import { chunkPlaces, listSnapshots, packedSnapshotFrame, SNAPSHOT_HEADER, snapshotHeaderOf, snapshotName } from './snapshot';
+
+/** Chunks read, deflated (in parallel on the thread pool) and written at once (256 KiB): a stop waits for at most one such piece. */
+const BATCH = 4;
+
+export interface Packed {
+  name: string;
+  rawBytes: number;
+  packedBytes: number;
+  ms: number;
+}
+
+/** A packed file's chunks, where they are now: the page cache reads them from there (PagedBytes.repoint). */
+export type OnPacked = (file: string, placed: [number, ChunkLoc][]) => void;
+
+/**
+ * Packs every raw file of the chain (the newest full snapshot, then each delta after it), one at a
+ * time, until none is left; `onPacked` is called right after each rename, in the same tick.
+ * `stopping` (a stop, or storage found damaged) ends it before the next piece.
+ */
+export async function packChain(dir: string, stopping: () => boolean, onPacked: OnPacked): Promise<Packed[]> {
+  const done: Packed[] = [];
+  const tried = new Set<string>();
+  for (;;) {
+    if (stopping()) return done;
+    const next = rawChainFiles(dir).find((f) => !tried.has(f));
+    if (next === undefined) return done;
+    tried.add(next);
+    const t0 = performance.now();
+    try {
+      const r = await packFile(next, stopping, onPacked);
+      if (r) done.push({ name: path.basename(next), ...r, ms: Math.round(performance.now() - t0) });
+    } catch (e) {
+      if (e instanceof StoppedError) return done;
+      throw new Error(`${path.basename(next)} not packed (kept as it is): ${(e as Error).message}`);
+    }
+  }
+}
+
+/** The chain's files that are not packed yet: the newest full snapshot's .db, then the deltas after it. */
+export function rawChainFiles(dir: string): string[] {
+  const snaps = listSnapshots(dir);
+  if (snaps.length === 0) return [];
+  const newest = snaps[snaps.length - 1];
+  const files = [path.join(dir, snapshotName(newest)), ...listDeltas(dir).filter((g) => g > newest).map((g) => path.join(dir, deltaName(g)))];
+  return files.filter((f) => formOf(f) === 'raw');
+}
+
+/** Whether a snapshot or delta file is raw (v2 snapshot, v1 delta), packed, or something else (a v1 snapshot, missing, damaged). */
+function formOf(file: string): 'raw' | 'packed' | 'other' {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return 'other';
+  }
+  try {
+    const head = Buffer.alloc(8);
+    fs.readSync(fd, head, 0, 8, 0);
+    const magic = head.toString('latin1');
+    return magic === 'CMEMSNP2' || magic === 'CMEMDLT1' ? 'raw' : magic === 'CMEMSNP3' || magic === 'CMEMDLT2' ? 'packed' : 'other';
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+interface Source {
+  /** Each chunk to pack: its index in the database, where it is in the raw file, its raw length. */
+  chunks: { index: number; loc: ChunkLoc }[];
+  /** Writes the header (and table) once every chunk is written; `stored` is each chunk's size in the file, `end` where the chunks end. */
+  frame(out: fs.promises.FileHandle, stored: number[], end: number, crc: number): Promise<void>;
+  /** Where the first chunk goes. */
+  base: number;
+  /** Reads the packed file's header back from disk and returns where each chunk is in it. */
+  readBack(fd: number, ref: FileRef): [number, ChunkLoc][];
+}
+
+function sourceOf(file: string, fd: number, ref: FileRef): Source {
+  if (path.basename(file).startsWith('delta-')) {
+    const info = readDeltaHeader(fd);
+    return {
+      chunks: info.entries.map((e) => ({ index: e.index, loc: deltaLoc(ref, e) })),
+      base: packedDeltaBase(info.entries.length),
+      frame: async (out, stored) => {
+        const head = packedDeltaHead(info, stored);
+        await writeAll(out, [head], 0);
+      },
+      readBack: (pfd, pref) => {
+        const packed = readDeltaHeader(pfd);
+        if (!packed.packed || packed.gen !== info.gen || packed.prevGen !== info.prevGen || packed.length !== info.length) throw new Error('the packed delta does not read back as the same delta');
+        return packed.entries.map((e): [number, ChunkLoc] => [e.index, deltaLoc(pref, e)]);
+      },
+    };
+  }
+  const h = snapshotHeaderOf(fd);
+  const places = chunkPlaces(fd, h);
+  if (!places || h.version !== 2) throw new Error(`snapshot v${h.version} is not packed`);
+  return {
+    chunks: places.map((p, i) => ({ index: i, loc: { ref, ...p } })),
+    base: SNAPSHOT_HEADER,
+    frame: async (out, stored, end, crc) => {
+      if (crc !== h.crc) throw new Error('checksum mismatch (of the whole snapshot, read for packing)');
+      const { head, table } = packedSnapshotFrame(
+        h.length,
+        crc,
+        places.map((p, i) => ({ crc: p.crc, stored: stored[i] })),
+      );
+      await writeAll(out, [table], end);
+      await writeAll(out, [head], 0);
+    },
+    readBack: (pfd, pref) => {
+      const ph = snapshotHeaderOf(pfd);
+      if (ph.version !== 3 || ph.length !== h.length || ph.crc !== h.crc) throw new Error('the packed snapshot does not read back as the same snapshot');
+      return (chunkPlaces(pfd, ph) ?? []).map((p, i): [number, ChunkLoc] => [i, { ref: pref, ...p }]);
+    },
+  };
+}
+
+/**
+ * Packs one raw snapshot or delta in place. Returns null when it was pruned meanwhile (nothing
+ * renamed, the temp file removed). Throws StoppedError when `stopping` ended it.
+ */
+async function packFile(file: string, stopping: () => boolean, onPacked: OnPacked): Promise<{ rawBytes: number; packedBytes: number } | null> {
+  const dir = path.dirname(file);
+  const tmp = `${file}.tmp-${process.pid}`;
+  const fd = fs.openSync(file, 'r');
+  let committed = false;
+  try {
+    const rawBytes = fs.fstatSync(fd).size;
+    const src = sourceOf(file, fd, new FileRef(file, fd));
+    const out = await fs.promises.open(tmp, 'w', 0o600);
+    try {
+      const stored: number[] = [];
+      let at = src.base;
+      let crc = 0;
+      for (let k = 0; k < src.chunks.length; k += BATCH) {
+        // Stopped, or pruned meanwhile (then its bytes, maybe deleted text, must not live on here).
+        if (stopping()) throw new StoppedError();
+        if (!fs.existsSync(file)) return null;
+        const batch = src.chunks.slice(k, k + BATCH);
+        const raws = await Promise.all(
+          batch.map(async (c) => {
+            const buf = new Uint8Array(PAGED_CHUNK);
+            await readLoc(c.loc, buf, c.index); // checked against its CRC: a damaged file is not packed
+            return buf.subarray(0, c.loc.len);
+          }),
+        );
+        const parts = await packChunks(raws);
+        for (const r of raws) crc = crc32(r, crc);
+        await writeAll(out, parts, at);
+        for (const p of parts) {
+          stored.push(p.length);
+          at += p.length;
+        }
+      }
+      if (stopping()) throw new StoppedError();
+      await src.frame(out, stored, at, crc);
+      faultPoint('pack:before-sync');
+      await out.sync();
+    } finally {
+      await out.close();
+    }
+    // Read back from disk, as a start would read it, before it takes the raw file's place.
+    const pfd = fs.openSync(tmp, 'r');
+    let placed: [number, ChunkLoc][];
+    try {
+      const pref = new FileRef(tmp, pfd);
+      placed = src.readBack(pfd, pref);
+      if (placed.length !== src.chunks.length) throw new Error('the packed file lists another number of chunks');
+      const buf = new Uint8Array(PAGED_CHUNK);
+      for (let k = 0; k < placed.length; k++) {
+        if (k % BATCH === 0 && stopping()) throw new StoppedError();
+        const [i, loc] = placed[k];
+        if (i !== src.chunks[k].index || loc.crc !== src.chunks[k].loc.crc) throw new Error(`chunk ${i} does not read back as written`);
+        await readLoc(loc, buf, i);
+      }
+    } finally {
+      fs.closeSync(pfd);
+    }
+    if (stopping()) throw new StoppedError();
+    faultPoint('pack:verified');
+    // The check and the rename in one tick: a prune (synchronous too) cannot fall between them.
+    if (!fs.existsSync(file)) return null;
+    fs.renameSync(tmp, file);
+    committed = true;
+    const ref = FileRef.open(file);
+    onPacked(
+      file,
+      placed.map(([i, loc]) => [i, { ...loc, ref }]),
+    );
+    ref.closeIfUnused();
+    faultPoint('pack:renamed');
+    await syncDir(dir);
+    return { rawBytes, packedBytes: fs.statSync(file).size };
+  } finally {
+    fs.closeSync(fd);
+    if (!committed) fs.rmSync(tmp, { force: true });
+  }
+}
+
+async function writeAll(out: fs.promises.FileHandle, parts: Uint8Array[], at: number): Promise<void> {
+  const want = parts.reduce((n, p) => n + p.length, 0);
+  const done = (await out.writev(parts, at)).bytesWritten;
+  if (done < want) {
+    const rest = Buffer.concat(parts).subarray(done);
+    for (let w = 0; w < rest.length; ) w += (await out.write(rest, w, rest.length - w, at + done + w)).bytesWritten;
+  }
+}
