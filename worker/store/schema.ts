@@ -69,6 +69,114 @@ function teamTriggersSql(): string[] {
   });
 }
 
+// Statements that read the same in a migration and in the newest schema (below): written once.
+// A table a later migration altered (ADD COLUMN, the rebuild for AUTOINCREMENT) is spelled twice,
+// as it was created and as sqlite_master holds it now.
+const PENDING_WORK_SQL = [
+  `CREATE TABLE pending_work (
+      id INTEGER PRIMARY KEY,
+      session_id INTEGER NOT NULL REFERENCES sessions(id),
+      kind TEXT NOT NULL CHECK (kind IN ('observation','summary')),
+      payload TEXT NOT NULL,
+      content_hash TEXT NOT NULL,
+      status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','dead')),
+      attempts INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at INTEGER NOT NULL DEFAULT 0,
+      last_error TEXT,
+      created_at INTEGER NOT NULL,
+      UNIQUE (session_id, content_hash)
+    )`,
+  `CREATE INDEX pending_ready ON pending_work (status, next_attempt_at, id)`,
+];
+const TEAM_SQL = [
+  `CREATE TABLE team_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  `CREATE TABLE team_shares (project TEXT PRIMARY KEY, team TEXT NOT NULL, cursor INTEGER NOT NULL DEFAULT 0, shared_at INTEGER NOT NULL, prompts INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE TABLE team_records (
+      kind TEXT NOT NULL CHECK (kind IN ('observation','summary','prompt')),
+      local_id INTEGER NOT NULL,
+      gid TEXT NOT NULL UNIQUE,
+      project TEXT NOT NULL,
+      origin TEXT NOT NULL,
+      author TEXT,
+      machine TEXT,
+      PRIMARY KEY (kind, local_id)
+    )`,
+  `CREATE TABLE team_tombstones (gid TEXT PRIMARY KEY, project TEXT NOT NULL)`,
+  `CREATE TABLE team_outbox (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      op TEXT NOT NULL CHECK (op IN ('put','delete')),
+      kind TEXT NOT NULL,
+      local_id INTEGER,
+      gid TEXT NOT NULL,
+      project TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at INTEGER NOT NULL DEFAULT 0,
+      last_error TEXT
+    )`,
+  `CREATE INDEX team_outbox_ready ON team_outbox (next_attempt_at, id)`,
+  `CREATE INDEX team_outbox_gid ON team_outbox (gid)`,
+  ...teamTriggersSql(),
+];
+const FILE_SEEN_SQL = [
+  `CREATE TABLE file_seen (
+      id INTEGER PRIMARY KEY,
+      session_id INTEGER NOT NULL,
+      project TEXT NOT NULL,
+      path TEXT NOT NULL,
+      blob TEXT,
+      tracked INTEGER NOT NULL DEFAULT 0,
+      commit_id TEXT,
+      branch TEXT,
+      seen_at INTEGER NOT NULL
+    )`,
+  `CREATE INDEX file_seen_by_session ON file_seen (session_id, seen_at)`,
+];
+/** What follows the citations table: its indexes, the memory states, the sessions' git state, the triggers. */
+const CITED_SQL = [
+  `CREATE INDEX citations_by_path ON citations (project, path)`,
+  `CREATE INDEX citations_by_observation ON citations (observation_id)`,
+  `CREATE TABLE memory_state (
+      observation_id INTEGER PRIMARY KEY,
+      status TEXT NOT NULL CHECK (status IN ('confirmed','retired')),
+      replaced_by INTEGER,
+      note TEXT,
+      at INTEGER NOT NULL
+    )`,
+  `CREATE TABLE session_git (
+      session_id INTEGER PRIMARY KEY,
+      branch TEXT,
+      commit_id TEXT,
+      bases TEXT NOT NULL DEFAULT '[]',
+      updated_at INTEGER NOT NULL
+    )`,
+  `CREATE TRIGGER citations_from_seen AFTER INSERT ON observations BEGIN
+      INSERT OR IGNORE INTO citations (observation_id, project, path, blob, tracked, commit_id, branch, cited_at)
+        SELECT new.id, new.project, f.path, f.blob, f.tracked, f.commit_id, f.branch, new.created_at
+          FROM file_seen f WHERE f.session_id = new.session_id AND f.seen_at = new.created_at AND f.blob IS NOT NULL ORDER BY f.id;
+    END`,
+  `CREATE TRIGGER citations_gone AFTER DELETE ON observations BEGIN
+      DELETE FROM citations WHERE observation_id = old.id;
+      DELETE FROM memory_state WHERE observation_id = old.id;
+    END`,
+  `CREATE TRIGGER file_seen_gone AFTER DELETE ON sessions BEGIN
+      DELETE FROM file_seen WHERE session_id = old.id;
+      DELETE FROM session_git WHERE session_id = old.id;
+    END`,
+];
+const CITATION_VERDICTS_TABLE = `CREATE TABLE citation_verdicts (
+      citation_id INTEGER NOT NULL,
+      branch TEXT NOT NULL,
+      state TEXT NOT NULL CHECK (state IN ('changed','deleted')),
+      current_blob TEXT,
+      changed_at INTEGER,
+      change_kind TEXT,
+      PRIMARY KEY (citation_id, branch)
+    )`;
+const CITATION_VERDICTS_GONE = `CREATE TRIGGER citation_verdicts_gone AFTER DELETE ON citations BEGIN
+      DELETE FROM citation_verdicts WHERE citation_id = old.id;
+    END`;
+
 const MIGRATIONS: Migration[] = [
   // 1: the core tables
   [
@@ -135,20 +243,7 @@ const MIGRATIONS: Migration[] = [
       UNIQUE (session_id, content_hash)
     )`,
     `CREATE INDEX summaries_by_project ON session_summaries (project, created_at)`,
-    `CREATE TABLE pending_work (
-      id INTEGER PRIMARY KEY,
-      session_id INTEGER NOT NULL REFERENCES sessions(id),
-      kind TEXT NOT NULL CHECK (kind IN ('observation','summary')),
-      payload TEXT NOT NULL,
-      content_hash TEXT NOT NULL,
-      status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','dead')),
-      attempts INTEGER NOT NULL DEFAULT 0,
-      next_attempt_at INTEGER NOT NULL DEFAULT 0,
-      last_error TEXT,
-      created_at INTEGER NOT NULL,
-      UNIQUE (session_id, content_hash)
-    )`,
-    `CREATE INDEX pending_ready ON pending_work (status, next_attempt_at, id)`,
+    ...PENDING_WORK_SQL,
     // Full-text indexes over the content tables (external content FTS4, kept in sync by triggers).
     `CREATE VIRTUAL TABLE observations_fts USING fts4(content="observations", title, subtitle, narrative, facts, concepts, files_read, files_modified, tokenize=porter)`,
     `CREATE TRIGGER observations_bu BEFORE UPDATE ON observations BEGIN DELETE FROM observations_fts WHERE docid = old.id; END`,
@@ -202,52 +297,14 @@ const MIGRATIONS: Migration[] = [
   // live in sessions of platform 'team' and are never queued again. Triggers use no clock or random
   // value, so a journal replay rebuilds exactly the same rows.
   [
-    `CREATE TABLE team_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-    `CREATE TABLE team_shares (project TEXT PRIMARY KEY, team TEXT NOT NULL, cursor INTEGER NOT NULL DEFAULT 0, shared_at INTEGER NOT NULL, prompts INTEGER NOT NULL DEFAULT 0)`,
-    `CREATE TABLE team_records (
-      kind TEXT NOT NULL CHECK (kind IN ('observation','summary','prompt')),
-      local_id INTEGER NOT NULL,
-      gid TEXT NOT NULL UNIQUE,
-      project TEXT NOT NULL,
-      origin TEXT NOT NULL,
-      author TEXT,
-      machine TEXT,
-      PRIMARY KEY (kind, local_id)
-    )`,
-    `CREATE TABLE team_tombstones (gid TEXT PRIMARY KEY, project TEXT NOT NULL)`,
-    `CREATE TABLE team_outbox (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      op TEXT NOT NULL CHECK (op IN ('put','delete')),
-      kind TEXT NOT NULL,
-      local_id INTEGER,
-      gid TEXT NOT NULL,
-      project TEXT NOT NULL,
-      created_at INTEGER NOT NULL,
-      attempts INTEGER NOT NULL DEFAULT 0,
-      next_attempt_at INTEGER NOT NULL DEFAULT 0,
-      last_error TEXT
-    )`,
-    `CREATE INDEX team_outbox_ready ON team_outbox (next_attempt_at, id)`,
-    `CREATE INDEX team_outbox_gid ON team_outbox (gid)`,
-    ...teamTriggersSql(),
+    ...TEAM_SQL,
   ],
   // 7: freshness (docs/freshness.md): fingerprints clients took of the files a tool use touched
   // (file_seen), copied to citations when the tool use's observations are stored (same session and
   // time: the queue files an observation at its job's time); the branch each session was on; what
   // a person or the model decided about a memory. Additive: no existing table changes.
   [
-    `CREATE TABLE file_seen (
-      id INTEGER PRIMARY KEY,
-      session_id INTEGER NOT NULL,
-      project TEXT NOT NULL,
-      path TEXT NOT NULL,
-      blob TEXT,
-      tracked INTEGER NOT NULL DEFAULT 0,
-      commit_id TEXT,
-      branch TEXT,
-      seen_at INTEGER NOT NULL
-    )`,
-    `CREATE INDEX file_seen_by_session ON file_seen (session_id, seen_at)`,
+    ...FILE_SEEN_SQL,
     `CREATE TABLE citations (
       id INTEGER PRIMARY KEY,
       observation_id INTEGER NOT NULL,
@@ -266,35 +323,7 @@ const MIGRATIONS: Migration[] = [
       checked_at INTEGER,
       UNIQUE (observation_id, path)
     )`,
-    `CREATE INDEX citations_by_path ON citations (project, path)`,
-    `CREATE INDEX citations_by_observation ON citations (observation_id)`,
-    `CREATE TABLE memory_state (
-      observation_id INTEGER PRIMARY KEY,
-      status TEXT NOT NULL CHECK (status IN ('confirmed','retired')),
-      replaced_by INTEGER,
-      note TEXT,
-      at INTEGER NOT NULL
-    )`,
-    `CREATE TABLE session_git (
-      session_id INTEGER PRIMARY KEY,
-      branch TEXT,
-      commit_id TEXT,
-      bases TEXT NOT NULL DEFAULT '[]',
-      updated_at INTEGER NOT NULL
-    )`,
-    `CREATE TRIGGER citations_from_seen AFTER INSERT ON observations BEGIN
-      INSERT OR IGNORE INTO citations (observation_id, project, path, blob, tracked, commit_id, branch, cited_at)
-        SELECT new.id, new.project, f.path, f.blob, f.tracked, f.commit_id, f.branch, new.created_at
-          FROM file_seen f WHERE f.session_id = new.session_id AND f.seen_at = new.created_at AND f.blob IS NOT NULL ORDER BY f.id;
-    END`,
-    `CREATE TRIGGER citations_gone AFTER DELETE ON observations BEGIN
-      DELETE FROM citations WHERE observation_id = old.id;
-      DELETE FROM memory_state WHERE observation_id = old.id;
-    END`,
-    `CREATE TRIGGER file_seen_gone AFTER DELETE ON sessions BEGIN
-      DELETE FROM file_seen WHERE session_id = old.id;
-      DELETE FROM session_git WHERE session_id = old.id;
-    END`,
+    ...CITED_SQL,
   ],
   // 8: vectors in their own files (worker/search/vectors/files.ts). A row with a
   // file_offset has its vector in that generation's file and an empty `data`; older rows keep the
@@ -311,20 +340,10 @@ const MIGRATIONS: Migration[] = [
   // the citation is changed or deleted on that branch. The citation's own columns keep the newest
   // verdict of any branch (reads without a branch, export, confirm).
   [
-    `CREATE TABLE citation_verdicts (
-      citation_id INTEGER NOT NULL,
-      branch TEXT NOT NULL,
-      state TEXT NOT NULL CHECK (state IN ('changed','deleted')),
-      current_blob TEXT,
-      changed_at INTEGER,
-      change_kind TEXT,
-      PRIMARY KEY (citation_id, branch)
-    )`,
+    CITATION_VERDICTS_TABLE,
     `INSERT INTO citation_verdicts (citation_id, branch, state, current_blob, changed_at, change_kind)
        SELECT id, changed_branch, state, current_blob, changed_at, change_kind FROM citations WHERE state <> 'fresh' AND changed_branch IS NOT NULL`,
-    `CREATE TRIGGER citation_verdicts_gone AFTER DELETE ON citations BEGIN
-      DELETE FROM citation_verdicts WHERE citation_id = old.id;
-    END`,
+    CITATION_VERDICTS_GONE,
   ],
   // 12: a note that tells a later reader nothing new (worker/compression/triage.ts: a search that
   // found nothing, a re-read, a repeated test run with the same result) is stored and searchable
@@ -345,20 +364,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  */
 const NEWEST: string[] = [
   'CREATE TABLE schema_version (version INTEGER NOT NULL)',
-  `CREATE TABLE pending_work (
-      id INTEGER PRIMARY KEY,
-      session_id INTEGER NOT NULL REFERENCES sessions(id),
-      kind TEXT NOT NULL CHECK (kind IN ('observation','summary')),
-      payload TEXT NOT NULL,
-      content_hash TEXT NOT NULL,
-      status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','dead')),
-      attempts INTEGER NOT NULL DEFAULT 0,
-      next_attempt_at INTEGER NOT NULL DEFAULT 0,
-      last_error TEXT,
-      created_at INTEGER NOT NULL,
-      UNIQUE (session_id, content_hash)
-    )`,
-  `CREATE INDEX pending_ready ON pending_work (status, next_attempt_at, id)`,
+  ...PENDING_WORK_SQL,
   `CREATE TABLE vectors (
       kind TEXT NOT NULL CHECK (kind IN ('observation','summary')),
       ref_id INTEGER NOT NULL,
@@ -441,46 +447,8 @@ const NEWEST: string[] = [
   `CREATE TRIGGER vectors_summary_changed AFTER UPDATE OF request, investigated, learned, completed, next_steps, notes, project ON session_summaries BEGIN DELETE FROM vectors WHERE kind = 'summary' AND ref_id = old.id; END`,
   `CREATE TRIGGER vectors_summary_gone AFTER DELETE ON session_summaries BEGIN DELETE FROM vectors WHERE kind = 'summary' AND ref_id = old.id; END`,
   `CREATE INDEX sessions_by_platform ON sessions (platform, id)`,
-  `CREATE TABLE team_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-  `CREATE TABLE team_shares (project TEXT PRIMARY KEY, team TEXT NOT NULL, cursor INTEGER NOT NULL DEFAULT 0, shared_at INTEGER NOT NULL, prompts INTEGER NOT NULL DEFAULT 0)`,
-  `CREATE TABLE team_records (
-      kind TEXT NOT NULL CHECK (kind IN ('observation','summary','prompt')),
-      local_id INTEGER NOT NULL,
-      gid TEXT NOT NULL UNIQUE,
-      project TEXT NOT NULL,
-      origin TEXT NOT NULL,
-      author TEXT,
-      machine TEXT,
-      PRIMARY KEY (kind, local_id)
-    )`,
-  `CREATE TABLE team_tombstones (gid TEXT PRIMARY KEY, project TEXT NOT NULL)`,
-  `CREATE TABLE team_outbox (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      op TEXT NOT NULL CHECK (op IN ('put','delete')),
-      kind TEXT NOT NULL,
-      local_id INTEGER,
-      gid TEXT NOT NULL,
-      project TEXT NOT NULL,
-      created_at INTEGER NOT NULL,
-      attempts INTEGER NOT NULL DEFAULT 0,
-      next_attempt_at INTEGER NOT NULL DEFAULT 0,
-      last_error TEXT
-    )`,
-  `CREATE INDEX team_outbox_ready ON team_outbox (next_attempt_at, id)`,
-  `CREATE INDEX team_outbox_gid ON team_outbox (gid)`,
-  ...teamTriggersSql(),
-  `CREATE TABLE file_seen (
-      id INTEGER PRIMARY KEY,
-      session_id INTEGER NOT NULL,
-      project TEXT NOT NULL,
-      path TEXT NOT NULL,
-      blob TEXT,
-      tracked INTEGER NOT NULL DEFAULT 0,
-      commit_id TEXT,
-      branch TEXT,
-      seen_at INTEGER NOT NULL
-    )`,
-  `CREATE INDEX file_seen_by_session ON file_seen (session_id, seen_at)`,
+  ...TEAM_SQL,
+  ...FILE_SEEN_SQL,
   `CREATE TABLE citations (
       id INTEGER PRIMARY KEY,
       observation_id INTEGER NOT NULL,
@@ -499,48 +467,10 @@ const NEWEST: string[] = [
       checked_at INTEGER, change_kind TEXT,
       UNIQUE (observation_id, path)
     )`,
-  `CREATE INDEX citations_by_path ON citations (project, path)`,
-  `CREATE INDEX citations_by_observation ON citations (observation_id)`,
-  `CREATE TABLE memory_state (
-      observation_id INTEGER PRIMARY KEY,
-      status TEXT NOT NULL CHECK (status IN ('confirmed','retired')),
-      replaced_by INTEGER,
-      note TEXT,
-      at INTEGER NOT NULL
-    )`,
-  `CREATE TABLE session_git (
-      session_id INTEGER PRIMARY KEY,
-      branch TEXT,
-      commit_id TEXT,
-      bases TEXT NOT NULL DEFAULT '[]',
-      updated_at INTEGER NOT NULL
-    )`,
-  `CREATE TRIGGER citations_from_seen AFTER INSERT ON observations BEGIN
-      INSERT OR IGNORE INTO citations (observation_id, project, path, blob, tracked, commit_id, branch, cited_at)
-        SELECT new.id, new.project, f.path, f.blob, f.tracked, f.commit_id, f.branch, new.created_at
-          FROM file_seen f WHERE f.session_id = new.session_id AND f.seen_at = new.created_at AND f.blob IS NOT NULL ORDER BY f.id;
-    END`,
-  `CREATE TRIGGER citations_gone AFTER DELETE ON observations BEGIN
-      DELETE FROM citations WHERE observation_id = old.id;
-      DELETE FROM memory_state WHERE observation_id = old.id;
-    END`,
-  `CREATE TRIGGER file_seen_gone AFTER DELETE ON sessions BEGIN
-      DELETE FROM file_seen WHERE session_id = old.id;
-      DELETE FROM session_git WHERE session_id = old.id;
-    END`,
+  ...CITED_SQL,
   ...ftsTablesSql(),
-  `CREATE TABLE citation_verdicts (
-      citation_id INTEGER NOT NULL,
-      branch TEXT NOT NULL,
-      state TEXT NOT NULL CHECK (state IN ('changed','deleted')),
-      current_blob TEXT,
-      changed_at INTEGER,
-      change_kind TEXT,
-      PRIMARY KEY (citation_id, branch)
-    )`,
-  `CREATE TRIGGER citation_verdicts_gone AFTER DELETE ON citations BEGIN
-      DELETE FROM citation_verdicts WHERE citation_id = old.id;
-    END`,
+  CITATION_VERDICTS_TABLE,
+  CITATION_VERDICTS_GONE,
 ];
 
 /** The newest schema's statements, its versions recorded as the migrations record them. */
