@@ -16,7 +16,7 @@
 //                               --search '{"keywordWarmTerms":0}' lays search settings over its own
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { sleep } from './compare/common.mjs';
+import { sleep, treePids } from './compare/common.mjs';
 import { fixtureWords, ROOT, startWorker, syntheticExport, tempDir } from './lib.mjs';
 
 const argv = process.argv.slice(2);
@@ -31,29 +31,6 @@ const RESTART = argv.includes('--restart');
 const FROM = opt('--data-dir', '');
 const SETTLE_S = Number(opt('--settle-s', 30));
 const script = path.resolve(opt('--worker', path.join(ROOT, 'dist', 'worker.js')));
-
-/** The pids of rootPid's tree, root first. */
-function tree(rootPid) {
-  const children = new Map();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      (children.get(ppid) ?? children.set(ppid, []).get(ppid)).push(Number(d));
-    } catch {
-      /* gone */
-    }
-  }
-  const out = [];
-  const stack = [rootPid];
-  while (stack.length) {
-    const pid = stack.pop();
-    out.push(pid);
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return out;
-}
 
 /** One process's resident memory by kind (MB), from /proc/<pid>/smaps. */
 function breakdown(pid) {
@@ -91,7 +68,7 @@ function breakdown(pid) {
 
 async function report(w, label) {
   const stats = (await w.req('GET', '/api/stats')).body;
-  const rows = tree(w.proc.pid).map(breakdown).filter(Boolean);
+  const rows = treePids(w.proc.pid).map(breakdown).filter(Boolean);
   console.log(`\n${label}: process tree ${rows.reduce((a, r) => a + r.total, 0).toFixed(0)} MB in ${rows.length} process(es); worker V8 heap used ${(stats.worker.heapUsedBytes / 1e6).toFixed(0)} MB`);
   console.log('| process | RSS (MB) | wasm memories | other anonymous | file-backed |');
   console.log('| --- | ---: | ---: | ---: | ---: |');
@@ -110,7 +87,7 @@ if (FROM) {
   const w = await startWorker({ dataDir, script, env: { ANTHROPIC_API_KEY: '' } });
   try {
     const line = async () => {
-      const rows = tree(w.proc.pid).map(breakdown).filter(Boolean);
+      const rows = treePids(w.proc.pid).map(breakdown).filter(Boolean);
       const st = (await w.req('GET', '/api/stats')).body;
       const sum = (k) => rows.reduce((a, r) => a + r[k], 0).toFixed(0);
       return `tree ${sum('total')} MB in ${rows.length} (wasm ${sum('wasm')}, anon ${sum('anon')}, file ${sum('file')}); worker ${rows[0].total.toFixed(0)} (wasm ${rows[0].wasm.toFixed(0)}, anon ${rows[0].anon.toFixed(0)}); V8 heap used ${(st.worker.heapUsedBytes / 1e6).toFixed(0)}; page cache chunks ${((st.storage.pageCache?.cachedBytes ?? NaN) / 1e6).toFixed(0)} (dirty ${((st.storage.pageCache?.dirtyBytes ?? NaN) / 1e6).toFixed(0)})`;
@@ -135,7 +112,7 @@ try {
   const doc = syntheticExport(N);
   const ti = performance.now();
   let peak = 0;
-  const sampler = setInterval(() => (peak = Math.max(peak, tree(w.proc.pid).map(breakdown).filter(Boolean).reduce((a, r) => a + r.total, 0))), 500);
+  const sampler = setInterval(() => (peak = Math.max(peak, treePids(w.proc.pid).map(breakdown).filter(Boolean).reduce((a, r) => a + r.total, 0))), 500);
   for (let i = 0; i < doc.sessions.length; i += 100) {
     const imp = await w.req('POST', '/api/import', { ...doc, sessions: doc.sessions.slice(i, i + 100) });
     if (imp.status !== 200) throw new Error(`import: ${imp.status} ${JSON.stringify(imp.body).slice(0, 200)}`);

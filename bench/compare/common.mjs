@@ -113,8 +113,8 @@ export async function stopGroup(proc, graceMs = 10_000) {
   }
 }
 
-/** Resident memory of a process and all its descendants, bytes (Linux /proc). */
-export function treeRss(rootPid) {
+/** The pids of a process and all its descendants, the root first (Linux /proc). */
+export function treePids(rootPid) {
   const children = new Map();
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
@@ -127,11 +127,21 @@ export function treeRss(rootPid) {
       /* raced with exit */
     }
   }
-  let total = 0;
-  let count = 0;
+  const out = [];
   const stack = [rootPid];
   while (stack.length) {
     const pid = stack.pop();
+    out.push(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
+/** Resident memory of a process and all its descendants, bytes (Linux /proc). */
+export function treeRss(rootPid) {
+  let total = 0;
+  let count = 0;
+  for (const pid of treePids(rootPid)) {
     try {
       const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
       total += kb * 1024;
@@ -139,7 +149,6 @@ export function treeRss(rootPid) {
     } catch {
       /* gone */
     }
-    stack.push(...(children.get(pid) ?? []));
   }
   return { bytes: total, processes: count };
 }
@@ -209,27 +218,15 @@ export async function loadRun(fn, total, concurrency, stop = () => false) {
 /** CPU time (ms) used by a process tree so far: utime + stime of each, from /proc (Linux). */
 export function treeCpuMs(rootPid) {
   const tick = 1000 / 100; // USER_HZ is 100 on Linux
-  const children = new Map();
-  const cpu = new Map();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
+  let total = 0;
+  for (const pid of treePids(rootPid)) {
     try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ppid = Number(f[1]);
-      cpu.set(Number(d), (Number(f[11]) + Number(f[12])) * tick);
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(d));
+      total += (Number(f[11]) + Number(f[12])) * tick;
     } catch {
       /* raced with exit */
     }
-  }
-  let total = 0;
-  const stack = [rootPid];
-  while (stack.length) {
-    const pid = stack.pop();
-    total += cpu.get(pid) ?? 0;
-    stack.push(...(children.get(pid) ?? []));
   }
   return total;
 }
