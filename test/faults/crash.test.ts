@@ -489,7 +489,9 @@ it(`SIGKILL at every step of packing the newest snapshot and its deltas (${PACK_
         const files = fs.readdirSync(db);
         const tmp = files.filter((n) => n.includes('.tmp-'));
         seen.push(`${kind} ${step.at}: ${tmp.join(' ') || 'no temp file'}`);
-        if (step.at === 'pack:renamed') assert.deepEqual(tmp, [], `the packed copy took the raw file's name: ${files.join(' ')}`);
+        // (A closed journal segment being compressed at the same moment has a temp file of its own.)
+        const chainTmp = tmp.filter((n) => n.startsWith('snapshot-') || n.startsWith('delta-'));
+        if (step.at === 'pack:renamed') assert.deepEqual(chainTmp, [], `the packed copy took the raw file's name: ${files.join(' ')}`);
         else assert.ok(tmp.some((n) => n.startsWith(kind)) && rawChain(db).some((n) => n.startsWith(kind)), `the packed ${kind} in its temp file, the raw one in place: ${files.join(' ')}`);
         w = await startWorker({ dataDir, env: STEP_ENV });
         try {
