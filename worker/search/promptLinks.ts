@@ -12,8 +12,8 @@
 //   - Prompts under keywordMinRelative of the best do not lend (they share an incidental word).
 //   - The prompts are searched with the project and platform filters; every filter is then
 //     applied to the records they lead to.
-// Measured on the development sets: docs/search.md, "Chat cues for what a question asks, and prompts
-// that lend to their records".
+// Measured on the development sets: docs/search.md, "Each ranking mechanism on trial" (prompt
+// lending).
 import type { Store } from '../store/store';
 import type { FtsQuery } from './ftsQuery';
 import { keywordSearch } from './keyword';
