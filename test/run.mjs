@@ -48,8 +48,13 @@ const ALONE = ['integration/claude-code.test.ts'];
  * Files that take minutes, started first, in this order: the longest chain first, so that the run
  * ends when the CPU work does, not with one long file left alone on one core (the 10-minute SSE
  * soak, mostly waiting; the memory eval, which replays hundreds of hook processes; the search evals).
+ * Then the unit tier's longest (15-35 s each, where its other files take 1-10 s), so that
+ * `--tier unit` does not end with one of them alone.
  */
-const LONG = ['faults/soak.test.ts', 'e2e-memory/', 'eval/', 'faults/crash.test.ts', 'faults/damage-any.test.ts', 'faults/concurrency.test.ts', 'faults/fuzz.test.ts', 'e2e/', 'faults/damaged.test.ts', 'integration/claude-code.test.ts'];
+const LONG = [
+  'faults/soak.test.ts', 'e2e-memory/', 'eval/', 'faults/crash.test.ts', 'faults/damage-any.test.ts', 'faults/concurrency.test.ts', 'faults/fuzz.test.ts', 'e2e/', 'faults/damaged.test.ts', 'integration/claude-code.test.ts',
+  'unit/store-cold-snapshot.test.ts', 'unit/privacy-construction.test.ts', 'unit/embed-lifecycle.test.ts', 'unit/search-membership.test.ts', 'unit/search-postings.test.ts', 'unit/search-topk.test.ts', 'unit/store-cold-journal.test.ts', 'unit/store-delta.test.ts', 'unit/search-keyword.test.ts', 'unit/context-budget.test.ts',
+];
 
 /**
  * Files that mostly wait, run beside the others without taking one of the --jobs places: the SSE
