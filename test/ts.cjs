@@ -25,9 +25,9 @@ const UNUSED_MS = 7 * 24 * 3600 * 1000;
  */
 const RELATIVE_DYNAMIC_IMPORT = /\bimport\(\s*['"]\.\.?\//;
 
-/** esbuild's transform options for one file. The map names the source beside the module itself. */
+/** esbuild's transform options for one file (its path names it in esbuild's errors and in the source map). */
 function options(file, source) {
-  return { loader: 'ts', format: 'cjs', platform: 'node', target: 'node20', sourcemap: 'inline', sourcesContent: false, sourcefile: path.basename(file), supported: { 'dynamic-import': !RELATIVE_DYNAMIC_IMPORT.test(source) } };
+  return { loader: 'ts', format: 'cjs', platform: 'node', target: 'node20', sourcemap: 'inline', sourcesContent: false, sourcefile: file, supported: { 'dynamic-import': !RELATIVE_DYNAMIC_IMPORT.test(source) } };
 }
 
 /** Where the compiled text of source (compiled with opts) is kept. */
@@ -64,12 +64,14 @@ function compiled(file, source) {
 
 /**
  * Compiles every file of files (absolute paths) not in the cache, all at once through one esbuild
- * service, and marks the others used. Resolves to how many were compiled.
+ * service, and marks the others used. Resolves to how many were compiled and the errors of those
+ * that did not compile (each fails in the test process that loads it, with the same message).
  */
 async function compileAll(files) {
   fs.mkdirSync(CACHE_DIR, { recursive: true });
   const now = new Date();
   const todo = [];
+  const errors = [];
   for (const file of files) {
     const source = fs.readFileSync(file, 'utf8');
     const opts = options(file, source);
@@ -77,13 +79,21 @@ async function compileAll(files) {
     try {
       fs.utimesSync(out, now, now);
     } catch {
-      todo.push({ source, opts, out });
+      todo.push({ file, source, opts, out });
     }
   }
   if (todo.length > 0) {
     const esbuild = require('esbuild');
     try {
-      await Promise.all(todo.map(async ({ source, opts, out }) => keep(out, (await esbuild.transform(source, opts)).code)));
+      await Promise.all(
+        todo.map(async ({ file, source, opts, out }) => {
+          try {
+            keep(out, (await esbuild.transform(source, opts)).code);
+          } catch (e) {
+            errors.push(`${path.relative(process.cwd(), file)}: ${String(e.message ?? e).split('\n').slice(0, 3).join(' ')}`);
+          }
+        }),
+      );
     } finally {
       await esbuild.stop();
     }
@@ -96,7 +106,7 @@ async function compileAll(files) {
       // Removed by another run at the same time.
     }
   }
-  return todo.length;
+  return { compiled: todo.length - errors.length, errors };
 }
 
 Module._extensions['.ts'] = (mod, filename) => mod._compile(compiled(filename, fs.readFileSync(filename, 'utf8')), filename);
