@@ -1,5 +1,5 @@
-// Runs the test files under test/ with node's built-in runner (TypeScript through tsx), several
-// files at once, and prints one summary (# tests / # pass / # fail) for the whole run.
+// Runs the test files under test/ with node's built-in runner, several files at once, and prints
+// one summary (# tests / # pass / # fail) for the whole run.
 //
 //   node test/run.mjs                       every tier: unit, integration, faults, e2e, eval, e2e-memory
 //   node test/run.mjs --tier unit           one tier (repeat --tier for more); a tier is a folder
@@ -9,13 +9,19 @@
 //            --setup  install the test tools (`scripts/test-setup.sh tools`: code-server, Claude
 //                     Code) while the files that do not need them run (what `npm test` does)
 //
-// Each file runs in its own process (`node --import tsx --test-reporter=tap <file>`); its output is
-// printed in one piece when it ends, with its own summary replaced by one line. Files run at once
-// unless they share something: the groups below run one file of the group at a time. Files known
-// to be long start first, so that the run ends when the longest file does, not after it.
+// One file alone: `node --require ./test/ts.cjs --test test/unit/foo.test.ts` (the same hook; the
+// files it loads that the cache does not hold yet are compiled in that process).
+//
+// Each file runs in its own process (`node --require test/ts.cjs --test-reporter=tap <file>`): the
+// TypeScript is compiled here once, before the first file starts, into the cache test/ts.cjs reads
+// (.cache/ts/, named by each source's hash), so a test process only loads compiled files. Its
+// output is printed in one piece when it ends, with its own summary replaced by one line. Files
+// run at once unless they share something: the groups below run one file of the group at a time.
+// Files known to be long start first, so that the run ends when the longest file does, not after it.
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
 
 const testDir = path.dirname(new URL(import.meta.url).pathname);
@@ -42,8 +48,13 @@ const ALONE = ['integration/claude-code.test.ts'];
  * Files that take minutes, started first, in this order: the longest chain first, so that the run
  * ends when the CPU work does, not with one long file left alone on one core (the 10-minute SSE
  * soak, mostly waiting; the memory eval, which replays hundreds of hook processes; the search evals).
+ * Then the unit tier's longest (15-35 s each, where its other files take 1-10 s), so that
+ * `--tier unit` does not end with one of them alone.
  */
-const LONG = ['faults/soak.test.ts', 'e2e-memory/', 'eval/', 'faults/crash.test.ts', 'faults/damage-any.test.ts', 'faults/concurrency.test.ts', 'faults/fuzz.test.ts', 'e2e/', 'faults/damaged.test.ts', 'integration/claude-code.test.ts'];
+const LONG = [
+  'faults/soak.test.ts', 'e2e-memory/', 'eval/', 'faults/crash.test.ts', 'faults/damage-any.test.ts', 'faults/concurrency.test.ts', 'faults/fuzz.test.ts', 'e2e/', 'faults/damaged.test.ts', 'integration/claude-code.test.ts',
+  'unit/store-cold-snapshot.test.ts', 'unit/privacy-construction.test.ts', 'unit/embed-lifecycle.test.ts', 'unit/search-membership.test.ts', 'unit/search-postings.test.ts', 'unit/search-topk.test.ts', 'unit/store-cold-journal.test.ts', 'unit/store-delta.test.ts', 'unit/search-keyword.test.ts', 'unit/context-budget.test.ts',
+];
 
 /**
  * Files that mostly wait, run beside the others without taking one of the --jobs places: the SSE
@@ -192,15 +203,33 @@ const costs = [];
 const TIME = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 let cpuTotal = 0;
 
-/**
- * tsx's CommonJS hook alone starts in about a third of the CPU time of the full loader (0.25 s
- * against 0.65 s, most of it the ESM loader thread): the unit tier's many short files use it,
- * except a file that imports TypeScript dynamically (`import(`), which needs the ESM hook. The
- * other tiers, where start-up is a small part of a file's time, keep the full loader.
- */
-function loader(f) {
-  const cjs = tierOf(f) === 'unit' && !/\bimport\(/.test(fs.readFileSync(path.join(testDir, f), 'utf8'));
-  return cjs ? ['--require', 'tsx/cjs'] : ['--import', 'tsx'];
+/** The hook that loads a test file's TypeScript (and the .ts files it imports) from the cache. */
+const HOOK = path.join(testDir, 'ts.cjs');
+
+// Every .ts file a test process may load, compiled here at once (one esbuild service, all cores)
+// unless the cache holds it already: the repository's sources, helpers and fixtures, and the
+// selected test files (a test file imports no other).
+{
+  const t0 = performance.now();
+  const sources = [];
+  const walkTs = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== 'node_modules') walkTs(p);
+      } else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') && !e.name.endsWith('.test.ts')) sources.push(p);
+    }
+  };
+  for (const d of ['common', 'worker', 'cli', 'extension', 'media', 'bench', 'test']) walkTs(path.join(root, d));
+  sources.push(...selected.map((f) => path.join(testDir, f)));
+  try {
+    const { compiled, errors } = await createRequire(import.meta.url)(HOOK).compileAll(sources);
+    console.log(`# TypeScript: ${sources.length} files, ${compiled} compiled into .cache/ts/ in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${sources.length - compiled - errors.length} there already`);
+    // A file that does not compile fails the test files that load it, with esbuild's message.
+    for (const e of errors) console.log(`# TypeScript: does not compile: ${e}`);
+  } catch (e) {
+    console.log(`# TypeScript: not compiled ahead (each test process compiles what it loads): ${String(e.message ?? e).split('\n')[0]}`);
+  }
 }
 
 function runFile(f) {
@@ -215,7 +244,7 @@ function runFile(f) {
   }
   return new Promise((resolve) => {
     const t0 = performance.now();
-    const cmd = [process.execPath, ...loader(f), '--test-reporter=tap', path.join(testDir, f)];
+    const cmd = [process.execPath, '--require', HOOK, '--test-reporter=tap', path.join(testDir, f)];
     // GNU time adds the file's CPU seconds (its processes and the ones they waited for).
     const env = FOREGROUND.some((p) => f.startsWith(p)) ? { ...process.env, CLAUDE_MEM_BACKGROUND_NICE: '0' } : process.env;
     const child = TIME ? spawn(TIME, ['-f', '# cpu_s %U %S', ...cmd], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] }) : spawn(cmd[0], cmd.slice(1), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
