@@ -140,19 +140,30 @@ describe('compressed journal segments', () => {
   it('a checkpoint taken while a compression runs has its segments compressed by one more run, not at the next checkpoint', async () => {
     const dir = tempDir();
     const s = await open(dir, 0);
-    type Runs = { freezingJournals?: Promise<void> };
+    const runs = s as unknown as { freezingJournals?: Promise<void> };
+    const settle = async () => {
+      for (let run = runs.freezingJournals; run; run = runs.freezingJournals) await run;
+    };
     try {
-      // About 2 MB of journal: its compression is still under way when the next checkpoint is done.
-      for (let b = 0; b < 20; b++) {
-        await s.write((tx) => {
-          for (let i = 0; i < 200; i++) tx.run('INSERT INTO t (v) VALUES (?)', [`${row(b * 200 + i)} ${b}/${i}`]);
-        });
+      // About 2 MB of journal, a checkpoint, then one row and a checkpoint at once: the second lands
+      // while the first one's segment is being compressed (tried again, a few times, when it did not).
+      let during = false;
+      for (let round = 0; round < 5 && !during; round++) {
+        for (let b = 0; b < 20; b++) {
+          await s.write((tx) => {
+            for (let i = 0; i < 200; i++) tx.run('INSERT INTO t (v) VALUES (?)', [`${row(b * 200 + i)} ${round}/${b}/${i}`]);
+          });
+        }
+        await s.snapshot(true);
+        const first = runs.freezingJournals;
+        assert.ok(first, 'the checkpoint started a compression');
+        await s.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', ['one more']));
+        await s.snapshot(true);
+        during = runs.freezingJournals === first;
+        if (!during) await settle();
       }
-      await s.snapshot(true);
-      await s.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', ['one more']));
-      await s.snapshot(true);
-      assert.ok((s as unknown as Runs).freezingJournals, 'the first compression is still under way');
-      for (let run = (s as unknown as Runs).freezingJournals; run; run = (s as unknown as Runs).freezingJournals) await run;
+      assert.ok(during, 'a checkpoint was taken while the compression before it ran');
+      await settle();
       const newest = Math.max(...listSnapshots(dir));
       const left = logs(dir).filter((n) => Number(/\d+/.exec(n)![0]) < newest);
       assert.deepEqual(left, [], 'every segment the newest checkpoint covers is compressed');
