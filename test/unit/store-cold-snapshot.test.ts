@@ -28,10 +28,11 @@ async function twoSnapshots(dir: string, pageCacheBytes: number): Promise<{ s: S
   const s = await open(dir, pageCacheBytes);
   const want: string[] = [];
   const add = async (n: number) => {
-    for (let i = 0; i < n; i++) {
-      want.push(row(want.length));
-      await s.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [want[want.length - 1]]));
-    }
+    const rows = Array.from({ length: n }, (_, i) => row(want.length + i));
+    want.push(...rows);
+    await s.write((tx) => {
+      for (const v of rows) tx.run('INSERT INTO t (v) VALUES (?)', [v]);
+    });
   };
   await add(400);
   const older = (await s.snapshot(false, true)).gen;
@@ -46,7 +47,9 @@ async function twoSnapshots(dir: string, pageCacheBytes: number): Promise<{ s: S
 async function oneSnapshot(): Promise<{ dir: string; a: { gen: number }; file: string }> {
   const dir = tempDir();
   const s = await open(dir, 0, 1 << 30);
-  for (let i = 0; i < 300; i++) await s.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [row(i)]));
+  await s.write((tx) => {
+    for (let i = 0; i < 300; i++) tx.run('INSERT INTO t (v) VALUES (?)', [row(i)]);
+  });
   const a = await s.snapshot();
   await s.close(false);
   return { dir, a, file: path.join(dir, snapshotName(a.gen)) };

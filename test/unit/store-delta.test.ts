@@ -27,13 +27,24 @@ async function insert(s: Store, from: number, n: number): Promise<void> {
   });
 }
 
-/** A store of `rows` rows (about 0.7 KB each) with one full snapshot, closed; reopened it is served by the page cache. */
+const made = new Map<number, string>();
+
+/**
+ * A store of `rows` rows (about 0.7 KB each) with one full snapshot, closed; reopened it is served
+ * by the page cache. Each size is written once; each call gets a copy of its files in a fresh dir.
+ */
 async function seeded(rows: number): Promise<string> {
+  let template = made.get(rows);
+  if (!template) {
+    template = path.join(tempDir('delta-seed-'), 'db');
+    const s = await open(template);
+    await s.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)'));
+    for (let i = 0; i < rows; i += 500) await insert(s, i, Math.min(500, rows - i));
+    await s.close(true);
+    made.set(rows, template);
+  }
   const dir = path.join(tempDir('delta-'), 'db');
-  const s = await open(dir);
-  await s.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)'));
-  for (let i = 0; i < rows; i += 500) await insert(s, i, Math.min(500, rows - i));
-  await s.close(true);
+  fs.cpSync(template, dir, { recursive: true });
   assert.equal(listSnapshots(dir).length, 1);
   return dir;
 }

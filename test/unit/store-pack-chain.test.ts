@@ -54,9 +54,21 @@ function removedButOpen(dir: string): string[] {
   return out;
 }
 
-/** A store of 3000 rows (about 2 MB) with one full snapshot and a delta after it, written raw (packing off), closed. */
+let rawTemplate: string | undefined;
+
+/**
+ * A store of 3000 rows (about 2 MB) with one full snapshot and a delta after it, written raw
+ * (packing off), closed. Written once; each call gets a copy of its files in a fresh dir.
+ */
 async function rawStore(): Promise<string> {
+  rawTemplate ??= await writeRawStore();
   const dir = path.join(tempDir('pack-'), 'db');
+  fs.cpSync(rawTemplate, dir, { recursive: true });
+  return dir;
+}
+
+async function writeRawStore(): Promise<string> {
+  const dir = path.join(tempDir('pack-seed-'), 'db');
   let s = await open(dir, false);
   await s.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)'));
   for (let i = 0; i < 3000; i += 500) await insert(s, i, 500);

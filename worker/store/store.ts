@@ -155,6 +155,8 @@ export class Store {
   private freezing: Promise<void> | undefined;
   /** Compression of the journal segments a checkpoint covers (coldJournal.ts) under way. */
   private freezingJournals: Promise<void> | undefined;
+  /** A checkpoint asked for that compression while a run was under way: one more run after it. */
+  private freezeJournalsAgain = false;
   /** Packing of the newest snapshot and its deltas (packChain.ts) under way. */
   private packing: Promise<void> | undefined;
   private freezeTimer: NodeJS.Timeout | undefined;
@@ -608,10 +610,13 @@ export class Store {
   /**
    * Compresses the closed journal segments the newest checkpoint covers (coldJournal.ts: a start
    * that finds that checkpoint intact does not read them), in the background, one run at a time;
-   * never while degraded, never on the way out (a stop stops it at its next block).
+   * never while degraded, never on the way out (a stop stops it at its next block). A checkpoint
+   * taken during a run gets one more run after it, not a wait for the next checkpoint.
    */
   private freezeJournals(): void {
+    if (this.freezingJournals) this.freezeJournalsAgain = true;
     if (this.freezingJournals || this.degraded || this.closing) return;
+    this.freezeJournalsAgain = false;
     this.freezingJournals = freezeCoveredSegments(this.opts.dir, () => this.aborting || this.closing || this.degraded !== undefined)
       .then((done) => {
         if (done.length > 0)
@@ -624,6 +629,7 @@ export class Store {
       .catch((e: Error) => this.opts.log.warn(`could not compress a journal segment (kept as it is): ${e.message}`))
       .finally(() => {
         this.freezingJournals = undefined;
+        if (this.freezeJournalsAgain) this.freezeJournals();
       });
   }
 
