@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { startWorker, tempDir, until, WORKER_JS, type RunningWorker } from '../helpers/worker';
+import { copyDataDir, startWorker, tempDir, until, WORKER_JS, type RunningWorker } from '../helpers/worker';
 import { faultCase } from './record';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20);
@@ -150,6 +150,14 @@ class Acked {
   imports = new Map<string, number>();
   /** An import in flight when the worker was killed: none, some or all of it may be there (never twice). */
   unanswered = new Map<string, number>();
+  /** The same writes, for a copy of the data dir they were made in. */
+  copy(): Acked {
+    const c = new Acked();
+    c.saves = [...this.saves];
+    c.imports = new Map(this.imports);
+    c.unanswered = new Map(this.unanswered);
+    return c;
+  }
   async save(w: RunningWorker, text: string): Promise<void> {
     const r = await w.req('POST', '/api/memory/save', { text, project: 'steps' });
     assert.equal(r.status, 201, JSON.stringify(r.body));
@@ -238,28 +246,40 @@ const STEPS: Step[] = [
   { name: 'next start: catch-up checkpoint verified, nothing pruned', pause: 'checkpoint:before-prune', at: 'checkpoint:before-prune', during: 'start', tail: 'small' },
 ];
 
+/**
+ * The store every step starts from, built once and copied for each step: a snapshot and a delta
+ * behind it, stopped with nothing since its last checkpoint (so a start has no catch-up checkpoint to
+ * write). With `tail`, a few saves after that checkpoint before the stop (which writes none for them).
+ */
+async function checkpointedStore(tail: boolean): Promise<{ dataDir: string; acked: Acked }> {
+  const dataDir = tempDir();
+  const acked = new Acked();
+  const w = await startWorker({ dataDir, env: STOP_STEP_ENV });
+  await acked.bulk(w, 'base', 300);
+  assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
+  for (let i = 0; i < 5; i++) await acked.save(w, `before ${i}`);
+  assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
+  if (tail) for (let i = 0; i < 5; i++) await acked.save(w, `tail ${i}`);
+  await w.stop();
+  if (tail) assert.ok(!/checkpoint at stop/.test(fs.readFileSync(path.join(dataDir, 'logs', 'worker.log'), 'utf8')), 'a small journal: the stop wrote no checkpoint');
+  return { dataDir, acked };
+}
+
 it(`SIGKILL at every step of a graceful stop and of the next start (${STEPS.length} steps)`, { timeout: 20 * 60_000 }, async () => {
   await faultCase(__filename, 'crashes', 'SIGKILL at every step of the stop and the next start', async () => {
     let total = 0;
     let underWay = 0;
+    const stopFrom = await checkpointedStore(false);
+    const startFrom = await checkpointedStore(true);
     for (const step of STEPS) {
-      const dataDir = tempDir();
-      const acked = new Acked();
-      // A store with a snapshot and a delta behind it; the stop cases stop it there, with nothing
-      // since its last checkpoint (so the next start has no catch-up checkpoint to write).
-      let w = await startWorker({ dataDir, env: STOP_STEP_ENV });
-      await acked.bulk(w, 'base', 300);
-      assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
-      for (let i = 0; i < 5; i++) await acked.save(w, `${step.name}: before ${i}`);
-      assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
+      const from = step.during === 'stop' ? stopFrom : startFrom;
+      const dataDir = copyDataDir(from.dataDir);
+      const acked = from.acked.copy();
       if (step.during === 'stop') {
-        await w.stop();
-        w = await startWorker({ dataDir, env: { ...STOP_STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.pause } });
-      }
-      // Writes since the last checkpoint: a few saves, and a bulk import for the bulk cases.
-      for (let i = 0; i < 5; i++) await acked.save(w, `${step.name}: tail ${i}`);
-      if (step.tail === 'bulk') await acked.bulk(w, 'tail', 1500);
-      if (step.during === 'stop') {
+        const w = await startWorker({ dataDir, env: { ...STOP_STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.pause } });
+        // Writes since the last checkpoint: a few saves, and a bulk import for the bulk cases.
+        for (let i = 0; i < 5; i++) await acked.save(w, `${step.name}: tail ${i}`);
+        if (step.tail === 'bulk') await acked.bulk(w, 'tail', 1500);
         if (step.checkpointUnderWay) {
           void w.req('POST', '/api/admin/snapshot', {}).catch(() => undefined);
           await until(() => w.stdout().includes('fault point write:before-sync\n'), 30_000, 'the checkpoint to be writing');
@@ -268,12 +288,10 @@ it(`SIGKILL at every step of a graceful stop and of the next start (${STEPS.leng
         await killAt(w.proc, w.stdout, step.at);
         if (step.checkpointUnderWay && fs.readdirSync(path.join(dataDir, 'db')).some((n) => n.includes('.tmp-'))) underWay++;
       } else {
-        await w.stop();
-        assert.ok(!/checkpoint at stop/.test(fs.readFileSync(path.join(dataDir, 'logs', 'worker.log'), 'utf8')), 'a small journal: the stop wrote no checkpoint');
         await startAndKillAt(dataDir, STOP_STEP_ENV, step.pause, step.at);
       }
       // The next start has every acknowledged write, takes more, and a clean stop and start keep them.
-      w = await startWorker({ dataDir, env: STOP_STEP_ENV });
+      let w = await startWorker({ dataDir, env: STOP_STEP_ENV });
       try {
         await acked.check(w, `${step.name}, restarted`);
         await acked.save(w, `${step.name}: after`);
@@ -285,6 +303,7 @@ it(`SIGKILL at every step of a graceful stop and of the next start (${STEPS.leng
       }
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
+    for (const from of [stopFrom, startFrom]) fs.rmSync(from.dataDir, { recursive: true, force: true });
     return `${STEPS.length} steps (${STEPS.map((s) => s.at).join(', ')}), each killed there: every acknowledged write back (${total} observations checked after the restarts), none duplicated, ready${underWay ? '; a checkpoint was under way (its temp file on disk) when the stop was killed' : ''}`;
   });
 });
@@ -459,32 +478,34 @@ it(`SIGKILL at every step of packing the newest snapshot and its deltas (${PACK_
     let total = 0;
     const seen: string[] = [];
     for (const kind of ['snapshot', 'delta'] as const) {
-      for (const step of PACK_STEPS) {
-        const dataDir = tempDir();
-        const db = path.join(dataDir, 'db');
-        const acked = new Acked();
-        let w: RunningWorker;
+      // The store each step of this kind starts from, built once and copied for each step.
+      const from = { dataDir: tempDir(), acked: new Acked() };
+      {
+        const fromDb = path.join(from.dataDir, 'db');
         if (kind === 'snapshot') {
           // A raw snapshot, as a data dir written before packing holds (the page cache off writes
           // raw full snapshots); the next start, with the page cache, packs it 10 s after it starts.
-          w = await startWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_PAGE_CACHE_MB: '0' } });
-          await acked.bulk(w, 'base', 300);
+          const w = await startWorker({ dataDir: from.dataDir, env: { ...STEP_ENV, CLAUDE_MEM_PAGE_CACHE_MB: '0' } });
+          await from.acked.bulk(w, 'base', 300);
           assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
           await w.stop();
-          assert.ok(rawChain(db).some((n) => n.startsWith('snapshot-')), 'a raw snapshot');
-          w = await startWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.at } });
-          for (let i = 0; i < 5; i++) await acked.save(w, `${kind} ${step.name}: before ${i}`);
+          assert.ok(rawChain(fromDb).some((n) => n.startsWith('snapshot-')), 'a raw snapshot');
         } else {
-          w = await startWorker({ dataDir, env: STEP_ENV });
-          await acked.bulk(w, 'base', 300);
+          const w = await startWorker({ dataDir: from.dataDir, env: STEP_ENV });
+          await from.acked.bulk(w, 'base', 300);
           assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
-          await until(() => rawChain(db).length === 0, 30_000, 'the snapshot packed');
+          await until(() => rawChain(fromDb).length === 0, 30_000, 'the snapshot packed');
           await w.stop();
-          w = await startWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.at } });
-          for (let i = 0; i < 5; i++) await acked.save(w, `${kind} ${step.name}: before ${i}`);
-          // A few saves change a few chunks: a delta (written raw), packed right after it.
-          assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
         }
+      }
+      for (const step of PACK_STEPS) {
+        const dataDir = copyDataDir(from.dataDir);
+        const db = path.join(dataDir, 'db');
+        const acked = from.acked.copy();
+        let w = await startWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.at } });
+        for (let i = 0; i < 5; i++) await acked.save(w, `${kind} ${step.name}: before ${i}`);
+        // A few saves change a few chunks: a delta (written raw), packed right after it.
+        if (kind === 'delta') assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
         await killAt(w.proc, w.stdout, step.at);
         const files = fs.readdirSync(db);
         const tmp = files.filter((n) => n.includes('.tmp-'));
@@ -518,6 +539,7 @@ it(`SIGKILL at every step of packing the newest snapshot and its deltas (${PACK_
         }
         fs.rmSync(dataDir, { recursive: true, force: true });
       }
+      fs.rmSync(from.dataDir, { recursive: true, force: true });
     }
     return `${PACK_STEPS.length * 2} steps, each killed there (${seen.join('; ')}): every acknowledged write back, also from the packed chain and with its newest file damaged (${total} observations checked), none duplicated, ready`;
   });

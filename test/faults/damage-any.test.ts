@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
 import { rawChainFiles } from '../../worker/store/packChain';
-import { startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
+import { copyDataDir, startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
 import { faultCase } from './record';
 
 const F = __filename;
@@ -44,7 +44,20 @@ const dbFiles = (dataDir: string) => fs.readdirSync(path.join(dataDir, 'db')).fi
 const twin = (name: string) => (name.endsWith('.db') || name.endsWith('.log') ? `${name}z` : name.endsWith('.dbz') || name.endsWith('.logz') ? name.slice(0, -1) : name);
 const newestSegment = (dataDir: string) => dbFiles(dataDir).filter((n) => /^journal-\d+\.log$/.test(n)).pop() ?? null;
 
-async function afterFirstStop(): Promise<Moment> {
+/**
+ * A state two moments start from, built once (when the first of them asks) and copied by each: the
+ * data dir (stopped or killed) and the writes acknowledged in it.
+ */
+function shared(build: () => Promise<{ dataDir: string; acked: string[] }>): () => Promise<{ dataDir: string; acked: string[] }> {
+  let built: Promise<{ dataDir: string; acked: string[] }> | undefined;
+  return async () => {
+    const b = await (built ??= build());
+    return { dataDir: copyDataDir(b.dataDir), acked: [...b.acked] };
+  };
+}
+
+/** 20 memories and the first checkpoint, then a graceful stop. */
+const firstStop = shared(async () => {
   const dataDir = tempDir();
   const acked: string[] = [];
   const w = await startWorker({ dataDir });
@@ -52,17 +65,17 @@ async function afterFirstStop(): Promise<Moment> {
   // A stop writes no checkpoint itself (the journal holds every write): the first one, then the stop.
   assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
   await w.stop();
+  return { dataDir, acked };
+});
+
+async function afterFirstStop(): Promise<Moment> {
+  const { dataDir, acked } = await firstStop();
   return { name: 'after the first stop', dataDir, acked, live: null };
 }
 
 async function midRun(): Promise<Moment> {
-  const dataDir = tempDir();
-  const acked: string[] = [];
-  let w = await startWorker({ dataDir });
-  await save(w, 0, 20, acked);
-  assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
-  await w.stop();
-  w = await startWorker({ dataDir });
+  const { dataDir, acked } = await firstStop();
+  const w = await startWorker({ dataDir });
   await save(w, 20, 10, acked);
   await w.kill('SIGKILL');
   return { name: 'mid-run (killed)', dataDir, acked, live: newestSegment(dataDir) };
@@ -86,20 +99,28 @@ async function afterRotation(): Promise<Moment> {
 }
 
 /** The page cache on, and deltas taken of small databases too: a delta checkpoint at each rotation. */
-async function afterDeltas(opts: { packed?: boolean } = {}): Promise<Moment> {
+const DELTA_ENV = { CLAUDE_MEM_PAGE_CACHE_MB: '64', CLAUDE_MEM_DELTA_MIN_BYTES: '0', CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(24 * 1024) };
+
+/** About 1 MB of memories and a full snapshot (the first checkpoint), then a graceful stop: the next start is served by the page cache. */
+const fullSnapshot = shared(async () => {
   const dataDir = tempDir();
   const acked: string[] = [];
-  const env = { CLAUDE_MEM_PAGE_CACHE_MB: '64', CLAUDE_MEM_DELTA_MIN_BYTES: '0', CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(24 * 1024) };
-  let w = await startWorker({ dataDir, env });
+  const w = await startWorker({ dataDir, env: DELTA_ENV });
   // Large enough (about 1 MB) that 40 new memories change well under half of it: deltas, not full snapshots.
   for (let i = 0; i < 20; i++) {
     assert.equal((await w.req('POST', '/api/memory/save', { text: `memory ${i} ${'y'.repeat(50_000)}`, project: PROJECT })).status, 201);
     acked.push(`memory ${i}`);
   }
-  // A full snapshot (the first checkpoint): the next start is served by the page cache.
   assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
   await w.stop();
-  w = await startWorker({ dataDir, env });
+  return { dataDir, acked };
+});
+
+/** Delta checkpoints after the full snapshot (the page cache on, a delta at each rotation). */
+async function afterDeltas(opts: { packed?: boolean } = {}): Promise<Moment> {
+  const env = DELTA_ENV;
+  const { dataDir, acked } = await fullSnapshot();
+  const w = await startWorker({ dataDir, env });
   // Deltas older than the newest full snapshot are pruned: checkpoint until one is after it.
   const deltasAfterFull = () => {
     const files = dbFiles(dataDir);

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { CLI_JS, startWorker, tempDir, WORKER_JS, type RunningWorker } from '../helpers/worker';
+import { CLI_JS, copyDataDir, startWorker, tempDir, WORKER_JS, type RunningWorker } from '../helpers/worker';
 import { faultCase } from './record';
 
 const F = __filename;
@@ -24,18 +24,25 @@ const expected = (n: number) => Array.from({ length: n }, (_, i) => `memory ${i}
 const dbDir = (d: string) => path.join(d, 'db');
 const newest = (d: string, prefix: string) => fs.readdirSync(dbDir(d)).filter((n) => n.startsWith(prefix)).sort().pop() as string;
 
-/** Two runs, each checkpointed before its graceful stop (a stop writes none itself): two snapshots, 20 memories. */
+/**
+ * Two runs, each checkpointed before its graceful stop (a stop writes none itself): two snapshots, 20
+ * memories. Built once; each case gets its own copy.
+ */
+let twoSnapshotsDir: Promise<string> | undefined;
 async function twoSnapshots(): Promise<string> {
-  const dataDir = tempDir();
-  let w = await startWorker({ dataDir });
-  await addMemories(w, 0, 10);
-  assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
-  await w.stop();
-  w = await startWorker({ dataDir });
-  await addMemories(w, 10, 10);
-  assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
-  await w.stop();
-  return dataDir;
+  twoSnapshotsDir ??= (async () => {
+    const dataDir = tempDir();
+    let w = await startWorker({ dataDir });
+    await addMemories(w, 0, 10);
+    assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
+    await w.stop();
+    w = await startWorker({ dataDir });
+    await addMemories(w, 10, 10);
+    assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
+    await w.stop();
+    return dataDir;
+  })();
+  return copyDataDir(await twoSnapshotsDir);
 }
 
 for (const [name, damage] of [
