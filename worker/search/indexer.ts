@@ -72,6 +72,8 @@ export class EmbeddingIndexer {
   private notBefore = 0;
   private lastWriteAt = -Infinity;
   private urgent = false;
+  /** Counts wake() calls: a pass that found nothing clears `urgent` only if none came during its scan. */
+  private wakes = 0;
   private gateTimer: NodeJS.Timeout | undefined;
   private openGate: (() => void) | undefined;
 
@@ -98,6 +100,7 @@ export class EmbeddingIndexer {
   wake(): void {
     if (this.stopped) return;
     this.urgent = true;
+    this.wakes++;
     this.release();
     this.pass();
   }
@@ -134,7 +137,8 @@ export class EmbeddingIndexer {
   async drain(): Promise<void> {
     this.wake();
     for (let i = 0; i < 10_000; i++) {
-      if (this.running) await this.running;
+      // A pass waiting at the gate is not at work: nothing to wait for unless records are missing.
+      if (this.running && !this.openGate) await this.running;
       else if (this.state === 'unavailable' || this.stopped) return;
       else if (this.pendingCount() === 0) return;
       else this.rescan();
@@ -177,16 +181,19 @@ export class EmbeddingIndexer {
   /** Lets a pass waiting at the gate look again (woken or stopped). */
   private release(): void {
     clearTimeout(this.gateTimer);
-    this.openGate?.();
+    const open = this.openGate;
+    this.openGate = undefined;
+    open?.();
   }
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
       await this.idleTime();
       if (this.stopped) return;
+      const wakes = this.wakes;
       const batch = await this.nextBatch();
       if (batch.length === 0) {
-        this.urgent = false;
+        if (wakes === this.wakes) this.urgent = false;
         if (this.state === 'indexing') this.state = 'idle';
         this.rate.paused();
         await this.tidy();
