@@ -46,7 +46,7 @@ const semantic = async (query: string) => {
 
 before(async () => {
   const dataDir = tempDir('cmem-embed-idle-');
-  fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ search: { embeddings: 'local', embedderIdleMs: IDLE_MS, queryCacheSize: 0 } }));
+  fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ search: { embeddings: 'local', embedderIdleMs: IDLE_MS, queryCacheSize: 0, indexStartDelayMs: 0, indexQuietMs: 0 } }));
   w = await startWorker({ dataDir });
 });
 after(async () => {

@@ -4,6 +4,8 @@
 // before any request, and no worker means exit 1.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CLI_JS, startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
 
@@ -41,7 +43,10 @@ async function indexed(): Promise<{ indexed: { observations: number }; pending: 
 }
 
 before(async () => {
-  w = await startWorker();
+  // Embedding as soon as the saves are in (the idle-time gate has its own test: search-idle-indexing).
+  const dataDir = tempDir();
+  fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ search: { indexStartDelayMs: 0, indexQuietMs: 0 } }));
+  w = await startWorker({ dataDir });
   env = { CLAUDE_MEM_DATA_DIR: w.dataDir, CLAUDE_MEM_WORKER_PORT: String(w.port), CLAUDE_MEM_NO_AUTOSTART: '1' };
   for (const [project, text] of [
     ['alpha', 'The release script tags the commit before it uploads the build artefacts.'],

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { startWorker, until, type RunningWorker } from '../helpers/worker';
+import { startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
 
 let w: RunningWorker;
 const ids: Record<string, number> = {};
@@ -28,7 +28,10 @@ async function indexed(): Promise<void> {
 }
 
 before(async () => {
-  w = await startWorker();
+  // Embedding as soon as the saves are in (the idle-time gate has its own test: search-idle-indexing).
+  const dataDir = tempDir();
+  fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ search: { indexStartDelayMs: 0, indexQuietMs: 0 } }));
+  w = await startWorker({ dataDir });
   for (const [key, project, text] of MEMORIES) {
     const r = await w.req('POST', '/api/memory/save', { text, project });
     assert.equal(r.status, 201);

@@ -92,7 +92,7 @@ it('every record keeps exactly one readable vector through repeated kills mid-in
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   const dataDir = tempDir('vec-crash-');
-  fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ search: { embeddings: 'remote', remoteUrl: `http://127.0.0.1:${port}`, remoteDims: DIMS, indexBatchSize: 8 } }));
+  fs.writeFileSync(path.join(dataDir, 'settings.json'), JSON.stringify({ search: { embeddings: 'remote', remoteUrl: `http://127.0.0.1:${port}`, remoteDims: DIMS, indexBatchSize: 8, indexStartDelayMs: 0, indexQuietMs: 0 } }));
   const env = { CLAUDE_MEM_EMBEDDINGS: '' };
   let w: RunningWorker = await startWorker({ dataDir, env });
   const status = async () => (await w.req('GET', '/api/search/status')).body as { pending: number; indexed: { observations: number }; embeddings: { state: string } };

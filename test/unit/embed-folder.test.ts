@@ -19,6 +19,9 @@ import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
 import { tempDir, until } from '../helpers/worker';
 
+/** Background indexing as soon as a record is written (the idle-time gate has its own test: search-idle-indexing). */
+const AT_ONCE = { indexStartDelayMs: 0, indexQuietMs: 0 };
+
 /** Three topics on three axes (plus a little noise axis): words of one topic point the same way. */
 const WORDS: Record<string, number[]> = {
   database: [1, 0, 0, 0.1], postgres: [0.9, 0.1, 0, 0.1], sql: [0.95, 0, 0.05, 0], migration: [0.8, 0, 0, 0.2],
@@ -40,7 +43,7 @@ async function open(dataDir: string, search: Partial<SearchSettings>) {
   const store = await Store.open({ dir: path.join(dataDir, 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
   await migrate(store);
   const events = new EventBus();
-  const service = new SearchService({ config: { dataDir }, store, events, log: nullLogger }, { settings: { search: { ...DEFAULT_SEARCH_SETTINGS, ...search }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } });
+  const service = new SearchService({ config: { dataDir }, store, events, log: nullLogger }, { settings: { search: { ...DEFAULT_SEARCH_SETTINGS, ...AT_ONCE, ...search }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } });
   const lifecycle = new Lifecycle(store, DEFAULT_SETTINGS, events, () => undefined);
   service.start();
   const save = async (text: string) => (await lifecycle.saveMemory({ text, project: 'p' })).id as number;

@@ -18,6 +18,9 @@ import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
 import { tempDir, until } from '../helpers/worker';
 
+/** Background indexing as soon as a record is written (the idle-time gate has its own test: search-idle-indexing). */
+const AT_ONCE = { indexStartDelayMs: 0, indexQuietMs: 0 };
+
 describe('BacklogRate', () => {
   it('has no rate before two batches, then records per second of indexing time', () => {
     let now = 1_000;
@@ -91,7 +94,7 @@ describe('status of the embedding backlog', () => {
     for (let i = 0; i < 7; i++) await lifecycle.saveMemory({ text: `note number ${i} about the backlog`, project: 'p' });
     const service = new SearchService(
       { config: { dataDir: dir }, store, events, log: nullLogger },
-      { settings: { search: { ...DEFAULT_SEARCH_SETTINGS, embeddings: 'remote', remoteUrl: url, indexBatchSize: 2 }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } },
+      { settings: { search: { ...DEFAULT_SEARCH_SETTINGS, ...AT_ONCE, embeddings: 'remote', remoteUrl: url, indexBatchSize: 2 }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } },
     );
     try {
       assert.equal(service.status().backlog?.pending, 7, 'before the first pass');

@@ -19,6 +19,9 @@ import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
 import { tempDir, until } from '../helpers/worker';
 
+/** Background indexing as soon as a record is written (the idle-time gate has its own test: search-idle-indexing). */
+const AT_ONCE = { indexStartDelayMs: 0, indexQuietMs: 0 };
+
 const DIMS = 64;
 let server: http.Server;
 let url: string;
@@ -58,7 +61,7 @@ async function setup(search: Partial<SearchSettings>, threadScript?: string) {
   const events = new EventBus();
   const service = new SearchService(
     { config: { dataDir: dir }, store, events, log: nullLogger },
-    { settings: { search: { ...DEFAULT_SEARCH_SETTINGS, ...search }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] }, threadScript },
+    { settings: { search: { ...DEFAULT_SEARCH_SETTINGS, ...AT_ONCE, ...search }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] }, threadScript },
   );
   const lifecycle = new Lifecycle(store, DEFAULT_SETTINGS, events, () => undefined);
   service.start();

@@ -23,6 +23,9 @@ import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
 import { tempDir, until } from '../helpers/worker';
 
+/** Background indexing as soon as a record is written (the idle-time gate has its own test: search-idle-indexing). */
+const AT_ONCE = { indexStartDelayMs: 0, indexQuietMs: 0 };
+
 const DIMS = 64;
 
 /** Bag of hashed words: texts that share words point alike. Counts what it embedded. */
@@ -52,7 +55,7 @@ async function open(dataDir: string, search: Partial<SearchSettings> = {}) {
   const log: Logger = { ...nullLogger, warn: (msg: string) => void warnings.push(msg) };
   const service = new SearchService(
     { config: { dataDir }, store, events, log },
-    { embedders: { query: embedder, index: embedder }, settings: { search: { ...DEFAULT_SEARCH_SETTINGS, ...search }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } },
+    { embedders: { query: embedder, index: embedder }, settings: { search: { ...DEFAULT_SEARCH_SETTINGS, ...AT_ONCE, ...search }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] } },
   );
   const lifecycle = new Lifecycle(store, DEFAULT_SETTINGS, events, () => undefined);
   service.start();

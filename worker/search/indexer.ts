@@ -5,6 +5,11 @@
 // ingest path waits for it: new records are only a kick. Between passes it also tidies the vector
 // files (vectors/upkeep.ts), so nothing else ever writes them while it appends.
 //
+// It works in idle time: no batch before startDelayMs after start() nor before quietMs after the
+// last write (a kick), so a worker that is opening, or taking a burst of hook writes, does not
+// start the model process for it, and the burst becomes one pass. A vector query, drain() and
+// reindex (wake()) need the vectors now: they open the gate until the backlog is done.
+//
 // Newest records first, in id windows, yielding between batches. After a pass finds nothing it
 // remembers the highest id checked and later passes look only above it, so a quiet worker does
 // no scanning; start-up and reindex do one full pass.
@@ -29,6 +34,10 @@ export interface IndexerOptions {
   retryMs?: number;
   /** Ids per window of the anti-join scan. */
   windowSize?: number;
+  /** No batch is embedded before this long after start() (unless woken). Default 0. */
+  startDelayMs?: number;
+  /** No batch is embedded before this long after the last kick, a write (unless woken). Default 0. */
+  quietMs?: number;
 }
 
 interface Candidate {
@@ -59,6 +68,14 @@ export class EmbeddingIndexer {
   private tidiedAt = 0;
   /** Projects that lost records: their dead entries are wiped at the next tidy. */
   private readonly eraseDue = new Set<string>();
+  /** The gate (idle time): no batch before notBefore, nor before quietMs after lastWriteAt, unless urgent. */
+  private notBefore = 0;
+  private lastWriteAt = -Infinity;
+  private urgent = false;
+  /** Counts wake() calls: a pass that found nothing clears `urgent` only if none came during its scan. */
+  private wakes = 0;
+  private gateTimer: NodeJS.Timeout | undefined;
+  private openGate: (() => void) | undefined;
 
   constructor(private readonly o: IndexerOptions) {}
 
@@ -67,8 +84,29 @@ export class EmbeddingIndexer {
     return vectorModelId(this.o.embedder.name);
   }
 
-  /** Something new may need a vector; runs a pass now or right after the current one. */
+  /** The worker listens: the first pass (every record) once startDelayMs has passed. */
+  start(): void {
+    this.notBefore = Date.now() + (this.o.startDelayMs ?? 0);
+    this.pass();
+  }
+
+  /** Something was written and may need a vector: a pass once writes pause for quietMs. */
   kick(): void {
+    this.lastWriteAt = Date.now();
+    this.pass();
+  }
+
+  /** Vectors are wanted now (a vector query, drain, reindex): embed without waiting for idle time until the backlog is done. */
+  wake(): void {
+    if (this.stopped) return;
+    this.urgent = true;
+    this.wakes++;
+    this.release();
+    this.pass();
+  }
+
+  /** Runs a pass now or right after the current one (which waits at the gate first). */
+  private pass(): void {
     if (this.stopped || this.retryTimer) return;
     if (this.running) {
       this.again = true;
@@ -82,7 +120,7 @@ export class EmbeddingIndexer {
       this.running = undefined;
       if (this.again && !this.stopped) {
         this.again = false;
-        this.kick();
+        this.pass();
       }
     });
   }
@@ -92,13 +130,15 @@ export class EmbeddingIndexer {
     this.checkedUpTo.observation = 0;
     this.checkedUpTo.summary = 0;
     this.tidiedAt = 0;
-    this.kick();
+    this.wake();
   }
 
   /** Resolves when no record is waiting for a vector (or the embedder is unavailable). For tests and reindex. */
   async drain(): Promise<void> {
+    this.wake();
     for (let i = 0; i < 10_000; i++) {
-      if (this.running) await this.running;
+      // A pass waiting at the gate is not at work: nothing to wait for unless records are missing.
+      if (this.running && !this.openGate) await this.running;
       else if (this.state === 'unavailable' || this.stopped) return;
       else if (this.pendingCount() === 0) return;
       else this.rescan();
@@ -109,6 +149,7 @@ export class EmbeddingIndexer {
     this.stopped = true;
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    this.release();
     if (this.running) await this.running.catch(() => undefined);
     this.state = 'stopped';
   }
@@ -123,10 +164,36 @@ export class EmbeddingIndexer {
     return Math.max(0, Number(r?.n ?? 0));
   }
 
+  /** Settles once a batch may be embedded: woken, or startDelayMs after start and quietMs after the last write. */
+  private async idleTime(): Promise<void> {
+    for (;;) {
+      const wait = this.urgent ? 0 : Math.max(this.notBefore, this.lastWriteAt + (this.o.quietMs ?? 0)) - Date.now();
+      if (wait <= 0 || this.stopped) return;
+      await new Promise<void>((resolve) => {
+        this.openGate = resolve;
+        this.gateTimer = setTimeout(resolve, wait);
+        this.gateTimer.unref();
+      });
+      this.openGate = undefined;
+    }
+  }
+
+  /** Lets a pass waiting at the gate look again (woken or stopped). */
+  private release(): void {
+    clearTimeout(this.gateTimer);
+    const open = this.openGate;
+    this.openGate = undefined;
+    open?.();
+  }
+
   private async loop(): Promise<void> {
     while (!this.stopped) {
+      await this.idleTime();
+      if (this.stopped) return;
+      const wakes = this.wakes;
       const batch = await this.nextBatch();
       if (batch.length === 0) {
+        if (wakes === this.wakes) this.urgent = false;
         if (this.state === 'indexing') this.state = 'idle';
         this.rate.paused();
         await this.tidy();
@@ -183,7 +250,7 @@ export class EmbeddingIndexer {
   erase(project: string): void {
     this.eraseDue.add(project);
     this.tidiedAt = 0;
-    this.kick();
+    this.pass();
   }
 
   /** Moves old blobs out, rewrites mostly-dead files, deletes unused ones: after start and reindex, then at most every TIDY_MS. */
@@ -214,7 +281,7 @@ export class EmbeddingIndexer {
     this.o.log.warn('embedding failed; semantic search falls back to keyword until it works', { error: e.message, retryInMs: wait });
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
-      this.kick();
+      this.pass();
     }, wait);
     this.retryTimer.unref();
   }

@@ -89,7 +89,15 @@ export class SearchService {
         idleMs: s.embedderIdleMs,
         onBroken: () => this.indexer?.rescan(),
       });
-      this.indexer = new EmbeddingIndexer({ store: deps.store, embedder: this.embedders.index, semantic: this.semantic, batchSize: s.indexBatchSize, log: deps.log });
+      this.indexer = new EmbeddingIndexer({
+        store: deps.store,
+        embedder: this.embedders.index,
+        semantic: this.semantic,
+        batchSize: s.indexBatchSize,
+        startDelayMs: s.indexStartDelayMs,
+        quietMs: s.indexQuietMs,
+        log: deps.log,
+      });
     }
     const query = this.embedders ? cachedEmbedder(this.embedders.query, s.queryCacheSize) : undefined;
     const side: VectorSide | undefined =
@@ -98,6 +106,8 @@ export class SearchService {
             semantic: this.semantic,
             unavailable: () => this.vectorUnavailable(),
             embedQuery: async (text) => {
+              // The query starts the model process anyway, and its answer wants every record's vector.
+              this.indexer?.wake();
               try {
                 const [v] = await query.embed([text]);
                 this.queryFailure = undefined;
@@ -113,7 +123,7 @@ export class SearchService {
     this.searcher = new Searcher(deps.store, s, side, () => this.vectorUnavailable() ?? 'no embedder');
   }
 
-  /** Subscribes to store events and starts the first indexing pass. */
+  /** Subscribes to store events and starts the first indexing pass (in idle time: indexer.ts). */
   start(): void {
     if (this.unsubscribe) return;
     // The full-text indexes merged once writes pause: every keyword statement walks every segment.
@@ -139,7 +149,8 @@ export class SearchService {
       project_deleted: projectChanged,
       session_forgotten: projectChanged,
     });
-    kick();
+    this.indexer?.start();
+    merger?.kick();
     // The most common words' keyword lists, built a step at a time once start-up is done.
     const store = this.deps.store;
     const script = warmProcessScript();

@@ -19,6 +19,10 @@ export interface UserSearchSettings {
   localModelDir: string;
   /** Records embedded per batch by the background indexer. */
   indexBatchSize: number;
+  /** The background indexer embeds nothing this long after the worker listens (a vector query still does at once). */
+  indexStartDelayMs: number;
+  /** The background indexer embeds nothing until this long has passed without a new record (a burst of writes becomes one pass). */
+  indexQuietMs: number;
   /** Query embeddings kept (LRU). */
   queryCacheSize: number;
   /**
@@ -85,6 +89,8 @@ const USER_DEFAULTS: UserSearchSettings = {
   remoteDims: 0,
   localModelDir: '',
   indexBatchSize: 16,
+  indexStartDelayMs: 60_000,
+  indexQuietMs: 10_000,
   queryCacheSize: 256,
   keywordRankCap: 0,
   vectorMinScore: 0,
@@ -119,6 +125,8 @@ export const DEFAULT_SEARCH_SETTINGS: SearchSettings = { ...USER_DEFAULTS, ...RA
 const SEARCH_BOUNDS: Partial<Record<keyof UserSearchSettings, [number, number]>> = {
   remoteDims: [0, 8192],
   indexBatchSize: [1, 256],
+  indexStartDelayMs: [0, 3600_000],
+  indexQuietMs: [0, 600_000],
   queryCacheSize: [0, 100_000],
   keywordRankCap: [0, 1_000_000],
   vectorMinScore: [-1, 1],
