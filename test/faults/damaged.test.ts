@@ -210,6 +210,9 @@ it('a disk that fills while vectors are being stored: the worker stays up, read-
     const mnt = tempDir('cmem-full-');
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=600k', 'tmpfs', mnt]);
     try {
+      // The indexer embeds each batch as it comes (no idle-time gate), so its writes meet the full disk.
+      fs.mkdirSync(path.join(mnt, 'data'));
+      fs.writeFileSync(path.join(mnt, 'data', 'settings.json'), JSON.stringify({ search: { indexStartDelayMs: 0, indexQuietMs: 0 } }));
       const w = await startWorker({ dataDir: path.join(mnt, 'data'), env: { CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(1 << 30) } });
       let acked = 0;
       for (let i = 0; i < 5000; i++) {
