@@ -1,6 +1,9 @@
-// Replays recorded-shape hook events through the real hook CLI (`node dist/cli.js hook <platform>
-// <handler>`, stdin the platform's JSON) against a running worker, as an agent platform would.
+// Replays recorded-shape hook events against a running worker, as an agent platform would: through
+// the real hook CLI (`node dist/cli.js hook <platform> <handler>`, stdin the platform's JSON), or
+// through the CLI's own entry function (cli/hooks/run.ts runHook) in this process, which runs the
+// same adapters and handlers without starting a node process per event.
 import { spawn } from 'node:child_process';
+import { runHook as runHookEntry } from '../../cli/hooks/run';
 import { CLI_JS, until, type RunningWorker } from './worker';
 
 export interface HookRun {
@@ -25,6 +28,30 @@ export function runHook(platform: string, handler: string, payload: unknown, env
     child.stdin.on('error', () => undefined);
     child.stdin.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
   });
+}
+
+/**
+ * The same event through the CLI's entry function in this process: `env` is set in process.env for
+ * the call (the hook reads its target from there) and put back after. One call at a time.
+ */
+export async function runHookHere(platform: string, handler: string, payload: unknown, env: Record<string, string>): Promise<HookRun> {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  let stdout = '';
+  let stderr = '';
+  try {
+    const code = await runHookEntry([platform, handler], {
+      readStdin: () => (typeof payload === 'string' ? payload : JSON.stringify(payload)),
+      writeStdout: (value) => (stdout += JSON.stringify(value)),
+      writeStderr: (text) => (stderr += text),
+    });
+    return { code, stdout, stderr };
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
 }
 
 /** The environment that points the hook CLI at this worker (and never starts another). */
