@@ -23,8 +23,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { procCpu, treeCpu } from '../helpers/procCpu';
-import { drained, hookEnv, injected, runHook, runHookHere, type HookRun } from '../helpers/replay';
-import { ROOT, startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
+import { drained, hookEnv, injected, runHook, runHookHere, waitFor, type HookRun } from '../helpers/replay';
+import { ROOT, startWorker, tempDir, type RunningWorker } from '../helpers/worker';
 
 const SETS = process.env.CLAUDE_MEM_EVALSET
   ? [path.resolve(process.env.CLAUDE_MEM_EVALSET)]
@@ -159,10 +159,15 @@ describe(`memory eval from raw hook events (${SET_NAME}, local compressor, ${MOD
     }
     wall.push(performance.now());
     // Search once every record is embedded (hybrid and semantic need the vectors).
-    await until(async () => {
-      const st = (await w.req('GET', '/api/search/status')).body;
-      return st.pending === 0 && st.embeddings.state !== 'indexing';
-    }, 300_000, 'the background indexer');
+    await waitFor(
+      async () => {
+        const st = (await w.req('GET', '/api/search/status')).body;
+        return st.pending === 0 && st.embeddings.state !== 'indexing';
+      },
+      300_000,
+      'the background indexer',
+      1000,
+    );
     wall.push(performance.now());
     for (const r of results) {
       const sessions = (await w.req('GET', `/api/sessions?project=${encodeURIComponent(r.project)}&limit=500`)).body.items as { id: number; contentSessionId: string }[];

@@ -4,7 +4,7 @@
 // same adapters and handlers without starting a node process per event.
 import { spawn } from 'node:child_process';
 import { runHook as runHookEntry } from '../../cli/hooks/run';
-import { CLI_JS, until, type RunningWorker } from './worker';
+import { CLI_JS, type RunningWorker } from './worker';
 
 export interface HookRun {
   code: number | null;
@@ -69,9 +69,23 @@ export function injected(run: HookRun): string {
   }
 }
 
+/**
+ * Polls until fn returns true, first every 25 ms, then twice as long each time up to everyMs: a
+ * wait of a minute asks ~60 times, not 1,200 (each ask costs the worker and this process ~3 ms of
+ * CPU), and a short one still ends within a few tens of ms.
+ */
+export async function waitFor(fn: () => Promise<boolean>, ms: number, what: string, everyMs = 250): Promise<void> {
+  const end = Date.now() + ms;
+  for (let pause = 25; ; pause = Math.min(everyMs, pause * 2)) {
+    if (await fn()) return;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, pause));
+  }
+}
+
 /** Waits until the worker's queue has no pending or running work. */
 export async function drained(w: RunningWorker, ms = 30_000): Promise<void> {
-  await until(
+  await waitFor(
     async () => {
       const r = await w.req('GET', '/api/queue');
       const b = r.body as { pending: number; inFlight: number };
