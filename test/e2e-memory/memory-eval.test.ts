@@ -3,11 +3,11 @@
 // real worker (dist/worker.js) with the local compressor (no model) and the local embedder.
 // Through real `node dist/cli.js hook <platform> <handler>` processes go every event of the first
 // session of each platform (in replay order, so dev's first claude-code, codex and vscode-agent
-// sessions, or the only set's) and every `context` request the eval measures: 35 processes. All
-// other events (372 of 407) go through the CLI's own entry function (cli/hooks/run.ts runHook: the
+// sessions, or the only set's) and every `context` request the eval measures: 39 processes. All
+// other events (373 of 407) go through the CLI's own entry function (cli/hooks/run.ts runHook: the
 // same adapters, handlers and HTTP client, stdin and stdout as strings) in this process, which
 // spares a node start per event (~0.16 CPU s each) and gives the same figures. The process
-// boundary is also covered by test/integration/hooks*.test.ts.
+// boundary is also covered by test/integration/hooks*.test.ts. Each set prints where its CPU went.
 // Then, per project:
 //   - recall@5 and MRR of the answering session for each question, in hybrid search, by where the
 //     answer lives (prompt, tool output, final message, code);
@@ -85,7 +85,7 @@ const stamp = (v: unknown): number | undefined => {
 type Runner = (platform: string, handler: string, payload: unknown, env: Record<string, string>) => Promise<HookRun>;
 
 /** Replays one session in order; the transcript is written up to each Stop's time before it runs. */
-async function replay(s: SessionFile, cwd: string, env: Record<string, string>, run: Runner): Promise<void> {
+async function replay(s: SessionFile, cwd: string, env: Record<string, string>, run: Runner, settle?: () => Promise<void>): Promise<void> {
   const transcript = path.join(cwd, '.transcripts', `${s.sessionId}.jsonl`);
   fs.mkdirSync(path.dirname(transcript), { recursive: true });
   const vars = { cwd, transcript };
@@ -98,6 +98,7 @@ async function replay(s: SessionFile, cwd: string, env: Record<string, string>, 
     }
     const r = await run(s.platform, e.handler, payload, env);
     assert.equal(r.code, 0, `${s.sessionId} ${e.handler}: exit ${r.code}\n${r.stderr}`);
+    await settle?.();
   }
 }
 
@@ -138,7 +139,10 @@ describe(`memory eval from raw hook events (${SET_NAME}, local compressor, ${MOD
         const proc = !viaProcess.has(s.platform);
         viaProcess.add(s.platform);
         calls[proc ? 'processes' : 'here'] += s.events.length;
-        await replay(s, cwd, env, proc ? runHook : runHookHere);
+        // An event run here comes milliseconds after the last, not the ~0.2 s a node start takes (or
+        // the seconds an agent takes): the queue is let drain after each, so the worker compresses
+        // one tool use at a time as it does between agent events, not several in one batch.
+        await replay(s, cwd, env, proc ? runHook : runHookHere, proc ? undefined : () => drained(w, 60_000));
         await drained(w, 60_000);
       }
       // The context a new session of this project is given.
