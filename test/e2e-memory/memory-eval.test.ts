@@ -140,9 +140,9 @@ describe(`memory eval from raw hook events (${SET_NAME}, local compressor, ${MOD
         viaProcess.add(s.platform);
         calls[proc ? 'processes' : 'here'] += s.events.length;
         // An event run here comes milliseconds after the last, not the ~0.2 s a node start takes (or
-        // the seconds an agent takes): the queue is let drain after each, so the worker compresses
-        // one tool use at a time as it does between agent events, not several in one batch.
-        await replay(s, cwd, env, proc ? runHook : runHookHere, proc ? undefined : () => drained(w, 60_000));
+        // the seconds an agent takes): the queue is let drain after each event, so the worker
+        // compresses one tool use at a time as between an agent's events, not several in a batch.
+        await replay(s, cwd, env, proc ? runHook : runHookHere, () => drained(w, 60_000));
         await drained(w, 60_000);
       }
       // The context a new session of this project is given.
