@@ -11,6 +11,15 @@ import { HookLog, parseHookInput, readStdinSync, writeStdout, type HookEnv } fro
 
 type Handler = (input: HookInput, env: HookEnv) => Promise<HookReply>;
 
+/** Where a hook reads its payload and writes its answer: the process's own stdio, or strings. */
+export interface HookStdio {
+  readStdin(): string | Buffer;
+  writeStdout(value: unknown): void;
+  writeStderr(text: string): void;
+}
+
+const PROCESS_STDIO: HookStdio = { readStdin: readStdinSync, writeStdout, writeStderr: (text) => void process.stderr.write(text) };
+
 /**
  * Each handler, loaded when its event runs: the bundle initialises a module (and requires its
  * builtins) on first import, so a hook sets up only the modules its own event needs.
@@ -29,14 +38,15 @@ function fallback(handler: string, adapter: Adapter, input: HookInput): Json {
   return handler === 'context' ? adapter.write(input, { context: '', event: input.event === 'subagent-start' ? 'SubagentStart' : 'SessionStart' }) : {};
 }
 
-export async function runHook(args: string[]): Promise<number> {
+/** One hook event. `stdio` is the process's unless a caller replays events in one process (the memory eval). */
+export async function runHook(args: string[], stdio: HookStdio = PROCESS_STDIO): Promise<number> {
   // `hook <platform> <handler>`, or `hook <handler>` (the platform told from the payload).
   const named = args.length >= 2 ? platformArg(args[0]) : 'auto';
   const event = (args.length >= 2 ? args[1] : args[0]) ?? '';
   const load = named && Object.prototype.hasOwnProperty.call(HOOK_HANDLERS, event) ? HOOK_HANDLERS[event] : undefined;
   if (!load || !named) {
-    writeStdout(fallback(event, ADAPTERS['claude-code'], { platform: 'claude-code', event: 'other' }));
-    process.stderr.write(`claude-mem: unknown hook "${args.join(' ')}"; expected: hook <${Object.keys(ADAPTERS).join('|')}|auto> <${Object.keys(HOOK_HANDLERS).join('|')}>\n`);
+    stdio.writeStdout(fallback(event, ADAPTERS['claude-code'], { platform: 'claude-code', event: 'other' }));
+    stdio.writeStderr(`claude-mem: unknown hook "${args.join(' ')}"; expected: hook <${Object.keys(ADAPTERS).join('|')}|auto> <${Object.keys(HOOK_HANDLERS).join('|')}>\n`);
     return 1;
   }
   let target: ClientTarget;
@@ -47,15 +57,15 @@ export async function runHook(args: string[]): Promise<number> {
     target = { host: '127.0.0.1', port: 0, dataDir: resolvePath(defaultDataDir()) };
     const log = new HookLog(target.dataDir, event);
     log.error((e as Error).message);
-    writeStdout(fallback(event, ADAPTERS[named === 'auto' ? 'claude-code' : named], { platform: 'claude-code', event: 'other' }));
-    process.stderr.write(`claude-mem: ${(e as Error).message}\n`);
+    stdio.writeStdout(fallback(event, ADAPTERS[named === 'auto' ? 'claude-code' : named], { platform: 'claude-code', event: 'other' }));
+    stdio.writeStderr(`claude-mem: ${(e as Error).message}\n`);
     return 1;
   }
   const log = new HookLog(target.dataDir, event);
   const env: HookEnv = { target, log, exitCode: 0, stderr: [] };
   let raw: string | Buffer;
   try {
-    raw = readStdinSync();
+    raw = stdio.readStdin();
   } catch (e) {
     log.warn(`could not read stdin: ${(e as Error).message}`);
     raw = '';
@@ -92,7 +102,7 @@ export async function runHook(args: string[]): Promise<number> {
   } finally {
     clearTimeout(timer);
   }
-  if (out !== undefined) writeStdout(out);
-  if (env.stderr.length) process.stderr.write(env.stderr.join('\n') + '\n');
+  if (out !== undefined) stdio.writeStdout(out);
+  if (env.stderr.length) stdio.writeStderr(env.stderr.join('\n') + '\n');
   return env.exitCode;
 }

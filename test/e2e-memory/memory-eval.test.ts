@@ -1,6 +1,14 @@
 // The memory eval from raw hook events: recorded-shape sessions (Claude Code, VS Code agent hooks,
-// Codex; format in test/fixtures/e2e-memory/FORMAT.md) are replayed through the real hook CLI
-// (dist/cli.js) against a real worker with the local compressor (no model). Then, per project:
+// Codex; format in test/fixtures/e2e-memory/FORMAT.md) are replayed through the hook CLI against a
+// real worker (dist/worker.js) with the local compressor (no model) and the local embedder.
+// Through real `node dist/cli.js hook <platform> <handler>` processes go every event of the first
+// session of each platform (in replay order, so dev's first claude-code, codex and vscode-agent
+// sessions, or the only set's) and every `context` request the eval measures: 39 processes. All
+// other events (373 of 407) go through the CLI's own entry function (cli/hooks/run.ts runHook: the
+// same adapters, handlers and HTTP client, stdin and stdout as strings) in this process, which
+// spares a node start per event (~0.16 CPU s each) and gives the same figures. The process
+// boundary is also covered by test/integration/hooks*.test.ts. Each set prints where its CPU went.
+// Then, per project:
 //   - recall@5 and MRR of the answering session for each question, in hybrid search, by where the
 //     answer lives (prompt, tool output, final message, code);
 //   - how many of the project's "decided" and "left to do" facts appear in the context a new
@@ -14,8 +22,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { drained, hookEnv, injected, runHook } from '../helpers/replay';
-import { ROOT, startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
+import { procCpu, treeCpu } from '../helpers/procCpu';
+import { drained, hookEnv, injected, runHook, runHookHere, waitFor, type HookRun } from '../helpers/replay';
+import { ROOT, startWorker, tempDir, type RunningWorker } from '../helpers/worker';
 
 const SETS = process.env.CLAUDE_MEM_EVALSET
   ? [path.resolve(process.env.CLAUDE_MEM_EVALSET)]
@@ -73,8 +82,10 @@ const stamp = (v: unknown): number | undefined => {
   return typeof t === 'string' ? Date.parse(t) : undefined;
 };
 
+type Runner = (platform: string, handler: string, payload: unknown, env: Record<string, string>) => Promise<HookRun>;
+
 /** Replays one session in order; the transcript is written up to each Stop's time before it runs. */
-async function replay(s: SessionFile, cwd: string, env: Record<string, string>): Promise<void> {
+async function replay(s: SessionFile, cwd: string, env: Record<string, string>, run: Runner, settle?: () => Promise<void>): Promise<void> {
   const transcript = path.join(cwd, '.transcripts', `${s.sessionId}.jsonl`);
   fs.mkdirSync(path.dirname(transcript), { recursive: true });
   const vars = { cwd, transcript };
@@ -85,8 +96,9 @@ async function replay(s: SessionFile, cwd: string, env: Record<string, string>):
       const lines = (fill(s.transcript, vars) as Record<string, unknown>[]).filter((l) => until === undefined || (stamp(l) ?? 0) <= until);
       fs.writeFileSync(transcript, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     }
-    const r = await runHook(s.platform, e.handler, payload, env);
+    const r = await run(s.platform, e.handler, payload, env);
     assert.equal(r.code, 0, `${s.sessionId} ${e.handler}: exit ${r.code}\n${r.stderr}`);
+    await settle?.();
   }
 }
 
@@ -100,6 +112,9 @@ function score(qs: { rank: number }[]): { n: number; recallAt5: number; mrr: num
 
 const fix = (x: number) => Number(x.toFixed(3));
 
+/** Platforms whose first session (in the first set that has one) went through hook processes. */
+const viaProcess = new Set<string>();
+
 for (const SET of SETS) {
 const SET_NAME = path.basename(SET);
 const projects = projectsOf(SET);
@@ -108,9 +123,12 @@ describe(`memory eval from raw hook events (${SET_NAME}, local compressor, ${MOD
   const results: ProjectResult[] = [];
 
   before(async () => {
+    const cpu0 = procCpu('self');
+    const calls = { processes: 0, here: 0 };
     w = await startWorker({ env: { CLAUDE_MEM_PROVIDER: 'local' } });
     const env = hookEnv(w);
     const root = tempDir('cmem-eval-');
+    const wall = [performance.now()];
     for (const project of projects) {
       const dir = path.join(SET, project);
       const cwd = path.join(root, project);
@@ -118,7 +136,13 @@ describe(`memory eval from raw hook events (${SET_NAME}, local compressor, ${MOD
       const files = fs.readdirSync(dir).filter((f) => /^\d+-.*\.json$/.test(f)).sort();
       const sessions = files.map((f) => JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as SessionFile);
       for (const s of sessions) {
-        await replay(s, cwd, env);
+        const proc = !viaProcess.has(s.platform);
+        viaProcess.add(s.platform);
+        calls[proc ? 'processes' : 'here'] += s.events.length;
+        // An event run here comes milliseconds after the last, not the ~0.2 s a node start takes (or
+        // the seconds an agent takes): the queue is let drain after each event, so the worker
+        // compresses one tool use at a time as between an agent's events, not several in a batch.
+        await replay(s, cwd, env, proc ? runHook : runHookHere, () => drained(w, 60_000));
         await drained(w, 60_000);
       }
       // The context a new session of this project is given.
@@ -128,6 +152,7 @@ describe(`memory eval from raw hook events (${SET_NAME}, local compressor, ${MOD
           ? { session_id: `eval-next-${project}`, hook_event_name: 'SessionStart', cwd, source: 'new', timestamp: new Date().toISOString() }
           : { session_id: `eval-next-${project}`, hook_event_name: 'SessionStart', cwd, source: 'startup', transcript_path: path.join(cwd, 'next.jsonl') };
       const ctx = injected(await runHook(last.platform, 'context', start, env));
+      calls.processes++;
       const lower = ctx.toLowerCase();
       const facts = (JSON.parse(fs.readFileSync(path.join(dir, 'facts.json'), 'utf8')) as Fact[]).map((f) => {
         const missing = f.mustMention.filter((t) => !lower.includes(t.toLowerCase()));
@@ -136,11 +161,18 @@ describe(`memory eval from raw hook events (${SET_NAME}, local compressor, ${MOD
       if (process.env.CLAUDE_MEM_EVAL_SHOW === '1') console.log(`---- context for ${project} ----\n${ctx}`);
       results.push({ project, sessions: sessions.length, questions: [], facts, contextTokens: Math.ceil(ctx.length / 4) });
     }
+    wall.push(performance.now());
     // Search once every record is embedded (hybrid and semantic need the vectors).
-    await until(async () => {
-      const st = (await w.req('GET', '/api/search/status')).body;
-      return st.pending === 0 && st.embeddings.state !== 'indexing';
-    }, 300_000, 'the background indexer');
+    await waitFor(
+      async () => {
+        const st = (await w.req('GET', '/api/search/status')).body;
+        return st.pending === 0 && st.embeddings.state !== 'indexing';
+      },
+      300_000,
+      'the background indexer',
+      1000,
+    );
+    wall.push(performance.now());
     for (const r of results) {
       const sessions = (await w.req('GET', `/api/sessions?project=${encodeURIComponent(r.project)}&limit=500`)).body.items as { id: number; contentSessionId: string }[];
       const byContent = new Map(sessions.map((s) => [s.contentSessionId, s.id]));
@@ -156,6 +188,7 @@ describe(`memory eval from raw hook events (${SET_NAME}, local compressor, ${MOD
         r.questions.push({ id: q.id, where: q.where, rank: order.indexOf(want) });
       }
     }
+    wall.push(performance.now());
     const all = results.flatMap((r) => r.questions);
     const wheres = [...new Set(all.map((q) => q.where))].sort();
     const report = {
@@ -177,6 +210,17 @@ describe(`memory eval from raw hook events (${SET_NAME}, local compressor, ${MOD
       })),
     };
     console.log(JSON.stringify(report, null, 2));
+    // Where this set's CPU went (Linux): read before the worker stops, so ended children are hooks.
+    const cpu1 = procCpu('self');
+    const wk = w.proc.pid === undefined ? undefined : treeCpu(w.proc.pid);
+    if (cpu0 && cpu1 && wk) {
+      const s1 = (x: number) => `${x.toFixed(1)} s`;
+      console.log(
+        `cpu (${SET_NAME}): test process ${s1(cpu1.self - cpu0.self)} (with ${calls.here} hook events run here), ` +
+          `${calls.processes} hook processes ${s1(cpu1.ended - cpu0.ended)}, worker ${s1(wk.self)}, its children ${s1(wk.children)}; ` +
+          `wall: replay ${s1((wall[1] - wall[0]) / 1000)}, waiting for vectors ${s1((wall[2] - wall[1]) / 1000)}, questions ${s1((wall[3] - wall[2]) / 1000)}`,
+      );
+    }
     const out = path.join(ROOT, 'test-artifacts', 'e2e-memory');
     fs.mkdirSync(out, { recursive: true });
     fs.writeFileSync(path.join(out, `${SET_NAME}-${MODE}.json`), JSON.stringify({ ...report, questions: results.flatMap((r) => r.questions) }, null, 2) + '\n');
