@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { after, before, it } from 'node:test';
 import { chromium } from 'playwright-core';
 import { renderPage, webviewCsp } from '../../common/panel/page';
+import { plainFiles } from '../helpers/dataFiles';
 import { startWorker, type RunningWorker } from '../helpers/worker';
 import { faultCase } from './record';
 
@@ -190,16 +191,9 @@ it('secrets never appear in logs, exports, the journal or error messages', async
     }
     answers.push(JSON.stringify((await w.req('GET', '/api/export')).body), JSON.stringify((await w.req('GET', '/api/stats')).body), w.stdout());
     await w.req('POST', '/api/admin/snapshot', {});
-    const files: string[] = [];
-    const walk = (d: string) => {
-      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-        const p = path.join(d, e.name);
-        if (e.isDirectory()) walk(p);
-        else files.push(p);
-      }
-    };
-    walk(w.dataDir);
-    const leaks = files.filter((f) => fs.readFileSync(f).includes(SECRET)).concat(answers.filter((a) => a.includes(SECRET)).map(() => 'an HTTP answer'));
+    // Compressed and packed files are read inflated: compression must not hide a key from this check.
+    const files = plainFiles(w.dataDir);
+    const leaks = files.filter((f) => f.bytes.includes(SECRET)).map((f) => f.file).concat(answers.filter((a) => a.includes(SECRET)).map(() => 'an HTTP answer'));
     assert.deepEqual(leaks, []);
     return `grepped ${files.length} files in the data dir and ${answers.length} answers: no API key`;
   });

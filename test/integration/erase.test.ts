@@ -5,64 +5,16 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { JOURNAL_MAGIC, thawToMemory, unpackToMemory } from '../../worker/store/coldSnapshot';
-import { deltaLoc, readDeltaHeader } from '../../worker/store/delta';
-import { FileRef, PAGED_CHUNK, readLocSync } from '../../worker/store/pagedFile';
-import { snapshotBytesOf } from '../../worker/store/snapshot';
-import { readIfPresent, startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
+import { plainFiles } from '../helpers/dataFiles';
+import { startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
 
 const TOKENS = { observation: 'zebraquokka7731', session: 'lemurfox4412', project: 'narwhalotter9981' };
 const KEEP = 'keepsakeowl5150';
 
-function thawIfPresent(dir: string, gen: number, journal = false): Buffer | undefined {
-  try {
-    return journal ? unpackToMemory(path.join(dir, `journal-${String(gen).padStart(10, '0')}.logz`), JOURNAL_MAGIC) : thawToMemory(dir, gen);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-}
-
-/** A packed snapshot's or delta's bytes inflated (with its raw header bytes, so nothing is hidden); other files as read. */
-function unpackedIfPacked(file: string, b: Buffer | undefined): Buffer | undefined {
-  const magic = b?.subarray(0, 8).toString('latin1');
-  if (!b || (magic !== 'CMEMSNP3' && magic !== 'CMEMDLT2')) return b;
-  if (magic === 'CMEMSNP3') return Buffer.concat([b, snapshotBytesOf(b)]);
-  // Read from a copy of the bytes read (the file may be renamed meanwhile).
-  const copy = path.join(tempDir('erase-delta-'), path.basename(file));
-  fs.writeFileSync(copy, b);
-  const fd = fs.openSync(copy, 'r');
-  try {
-    const ref = new FileRef(copy, fd);
-    const chunks = readDeltaHeader(fd).entries.map((e, i) => {
-      const into = Buffer.alloc(PAGED_CHUNK);
-      readLocSync(deltaLoc(ref, e), into, i);
-      return into;
-    });
-    return Buffer.concat([b, ...chunks]);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** Every file under dir that contains one of the words, as "file: word". */
+/** Every file under dir that contains one of the words (read inflated: dataFiles.ts), as "file: word". */
 function grep(dir: string, words: string[]): string[] {
   const hits: string[] = [];
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else {
-        // A temp file the worker renames while this walks (a snapshot being written) is read under its final name.
-        // A compressed older snapshot or journal segment is read inflated: compression must not hide deleted text from this check.
-        const m = /^(snapshot|journal)-(\d+)\.(dbz|logz)$/.exec(e.name);
-        // A packed snapshot or delta (worker/store/packChain.ts) is read inflated too.
-        const b = m ? thawIfPresent(d, Number(m[2]), m[1] === 'journal') : unpackedIfPacked(p, readIfPresent(p));
-        for (const w of words) if (b?.includes(w)) hits.push(`${path.relative(dir, p)}: ${w}`);
-      }
-    }
-  };
-  walk(dir);
+  for (const f of plainFiles(dir)) for (const w of words) if (f.bytes.includes(w)) hits.push(`${f.file}: ${w}`);
   return hits;
 }
 

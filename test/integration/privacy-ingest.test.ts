@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { plainFiles } from '../helpers/dataFiles';
 import { privateText } from '../helpers/privateText';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../helpers/fakeAnthropic';
 import { CLI_JS, startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
@@ -36,17 +37,9 @@ function runHook(event: string, input: unknown): Promise<number | null> {
 }
 
 /** Every file under dir, read as text (binary files too: SQLite keeps strings as UTF-8), lower-cased. */
+/** Every file of the data dir as lower-case text, compressed and packed files read inflated (dataFiles.ts). */
 function allFiles(dir: string): { file: string; text: string }[] {
-  const out: { file: string; text: string }[] = [];
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) out.push({ file: path.relative(dir, p), text: fs.readFileSync(p).toString('latin1').toLowerCase() });
-    }
-  };
-  walk(dir);
-  return out;
+  return plainFiles(dir).map((f) => ({ file: f.file, text: f.bytes.toString('latin1').toLowerCase() }));
 }
 
 /** The model's reply: an observation and a summary, each with a private block and a key of its own. */
