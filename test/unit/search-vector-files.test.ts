@@ -185,7 +185,8 @@ describe('vectors in their own files', () => {
   it("wipes a deleted record's vector out of its file at once, and reembed starts fresh files", async () => {
     const dataDir = tempDir('vec-svc-');
     const ids = await seeded(dataDir);
-    const s = await open(dataDir);
+    // The idle-time gate closed for the whole test: a delete's wipe does not wait for it.
+    const s = await open(dataDir, { indexStartDelayMs: 600_000, indexQuietMs: 600_000 });
     try {
       await s.idle();
       const file = path.join(vectorDir(dataDir), vecFiles(dataDir)[0]);

@@ -8,7 +8,8 @@
 // It works in idle time: no batch before startDelayMs after start() nor before quietMs after the
 // last write (a kick), so a worker that is opening, or taking a burst of hook writes, does not
 // start the model process for it, and the burst becomes one pass. A vector query, drain() and
-// reindex (wake()) need the vectors now: they open the gate until the backlog is done.
+// reindex (wake()) need the vectors now: they open the gate until the backlog is done. A delete's
+// wipe of its vectors (erase()) needs no model and does not wait either.
 //
 // Newest records first, in id windows, yielding between batches. After a pass finds nothing it
 // remembers the highest id checked and later passes look only above it, so a quiet worker does
@@ -76,6 +77,8 @@ export class EmbeddingIndexer {
   private wakes = 0;
   private gateTimer: NodeJS.Timeout | undefined;
   private openGate: (() => void) | undefined;
+  /** A delete asked for its vectors to be wiped: done before the gate, which is for the model's work. */
+  private eraseNow = false;
 
   constructor(private readonly o: IndexerOptions) {}
 
@@ -168,7 +171,7 @@ export class EmbeddingIndexer {
   private async idleTime(): Promise<void> {
     for (;;) {
       const wait = this.urgent ? 0 : Math.max(this.notBefore, this.lastWriteAt + (this.o.quietMs ?? 0)) - Date.now();
-      if (wait <= 0 || this.stopped) return;
+      if (wait <= 0 || this.stopped || this.eraseNow) return;
       await new Promise<void>((resolve) => {
         this.openGate = resolve;
         this.gateTimer = setTimeout(resolve, wait);
@@ -188,8 +191,13 @@ export class EmbeddingIndexer {
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
+      if (this.eraseNow) {
+        this.eraseNow = false;
+        await this.tidy();
+      }
       await this.idleTime();
       if (this.stopped) return;
+      if (this.eraseNow) continue;
       const wakes = this.wakes;
       const batch = await this.nextBatch();
       if (batch.length === 0) {
@@ -250,6 +258,9 @@ export class EmbeddingIndexer {
   erase(project: string): void {
     this.eraseDue.add(project);
     this.tidiedAt = 0;
+    // Wiping needs no model and deleted data should leave soon: it does not wait for idle time.
+    this.eraseNow = true;
+    this.release();
     this.pass();
   }
 
