@@ -7,6 +7,7 @@ import { after, before, it } from 'node:test';
 import { parseObservations, parseSummary } from '../../worker/compression/parser';
 import { stripPrivate } from '../../common/privacy';
 import { startWorker, type RunningWorker } from '../helpers/worker';
+import { FACTOR, MAX_RATIO, measureScaling } from '../helpers/linear';
 import { faultCase } from './record';
 
 const N = Number(process.env.FUZZ_REQUESTS ?? 10_000);
@@ -180,44 +181,37 @@ it(`fuzz: ${N} generated requests over every route`, async () => {
   });
 });
 
-it('tag stripping: no 1 MB input takes over 100 ms', async () => {
+it(`tag stripping: 1 MB adversarial inputs take time linear in their size (against 1/${FACTOR} of each)`, async () => {
   await faultCase(__filename, 'bad input', 'strip 1 MB adversarial inputs', async () => {
     const pieces = ['<private', '<private>', '</private>', '<claude-mem-context', '<', '>', 'x', '\n', '<priv', '</claude-mem-context>', ' a="b"'];
-    let worst = 0;
+    let worst = { ratio: 0, bigMs: 0 };
     for (let k = 0; k < 30; k++) {
       let s = '';
       while (s.length < 1 << 20) s += pick(pieces);
-      // The best of three runs per input: the machine is shared, the input's own cost is what counts.
-      let best = Infinity;
-      for (let run = 0; run < 3; run++) {
-        const t0 = performance.now();
-        stripPrivate(s);
-        best = Math.min(best, performance.now() - t0);
-      }
-      worst = Math.max(worst, best);
+      // CPU time, best of three, against the same input's first 1/16 (helpers/linear.ts): a loaded
+      // machine stretches the wall clock, not the input's own cost.
+      const m = measureScaling((f) => s.slice(0, (s.length / FACTOR) * f), (x) => stripPrivate(x));
+      if (m.ratio > worst.ratio) worst = m;
     }
-    assert.ok(worst < 100, `worst ${worst.toFixed(1)} ms`);
-    return `30 random 1 MB inputs, worst ${worst.toFixed(1)} ms`;
+    assert.ok(worst.ratio < MAX_RATIO, `${FACTOR}x the input took ${worst.ratio.toFixed(1)}x as long (${worst.bigMs.toFixed(1)} ms of CPU at 1 MB)`);
+    return `30 random 1 MB inputs, worst ${worst.ratio.toFixed(1)}x the time of 1/${FACTOR} of the input (${worst.bigMs.toFixed(1)} ms of CPU)`;
   });
 });
 
-it('XML parser: no 1 MB model reply takes over 100 ms', async () => {
+it(`XML parser: 1 MB adversarial model replies take time linear in their size (against 1/${FACTOR} of each)`, async () => {
   await faultCase(__filename, 'bad input', 'parse 1 MB adversarial model replies', async () => {
     const pieces = ['<observation>', '</observation>', '<type>', 'bugfix', '</type>', '<title>', '</title>', '<facts>', '<fact>', '</fact>', '</facts>', '<', '>', '&amp;', '&#x', '```xml\n', '<summary>', '<skip_summary reason="x"/>', 'text ', '<observation', '"', '\n'];
-    let worst = 0;
+    let worst = { ratio: 0, bigMs: 0 };
     for (let k = 0; k < 20; k++) {
       let s = '';
       while (s.length < 1 << 20) s += pick(pieces);
-      let best = Infinity;
-      for (let run = 0; run < 3; run++) {
-        const t0 = performance.now();
-        parseObservations(s);
-        parseSummary(s);
-        best = Math.min(best, performance.now() - t0);
-      }
-      worst = Math.max(worst, best);
+      const m = measureScaling((f) => s.slice(0, (s.length / FACTOR) * f), (x) => {
+        parseObservations(x);
+        parseSummary(x);
+      });
+      if (m.ratio > worst.ratio) worst = m;
     }
-    assert.ok(worst < 100, `worst ${worst.toFixed(1)} ms`);
-    return `20 random 1 MB replies through both parsers, worst ${worst.toFixed(1)} ms`;
+    assert.ok(worst.ratio < MAX_RATIO, `${FACTOR}x the input took ${worst.ratio.toFixed(1)}x as long (${worst.bigMs.toFixed(1)} ms of CPU at 1 MB)`);
+    return `20 random 1 MB replies through both parsers, worst ${worst.ratio.toFixed(1)}x the time of 1/${FACTOR} of the reply (${worst.bigMs.toFixed(1)} ms of CPU)`;
   });
 });
