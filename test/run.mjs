@@ -130,6 +130,29 @@ if (wholeFaultSuite) fs.rmSync(path.join(root, 'test-artifacts', 'reliability'),
 const needsTools = (f) => NEEDS_TOOLS.some((p) => f.startsWith(p));
 const started = performance.now();
 
+// How busy the whole machine was (all processes, from /proc/stat), per minute of the run: a run
+// whose cores are not all busy can gain from more files at once, one that keeps them busy cannot.
+const readCpu = () => {
+  try {
+    const v = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const idle = v[3] + (v[4] ?? 0);
+    return { busy: v.reduce((a, b) => a + b, 0) - idle, idle };
+  } catch {
+    return undefined;
+  }
+};
+const cpuMinutes = [];
+let cpuMark = readCpu();
+const cpuTimer = cpuMark
+  ? setInterval(() => {
+      const now = readCpu();
+      const busy = now.busy - cpuMark.busy;
+      const all = busy + now.idle - cpuMark.idle;
+      cpuMinutes.push(all > 0 ? (busy / all) * os.availableParallelism() : 0);
+      cpuMark = now;
+    }, 60_000).unref()
+  : undefined;
+
 // The workers the files start keep their V8 code cache (worker/loader.ts) in one folder made for
 // this run and removed at its end, instead of in each one's fresh data dir: each start then loads
 // the compiled worker made by the first (about 0.3 CPU s a start), and no run reads what an
@@ -348,6 +371,11 @@ const wall = (performance.now() - started) / 1000;
 if (TIME && costs.length > 10) {
   console.log('# the ten files that took the most CPU (wall s, CPU s):');
   for (const [f, w, c] of costs.filter((x) => x[2] !== undefined).sort((a, b) => b[2] - a[2]).slice(0, 10)) console.log(`#   test/${f}: ${w.toFixed(1)} s, ${c.toFixed(1)} CPU s`);
+}
+if (cpuTimer) {
+  clearInterval(cpuTimer);
+  const mean = cpuMinutes.length ? cpuMinutes.reduce((a, b) => a + b, 0) / cpuMinutes.length : 0;
+  if (cpuMinutes.length > 0) console.log(`# machine CPU busy (cores of ${os.availableParallelism()}), per minute: ${cpuMinutes.map((c) => c.toFixed(1)).join(' ')}; mean ${mean.toFixed(2)}`);
 }
 if (failureNotes.length > 0) console.log(`# what failed, once more:\n${failureNotes.join('\n')}`);
 console.log(`# files ${selected.length} (${jobs} at once${TIME ? `, ${cpuTotal.toFixed(0)} CPU s` : ''}), ${failedFiles.length} failed${failedFiles.length ? ': ' + failedFiles.map((f) => `test/${f}`).join(', ') : ''}`);
