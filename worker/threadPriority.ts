@@ -39,3 +39,29 @@ export function runThisProcessInBackground(nice = backgroundNice()): number | un
     return undefined; // not allowed here: runs at the worker's priority
   }
 }
+
+/**
+ * Lowers every thread this process has so far (Linux), its main thread included: the threads
+ * Node starts before any of our code runs (V8's compiler and garbage-collector helpers) keep the
+ * priority the process started with, and on 2 cores they would compete with the worker's main
+ * thread (the model's WebAssembly is compiled on them). Threads started later inherit the
+ * priority of the thread that starts them. Elsewhere this lowers the process as
+ * runThisProcessInBackground does.
+ */
+export function runAllThreadsInBackground(nice = backgroundNice()): void {
+  let tids: string[];
+  try {
+    tids = fs.readdirSync('/proc/self/task');
+  } catch {
+    runThisProcessInBackground(nice); // not Linux
+    return;
+  }
+  for (const t of tids) {
+    try {
+      const tid = Number(t);
+      os.setPriority(tid, Math.max(os.getPriority(tid), nice));
+    } catch {
+      // the thread ended meanwhile, or not allowed
+    }
+  }
+}

@@ -3,8 +3,12 @@
 // One shared embedder keeps model loads to two for the whole file (~1 s each).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { createLocalEmbedder } from '../../worker/search/embed/embedder';
+import { BACKGROUND_NICE } from '../../worker/threadPriority';
+import { childPids } from '../helpers/procCpu';
 
 const threadScript = path.resolve(__dirname, '../../worker/search/embedderThread.ts');
 const shared = createLocalEmbedder({ threadScript, idleMs: 60_000 });
@@ -107,4 +111,21 @@ test("the cut at the model's 128 tokens changes no vector", async (t) => {
   assert.ok(cos(s1, s2) > 0.9999);
   const [first] = await uncut.embed([long.slice(0, 200)]);
   assert.ok(cos(a, first) < 0.99, 'the cut keeps more than a short prefix');
+});
+
+test('every thread of the model process runs at background priority', { skip: process.platform !== 'linux' && 'Linux only (/proc)' }, async () => {
+  await shared.embed(['warm the model up']); // loaded: every thread that loading starts exists
+  const nice = (stat: string) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  const models = childPids(process.pid).filter((pid) => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('embedderThread');
+    } catch {
+      return false;
+    }
+  });
+  assert.equal(models.length, 1, 'one model process');
+  const want = Math.max(os.getPriority(), process.env.CLAUDE_MEM_BACKGROUND_NICE ? Number(process.env.CLAUDE_MEM_BACKGROUND_NICE) : BACKGROUND_NICE);
+  const threads = fs.readdirSync(`/proc/${models[0]}/task`).map((t) => nice(fs.readFileSync(`/proc/${models[0]}/task/${t}/stat`, 'utf8')));
+  assert.ok(threads.length > 1, `threads: ${threads.length}`);
+  assert.deepEqual(threads, threads.map(() => want), `every thread at nice ${want}: ${threads.join(' ')}`);
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { buildSync } from 'esbuild';
@@ -56,5 +57,18 @@ describe('background thread priority', () => {
       assert.equal(r.value, nice, `CLAUDE_MEM_BACKGROUND_NICE=${JSON.stringify(value)}`);
       if (process.platform === 'linux') assert.equal(r.nice, Math.max(before, nice), `the thread's nice value with ${JSON.stringify(value)}`);
     }
+  });
+  it("lowers every thread of a process, Node's own helpers included", { skip: process.platform !== 'linux' && 'Linux only (/proc)' }, () => {
+    const before = os.getPriority();
+    const src = `const m = {}; (function (module, exports, require) { ${bundled()} })(m, m.exports = {}, require);
+      const fs = require('node:fs');
+      const nices = () => fs.readdirSync('/proc/self/task').map((t) => { const st = fs.readFileSync('/proc/self/task/' + t + '/stat', 'utf8'); return Number(st.slice(st.lastIndexOf(')') + 2).split(' ')[16]); });
+      const was = nices();
+      m.exports.runAllThreadsInBackground();
+      process.stdout.write(JSON.stringify({ was, now: nices() }));`;
+    const r = JSON.parse(execFileSync(process.execPath, ['-e', src], { encoding: 'utf8', env: { ...process.env, CLAUDE_MEM_BACKGROUND_NICE: '' } })) as { was: number[]; now: number[] };
+    const want = Math.max(before, BACKGROUND_NICE);
+    assert.ok(r.was.length > 1 && r.was.some((n) => n < want), `Node starts helper threads at the process's priority: ${r.was.join(' ')}`);
+    assert.deepEqual(r.now, r.now.map(() => want), `every thread at ${want}: ${r.now.join(' ')}`);
   });
 });

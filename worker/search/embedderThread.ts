@@ -5,7 +5,7 @@
 // (background) ones, so a query waits for at most the run under way (one text while queries
 // keep coming).
 // embed/embedder.ts owns the host's lifetime (embed/host.ts).
-import { runThisProcessInBackground } from '../threadPriority';
+import { runAllThreadsInBackground } from '../threadPriority';
 import { locateEmbedderFiles } from './embed/assets';
 import { MAX_TOKENS, RUN_TOKENS, type EmbedderThreadData, type FromThread, type ToThread } from './embed/protocol';
 import { capTokens, planRuns } from './embed/runs';
@@ -17,7 +17,7 @@ function hostPort(): { send: (msg: FromThread) => void; data: EmbedderThreadData
   if (!send) throw new Error('embedder.js runs as a child process of the worker');
   // The worker going away (even killed) closes the channel: nobody is left to answer.
   process.on('disconnect', () => process.exit(0));
-  runThisProcessInBackground();
+  runAllThreadsInBackground(); // V8's helper threads too: they compile the model's WebAssembly
   return { send: (msg) => send(msg), data: JSON.parse(process.argv[2] ?? '{}') as EmbedderThreadData };
 }
 
