@@ -1,8 +1,9 @@
 // The statements a keyword search runs against the full-text index: once the warm-up has read
 // the vocabulary (every plain word in more than VOCABULARY_MIN_DF rows, with its count), a word
 // searched for the first time costs one statement (its ranking, whose length is its count), not a
-// count and then a ranking; a word the vocabulary holds is not counted at all. The answers stay
-// those of ranking every match, rows written after the warm-up included.
+// count and then a ranking; a word the vocabulary holds is not counted at all; no candidate's
+// existence is asked while no row was ever deleted. The answers stay those of ranking every match,
+// rows written after the warm-up and a row deleted included.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -127,5 +128,19 @@ describe('keyword search statements once the vocabulary is read', () => {
     const got = await search('quillwort');
     assert.equal(got.length, 3);
     assert.deepEqual(got, everyMatch(store, ['quillwort'], 20));
+  });
+
+  it('asks nothing about existence while no row was ever deleted, and a deleted row is gone at once', async () => {
+    const existence = (sqls: string[]) => sqls.filter((s) => /observations_fts_docsize d\b/.test(s));
+    const first = await search('sparse', 100);
+    assert.deepEqual(existence(rec.take()), [], 'as many rows as the highest id: no existence statement');
+    await store.write((tx) => tx.run('DELETE FROM observations WHERE id = ?', [first[0].id]));
+    const got = await search('sparse', 100);
+    assert.equal(existence(rec.take()).length, 1, 'existence asked once a row was deleted');
+    assert.ok(!got.some((h) => h.id === first[0].id), 'the deleted row is not found');
+    // The same rows as ranking every match (the word's cached count, a statistic, is from before the delete).
+    const ids = (hits: { id: number }[]) => hits.map((h) => h.id).sort((a, b) => a - b);
+    assert.deepEqual(ids(got), ids(everyMatch(store, ['sparse'], 100)));
+    assert.equal(got.length, first.length - 1);
   });
 });
