@@ -30,30 +30,23 @@ export function runThisThreadInBackground(nice = backgroundNice()): number | und
   }
 }
 
-/** Lowers a child process's priority (its main thread; threads it starts later inherit it). */
-export function runThisProcessInBackground(nice = backgroundNice()): number | undefined {
-  try {
-    os.setPriority(0, Math.max(os.getPriority(0), nice));
-    return os.getPriority(0);
-  } catch {
-    return undefined; // not allowed here: runs at the worker's priority
-  }
-}
-
 /**
  * Lowers every thread this process has so far (Linux), its main thread included: the threads
  * Node starts before any of our code runs (V8's compiler and garbage-collector helpers) keep the
  * priority the process started with, and on 2 cores they would compete with the worker's main
  * thread (the model's WebAssembly is compiled on them). Threads started later inherit the
- * priority of the thread that starts them. Elsewhere this lowers the process as
- * runThisProcessInBackground does.
+ * priority of the thread that starts them. Elsewhere it lowers the process's priority.
  */
 export function runAllThreadsInBackground(nice = backgroundNice()): void {
   let tids: string[];
   try {
     tids = fs.readdirSync('/proc/self/task');
   } catch {
-    runThisProcessInBackground(nice); // not Linux
+    try {
+      os.setPriority(0, Math.max(os.getPriority(0), nice)); // not Linux
+    } catch {
+      // not allowed here: runs at the worker's priority
+    }
     return;
   }
   for (const t of tids) {
