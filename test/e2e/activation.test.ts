@@ -3,8 +3,8 @@
 // Run: node --import tsx --test test/e2e/activation.test.ts  (artifacts: test-artifacts/e2e/)
 // CLAUDE_MEM_SKIP_E2E=1 skips it (e.g. `npm test` on a machine without the install).
 import assert from 'node:assert/strict';
-import { before, test } from 'node:test';
-import { assertToolsInstalled, ensureVsix, runExtensionTests } from './harness';
+import { after, before, test } from 'node:test';
+import { assertToolsInstalled, ensureVsix, runExtensionTests, stopCodeServers } from './harness';
 
 const OUR_LOG = /claude-mem-vscode\.claude-mem-vscode[/\\][^/\\]*Claude Mem\.log$/;
 const skip = process.env.CLAUDE_MEM_SKIP_E2E === '1' && 'CLAUDE_MEM_SKIP_E2E=1';
@@ -15,6 +15,8 @@ before(() => {
   assertToolsInstalled();
   vsix = ensureVsix();
 });
+// The suites of this file share one code-server and Chromium (each with its own data dir, worker, settings and workspace).
+after(stopCodeServers);
 
 test('extension host: our extension activates and the fake model answers', { timeout: 240_000, skip }, async (t) => {
   let activationLog = '';

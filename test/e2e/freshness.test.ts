@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { before, test } from 'node:test';
-import { assertToolsInstalled, ensureVsix, poll, quickOpen, runCommand, runExtensionTests, webviewFrame, withCodeServerPage, WorkerApi } from './harness';
+import { after, before, test } from 'node:test';
+import { assertToolsInstalled, ensureVsix, poll, quickOpen, runCommand, runExtensionTests, webviewFrame, withCodeServerPage, stopCodeServers, WorkerApi } from './harness';
 
 const skip = process.env.CLAUDE_MEM_SKIP_E2E === '1' && 'CLAUDE_MEM_SKIP_E2E=1';
 let vsix = '';
@@ -18,6 +18,8 @@ before(() => {
   assertToolsInstalled();
   vsix = ensureVsix();
 });
+// The suites of this file share one code-server and Chromium (each with its own data dir, worker, settings and workspace).
+after(stopCodeServers);
 
 /** A git repository named `name` with src/retry.ts committed on main. */
 function gitWorkspace(name: string): { dir: string; dispose(): void } {
@@ -62,7 +64,7 @@ test('UI: the Memory panel marks a memory "may be stale" when its cited lines ar
       machineSettings: { 'claudeMem.compression.provider': 'local' },
     },
     async ({ page, step, screenshot, server, steps }) => {
-      t.after(() => t.diagnostic(`steps: ${steps.timings.map((x) => `${x.step} ${x.ms} ms${x.ok ? '' : ' FAILED'}`).join('; ')}`));
+      t.after(() => t.diagnostic(`steps: ${steps.summary()}`));
       const worker = WorkerApi.of(server);
       await step('the extension activates and its worker becomes healthy', () => poll('GET /api/health to answer "ok"', async () => ((await worker.health())?.status === 'ok' ? true : undefined), 90_000));
       const editor = page.locator('.editor-group-container.active .monaco-editor').first();

@@ -19,9 +19,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { before, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { assertToolsInstalled, ensureVsix, isAlive, poll, quickOpen, runCommand, runExtensionTests, webviewFrame, withCodeServerPage, WorkerApi, type WorkerObservation } from './harness';
+import { assertToolsInstalled, ensureVsix, isAlive, poll, quickOpen, runCommand, runExtensionTests, webviewFrame, withCodeServerPage, stopCodeServers, WorkerApi, type WorkerObservation } from './harness';
 
 const skip = process.env.CLAUDE_MEM_SKIP_E2E === '1' && 'CLAUDE_MEM_SKIP_E2E=1';
 let vsix = '';
@@ -31,6 +31,8 @@ before(() => {
   assertToolsInstalled();
   vsix = ensureVsix();
 });
+// The suites of this file share one code-server and Chromium (each with its own data dir, worker, settings and workspace).
+after(stopCodeServers);
 
 /** A workspace folder whose name is the project the worker files everything under. */
 function makeWorkspace(project: string, files: Record<string, string>): { dir: string; dispose(): void } {
@@ -64,11 +66,10 @@ test('UI: save → observation → Search Memory → Memory panel → @memory �
       workspace: ws.dir,
       settings: quietEditor,
       machineSettings: { 'claudeMem.worker.idleShutdownMinutes': 0.1 },
-      // A closed page's extension host is ended after this many seconds (default: hours).
-      args: ['--reconnection-grace-time', '3'],
+      // (The harness starts code-server with --reconnection-grace-time 3: a closed page's extension host ends within seconds.)
     },
     async ({ page, step, screenshot, server, steps }) => {
-      t.after(() => t.diagnostic(`steps: ${steps.timings.map((x) => `${x.step} ${x.ms} ms${x.ok ? '' : ' FAILED'}`).join('; ')}`));
+      t.after(() => t.diagnostic(`steps: ${steps.summary()}`));
       const worker = WorkerApi.of(server);
 
       // ---- 1. activation, worker health, status bar ----

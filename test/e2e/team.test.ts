@@ -24,13 +24,13 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { before, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { Client } from 'pg';
 import type { Locator, Page } from 'playwright-core';
 import { ensureHubSchema } from '../../worker/team/hubSchema';
 import { addTeams, createCluster, createHub, pgBinDir, type PgCluster } from '../helpers/postgres';
 import { startWorker, type RunningWorker } from '../helpers/worker';
-import { assertToolsInstalled, ensureVsix, poll, runCommand, webviewFrame, withCodeServerPage, WorkerApi } from './harness';
+import { assertToolsInstalled, ensureVsix, poll, runCommand, webviewFrame, withCodeServerPage, stopCodeServers, WorkerApi } from './harness';
 
 const skip = (process.env.CLAUDE_MEM_SKIP_E2E === '1' && 'CLAUDE_MEM_SKIP_E2E=1') || (!pgBinDir() && 'PostgreSQL server binaries not installed (scripts/test-setup.sh)');
 let vsix = '';
@@ -40,6 +40,8 @@ before(() => {
   assertToolsInstalled();
   vsix = ensureVsix();
 });
+// The suites of this file share one code-server and Chromium (each with its own data dir, worker, settings and workspace).
+after(stopCodeServers);
 
 const PROJECT = 'team-e2e';
 const DB = 'team_e2e_hub';
@@ -80,7 +82,7 @@ test('UI: Share Project Memory → connected → a teammate\'s record in the pan
       env: { CLAUDE_MEM_TEAM_MACHINE: 'laptop', CLAUDE_MEM_EMBEDDINGS: 'off' },
     },
     async ({ page, step, screenshot, server, steps }) => {
-      t.after(() => t.diagnostic(`steps: ${steps.timings.map((x) => `${x.step} ${x.ms} ms${x.ok ? '' : ' FAILED'}`).join('; ')}`));
+      t.after(() => t.diagnostic(`steps: ${steps.summary()}`));
       const worker = WorkerApi.of(server);
       const team = () => worker.get<TeamStatus>('/api/team/status');
       const save = async (text: string, title: string): Promise<number> => {
