@@ -52,6 +52,8 @@ export interface CodeServer {
   readonly listeningAt: number;
   /** The server's stdout+stderr so far. */
   output(): string;
+  /** Whether the server process has ended. */
+  exited(): boolean;
   /** Makes code-server load its VS Code server (seconds, done lazily on the first page request). */
   warmUp(): Promise<void>;
   /** `vscode-remote://` URI of a path on this machine, as the workbench addresses it. */
@@ -152,6 +154,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     spawnedAt,
     listeningAt,
     output: () => out,
+    exited: () => child.exitCode !== null || child.signalCode !== null,
     async warmUp() {
       const res = await fetch(`http://127.0.0.1:${port}/`, { redirect: 'manual' });
       await res.arrayBuffer();

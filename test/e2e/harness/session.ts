@@ -73,7 +73,9 @@ let sessions = 0;
  */
 async function sharedServer(opts: SessionOptions, steps: Steps): Promise<Shared> {
   const key = JSON.stringify([opts.vsixes ?? [], opts.args ?? [], opts.skipBuiltinExtensions ?? null, opts.smokeTestDriver ?? true]);
-  if (shared && (await shared.catch(() => undefined))?.key !== key) await stopCodeServers();
+  const running = await shared?.catch(() => undefined);
+  // A server that died (crashed, killed) is replaced too: a suite after it must not fail for it.
+  if (shared && (running?.key !== key || running.server.exited())) await stopCodeServers();
   shared ??= (async () => {
     // The smoke-test driver is on by default: without it the workbench ignores the payload.
     const server = await steps.step('start code-server', () =>
