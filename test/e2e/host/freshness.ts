@@ -1,5 +1,5 @@
 // Runs inside the extension host (bundled by the harness) with the real `vscode` API. The workspace
-// is a git repository with src/retry.ts committed (test/e2e/freshness.test.ts). A saved edit becomes
+// is a git repository with src/retry.ts committed (test/e2e/suites/freshness.ts). A saved edit becomes
 // a memory citing the file; its CodeLens on line 1 shows it; editing the cited lines (unsaved)
 // marks it "may be stale" in the CodeLens and in what the "Memories for This File" view lists.
 import * as vscode from 'vscode';
