@@ -18,6 +18,8 @@ export interface SessionOptions extends CodeServerOptions {
   suite: string;
   /** Folder to open; default an empty temp folder. */
   workspace?: string;
+  /** Environment for this session's extension host and so the worker it starts (the shared server keeps its own). */
+  env?: Record<string, string>;
   /** Extension folders loaded as development extensions (no packaging). Default: the fake LM. */
   developmentExtensions?: string[];
   /** Environment for the extension host (through the payload, not the server). */
