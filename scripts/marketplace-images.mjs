@@ -1,8 +1,7 @@
 // Copies the Marketplace screenshots from the last e2e run (test-artifacts/e2e/<suite>/NN-<name>.png)
 // to docs/marketplace/images/<file>, which docs/marketplace/README.md shows and scripts/package.mjs
 // ships. Run the suites first:
-//   CLAUDE_MEM_E2E_CACHE=/work/cache/e2e node test/run.mjs e2e/memory
-//   CLAUDE_MEM_E2E_CACHE=/work/cache/e2e node test/run.mjs e2e/freshness
+//   CLAUDE_MEM_E2E_CACHE=/work/cache/e2e node test/run.mjs --tier e2e
 //   node scripts/marketplace-images.mjs
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -1,6 +1,6 @@
 // The same extension-host tests on desktop VS Code (Electron) through @vscode/test-electron,
 // for machines that can download VS Code (a developer's laptop; not this project's CI,
-// which has no network: there test/e2e/activation.test.ts runs them in code-server).
+// which has no network: there test/e2e/suites/activation.ts runs them in code-server).
 //
 //   node --import tsx test/e2e/electron/runTest.ts [host entry, default test/e2e/host/activation.ts]
 //

@@ -1,16 +1,17 @@
 // Starts a throwaway code-server (VS Code 1.139 server + web workbench) on 127.0.0.1 with
-// its own HOME, XDG dirs, user data and extensions. One per suite: a reloaded page leaves
-// its old extension host running, so reusing a server would leak state between suites.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// its own HOME, XDG dirs, user data and extensions. The sessions of a test file share one
+// (harness/session.ts), each with its own data dir, worker port, workspace and browser context.
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { defaultSettings, freePort, serverEnv } from './codeServerConfig';
+import { installExtensions } from './extensions';
 import { assertToolsInstalled, codeServerEntry, node24 } from './paths';
 import { killGroup, killMentioning, stopGroup } from './processControl';
 
 export interface CodeServerOptions {
-  /** .vsix files installed with --install-extension before the server starts. */
+  /** .vsix files installed before the server starts (installed once, then copied: harness/extensions.ts). */
   vsixes?: string[];
   /** Extra user settings (merged over the test defaults). */
   settings?: Record<string, unknown>;
@@ -28,7 +29,7 @@ export interface CodeServerOptions {
   skipBuiltinExtensions?: string[];
   /** Milliseconds to wait for "HTTP server listening". */
   startTimeoutMs?: number;
-  /** Extra code-server arguments, e.g. ['--reconnection-grace-time', '5']. */
+  /** Extra code-server arguments, e.g. ['--log', 'trace']. */
   args?: string[];
   /** Written to <CLAUDE_MEM_DATA_DIR>/settings.json before anything starts: the worker's own settings (docs/configuration.md). */
   workerSettings?: Record<string, unknown>;
@@ -51,6 +52,8 @@ export interface CodeServer {
   readonly listeningAt: number;
   /** The server's stdout+stderr so far. */
   output(): string;
+  /** Whether the server process has ended. */
+  exited(): boolean;
   /** Makes code-server load its VS Code server (seconds, done lazily on the first page request). */
   warmUp(): Promise<void>;
   /** `vscode-remote://` URI of a path on this machine, as the workbench addresses it. */
@@ -92,16 +95,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   const env = serverEnv({ home, claudeMemDataDir, workerPort, extra: options.env, skipBuiltins: options.skipBuiltinExtensions });
   const common = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, '--config', path.join(root, 'config.yaml')];
 
-  if (options.vsixes?.length) {
-    const r = spawnSync(node24, [codeServerEntry, ...common, ...options.vsixes.flatMap((v) => ['--install-extension', v])], {
-      env,
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    if (r.status !== 0 || !/successfully installed/.test(r.stdout)) {
-      throw new Error(`code-server --install-extension failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
-    }
-  }
+  if (options.vsixes?.length) installExtensions(options.vsixes, extensionsDir, env);
 
   const args = [
     codeServerEntry,
@@ -112,6 +106,8 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     '--disable-update-check',
     '--disable-workspace-trust',
     '--disable-getting-started-override',
+    // A page that went away without closing its window (the default keeps its extension host for hours).
+    '--reconnection-grace-time', '3',
     ...(options.smokeTestDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
     ...(options.args ?? []),
   ];
@@ -158,6 +154,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     spawnedAt,
     listeningAt,
     output: () => out,
+    exited: () => child.exitCode !== null || child.signalCode !== null,
     async warmUp() {
       const res = await fetch(`http://127.0.0.1:${port}/`, { redirect: 'manual' });
       await res.arrayBuffer();

@@ -3,6 +3,7 @@ export { startCodeServer, type CodeServer, type CodeServerOptions } from './code
 export { heavyBuiltins } from './codeServerConfig';
 export { runExtensionTests, type ExtensionTestsOptions, type ExtensionTestsResult } from './runExtensionTests';
 export { withCodeServerPage, type PageContext, type PageSessionOptions } from './withCodeServerPage';
+export { stopCodeServers } from './session';
 export { ensureVsix } from './vsix';
 export { StepError } from './steps';
 export { assertToolsInstalled, fakeLmExtension, repoRoot } from './paths';

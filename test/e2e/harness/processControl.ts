@@ -3,9 +3,12 @@ import type { ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { processesMentioning } from './processTree';
 
-/** Processes the extension started detached (its worker) left the group: find them by path. */
-export function killMentioning(root: string): void {
-  for (const pid of processesMentioning(root + path.sep)) {
+/**
+ * Processes the extension started detached (its worker) left the group: find them by path, in
+ * their command line or (with `environment`) their environment.
+ */
+export function killMentioning(root: string, environment = false): void {
+  for (const pid of processesMentioning(root + path.sep, environment)) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {

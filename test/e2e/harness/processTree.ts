@@ -10,8 +10,8 @@ function readProc(file: string): string | undefined {
   }
 }
 
-/** pid -> parent pid for every live process. */
-function parents(): Map<number, number> {
+/** pid -> parent pid for every live process: one read of /proc, to pass to the functions below. */
+export function parents(): Map<number, number> {
   const map = new Map<number, number>();
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -23,8 +23,7 @@ function parents(): Map<number, number> {
   return map;
 }
 
-export function descendants(root: number): number[] {
-  const tree = parents();
+export function descendants(root: number, tree = parents()): number[] {
   const out = [root];
   for (let i = 0; i < out.length; i++) {
     for (const [pid, ppid] of tree) if (ppid === out[i]) out.push(pid);
@@ -33,9 +32,9 @@ export function descendants(root: number): number[] {
 }
 
 /** Proportional set size of a process and all its descendants, in MB. */
-export function treePssMb(root: number, exclude: ReadonlySet<number> = new Set()): number {
+export function treePssMb(root: number, exclude: ReadonlySet<number> = new Set(), tree = parents()): number {
   let kb = 0;
-  for (const pid of descendants(root)) {
+  for (const pid of descendants(root, tree)) {
     if (exclude.has(pid)) continue;
     const m = /^Pss:\s+(\d+)/m.exec(readProc(`/proc/${pid}/smaps_rollup`) ?? '');
     if (m) kb += Number(m[1]);
@@ -43,20 +42,24 @@ export function treePssMb(root: number, exclude: ReadonlySet<number> = new Set()
   return Math.round(kb / 1024);
 }
 
-/** Processes whose command line mentions `text` (e.g. a temp dir), this process excluded. */
-export function processesMentioning(text: string): number[] {
+/**
+ * Processes whose command line mentions `text` (e.g. a temp dir), this process excluded; with
+ * `environment`, also those whose environment at start did (an extension host and the worker it
+ * started get a session's CLAUDE_MEM_DATA_DIR there).
+ */
+export function processesMentioning(text: string, environment = false): number[] {
   const found: number[] = [];
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    if (readProc(`/proc/${name}/cmdline`)?.includes(text)) found.push(Number(name));
+    if (readProc(`/proc/${name}/cmdline`)?.includes(text) || (environment && readProc(`/proc/${name}/environ`)?.includes(text))) found.push(Number(name));
   }
   return found;
 }
 
 /** CPU ticks (user + system, 1/100 s) per process of a tree, for CPU-time accounting. */
-export function treeCpuTicks(root: number): Map<number, number> {
+export function treeCpuTicks(root: number, tree = parents()): Map<number, number> {
   const ticks = new Map<number, number>();
-  for (const pid of descendants(root)) {
+  for (const pid of descendants(root, tree)) {
     const stat = readProc(`/proc/${pid}/stat`);
     if (!stat) continue;
     // utime and stime are fields 14 and 15; fields after the ')' start at field 3.

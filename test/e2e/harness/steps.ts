@@ -22,8 +22,10 @@ export class StepError extends Error {
 export class Steps {
   readonly dir: string;
   page: Page | undefined;
-  /** Each step that finished, with its wall time (for the log; nothing asserts on it). */
-  readonly timings: Array<{ step: string; ms: number; ok: boolean }> = [];
+  /** Each step that finished, with its wall time and CPU seconds (for the log; nothing asserts on them). */
+  readonly timings: Array<{ step: string; ms: number; cpuS?: number; ok: boolean }> = [];
+  /** CPU seconds spent so far by the processes a step drives (the session sets it). */
+  cpu: (() => number) | undefined;
   private shots = 0;
 
   constructor(readonly suite: string) {
@@ -36,16 +38,23 @@ export class Steps {
   /** Runs fn as a named step; on failure screenshots the page and throws a StepError. */
   async step<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
     const start = Date.now();
+    const cpuStart = this.cpu?.();
+    const timing = (ok: boolean) => ({ step: name, ms: Date.now() - start, ...(cpuStart !== undefined && this.cpu ? { cpuS: Math.round((this.cpu() - cpuStart) * 100) / 100 } : {}), ok });
     try {
       const v = await fn();
-      this.timings.push({ step: name, ms: Date.now() - start, ok: true });
+      this.timings.push(timing(true));
       return v;
     } catch (err) {
-      this.timings.push({ step: name, ms: Date.now() - start, ok: false });
+      this.timings.push(timing(false));
       if (err instanceof StepError) throw err; // already named by an inner step
       const shot = await this.screenshot(`${name}-FAILED`).catch(() => undefined);
       throw new StepError(this.suite, name, err, shot ?? this.dir);
     }
+  }
+
+  /** The timings as one line: `step 1234 ms 2.5 CPU s; ...`. */
+  summary(): string {
+    return this.timings.map((x) => `${x.step} ${x.ms} ms${x.cpuS !== undefined ? ` ${x.cpuS} CPU s` : ''}${x.ok ? '' : ' FAILED'}`).join('; ');
   }
 
   /** Saves <nn>-<name>.png and returns its path (undefined when there is no page yet). */

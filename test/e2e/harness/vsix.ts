@@ -5,16 +5,20 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { cacheDir, repoRoot } from './paths';
 
+let built: string | undefined;
+
+/** The .vsix path; built at most once per process (every suite asks). */
 export function ensureVsix(): string {
   const given = process.env.CLAUDE_MEM_VSIX;
   if (given) {
     if (!fs.existsSync(given)) throw new Error(`CLAUDE_MEM_VSIX=${given} does not exist`);
     return path.resolve(given);
   }
+  if (built) return built;
   const out = path.join(cacheDir, 'e2e', 'claude-mem-vscode.vsix');
   run(['esbuild.config.mjs'], 'npm run build');
   run(['scripts/package.mjs', '--out', out, '--quiet'], 'scripts/package.mjs');
-  return out;
+  return (built = out);
 }
 
 function run(args: string[], what: string): void {

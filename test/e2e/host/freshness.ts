@@ -1,5 +1,5 @@
 // Runs inside the extension host (bundled by the harness) with the real `vscode` API. The workspace
-// is a git repository with src/retry.ts committed (test/e2e/freshness.test.ts). A saved edit becomes
+// is a git repository with src/retry.ts committed (test/e2e/suites/freshness.ts). A saved edit becomes
 // a memory citing the file; its CodeLens on line 1 shows it; editing the cited lines (unsaved)
 // marks it "may be stale" in the CodeLens and in what the "Memories for This File" view lists.
 import * as vscode from 'vscode';
@@ -37,8 +37,13 @@ suite.test('a saved edit becomes a memory citing the file, shown in its CodeLens
   if (!folder) throw new Error('no workspace folder is open');
   const uri = vscode.Uri.joinPath(folder.uri, 'src', 'retry.ts');
   const doc = await vscode.workspace.openTextDocument(uri);
-  const editor = await vscode.window.showTextDocument(doc);
-  if (!(await editor.edit((e) => e.insert(doc.lineAt(doc.lineCount - 1).range.end, 'export const JITTER = 0.2;\n')))) throw new Error('the edit was not applied');
+  // Edited before it is shown: the focus capture's "Read" (debounced) then cites the edited text,
+  // which the save makes the disk's. Shown first, a busy host could apply the edit after the Read
+  // had cited the old text, and that memory is rightly stale once the file is saved.
+  const edit = new vscode.WorkspaceEdit();
+  edit.insert(uri, doc.lineAt(doc.lineCount - 1).range.end, 'export const JITTER = 0.2;\n');
+  if (!(await vscode.workspace.applyEdit(edit))) throw new Error('the edit was not applied');
+  await vscode.window.showTextDocument(doc);
   if (!(await doc.save())) throw new Error('save() returned false');
   const m = await waitFor('a memory citing src/retry.ts', async () => (await fileMemories(svc, 'src/retry.ts')).items.find((x) => x.citations.some((c) => c.path === 'src/retry.ts')), 60_000, 500);
   suite.record('memory', { id: m.id, status: m.status, branch: m.branch });

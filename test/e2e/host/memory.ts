@@ -1,7 +1,7 @@
 // Runs inside the extension host (bundled by the harness) with the real `vscode` API, in a window
 // whose settings say claudeMem.compression.provider = "vscode": our worker compresses with the
 // window's language model, here the fake LM (test/e2e/fixtures/fake-lm-extension). Driven by
-// test/e2e/memory.test.ts ("memory-host"); the workspace holds notes.txt.
+// test/e2e/suites/memory.ts ("memory-host"); the workspace holds notes.txt.
 import * as vscode from 'vscode';
 import type { Services } from '../../../extension/services';
 import type { Observation } from '../../../common/contract';
