@@ -33,7 +33,7 @@ const TIERS = ['unit', 'integration', 'faults', 'e2e', 'eval', 'e2e-memory'];
  * time. Paths are relative to test/ (a prefix names a folder).
  */
 const GROUPS = {
-  // code-server + Chromium per suite: about 1 GB and both cores while a window loads.
+  // A code-server and Chromium per file: about 1 GB and both cores while a window loads.
   'code-server': ['e2e/'],
 };
 
