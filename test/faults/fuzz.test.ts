@@ -131,9 +131,8 @@ function send(r: FuzzReq): Promise<number> {
 
 /**
  * What is stored: the export's text as the worker sends it, without its timestamp, and the counts
- * (the queue's too). Hashed as received: parsing and serializing again the export (megabytes, once
- * the fuzz has stored its large strings) for each of about a thousand batches cost more CPU than
- * everything else in this file.
+ * (the queue's too). Hashed as received, without parsing and serializing again an export that grows
+ * with the fuzz's large strings, for each of about a thousand batches.
  */
 async function fingerprint(): Promise<string> {
   const r = await fetch(`${w.url}/api/export`, { headers: { authorization: `Bearer ${w.token}` } });
