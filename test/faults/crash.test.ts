@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
-import { copyDataDir, startWorker, tempDir, until, WORKER_JS, type RunningWorker } from '../helpers/worker';
+import { copyDataDir, SHORT_LIVED_WORKER_ARGS, startShortLivedWorker, tempDir, until, workerArgv, type RunningWorker } from '../helpers/worker';
 import { faultCase } from './record';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20);
@@ -56,7 +56,7 @@ it(`SIGKILL at random moments, ${ROUNDS} rounds of mixed load`, { timeout: 15 * 
     const recoveryMs: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const t0 = performance.now();
-      const w = await startWorker({ dataDir, env });
+      const w = await startShortLivedWorker({ dataDir, env });
       recoveryMs.push(performance.now() - t0);
       if (round > 0) {
         // Verify everything acknowledged so far survived the previous kill.
@@ -103,7 +103,7 @@ it(`SIGKILL at random moments, ${ROUNDS} rounds of mixed load`, { timeout: 15 * 
       totalAcked = ackedObs.size + ackedSaves.size + ackedImports.size;
     }
     // Final check.
-    const w = await startWorker({ dataDir, env });
+    const w = await startShortLivedWorker({ dataDir, env });
     try {
       await until(async () => (await w.req('GET', '/api/health')).body.queueDepth === 0, 30_000, 'final drain');
       const obs = await allObservations(w, 'crash');
@@ -202,7 +202,7 @@ async function killAt(proc: ChildProcess, output: () => string, point: string): 
 
 /** A worker started with fault points set, held at `point` before it may listen (start:replayed), then killed. */
 async function startAndKillAt(dataDir: string, env: Record<string, string>, pause: string, point: string): Promise<void> {
-  const proc = spawn(process.execPath, [WORKER_JS], {
+  const proc = spawn(process.execPath, workerArgv(SHORT_LIVED_WORKER_ARGS), {
     env: { ...process.env, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: '0', ANTHROPIC_API_KEY: '', ...env, CLAUDE_MEM_FAULT_PAUSE: pause },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -254,7 +254,7 @@ const STEPS: Step[] = [
 async function checkpointedStore(tail: boolean): Promise<{ dataDir: string; acked: Acked }> {
   const dataDir = tempDir();
   const acked = new Acked();
-  const w = await startWorker({ dataDir, env: STOP_STEP_ENV });
+  const w = await startShortLivedWorker({ dataDir, env: STOP_STEP_ENV });
   await acked.bulk(w, 'base', 300);
   assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
   for (let i = 0; i < 5; i++) await acked.save(w, `before ${i}`);
@@ -276,7 +276,7 @@ it(`SIGKILL at every step of a graceful stop and of the next start (${STEPS.leng
       const dataDir = copyDataDir(from.dataDir);
       const acked = from.acked.copy();
       if (step.during === 'stop') {
-        const w = await startWorker({ dataDir, env: { ...STOP_STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.pause } });
+        const w = await startShortLivedWorker({ dataDir, env: { ...STOP_STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.pause } });
         // Writes since the last checkpoint: a few saves, and a bulk import for the bulk cases.
         for (let i = 0; i < 5; i++) await acked.save(w, `${step.name}: tail ${i}`);
         if (step.tail === 'bulk') await acked.bulk(w, 'tail', 1500);
@@ -291,12 +291,12 @@ it(`SIGKILL at every step of a graceful stop and of the next start (${STEPS.leng
         await startAndKillAt(dataDir, STOP_STEP_ENV, step.pause, step.at);
       }
       // The next start has every acknowledged write, takes more, and a clean stop and start keep them.
-      let w = await startWorker({ dataDir, env: STOP_STEP_ENV });
+      let w = await startShortLivedWorker({ dataDir, env: STOP_STEP_ENV });
       try {
         await acked.check(w, `${step.name}, restarted`);
         await acked.save(w, `${step.name}: after`);
         await w.stop();
-        w = await startWorker({ dataDir, env: STOP_STEP_ENV });
+        w = await startShortLivedWorker({ dataDir, env: STOP_STEP_ENV });
         total += await acked.check(w, `${step.name}, after one more stop`);
       } finally {
         await w.stop();
@@ -324,13 +324,13 @@ it(`SIGKILL at every step of a data dir's first run (${FIRST_RUN_STEPS.length} s
       const acked = new Acked();
       if (step.at === 'start:first-snapshot') {
         // Journals and no snapshot (written with the page cache off, stopped before any checkpoint).
-        const w = await startWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_PAGE_CACHE_MB: '0' } });
+        const w = await startShortLivedWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_PAGE_CACHE_MB: '0' } });
         for (let i = 0; i < 5; i++) await acked.save(w, `${step.name}: ${i}`);
         await w.stop();
         assert.ok(!fs.readdirSync(path.join(dataDir, 'db')).some((n) => n.startsWith('snapshot-')), 'journals only');
         await startAndKillAt(dataDir, STEP_ENV, step.at, step.at);
       } else {
-        const w = await startWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.pause } });
+        const w = await startShortLivedWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.pause } });
         assert.ok(fs.readdirSync(path.join(dataDir, 'db')).some((n) => n.startsWith('snapshot-')), 'the first start wrote a snapshot');
         await acked.save(w, `${step.name}: first`);
         if (step.at === 'write:before-sync') {
@@ -355,12 +355,12 @@ it(`SIGKILL at every step of a data dir's first run (${FIRST_RUN_STEPS.length} s
           await killAt(w.proc, w.stdout, step.at);
         }
       }
-      let w = await startWorker({ dataDir, env: STEP_ENV });
+      let w = await startShortLivedWorker({ dataDir, env: STEP_ENV });
       try {
         await acked.check(w, `${step.name}, restarted`);
         await acked.save(w, `${step.name}: after`);
         await w.stop();
-        w = await startWorker({ dataDir, env: STEP_ENV });
+        w = await startShortLivedWorker({ dataDir, env: STEP_ENV });
         total += await acked.check(w, `${step.name}, after one more stop`);
       } finally {
         await w.stop();
@@ -389,7 +389,7 @@ it(`SIGKILL at every step of compressing the journal a checkpoint covers (${COLD
     for (const step of COLD_JOURNAL_STEPS) {
       const dataDir = tempDir();
       const acked = new Acked();
-      let w = await startWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.at } });
+      let w = await startShortLivedWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.at } });
       await acked.bulk(w, 'base', 300);
       for (let i = 0; i < 5; i++) await acked.save(w, `${step.name}: before ${i}`);
       // The checkpoint covers every segment before it: their compression starts right after it.
@@ -399,7 +399,7 @@ it(`SIGKILL at every step of compressing the journal a checkpoint covers (${COLD
       const files = fs.readdirSync(db);
       seen.push(`${step.at}: ${files.filter((n) => /\.logz?$|\.tmp-/.test(n) && !/\.log$/.test(n)).join(' ') || 'no .logz yet'}`);
       if (step.at === 'cold-journal:verified') assert.ok(files.some((n) => n.endsWith('.logz') && files.includes(n.slice(0, -1))), `both forms of a segment on disk: ${files.join(' ')}`);
-      w = await startWorker({ dataDir, env: STEP_ENV });
+      w = await startShortLivedWorker({ dataDir, env: STEP_ENV });
       try {
         await acked.check(w, `${step.name}, restarted`);
         await acked.save(w, `${step.name}: after`);
@@ -412,7 +412,7 @@ it(`SIGKILL at every step of compressing the journal a checkpoint covers (${COLD
         const b = fs.readFileSync(path.join(db, newest));
         for (let i = b.length >> 1; i < (b.length >> 1) + 16; i++) b[i] ^= 0x5a;
         fs.writeFileSync(path.join(db, newest), b);
-        w = await startWorker({ dataDir, env: STEP_ENV });
+        w = await startShortLivedWorker({ dataDir, env: STEP_ENV });
         total += await acked.check(w, `${step.name}, ${newest} damaged`);
       } finally {
         await w.stop();
@@ -425,7 +425,7 @@ it(`SIGKILL at every step of compressing the journal a checkpoint covers (${COLD
 
 it('a client killed mid-request leaves the worker healthy', async () => {
   await faultCase(__filename, 'crashes', 'client SIGKILL mid-request', async () => {
-    const w = await startWorker();
+    const w = await startShortLivedWorker();
     try {
       // A child process starts a large upload and is killed halfway through it.
       const script = `
@@ -485,13 +485,13 @@ it(`SIGKILL at every step of packing the newest snapshot and its deltas (${PACK_
         if (kind === 'snapshot') {
           // A raw snapshot, as a data dir written before packing holds (the page cache off writes
           // raw full snapshots); the next start, with the page cache, packs it 10 s after it starts.
-          const w = await startWorker({ dataDir: from.dataDir, env: { ...STEP_ENV, CLAUDE_MEM_PAGE_CACHE_MB: '0' } });
+          const w = await startShortLivedWorker({ dataDir: from.dataDir, env: { ...STEP_ENV, CLAUDE_MEM_PAGE_CACHE_MB: '0' } });
           await from.acked.bulk(w, 'base', 300);
           assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
           await w.stop();
           assert.ok(rawChain(fromDb).some((n) => n.startsWith('snapshot-')), 'a raw snapshot');
         } else {
-          const w = await startWorker({ dataDir: from.dataDir, env: STEP_ENV });
+          const w = await startShortLivedWorker({ dataDir: from.dataDir, env: STEP_ENV });
           await from.acked.bulk(w, 'base', 300);
           assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
           await until(() => rawChain(fromDb).length === 0, 30_000, 'the snapshot packed');
@@ -502,7 +502,7 @@ it(`SIGKILL at every step of packing the newest snapshot and its deltas (${PACK_
         const dataDir = copyDataDir(from.dataDir);
         const db = path.join(dataDir, 'db');
         const acked = from.acked.copy();
-        let w = await startWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.at } });
+        let w = await startShortLivedWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.at } });
         for (let i = 0; i < 5; i++) await acked.save(w, `${kind} ${step.name}: before ${i}`);
         // A few saves change a few chunks: a delta (written raw), packed right after it.
         if (kind === 'delta') assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
@@ -514,7 +514,7 @@ it(`SIGKILL at every step of packing the newest snapshot and its deltas (${PACK_
         const chainTmp = tmp.filter((n) => n.startsWith('snapshot-') || n.startsWith('delta-'));
         if (step.at === 'pack:renamed') assert.deepEqual(chainTmp, [], `the packed copy took the raw file's name: ${files.join(' ')}`);
         else assert.ok(tmp.some((n) => n.startsWith(kind)) && rawChain(db).some((n) => n.startsWith(kind)), `the packed ${kind} in its temp file, the raw one in place: ${files.join(' ')}`);
-        w = await startWorker({ dataDir, env: STEP_ENV });
+        w = await startShortLivedWorker({ dataDir, env: STEP_ENV });
         try {
           await acked.check(w, `${kind} ${step.name}, restarted`);
           // (The new worker may already be packing again, under a temp file of its own.)
@@ -524,7 +524,7 @@ it(`SIGKILL at every step of packing the newest snapshot and its deltas (${PACK_
           assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
           await until(() => rawChain(db).length === 0 && !fs.readdirSync(db).some((n) => n.includes('.tmp-')), 30_000, 'the chain packed');
           await w.stop();
-          w = await startWorker({ dataDir, env: STEP_ENV });
+          w = await startShortLivedWorker({ dataDir, env: STEP_ENV });
           await acked.check(w, `${kind} ${step.name}, from the packed chain`);
           await w.stop();
           // The newest checkpoint (packed) damaged: the start falls back to the older files.
@@ -532,7 +532,7 @@ it(`SIGKILL at every step of packing the newest snapshot and its deltas (${PACK_
           const b = fs.readFileSync(path.join(db, newest));
           for (let i = b.length >> 1; i < (b.length >> 1) + 16; i++) b[i] ^= 0x5a;
           fs.writeFileSync(path.join(db, newest), b);
-          w = await startWorker({ dataDir, env: STEP_ENV });
+          w = await startShortLivedWorker({ dataDir, env: STEP_ENV });
           total += await acked.check(w, `${kind} ${step.name}, packed ${newest} damaged`);
         } finally {
           await w.stop();

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
 import { rawChainFiles } from '../../worker/store/packChain';
-import { copyDataDir, startWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
+import { copyDataDir, startShortLivedWorker, tempDir, until, type RunningWorker } from '../helpers/worker';
 import { faultCase } from './record';
 
 const F = __filename;
@@ -60,7 +60,7 @@ function shared(build: () => Promise<{ dataDir: string; acked: string[] }>): () 
 const firstStop = shared(async () => {
   const dataDir = tempDir();
   const acked: string[] = [];
-  const w = await startWorker({ dataDir });
+  const w = await startShortLivedWorker({ dataDir });
   await save(w, 0, 20, acked);
   // A stop writes no checkpoint itself (the journal holds every write): the first one, then the stop.
   assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
@@ -75,7 +75,7 @@ async function afterFirstStop(): Promise<Moment> {
 
 async function midRun(): Promise<Moment> {
   const { dataDir, acked } = await firstStop();
-  const w = await startWorker({ dataDir });
+  const w = await startShortLivedWorker({ dataDir });
   await save(w, 20, 10, acked);
   await w.kill('SIGKILL');
   return { name: 'mid-run (killed)', dataDir, acked, live: newestSegment(dataDir) };
@@ -85,7 +85,7 @@ async function afterRotation(): Promise<Moment> {
   const dataDir = tempDir();
   const acked: string[] = [];
   const env = { CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(24 * 1024) };
-  const w = await startWorker({ dataDir, env });
+  const w = await startShortLivedWorker({ dataDir, env });
   // Each batch passes the threshold: a rotation and a snapshot built by the thread after each.
   for (let k = 0; k < 3; k++) {
     await save(w, k * 40, 40, acked);
@@ -105,7 +105,7 @@ const DELTA_ENV = { CLAUDE_MEM_PAGE_CACHE_MB: '64', CLAUDE_MEM_DELTA_MIN_BYTES: 
 const fullSnapshot = shared(async () => {
   const dataDir = tempDir();
   const acked: string[] = [];
-  const w = await startWorker({ dataDir, env: DELTA_ENV });
+  const w = await startShortLivedWorker({ dataDir, env: DELTA_ENV });
   // Large enough (about 1 MB) that 40 new memories change well under half of it: deltas, not full snapshots.
   for (let i = 0; i < 20; i++) {
     assert.equal((await w.req('POST', '/api/memory/save', { text: `memory ${i} ${'y'.repeat(50_000)}`, project: PROJECT })).status, 201);
@@ -120,7 +120,7 @@ const fullSnapshot = shared(async () => {
 async function afterDeltas(opts: { packed?: boolean } = {}): Promise<Moment> {
   const env = DELTA_ENV;
   const { dataDir, acked } = await fullSnapshot();
-  const w = await startWorker({ dataDir, env });
+  const w = await startShortLivedWorker({ dataDir, env });
   // Deltas older than the newest full snapshot are pruned: checkpoint until one is after it.
   const deltasAfterFull = () => {
     const files = dbFiles(dataDir);
@@ -166,7 +166,7 @@ async function afterFreeze(): Promise<Moment> {
   const dataDir = tempDir();
   const acked: string[] = [];
   const env = { CLAUDE_MEM_PAGE_CACHE_MB: '0', CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES: '0', CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(24 * 1024) };
-  const w = await startWorker({ dataDir, env });
+  const w = await startShortLivedWorker({ dataDir, env });
   for (let k = 0; k < 3; k++) {
     await save(w, k * 40, 40, acked);
     const gen = (await w.req('GET', '/api/stats')).body.storage.journalGen;
@@ -212,7 +212,7 @@ async function damageEach(m: Moment): Promise<string> {
       const before = dbFiles(dataDir);
       damage(path.join(dataDir, 'db', file));
       const what = `${m.name}: ${file} ${how}`;
-      const w = await startWorker({ dataDir, env: m.env });
+      const w = await startShortLivedWorker({ dataDir, env: m.env });
       try {
         const ready = (await w.req('GET', '/api/readiness')).body;
         const have = await stored(w);

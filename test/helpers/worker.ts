@@ -64,9 +64,32 @@ export function copyDataDir(src: string, prefix = 'cmem-'): string {
  */
 export const START_TIMEOUT_MS = 60_000;
 
-export async function startWorker(opts: { dataDir?: string; env?: Record<string, string>; port?: number; startTimeoutMs?: number } = {}): Promise<RunningWorker> {
+/**
+ * Node options for a worker a test starts, kills and restarts many times, each living a few
+ * seconds: WebAssembly compiled by V8's baseline compiler (Liftoff) only. By default V8 also
+ * recompiles sql.js's hot functions with its optimizing compiler on background threads, 0.5-0.8 CPU s
+ * per start (half of a start's CPU: `BENCH_NODE_ARGS=--liftoff-only node bench/worker-start.mjs`
+ * against the same without), that a worker killed seconds later never uses. The same SQLite, store
+ * code and files; only slower machine code, so not for a case that measures speed.
+ */
+export const SHORT_LIVED_WORKER_ARGS: readonly string[] = ['--liftoff-only'];
+
+/**
+ * Node options for every worker a test starts, from the environment (space-separated), to measure
+ * a run: e.g. CLAUDE_MEM_TEST_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
+ */
+function envNodeArgs(): string[] {
+  return (process.env.CLAUDE_MEM_TEST_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
+
+/** The argv of a worker process: Node options (the caller's, then the environment's), then the bundle. */
+export function workerArgv(nodeArgs: readonly string[] = []): string[] {
+  return [...nodeArgs, ...envNodeArgs(), WORKER_JS];
+}
+
+export async function startWorker(opts: { dataDir?: string; env?: Record<string, string>; port?: number; startTimeoutMs?: number; nodeArgs?: readonly string[] } = {}): Promise<RunningWorker> {
   const dataDir = opts.dataDir ?? tempDir();
-  const proc = spawn(process.execPath, [WORKER_JS], {
+  const proc = spawn(process.execPath, workerArgv(opts.nodeArgs), {
     env: { ...process.env, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: String(opts.port ?? 0), ANTHROPIC_API_KEY: '', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -138,6 +161,11 @@ export async function startWorker(opts: { dataDir?: string; env?: Record<string,
       await exited;
     },
   };
+}
+
+/** A worker with SHORT_LIVED_WORKER_ARGS: for the fault cases that start, kill and restart hundreds of them. */
+export function startShortLivedWorker(opts: Parameters<typeof startWorker>[0] = {}): Promise<RunningWorker> {
+  return startWorker({ nodeArgs: SHORT_LIVED_WORKER_ARGS, ...opts });
 }
 
 /** Polls until fn returns a truthy value. */
