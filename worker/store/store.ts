@@ -293,6 +293,8 @@ export class Store {
     try {
       result = inTransaction(this.cache, () => fn(tx));
     } catch (e) {
+      // Rolled back: a read inside it saw rows that are gone now, so what was kept from reads is not.
+      this.writes += 1;
       return Promise.reject(e);
     }
     if (stmts.length === 0 || (erases && stmts.length === 1)) return Promise.resolve(result);
