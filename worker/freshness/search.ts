@@ -2,12 +2,15 @@
 // is from; with preferBranch, rows of other branches move after the rest of the page (stable).
 import type { Observation, SearchRow, TimelineItem } from '../../common/contract';
 import type { Store } from '../store/store';
+import { untilWrite } from '../store/untilWrite';
 import type { FreshnessSettings } from './settings';
 import { freshnessOf, type BranchView } from './state';
 
 export function annotateRows<R extends SearchRow | TimelineItem>(db: Pick<Store, 'all' | 'get'>, rows: R[], view: BranchView, settings: FreshnessSettings, now = Date.now()): R[] {
   const ids = rows.filter((r) => r.kind === 'observation').map((r) => r.id);
-  if (ids.length === 0) return rows;
+  // Nothing recorded from git and no memory confirmed or retired: every row is fresh, of no branch,
+  // and would be left as it is (an aged row carries no mark here).
+  if (ids.length === 0 || !hasFreshnessFacts(db)) return rows;
   const info = freshnessOf(db, ids, view, settings, now);
   for (const r of rows) {
     if (r.kind !== 'observation') continue;
@@ -28,6 +31,13 @@ export function annotateRows<R extends SearchRow | TimelineItem>(db: Pick<Store,
     .map((r, i) => ({ r, i }))
     .sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i)
     .map((x) => x.r);
+}
+
+/** Whether any citation, memory state or session branch exists (kept until the next write). */
+function hasFreshnessFacts(db: Pick<Store, 'all'>): boolean {
+  return untilWrite(db, 'any freshness fact', () =>
+    db.all('SELECT 1 AS x FROM citations UNION ALL SELECT 1 FROM memory_state UNION ALL SELECT 1 FROM session_git WHERE branch IS NOT NULL LIMIT 1').length > 0,
+  );
 }
 
 /**

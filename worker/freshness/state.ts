@@ -2,6 +2,7 @@
 // and its branch relative to the branch a client is on. One statement per table for a list of ids.
 import type { CitationInfo, FreshnessStatus, MemoryFreshness } from '../../common/contract';
 import type { Store } from '../store/store';
+import { untilWrite } from '../store/untilWrite';
 import type { FreshnessSettings } from './settings';
 
 type Reader = Pick<Store, 'all' | 'get'>;
@@ -71,9 +72,12 @@ export function reasonOf(cites: CitRow[], view?: BranchView): string | undefined
 
 /** The branch a project was last worked on (the newest session that said), with its bases. */
 export function lastBranch(db: Reader, project: string): BranchView {
-  const r = db.get<{ branch: string | null; bases: string }>(
-    'SELECT g.branch AS branch, g.bases AS bases FROM session_git g JOIN sessions s ON s.id = g.session_id WHERE s.project = ? AND g.branch IS NOT NULL ORDER BY g.updated_at DESC LIMIT 1',
-    [project],
+  // Asked by every search of a project: kept until the next write (a copy each time, the caller's to change).
+  const r = untilWrite(db, `last branch\u0000${project}`, () =>
+    db.get<{ branch: string | null; bases: string }>(
+      'SELECT g.branch AS branch, g.bases AS bases FROM session_git g JOIN sessions s ON s.id = g.session_id WHERE s.project = ? AND g.branch IS NOT NULL ORDER BY g.updated_at DESC LIMIT 1',
+      [project],
+    ),
   );
   return r ? { branch: r.branch, bases: safeList(r.bases) } : {};
 }
@@ -101,7 +105,7 @@ interface BranchCitRow extends CitRow {
 function citationsOf(db: Reader, ids: number[], view?: BranchView): Map<number, CitRow[]> {
   const out = new Map<number, CitRow[]>();
   // No citation at all (nothing recorded from git yet): a lookup, not a join of the ids.
-  if (ids.length === 0 || db.all('SELECT 1 AS x FROM citations LIMIT 1').length === 0) return out;
+  if (ids.length === 0 || !untilWrite(db, 'any citation', () => db.all('SELECT 1 AS x FROM citations LIMIT 1').length > 0)) return out;
   const branch = view?.branch || null;
   const rows: CitRow[] = branch
     ? db

@@ -10,6 +10,7 @@
 // and ids only grow (rowFacts.ts says the same). 2 bytes a row and column: 1.4 MB for 100k
 // observations.
 import type { Store } from '../store/store';
+import { untilWrite, writeCount } from '../store/untilWrite';
 import { byTable } from './byTable';
 import type { KindTable } from './records';
 
@@ -42,9 +43,18 @@ export function lengthOf(d: DocLengths, at: number): number {
  */
 export function docLengths(store: Db, k: KindTable): DocLengths | undefined {
   const d = tables.of(store).get(k.fts);
-  if (d) add(d, store.all<SizeRow>(`SELECT docid AS id, size FROM ${k.fts}_docsize WHERE docid > ? ORDER BY docid`, [d.maxId]));
+  if (!d) return d;
+  // Caught up already at this write count: no row can have been added since (a word's first
+  // ranking asks for the lengths once or twice a search).
+  const writes = writeCount(store);
+  if (writes !== undefined && caughtUp.get(d) === writes) return d;
+  add(d, store.all<SizeRow>(`SELECT docid AS id, size FROM ${k.fts}_docsize WHERE docid > ? ORDER BY docid`, [d.maxId]));
+  if (writes !== undefined) caughtUp.set(d, writes);
   return d;
 }
+
+/** The store's write count when each table's lengths were last caught up (lengths taken over from the warm-up have none). */
+const caughtUp = new WeakMap<DocLengths, number>();
 
 /**
  * The average tokens per column as matchinfo 'a' gives them now (FTS4's stat row: the row count,
@@ -52,6 +62,10 @@ export function docLengths(store: Db, k: KindTable): DocLengths | undefined {
  * when the table is empty.
  */
 export function columnAverages(store: Db, k: KindTable, cols: number): Uint32Array | undefined {
+  return untilWrite(store, `averages\u0000${k.fts}\u0000${cols}`, () => readAverages(store, k, cols));
+}
+
+function readAverages(store: Db, k: KindTable, cols: number): Uint32Array | undefined {
   const v = store.all<{ value: Uint8Array }>(`SELECT value FROM ${k.fts}_stat WHERE id = 0`)[0]?.value;
   if (!(v instanceof Uint8Array)) return undefined;
   const a = varints(v, cols + 1);

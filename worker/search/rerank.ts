@@ -37,8 +37,20 @@ const WHY_CONCEPTS = new Set(['trade-off', 'why-it-exists', 'decision', 'rationa
 const RICH_CONCEPTS = new Set(['trade-off', 'why-it-exists', 'gotcha', 'problem-solution', 'pattern', 'security']);
 const WEIGHTY_TYPES = new Set(['decision', 'bugfix', 'security_alert', 'security_note', 'feature', 'discovery']);
 
+/**
+ * Substance by record row: the keyword side's lean rows are kept per store (records.ts leanPriors),
+ * so a row's substance is worked out once, not for each of the 100 candidates of every search.
+ */
+const substanceOf = new WeakMap<PriorInfo, number>();
+
 /** 0..1: how much a record says beyond "this happened". */
 export function substance(r: PriorInfo): number {
+  let s = substanceOf.get(r);
+  if (s === undefined) substanceOf.set(r, (s = substanceNow(r)));
+  return s;
+}
+
+function substanceNow(r: PriorInfo): number {
   const len = r.bodyLength;
   // 0 at no body, ~0.5 at a one-line note (~100 chars), 1 from about 450 characters.
   const lenScore = Math.min(1, Math.log1p(len / 40) / Math.log1p(450 / 40));
@@ -69,8 +81,18 @@ export function prior(r: PriorInfo, intents: Set<Intent>, w: PriorWeights): numb
 
 /** A title with digits and spacing folded, so "Ran npm test: 212 passed" and "…213 passed" compare equal. */
 export function titleKey(title: string): string {
-  return title.toLowerCase().replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
+  let key = titleKeys.get(title);
+  if (key === undefined) {
+    key = title.toLowerCase().replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
+    // The titles of the candidates searches see: every search compares about 100 of them.
+    if (titleKeys.size >= TITLE_KEYS_KEPT) titleKeys.clear();
+    titleKeys.set(title, key);
+  }
+  return key;
 }
+
+const TITLE_KEYS_KEPT = 2048;
+const titleKeys = new Map<string, string>();
 
 /**
  * Near-duplicates step aside: a hit whose title repeats one already ranked above it moves behind

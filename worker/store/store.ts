@@ -172,8 +172,9 @@ export class Store {
   broken: Error | undefined;
   lastSnapshot: SnapshotResult | undefined;
   /**
-   * Counts the changes to what reads return (journaled writes, in-memory writes of degraded storage,
-   * a reload from the files): an answer computed from reads stays right while this is unchanged.
+   * Counts the changes to what reads return (each statement of a write and its end, a rolled-back
+   * write, in-memory writes of degraded storage, a reload from the files): an answer computed from
+   * reads stays right while this is unchanged (worker/store/untilWrite.ts keeps such answers).
    */
   writes = 0;
 
@@ -275,6 +276,8 @@ export class Store {
       },
       run: (sql, params = []) => {
         runStatement(this.cache, sql, params);
+        // What reads return changed already: a read later in this transaction must not get an answer kept from before.
+        this.writes += 1;
         stmts.push([sql, params]);
         const changes = this.db.getRowsModified();
         // Read lazily (and right away, before the next statement): only inserts that need their id pay for it.
@@ -293,6 +296,8 @@ export class Store {
     try {
       result = inTransaction(this.cache, () => fn(tx));
     } catch (e) {
+      // Rolled back: a read inside it saw rows that are gone now, so what was kept from reads is not.
+      this.writes += 1;
       return Promise.reject(e);
     }
     if (stmts.length === 0 || (erases && stmts.length === 1)) return Promise.resolve(result);
@@ -327,7 +332,11 @@ export class Store {
       erased: () => undefined,
     };
     this.writes += 1;
-    inTransaction(this.cache, () => fn(tx));
+    try {
+      inTransaction(this.cache, () => fn(tx));
+    } finally {
+      this.writes += 1;
+    }
   }
 
   /**

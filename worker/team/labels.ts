@@ -2,6 +2,7 @@
 // Local records carry no label (they are the user's own, from this machine).
 import type { TeamLabel } from '../../common/contract';
 import type { Store } from '../store/store';
+import { untilWrite } from '../store/untilWrite';
 
 interface Labelled {
   kind: string;
@@ -12,7 +13,7 @@ interface Labelled {
 export function labelTeamItems<T extends Labelled>(store: Pick<Store, 'all'>, items: T[]): (T & { team?: TeamLabel })[] {
   const ids = items.filter((i) => i.kind === 'observation' || i.kind === 'summary' || i.kind === 'prompt').map((i) => [i.kind, i.id]);
   // No team record at all (the team was never used): a lookup, not a join of the page's ids.
-  if (ids.length === 0 || !hasTeamTables(store) || store.all('SELECT 1 AS x FROM team_records LIMIT 1').length === 0) return items;
+  if (ids.length === 0 || !hasTeamTables(store) || !untilWrite(store, 'any team record', () => store.all('SELECT 1 AS x FROM team_records LIMIT 1').length > 0)) return items;
   const rows = store.all<{ kind: string; local_id: number; author: string | null; machine: string | null }>(
     `SELECT r.kind, r.local_id, r.author, r.machine FROM team_records r JOIN json_each(?) j ON r.kind = json_extract(j.value, '$[0]') AND r.local_id = json_extract(j.value, '$[1]')
       WHERE r.author IS NOT NULL`,

@@ -1,0 +1,191 @@
+// The small reads a search repeats on an unchanged store are kept until its next write
+// (worker/store/untilWrite.ts): a word ranked for the first time reads no row lengths or averages
+// again while nothing was written, and rows written later are read and ranked as SQL ranks them;
+// a write, and a rolled-back one, make a kept answer read again; the freshness and team steps of a
+// search page ask nothing while nothing was written, and a memory retired since is marked at once.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import type { SearchRow } from '../../common/contract';
+import { nullLogger } from '../../common/node/log';
+import { annotateRows } from '../../worker/freshness/search';
+import { DEFAULT_FRESHNESS } from '../../worker/freshness/settings';
+import { lastBranch } from '../../worker/freshness/state';
+import { idf, registerSearchFunctions } from '../../worker/search/bm25';
+import { parseFtsQuery } from '../../worker/search/ftsQuery';
+import { keywordSearch } from '../../worker/search/keyword';
+import { ListWarmer } from '../../worker/search/listWarmer';
+import { rankAll } from '../../worker/search/topK';
+import { insertObservation } from '../../worker/store/repos/observations';
+import { migrate } from '../../worker/store/schema';
+import { Store } from '../../worker/store/store';
+import { untilWrite } from '../../worker/store/untilWrite';
+import { labelTeamItems } from '../../worker/team/labels';
+import { substance, titleKey } from '../../worker/search/rerank';
+import { leanPriors } from '../../worker/search/records';
+import { tempDir } from '../helpers/worker';
+
+const T0 = Date.UTC(2025, 0, 1);
+
+let made = 0;
+async function addRows(store: Store, n: number, text: (i: number) => string): Promise<void> {
+  await store.write((tx) => {
+    for (let i = 0; i < n; i++, made++) {
+      insertObservation(tx, {
+        sessionId: 1,
+        project: 'alpha',
+        type: 'change',
+        title: `note ${made}`,
+        narrative: text(made),
+        facts: [],
+        toolName: 'Edit',
+        promptNumber: 1,
+        contentHash: `h${made}`,
+        source: 'local',
+        createdAt: T0 + made * 60_000,
+      });
+    }
+  });
+}
+
+/** The store as a search sees it (with its write count), recording the statements run through it. */
+function recording(store: Store): { db: Pick<Store, 'all' | 'get' | 'writes'>; take: () => string[] } {
+  let seen: string[] = [];
+  return {
+    db: {
+      all: <T>(sql: string, params?: (string | number)[]) => (seen.push(sql), store.all<T>(sql, params)),
+      get: <T>(sql: string, params?: (string | number)[]) => (seen.push(sql), store.get<T>(sql, params)),
+      get writes() {
+        return store.writes;
+      },
+    },
+    take: () => {
+      const s = seen;
+      seen = [];
+      return s;
+    },
+  };
+}
+
+const lengthReads = (sqls: string[]) => sqls.filter((s) => /_docsize WHERE docid > \?/.test(s));
+const averageReads = (sqls: string[]) => sqls.filter((s) => /_stat WHERE id = 0/.test(s));
+
+function everyMatch(store: Store, words: string[], depth: number): { id: number; score: number }[] {
+  const rows = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations')?.n);
+  const phrases = words.flatMap((w) => {
+    const p = `"${w}"`;
+    const df = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations_fts WHERE observations_fts MATCH ?', [p])?.n);
+    return df > 0 ? [{ p, df, c: idf(rows, df) }] : [];
+  });
+  return rankAll(store, 'observation', phrases, { kinds: ['observation'] }, depth).map((h) => ({ id: h.id, score: Math.round(h.score * 1e9) }));
+}
+
+describe('reads kept until the next write', () => {
+  let store: Store;
+  let rec: ReturnType<typeof recording>;
+  before(async () => {
+    store = await Store.open({ dir: path.join(tempDir('until-write-'), 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
+    await migrate(store);
+    registerSearchFunctions(store);
+    await store.write((tx) => {
+      tx.run(`INSERT INTO sessions (id, platform, content_session_id, project, status, started_at, updated_at) VALUES (1, 'claude-code', 's1', 'alpha', 'completed', ?, ?)`, [T0, T0]);
+    });
+    await addRows(store, 600, (i) => `${i % 2 ? 'common' : 'other'} text ${i % 30 === 0 ? 'sparse' : ''} ${i % 200 === 7 ? 'lonely' : ''} ${i % 50 === 3 ? 'rarer' : ''} tail${i}`);
+    rec = recording(store);
+    // The warm-up reads the lengths (and the vocabulary), as the worker's does after start.
+    for (const _ of new ListWarmer(rec.db, 8).steps());
+    rec.take();
+  });
+  after(() => store.close(false));
+
+  const search = async (q: string, depth = 20) => {
+    const fq = parseFtsQuery(q);
+    assert.ok(fq);
+    const r = await keywordSearch(rec.db, fq, { kinds: ['observation'] }, depth, 0);
+    return r.hits.map((h) => ({ id: h.id, score: Math.round(h.score * 1e9) }));
+  };
+
+  it('ranks new words without reading the lengths or averages again while nothing was written', async () => {
+    await search('sparse');
+    rec.take();
+    for (const q of ['lonely', 'rarer tail7', 'tail13']) {
+      const got = await search(q);
+      const sqls = rec.take();
+      assert.deepEqual(lengthReads(sqls), [], `${q}: no catch-up of the lengths`);
+      assert.deepEqual(averageReads(sqls), [], `${q}: no read of the averages`);
+      assert.deepEqual(got, everyMatch(store, q.split(' '), 20), q);
+    }
+  });
+
+  it('reads the rows written since, once, and ranks them as SQL does', async () => {
+    await addRows(store, 4, (i) => `quillwort by the water, quillwort again ${i % 2 ? 'sparse' : ''}`);
+    const got = await search('quillwort');
+    const sqls = rec.take();
+    assert.equal(lengthReads(sqls).length, 1, 'the lengths caught up once');
+    assert.equal(got.length, 4);
+    assert.deepEqual(got, everyMatch(store, ['quillwort'], 20));
+    const sparse = await search('sparse', 100);
+    const added = store.all<{ id: number }>(`SELECT id FROM observations WHERE narrative LIKE 'quillwort%sparse%'`).map((r) => r.id);
+    assert.equal(added.length, 2);
+    for (const id of added) assert.ok(sparse.some((h) => h.id === id), `row ${id}, written since, is in the kept list of "sparse"`);
+    assert.deepEqual(lengthReads(rec.take()), [], 'and the lengths are not read again');
+  });
+
+  it('keeps an answer until a write, a rolled-back one included; a reader without a write count reads every time', async () => {
+    let reads = 0;
+    const read = () => ++reads;
+    assert.equal(untilWrite(store, 'probe', read), 1);
+    assert.equal(untilWrite(store, 'probe', read), 1, 'kept');
+    await addRows(store, 1, () => 'one more');
+    assert.equal(untilWrite(store, 'probe', read), 2, 'read again after a write');
+    await assert.rejects(
+      store.write((tx) => {
+        tx.run(`INSERT INTO sessions (id, platform, content_session_id, project, status, started_at, updated_at) VALUES (2, 'claude-code', 's2', 'beta', 'active', ?, ?)`, [T0, T0]);
+        untilWrite(store, 'probe', read);
+        throw new Error('changed my mind');
+      }),
+      /changed my mind/,
+    );
+    assert.equal(reads, 3, 'read again inside the transaction, after its statement');
+    assert.equal(untilWrite(store, 'probe', read), 4, 'what the rolled-back transaction showed is not kept');
+    const bare = { all: store.all.bind(store) };
+    assert.equal(untilWrite(bare, 'probe', read), 5);
+    assert.equal(untilWrite(bare, 'probe', read), 6, 'no write count: read every time');
+  });
+
+  it('asks the freshness and team steps nothing while nothing was written, and marks a memory retired since', async () => {
+    const rows = (): SearchRow[] =>
+      store.all<{ id: number }>('SELECT id FROM observations ORDER BY id LIMIT 5').map((r) => ({ kind: 'observation', id: r.id, ref: String(r.id), type: 'change', title: 't', project: 'alpha', sessionId: 1, time: '', epoch: 0, readTokens: 1, score: 1 }));
+    const page = () => labelTeamItems(rec.db, annotateRows(rec.db, rows(), lastBranch(rec.db, 'alpha'), DEFAULT_FRESHNESS));
+    const first = page();
+    assert.ok(rec.take().length > 0, 'the first page asks');
+    assert.deepEqual(page(), first);
+    assert.deepEqual(rec.take(), [], 'the next page of an unchanged store asks nothing');
+    assert.ok(first.every((r) => (r as SearchRow).freshness === undefined && (r as SearchRow).branch === undefined));
+    const id = first[2].id;
+    await store.write((tx) => tx.run(`INSERT INTO memory_state (observation_id, status, at) VALUES (?, 'retired', ?)`, [id, T0]));
+    const marked = page();
+    assert.equal((marked.find((r) => r.id === id) as SearchRow).freshness, 'retired', 'retired at once');
+    assert.equal(marked[marked.length - 1].id, id, 'and moved after the rest of the page');
+  });
+
+  it('works out a kept row\'s substance and a title\'s key once, with the answers of working them out afresh', () => {
+    const ids = store.all<{ id: number }>('SELECT id FROM observations ORDER BY id LIMIT 50').map((r) => r.id);
+    const first = leanPriors(store, 'observation', ids);
+    const again = leanPriors(store, 'observation', ids);
+    for (const id of ids) {
+      const kept = again.get(id);
+      assert.ok(kept);
+      assert.equal(kept, first.get(id), 'the same kept row');
+      assert.equal(substance(kept), substance({ ...kept }), `row ${id}: kept and fresh substance agree`);
+    }
+    const fresh = (t: string) => t.toLowerCase().replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
+    // More titles than are kept: the keys stay right across the clearing.
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 5000; i++) {
+        const t = `  Ran npm test:\t${i} passed  ${i % 7 ? 'OK' : 'Ünïcode'} `;
+        assert.equal(titleKey(t), fresh(t));
+      }
+    }
+  });
+});
