@@ -160,6 +160,13 @@ const cpuTimer = cpuMark
 const runCache = process.env.CLAUDE_MEM_CODE_CACHE_DIR ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'claude-mem-test-run-'));
 if (runCache) process.env.CLAUDE_MEM_CODE_CACHE_DIR = runCache;
 
+// Every temp dir the files make (data dirs, stores, repos, clusters: hundreds a run, some hundreds
+// of MB in all) goes into one folder made for this run and removed at its end, so runs do not
+// fill the machine's temp folder. Open to all like /tmp: PostgreSQL runs as its own user.
+const runTmp = fs.mkdtempSync(path.join(os.tmpdir(), 'claude-mem-test-tmp-'));
+fs.chmodSync(runTmp, 0o1777);
+process.env.TMPDIR = runTmp;
+
 /** Runs a command to its end; resolves to its exit code and what it printed. */
 function runStep(cmd, cmdArgs, env = process.env) {
   return new Promise((resolve) => {
@@ -358,6 +365,7 @@ await new Promise((done) => {
 });
 
 if (runCache) fs.rmSync(runCache, { recursive: true, force: true });
+fs.rmSync(runTmp, { recursive: true, force: true });
 if (wholeFaultSuite) spawnSync(process.execPath, [path.join(root, 'scripts', 'reliability-report.mjs')], { stdio: 'inherit' });
 const statusAfter = gitStatus();
 if (statusBefore !== undefined && statusAfter !== statusBefore) {
