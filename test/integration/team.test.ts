@@ -353,7 +353,9 @@ describe('team memory through PostgreSQL', () => {
     await save(bob, 'shared-p', 'Bob wrote this about the release checklist', 'bob release checklist');
     // Bob deleted his copy of one of alice's records earlier: he holds one record fewer.
     const n = (await records(alice, 'shared-p')).length + 1;
-    await until(async () => (await records(alice, 'shared-p')).length === n && (await records(bob, 'shared-p')).length === n - 1, 20_000, 'bob note on both sides');
+    // The case before restarted the hub: alice may still be waiting out her reconnect backoff
+    // (up to RECONNECT_MAX_MS, 60 s, in worker/team/sync.ts) before she pulls the note.
+    await until(async () => (await records(alice, 'shared-p')).length === n && (await records(bob, 'shared-p')).length === n - 1, 75_000, 'bob note on both sides');
     const bobs = (await records(alice, 'shared-p')).filter((r) => r.author === 'bob').length;
     assert.ok(bobs >= 2);
     const c = new Client({ connectionString: hub.admin });
