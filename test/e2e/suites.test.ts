@@ -8,15 +8,16 @@
 //      one of them: add --test-name-pattern=freshness (activation, freshness, memory, team)
 // CLAUDE_MEM_SKIP_E2E=1 skips them (e.g. `npm test` on a machine without the install).
 import { after, describe } from 'node:test';
-import { stopCodeServers } from './harness';
+import { e2eSetup, stopCodeServers } from './harness';
 import { activationSuite } from './suites/activation';
 import { freshnessSuite } from './suites/freshness';
 import { memorySuite } from './suites/memory';
 import { teamSuite } from './suites/team';
 
-describe('activation', activationSuite);
-describe('freshness', freshnessSuite);
-describe('memory', memorySuite);
-describe('team', teamSuite);
+const e2e = e2eSetup();
+describe('activation', () => activationSuite(e2e));
+describe('freshness', () => freshnessSuite(e2e));
+describe('memory', () => memorySuite(e2e));
+describe('team', () => teamSuite(e2e));
 
 after(stopCodeServers);

@@ -4,7 +4,7 @@ export { heavyBuiltins } from './codeServerConfig';
 export { runExtensionTests, type ExtensionTestsOptions, type ExtensionTestsResult } from './runExtensionTests';
 export { withCodeServerPage, type PageContext, type PageSessionOptions } from './withCodeServerPage';
 export { stopCodeServers } from './session';
-export { ensureVsix } from './vsix';
+export { e2eSetup, ensureVsix, type E2eSetup } from './vsix';
 export { StepError } from './steps';
 export { assertToolsInstalled, fakeLmExtension, repoRoot } from './paths';
 export { WorkerApi, isAlive, poll, type Health, type WorkerObservation, type WorkerSession } from './worker';

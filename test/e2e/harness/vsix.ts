@@ -3,9 +3,29 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { cacheDir, repoRoot } from './paths';
+import { before } from 'node:test';
+import { assertToolsInstalled, cacheDir, repoRoot } from './paths';
 
 let built: string | undefined;
+
+/** What every suite shares: why it is skipped, if it is, and the .vsix under test. */
+export interface E2eSetup {
+  skip: string | false;
+  /** The .vsix path, once the `before` of e2eSetup() has run. */
+  vsix(): string;
+}
+
+/** Registers a `before` that checks the tools and builds the .vsix (nothing when CLAUDE_MEM_SKIP_E2E=1). */
+export function e2eSetup(): E2eSetup {
+  const skip = process.env.CLAUDE_MEM_SKIP_E2E === '1' && 'CLAUDE_MEM_SKIP_E2E=1';
+  let vsix = '';
+  before(() => {
+    if (skip) return;
+    assertToolsInstalled();
+    vsix = ensureVsix();
+  });
+  return { skip, vsix: () => vsix };
+}
 
 /** The .vsix path; built at most once per process (every suite asks). */
 export function ensureVsix(): string {

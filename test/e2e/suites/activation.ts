@@ -2,27 +2,20 @@
 // 1.139.1) with the fake language model. Needs `bash scripts/code-server/install.sh` once.
 // Run: node --require ./test/ts.cjs --test --test-name-pattern=activation test/e2e/suites.test.ts
 import assert from 'node:assert/strict';
-import { before, test } from 'node:test';
-import { assertToolsInstalled, ensureVsix, runExtensionTests } from '../harness';
+import { test } from 'node:test';
+import { runExtensionTests, type E2eSetup } from '../harness';
 
 /** Registers the suite's tests (test/e2e/suites.test.ts runs it inside its describe). */
-export function activationSuite(): void {
+export function activationSuite(e2e: E2eSetup): void {
   const OUR_LOG = /claude-mem-vscode\.claude-mem-vscode[/\\][^/\\]*Claude Mem\.log$/;
-  const skip = process.env.CLAUDE_MEM_SKIP_E2E === '1' && 'CLAUDE_MEM_SKIP_E2E=1';
-  let vsix = '';
-
-  before(() => {
-    if (skip) return;
-    assertToolsInstalled();
-    vsix = ensureVsix();
-  });
+  const { skip } = e2e;
 
   test('extension host: our extension activates and the fake model answers', { timeout: 240_000, skip }, async (t) => {
     let activationLog = '';
     const result = await runExtensionTests({
       suite: 'activation',
       testsEntry: 'test/e2e/host/activation.ts',
-      vsixes: [vsix],
+      vsixes: [e2e.vsix()],
       inspect: (s) => {
         // The LogOutputChannel writes a file; its "activated" line proves activate() ran to the end.
         for (const [rel, text] of s.serverLogs()) if (OUR_LOG.test(rel)) activationLog = text;

@@ -7,19 +7,12 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { before, test } from 'node:test';
-import { assertToolsInstalled, ensureVsix, poll, quickOpen, runCommand, runExtensionTests, webviewFrame, withCodeServerPage, WorkerApi } from '../harness';
+import { test } from 'node:test';
+import { poll, quickOpen, runCommand, runExtensionTests, webviewFrame, withCodeServerPage, WorkerApi, type E2eSetup } from '../harness';
 
 /** Registers the suite's tests (test/e2e/suites.test.ts runs it inside its describe). */
-export function freshnessSuite(): void {
-  const skip = process.env.CLAUDE_MEM_SKIP_E2E === '1' && 'CLAUDE_MEM_SKIP_E2E=1';
-  let vsix = '';
-
-  before(() => {
-    if (skip) return;
-    assertToolsInstalled();
-    vsix = ensureVsix();
-  });
+export function freshnessSuite(e2e: E2eSetup): void {
+  const { skip } = e2e;
 
   /** A git repository named `name` with src/retry.ts committed on main. */
   function gitWorkspace(name: string): { dir: string; dispose(): void } {
@@ -39,7 +32,7 @@ export function freshnessSuite(): void {
     const result = await runExtensionTests({
       suite: 'freshness-host',
       testsEntry: 'test/e2e/host/freshness.ts',
-      vsixes: [vsix],
+      vsixes: [e2e.vsix()],
       workspace: dir,
       settings: { 'files.autoSave': 'off', 'git.enabled': false },
       machineSettings: { 'claudeMem.compression.provider': 'local' },
@@ -58,7 +51,7 @@ export function freshnessSuite(): void {
     await withCodeServerPage(
       {
         suite: 'freshness-ui',
-        vsixes: [vsix],
+        vsixes: [e2e.vsix()],
         workspace: ws.dir,
         settings: { 'files.autoSave': 'off', 'git.enabled': false, 'workbench.editor.enablePreview': false, 'editor.quickSuggestions': { other: 'off', comments: 'off', strings: 'off' } },
         machineSettings: { 'claudeMem.compression.provider': 'local' },

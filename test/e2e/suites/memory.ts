@@ -19,20 +19,13 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { assertToolsInstalled, ensureVsix, isAlive, poll, quickOpen, runCommand, runExtensionTests, webviewFrame, withCodeServerPage, WorkerApi, type WorkerObservation } from '../harness';
+import { isAlive, poll, quickOpen, runCommand, runExtensionTests, webviewFrame, withCodeServerPage, WorkerApi, type WorkerObservation, type E2eSetup } from '../harness';
 
 /** Registers the suite's tests (test/e2e/suites.test.ts runs it inside its describe). */
-export function memorySuite(): void {
-  const skip = process.env.CLAUDE_MEM_SKIP_E2E === '1' && 'CLAUDE_MEM_SKIP_E2E=1';
-  let vsix = '';
-
-  before(() => {
-    if (skip) return;
-    assertToolsInstalled();
-    vsix = ensureVsix();
-  });
+export function memorySuite(e2e: E2eSetup): void {
+  const { skip } = e2e;
 
   /** A workspace folder whose name is the project the worker files everything under. */
   function makeWorkspace(project: string, files: Record<string, string>): { dir: string; dispose(): void } {
@@ -62,7 +55,7 @@ export function memorySuite(): void {
     await withCodeServerPage(
       {
         suite: 'memory-ui',
-        vsixes: [vsix],
+        vsixes: [e2e.vsix()],
         workspace: ws.dir,
         settings: quietEditor,
         machineSettings: { 'claudeMem.worker.idleShutdownMinutes': 0.1 },
@@ -222,7 +215,7 @@ export function memorySuite(): void {
     const result = await runExtensionTests({
       suite: 'memory-host',
       testsEntry: 'test/e2e/host/memory.ts',
-      vsixes: [vsix],
+      vsixes: [e2e.vsix()],
       workspace: ws.dir,
       settings: quietEditor,
       machineSettings: { 'claudeMem.compression.provider': 'vscode' },

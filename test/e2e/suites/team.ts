@@ -23,24 +23,17 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import { Client } from 'pg';
 import type { Locator, Page } from 'playwright-core';
 import { ensureHubSchema } from '../../../worker/team/hubSchema';
 import { addTeams, createCluster, createHub, pgBinDir, type PgCluster } from '../../helpers/postgres';
 import { startWorker, type RunningWorker } from '../../helpers/worker';
-import { assertToolsInstalled, ensureVsix, poll, runCommand, webviewFrame, withCodeServerPage, WorkerApi } from '../harness';
+import { poll, runCommand, webviewFrame, withCodeServerPage, WorkerApi, type E2eSetup } from '../harness';
 
 /** Registers the suite's tests (test/e2e/suites.test.ts runs it inside its describe). */
-export function teamSuite(): void {
-  const skip = (process.env.CLAUDE_MEM_SKIP_E2E === '1' && 'CLAUDE_MEM_SKIP_E2E=1') || (!pgBinDir() && 'PostgreSQL server binaries not installed (scripts/test-setup.sh)');
-  let vsix = '';
-
-  before(() => {
-    if (skip) return;
-    assertToolsInstalled();
-    vsix = ensureVsix();
-  });
+export function teamSuite(e2e: E2eSetup): void {
+  const skip = e2e.skip || (!pgBinDir() && 'PostgreSQL server binaries not installed (scripts/test-setup.sh)');
 
   const PROJECT = 'team-e2e';
   const DB = 'team_e2e_hub';
@@ -75,7 +68,7 @@ export function teamSuite(): void {
     await withCodeServerPage(
       {
         suite: 'team-ui',
-        vsixes: [vsix],
+        vsixes: [e2e.vsix()],
         workspace: ws,
         settings: { 'workbench.editor.enablePreview': false, 'files.autoSave': 'off' },
         env: { CLAUDE_MEM_TEAM_MACHINE: 'laptop', CLAUDE_MEM_EMBEDDINGS: 'off' },
