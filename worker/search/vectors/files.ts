@@ -75,7 +75,7 @@ function modelTag(model: string): string {
   return createHash('sha256').update(model, 'utf8').digest('hex').slice(0, 12);
 }
 
-export function encodeEntry(e: FileEntry): Buffer {
+function encodeEntry(e: FileEntry): Buffer {
   const dims = e.blob.byteLength - 4;
   if (dims <= 0 || dims > 0xffff) throw new Error(`vector file: bad vector of ${e.blob.byteLength} bytes`);
   const out = Buffer.alloc(HEADER + e.blob.byteLength);
@@ -89,7 +89,7 @@ export function encodeEntry(e: FileEntry): Buffer {
 }
 
 /** The vector bytes of the entry at `at` in buf when it is the one wanted and intact; else undefined. */
-export function decodeEntry(buf: Uint8Array, at: number, want: Omit<WantedEntry, 'offset'>): Uint8Array | undefined {
+function decodeEntry(buf: Uint8Array, at: number, want: Omit<WantedEntry, 'offset'>): Uint8Array | undefined {
   const size = entrySize(want.dims);
   if (at < 0 || at + size > buf.byteLength) return undefined;
   // Header fields read byte by byte: no view object per entry (a scan load reads 100k of them).
