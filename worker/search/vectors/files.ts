@@ -225,8 +225,8 @@ export class VectorFiles {
 
   /** Writes a new generation holding only these entries; resolves with their new places. */
   async rewrite(model: string, project: string, entries: FileEntry[]): Promise<Located[]> {
-    const gen = this.currentGen(model, project) + 1;
-    this.current.set(`${model}\u0000${project}`, gen);
+    this.retire(model, project);
+    const gen = this.currentGen(model, project);
     const file = this.filePath(model, project, gen);
     const locs = await this.write(`${file}.tmp`, 'w', gen, entries);
     await fs.promises.rename(`${file}.tmp`, file);
