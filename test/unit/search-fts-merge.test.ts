@@ -11,7 +11,7 @@ import { EventBus } from '../../worker/events';
 import { idf, registerSearchFunctions } from '../../worker/search/bm25';
 import { buildDocLengths } from '../../worker/search/docLengths';
 import { readTermHits } from '../../worker/search/ftsPostings';
-import { FtsMerger, mergeDue, segmentCount } from '../../worker/search/ftsMerge';
+import { FtsMerger, mergeDue } from '../../worker/search/ftsMerge';
 import { SearchService } from '../../worker/search/service';
 import { DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
 import { rankAll } from '../../worker/search/topK';
@@ -37,6 +37,11 @@ async function openStore(dir: string, fresh: boolean): Promise<Store> {
 
 /** `transactions` writes of 10 rows each: FTS4 adds a segment per write. */
 let n = 0;
+/** Segments of a full-text index. */
+function segmentCount(store: Store, fts: string): number {
+  return Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${fts}_segdir`)?.n ?? 0);
+}
+
 async function fill(store: Store, transactions: number): Promise<void> {
   for (let t = 0; t < transactions; t++) {
     await store.write((tx) => {

@@ -7,7 +7,7 @@ export const RATE_WINDOW_MS = 60_000;
 /** Fewer records than this in the window give no rate (the first batch includes loading the model). */
 const MIN_SAMPLES = 2;
 
-export interface BacklogProgress {
+interface BacklogProgress {
   /** Records still waiting for a vector of the current model. */
   pending: number;
   /** Records embedded and stored since the worker started. */

@@ -10,11 +10,11 @@ import type { Store } from '../store/store';
 import { indexTokens } from './ftsQuery';
 import { hydrate, parseList, toTimelineItem } from './records';
 
-export function normalizePath(p: string): string {
+function normalizePath(p: string): string {
   return p.trim().replace(/\\/g, '/').replace(/\/+$/, '').replace(/^\.\//, '');
 }
 
-export function pathMatches(stored: string, wanted: string): boolean {
+function pathMatches(stored: string, wanted: string): boolean {
   const s = normalizePath(stored);
   if (s === '' || s === wanted) return s !== '';
   return wanted.endsWith('/' + s) || s.endsWith('/' + wanted);

@@ -11,7 +11,7 @@ import { phrasesFromFacts } from './expansion';
 import { OBSERVATION_TYPE_INFO, OBSERVATION_TYPES } from '../../common/contract/taxonomy';
 
 /** Part of the model id stored with each vector (see vectorModelId). */
-export const EMBED_TEXT_VERSION = 't2';
+const EMBED_TEXT_VERSION = 't2';
 
 /** What `vectors.model` holds: the embedder and the text recipe. */
 export function vectorModelId(embedderName: string): string {

@@ -2,7 +2,7 @@
 // slow on later pages") are stored with the observation as one fact, "search phrases: a; b; c".
 // A fact, so it needs no new column: the full-text index already weights facts (1.5), the detail
 // view already shows them, exports carry them; the embedded text appends the phrases (embedText.ts).
-export const SEARCH_PHRASES_PREFIX = 'search phrases: ';
+const SEARCH_PHRASES_PREFIX = 'search phrases: ';
 
 /** The fact to store for the model's phrases (none when there are none). */
 export function searchPhrasesFact(phrases: readonly string[] | undefined): string[] {

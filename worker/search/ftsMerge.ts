@@ -33,11 +33,6 @@ export function mergeDue(store: Pick<Store, 'all'>, fts: string): boolean {
   return rows.some((r) => r.n >= 2 || r.open > 0);
 }
 
-/** Segments of a full-text index (tests, status). */
-export function segmentCount(store: Pick<Store, 'get'>, fts: string): number {
-  return Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${fts}_segdir`)?.n ?? 0);
-}
-
 export class FtsMerger {
   private timer: NodeJS.Timeout | undefined;
   private firstKick = 0;

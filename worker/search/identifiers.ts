@@ -46,7 +46,7 @@ const SOURCES: { table: string; text: string }[] = [
   { table: 'user_prompts', text: `coalesce(text,'')` },
 ];
 
-export interface Expansion {
+interface Expansion {
   /** The identifier as the index spells it (lower case). */
   identifier: string;
   /** Of `weight`: the share of the identifier's parts the query names. */

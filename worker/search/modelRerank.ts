@@ -8,12 +8,12 @@ import { RERANK_TOP, applyRanking, rerankPrompt, type RankedRow } from '../../co
 import type { Asker } from '../compression/model';
 import type { Logger } from '../../common/node/log';
 
-export const RERANK_SYSTEM = 'You rank search results for a developer. Answer with ids only.';
+const RERANK_SYSTEM = 'You rank search results for a developer. Answer with ids only.';
 /** Enough for 20 ids. */
-export const RERANK_MAX_OUTPUT_TOKENS = 120;
-export const RERANK_TIMEOUT_MS = 10_000;
+const RERANK_MAX_OUTPUT_TOKENS = 120;
+const RERANK_TIMEOUT_MS = 10_000;
 
-export interface Reranked<T> {
+interface Reranked<T> {
   rows: T[];
   /** The model's order was applied. */
   reranked: boolean;

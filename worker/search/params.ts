@@ -40,8 +40,8 @@ const KIND_ALIASES: Record<string, SearchKind> = {
   prompts: 'prompt',
 };
 const MODES: readonly SearchMode[] = ['keyword', 'semantic', 'hybrid'];
-export const MAX_LIMIT = 500;
-export const MAX_OFFSET = 100_000;
+const MAX_LIMIT = 500;
+const MAX_OFFSET = 100_000;
 
 type Query = (name: string) => string | undefined;
 
@@ -55,7 +55,7 @@ export function parseSearchRequest(q: Query): SearchRequest {
   return { query, mode: modeRaw as SearchMode, filters: parseFilters(q), limit, offset };
 }
 
-export function parseFilters(q: Query): SearchFilters {
+function parseFilters(q: Query): SearchFilters {
   const project = optProject(q('project'));
   let kinds: SearchKind[] = [...ALL_KINDS];
   const kindRaw = list(q('kind'), 'kind', 3);

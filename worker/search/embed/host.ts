@@ -16,7 +16,7 @@ export interface ModelHost {
   terminate(): Promise<void>;
 }
 
-export interface HostEvents {
+interface HostEvents {
   message(msg: FromThread): void;
   /** The host died on its own (not through terminate()); `why` says how. */
   died(why: string): void;

@@ -2,7 +2,7 @@
 // llama.cpp server, LM Studio...). Only used when the user configures a URL.
 import type { Embedder } from './types';
 
-export interface RemoteEmbedderOptions {
+interface RemoteEmbedderOptions {
   /** Base URL (`http://host:port`, `.../v1`) or the full `.../embeddings` endpoint. */
   url: string;
   apiKey?: string;

@@ -63,12 +63,8 @@ export interface UseModel {
   embed(texts: string[]): Promise<Float32Array>;
 }
 
-export interface UseModelOptions {
-  /** false: the plain wasm binary even where SIMD works (benches compare the two). */
-  simd?: boolean;
-}
-
-export async function loadUseModel(files: EmbedderFiles, opts: UseModelOptions = {}): Promise<UseModel> {
+/** `simd: false`: the plain wasm binary even where SIMD works (benches compare the two). */
+export async function loadUseModel(files: EmbedderFiles, opts: { simd?: boolean } = {}): Promise<UseModel> {
   if (opts.simd === false) tf.env().set('WASM_HAS_SIMD_SUPPORT', false);
   // Must precede backend init; the prefix is concatenated with the file name.
   tf.setWasmPaths(files.wasmDir + path.sep);

@@ -18,28 +18,17 @@ export function encodeVector(v: Float32Array): Uint8Array {
   return out;
 }
 
-/** The int8 payload and its scale, without copying; undefined when the blob does not fit dims. */
+/**
+ * The int8 payload and its scale, without copying an int8 blob; a float32 blob (an old row) is
+ * quantised. Undefined when the blob fits neither form of dims.
+ */
 export function int8View(blob: Uint8Array, dims: number): Int8Unit | undefined {
   if (blob.byteLength === dims + 4) {
     const scale = new DataView(blob.buffer, blob.byteOffset, 4).getFloat32(0, true);
     return { q: new Int8Array(blob.buffer, blob.byteOffset + 4, dims), scale };
   }
-  if (blob.byteLength === dims * 4) {
-    const f = decodeVector(blob, dims);
-    return f ? quantizeInt8(f) : undefined;
-  }
-  return undefined;
-}
-
-export function decodeVector(blob: Uint8Array, dims: number): Float32Array | undefined {
-  if (blob.byteLength === dims + 4) {
-    const v = int8View(blob, dims);
-    return v ? dequantizeInt8(v.q, v.scale) : undefined;
-  }
-  if (blob.byteLength === dims * 4) {
-    const copy = blob.slice();
-    return new Float32Array(copy.buffer, 0, dims);
-  }
+  // A copy: the blob's bytes need not be 4-byte aligned.
+  if (blob.byteLength === dims * 4) return quantizeInt8(new Float32Array(blob.slice().buffer, 0, dims));
   return undefined;
 }
 
@@ -73,10 +62,4 @@ export function quantizeInt8(v: Float32Array, out: Int8Array = new Int8Array(v.l
   const inv = 1 / scale;
   for (let i = 0; i < v.length; i++) out[i] = Math.round(v[i] * inv);
   return { q: out, scale };
-}
-
-export function dequantizeInt8(q: Int8Array, scale: number): Float32Array {
-  const out = new Float32Array(q.length);
-  for (let i = 0; i < q.length; i++) out[i] = q[i] * scale;
-  return out;
 }

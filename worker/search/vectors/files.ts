@@ -52,10 +52,11 @@ export function entrySize(dims: number): number {
  * A project name's part of a vector file's name. Project names come from folder names and hook
  * payloads, so they are untrusted: the name keeps only [A-Za-z0-9._-], never starts with a dot,
  * and ends with a hash of the exact name so that distinct names that sanitise alike (or differ
- * only in case) never share a file.
+ * only in case) never share a file. An empty project is "no-project" (it never ends in a 12-digit
+ * hash, so it matches no real one).
  */
 export function projectFolderName(project: string): string {
-  if (project.length === 0) throw new Error('vector index: empty project name');
+  if (project.length === 0) return 'no-project';
   const slug = project
     .normalize('NFKC')
     .replace(/[^A-Za-z0-9._-]+/g, '_')
@@ -65,17 +66,11 @@ export function projectFolderName(project: string): string {
   return `${slug}-${hash}`;
 }
 
-/** The project's part of a file name; an empty project is "no-project" (it never ends in a
- * 12-digit hash, so it matches no real one). */
-function projectPart(project: string): string {
-  return project.length === 0 ? 'no-project' : projectFolderName(project);
-}
-
 function modelTag(model: string): string {
   return createHash('sha256').update(model, 'utf8').digest('hex').slice(0, 12);
 }
 
-export function encodeEntry(e: FileEntry): Buffer {
+function encodeEntry(e: FileEntry): Buffer {
   const dims = e.blob.byteLength - 4;
   if (dims <= 0 || dims > 0xffff) throw new Error(`vector file: bad vector of ${e.blob.byteLength} bytes`);
   const out = Buffer.alloc(HEADER + e.blob.byteLength);
@@ -89,7 +84,7 @@ export function encodeEntry(e: FileEntry): Buffer {
 }
 
 /** The vector bytes of the entry at `at` in buf when it is the one wanted and intact; else undefined. */
-export function decodeEntry(buf: Uint8Array, at: number, want: Omit<WantedEntry, 'offset'>): Uint8Array | undefined {
+function decodeEntry(buf: Uint8Array, at: number, want: Omit<WantedEntry, 'offset'>): Uint8Array | undefined {
   const size = entrySize(want.dims);
   if (at < 0 || at + size > buf.byteLength) return undefined;
   // Header fields read byte by byte: no view object per entry (a scan load reads 100k of them).
@@ -104,14 +99,13 @@ export function decodeEntry(buf: Uint8Array, at: number, want: Omit<WantedEntry,
 export class VectorFiles {
   /** Generation new entries go to, per project and model (from the files on disk, then kept). */
   private readonly current = new Map<string, number>();
-  private readonly sizes = new Map<string, number>();
   /** Per file, the gaps ("from:to") already wiped since start (wipeGaps). */
   private readonly wiped = new Map<string, Set<string>>();
 
   constructor(readonly dir: string) {}
 
   fileName(model: string, project: string, gen: number): string {
-    return `${projectPart(project)}.${modelTag(model)}.${gen}.vec`;
+    return `${projectFolderName(project)}.${modelTag(model)}.${gen}.vec`;
   }
 
   private filePath(model: string, project: string, gen: number): string {
@@ -123,7 +117,7 @@ export class VectorFiles {
     const key = `${model}\u0000${project}`;
     let gen = this.current.get(key);
     if (gen === undefined) {
-      const prefix = `${projectPart(project)}.${modelTag(model)}.`;
+      const prefix = `${projectFolderName(project)}.${modelTag(model)}.`;
       gen = 1;
       for (const f of this.list()) {
         if (!f.startsWith(prefix)) continue;
@@ -152,17 +146,11 @@ export class VectorFiles {
   async append(model: string, project: string, entries: FileEntry[]): Promise<Located[]> {
     if (entries.length === 0) return [];
     const gen = this.currentGen(model, project);
-    const file = this.filePath(model, project, gen);
-    const { locs, end } = await this.write(file, 'a', gen, entries);
-    this.sizes.set(file, end);
-    return locs;
+    return this.write(this.filePath(model, project, gen), 'a', gen, entries);
   }
 
-  /**
-   * Writes the entries, synced, at the end of `file` ('a') or as its whole content ('w'); where
-   * each one is and the file's end.
-   */
-  private async write(file: string, flags: 'a' | 'w', gen: number, entries: FileEntry[]): Promise<{ locs: Located[]; end: number }> {
+  /** Writes the entries, synced, at the end of `file` ('a') or as its whole content ('w'); where each one is. */
+  private async write(file: string, flags: 'a' | 'w', gen: number, entries: FileEntry[]): Promise<Located[]> {
     await fs.promises.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const bytes = Buffer.concat(entries.map(encodeEntry));
     const fh = await fs.promises.open(file, flags, 0o600);
@@ -175,12 +163,11 @@ export class VectorFiles {
     } finally {
       await fh.close();
     }
-    const locs = entries.map((e) => {
+    return entries.map((e) => {
       const loc = { gen, offset: at };
       at += HEADER + e.blob.byteLength;
       return loc;
     });
-    return { locs, end: at };
   }
 
   /** One entry, read synchronously (a handful per query at most). */
@@ -238,12 +225,11 @@ export class VectorFiles {
 
   /** Writes a new generation holding only these entries; resolves with their new places. */
   async rewrite(model: string, project: string, entries: FileEntry[]): Promise<Located[]> {
-    const gen = this.currentGen(model, project) + 1;
-    this.current.set(`${model}\u0000${project}`, gen);
+    this.retire(model, project);
+    const gen = this.currentGen(model, project);
     const file = this.filePath(model, project, gen);
-    const { locs, end } = await this.write(`${file}.tmp`, 'w', gen, entries);
+    const locs = await this.write(`${file}.tmp`, 'w', gen, entries);
     await fs.promises.rename(`${file}.tmp`, file);
-    this.sizes.set(file, end);
     return locs;
   }
 
@@ -292,17 +278,11 @@ export class VectorFiles {
 
   /** Bytes in a file (0 when it is missing). */
   size(model: string, project: string, gen: number): number {
-    const file = this.filePath(model, project, gen);
-    let n = this.sizes.get(file);
-    if (n === undefined) {
-      try {
-        n = fs.statSync(file).size;
-      } catch {
-        n = 0;
-      }
-      this.sizes.set(file, n);
+    try {
+      return fs.statSync(this.filePath(model, project, gen)).size;
+    } catch {
+      return 0;
     }
-    return n;
   }
 
   /** Deletes every file (and leftover temporary) whose name is not in `used`; resolves with how many. */
@@ -318,7 +298,6 @@ export class VectorFiles {
       if (!f.endsWith('.vec') && !f.endsWith('.vec.tmp')) continue;
       if (used.has(f)) continue;
       await fs.promises.rm(path.join(this.dir, f), { force: true });
-      this.sizes.delete(path.join(this.dir, f));
       n++;
     }
     return n;

@@ -70,7 +70,7 @@ interface FileUse {
   dims: number;
 }
 
-export interface UpkeepResult {
+interface UpkeepResult {
   compacted: number;
   /** Bytes of dead entries overwritten with zeros in place. */
   wiped: number;
