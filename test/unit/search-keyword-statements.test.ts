@@ -12,68 +12,18 @@ import { registerSearchFunctions } from '../../worker/search/bm25';
 import { parseFtsQuery } from '../../worker/search/ftsQuery';
 import { keywordSearch } from '../../worker/search/keyword';
 import { ListWarmer } from '../../worker/search/listWarmer';
-import { rankAll } from '../../worker/search/topK';
-import { idf } from '../../worker/search/bm25';
 import { VOCABULARY_MIN_DF } from '../../worker/search/termLists';
-import { insertObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
+import { everyMatch, observationWriter, recording, T0 } from '../helpers/searchStore';
 import { tempDir } from '../helpers/worker';
 
-const T0 = Date.UTC(2025, 0, 1);
 const ROWS = 1200;
 
-let made = 0;
-async function addRows(store: Store, n: number, text: (i: number) => string): Promise<void> {
-  await store.write((tx) => {
-    for (let i = 0; i < n; i++) {
-      insertObservation(tx, {
-        sessionId: 1,
-        project: made % 2 ? 'alpha' : 'beta',
-        type: 'change',
-        title: `note ${made}`,
-        narrative: text(made),
-        facts: [],
-        toolName: 'Edit',
-        promptNumber: 1,
-        contentHash: `h${made}`,
-        source: 'local',
-        createdAt: T0 + made * 60_000,
-      });
-      made++;
-    }
-  });
-}
-
-/** The statements run through db since the last take(), in order. */
-function recording(store: Store): { db: Pick<Store, 'all' | 'get'>; take: () => string[] } {
-  let seen: string[] = [];
-  return {
-    db: {
-      all: <T>(sql: string, params?: (string | number)[]) => (seen.push(sql), store.all<T>(sql, params)),
-      get: <T>(sql: string, params?: (string | number)[]) => (seen.push(sql), store.get<T>(sql, params)),
-    },
-    take: () => {
-      const s = seen;
-      seen = [];
-      return s;
-    },
-  };
-}
+const addRows = observationWriter((i) => (i % 2 ? 'alpha' : 'beta'));
 
 const matching = (sqls: string[]) => sqls.filter((s) => /observations_fts MATCH/.test(s));
 const counting = (sqls: string[]) => matching(sqls).filter((s) => /count\(\*\)/.test(s));
-
-/** Every match of the query's words ranked in SQL (what the lists must equal). */
-function everyMatch(store: Store, words: string[], depth: number): { id: number; score: number }[] {
-  const rows = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations')?.n);
-  const phrases = words.flatMap((w) => {
-    const p = `"${w}"`;
-    const df = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations_fts WHERE observations_fts MATCH ?', [p])?.n);
-    return df > 0 ? [{ p, df, c: idf(rows, df) }] : [];
-  });
-  return rankAll(store, 'observation', phrases, { kinds: ['observation'] }, depth).map((h) => ({ id: h.id, score: Math.round(h.score * 1e9) }));
-}
 
 describe('keyword search statements once the vocabulary is read', () => {
   let store: Store;
@@ -88,7 +38,7 @@ describe('keyword search statements once the vocabulary is read', () => {
     // "common" in half the rows and "fifth" in a fifth (both above VOCABULARY_MIN_DF, under the
     // warm-up's own list threshold), "sparse" in every 40th, "lonely" in three.
     await addRows(store, ROWS, (i) => `${i % 2 ? 'common' : 'other'} text ${i % 5 === 1 ? 'fifth' : ''} ${i % 40 === 0 ? 'sparse' : ''} ${i % 400 === 7 ? 'lonely' : ''} tail${i}`);
-    rec = recording(store);
+    rec = recording(store, { writes: false });
     const warmer = new ListWarmer(rec.db, 8);
     for (const _ of warmer.steps());
     rec.take();

@@ -11,74 +11,23 @@ import { nullLogger } from '../../common/node/log';
 import { annotateRows } from '../../worker/freshness/search';
 import { DEFAULT_FRESHNESS } from '../../worker/freshness/settings';
 import { lastBranch } from '../../worker/freshness/state';
-import { idf, registerSearchFunctions } from '../../worker/search/bm25';
+import { registerSearchFunctions } from '../../worker/search/bm25';
 import { parseFtsQuery } from '../../worker/search/ftsQuery';
 import { keywordSearch } from '../../worker/search/keyword';
 import { ListWarmer } from '../../worker/search/listWarmer';
-import { rankAll } from '../../worker/search/topK';
-import { insertObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
 import { untilWrite } from '../../worker/store/untilWrite';
 import { labelTeamItems } from '../../worker/team/labels';
 import { substance, titleKey } from '../../worker/search/rerank';
 import { leanPriors } from '../../worker/search/records';
+import { everyMatch, observationWriter, recording, T0 } from '../helpers/searchStore';
 import { tempDir } from '../helpers/worker';
 
-const T0 = Date.UTC(2025, 0, 1);
-
-let made = 0;
-async function addRows(store: Store, n: number, text: (i: number) => string): Promise<void> {
-  await store.write((tx) => {
-    for (let i = 0; i < n; i++, made++) {
-      insertObservation(tx, {
-        sessionId: 1,
-        project: 'alpha',
-        type: 'change',
-        title: `note ${made}`,
-        narrative: text(made),
-        facts: [],
-        toolName: 'Edit',
-        promptNumber: 1,
-        contentHash: `h${made}`,
-        source: 'local',
-        createdAt: T0 + made * 60_000,
-      });
-    }
-  });
-}
-
-/** The store as a search sees it (with its write count), recording the statements run through it. */
-function recording(store: Store): { db: Pick<Store, 'all' | 'get' | 'writes'>; take: () => string[] } {
-  let seen: string[] = [];
-  return {
-    db: {
-      all: <T>(sql: string, params?: (string | number)[]) => (seen.push(sql), store.all<T>(sql, params)),
-      get: <T>(sql: string, params?: (string | number)[]) => (seen.push(sql), store.get<T>(sql, params)),
-      get writes() {
-        return store.writes;
-      },
-    },
-    take: () => {
-      const s = seen;
-      seen = [];
-      return s;
-    },
-  };
-}
+const addRows = observationWriter(() => 'alpha');
 
 const lengthReads = (sqls: string[]) => sqls.filter((s) => /_docsize WHERE docid > \?/.test(s));
 const averageReads = (sqls: string[]) => sqls.filter((s) => /_stat WHERE id = 0/.test(s));
-
-function everyMatch(store: Store, words: string[], depth: number): { id: number; score: number }[] {
-  const rows = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations')?.n);
-  const phrases = words.flatMap((w) => {
-    const p = `"${w}"`;
-    const df = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations_fts WHERE observations_fts MATCH ?', [p])?.n);
-    return df > 0 ? [{ p, df, c: idf(rows, df) }] : [];
-  });
-  return rankAll(store, 'observation', phrases, { kinds: ['observation'] }, depth).map((h) => ({ id: h.id, score: Math.round(h.score * 1e9) }));
-}
 
 describe('reads kept until the next write', () => {
   let store: Store;
@@ -91,7 +40,7 @@ describe('reads kept until the next write', () => {
       tx.run(`INSERT INTO sessions (id, platform, content_session_id, project, status, started_at, updated_at) VALUES (1, 'claude-code', 's1', 'alpha', 'completed', ?, ?)`, [T0, T0]);
     });
     await addRows(store, 600, (i) => `${i % 2 ? 'common' : 'other'} text ${i % 30 === 0 ? 'sparse' : ''} ${i % 200 === 7 ? 'lonely' : ''} ${i % 50 === 3 ? 'rarer' : ''} tail${i}`);
-    rec = recording(store);
+    rec = recording(store, { writes: true });
     // The warm-up reads the lengths (and the vocabulary), as the worker's does after start.
     for (const _ of new ListWarmer(rec.db, 8).steps());
     rec.take();

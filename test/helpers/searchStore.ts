@@ -1,0 +1,65 @@
+// A small store for the keyword path's unit tests: numbered observations written in one
+// transaction, the statements a search runs through it recorded, and the answer of ranking every
+// match in SQL that the kept lists, counts and facts must equal.
+import { idf } from '../../worker/search/bm25';
+import { rankAll } from '../../worker/search/topK';
+import { insertObservation } from '../../worker/store/repos/observations';
+import type { Store } from '../../worker/store/store';
+
+export const T0 = Date.UTC(2025, 0, 1);
+
+/** Writes n observations "note <i>" (narrative text(i), project of(i)) in one transaction; i counts on across calls. */
+export function observationWriter(project: (i: number) => string): (store: Store, n: number, text: (i: number) => string) => Promise<void> {
+  let made = 0;
+  return (store, n, text) =>
+    store.write((tx) => {
+      for (let i = 0; i < n; i++, made++) {
+        insertObservation(tx, {
+          sessionId: 1,
+          project: project(made),
+          type: 'change',
+          title: `note ${made}`,
+          narrative: text(made),
+          facts: [],
+          toolName: 'Edit',
+          promptNumber: 1,
+          contentHash: `h${made}`,
+          source: 'local',
+          createdAt: T0 + made * 60_000,
+        });
+      }
+    });
+}
+
+/**
+ * The store as a search sees it, recording the statements run through it. With `writes`, the
+ * search also sees the store's write count, so it keeps small reads until the next write
+ * (worker/store/untilWrite.ts); without it, it reads them every time.
+ */
+export function recording(store: Store, o: { writes: boolean }): { db: Pick<Store, 'all' | 'get'> & Partial<Pick<Store, 'writes'>>; take: () => string[] } {
+  let seen: string[] = [];
+  const db: Pick<Store, 'all' | 'get'> = {
+    all: <T>(sql: string, params?: (string | number)[]) => (seen.push(sql), store.all<T>(sql, params)),
+    get: <T>(sql: string, params?: (string | number)[]) => (seen.push(sql), store.get<T>(sql, params)),
+  };
+  if (o.writes) Object.defineProperty(db, 'writes', { get: () => store.writes, enumerable: true });
+  return {
+    db,
+    take: () => {
+      const s = seen;
+      seen = [];
+      return s;
+    },
+  };
+}
+
+/** Every match of the words ranked in SQL over the observations, scores rounded to 1e-9. */
+export function everyMatch(store: Store, words: string[], depth: number): { id: number; score: number }[] {
+  const rows = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations')?.n);
+  const phrases = words.flatMap((w) => {
+    const p = `"${w}"`;
+    const df = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations_fts WHERE observations_fts MATCH ?', [p])?.n);
+    return df > 0 ? [{ p, df, c: idf(rows, df) }] : [];
+  });
+  return rankAll(store, 'observation', phrases, { kinds: ['observation'] }, depth).map((h) => ({ id: h.id, score: Math.round(h.score * 1e9) }));
+}
