@@ -38,3 +38,11 @@ test('nextJob runs a query first, holds background runs back for holdMs after a 
   assert.deepEqual(nextJob([bg], 1000, 900, 0), { job: bg }, 'hold 0: the old order');
   assert.equal(nextJob([done, { background: true, left: 0 }], 1000, 900, 500), undefined, 'nothing left to run');
 });
+
+test('nextJob lets a backlog held for maxHoldMs in a row run once, however close the queries come', () => {
+  const bg = { background: true, left: 3 };
+  assert.deepEqual(nextJob([bg], 1000, 900, 500, undefined, 10_000), { waitMs: 400 }, 'not held yet: the usual hold');
+  assert.deepEqual(nextJob([bg], 5000, 4900, 500, 0, 10_000), { waitMs: 400 }, 'held 5 s: still the usual hold');
+  assert.deepEqual(nextJob([bg], 9800, 9700, 500, 0, 10_000), { waitMs: 200 }, 'the hold ends when the 10 s are up');
+  assert.deepEqual(nextJob([bg], 10_000, 9990, 500, 0, 10_000), { job: bg }, 'held 10 s: one run despite the answer 10 ms ago');
+});

@@ -4,7 +4,7 @@
 // similar length (embed/runs.ts); runs go one at a time, a query's before the indexer's
 // (background) ones, so a query waits for at most the run under way (one text while queries
 // keep coming), and none for half a second after a query is answered (nextJob: the next query
-// of a search finds the model free).
+// of a search finds the model free; a backlog held 10 s in a row runs once anyway).
 // embed/embedder.ts owns the host's lifetime (embed/host.ts).
 import { runAllThreadsInBackground } from '../threadPriority';
 import { locateEmbedderFiles } from './embed/assets';
@@ -58,7 +58,11 @@ const QUERIES_ACTIVE_MS = 10_000;
 let lastQueryAt = -Infinity;
 /** Background runs wait this long after a query is answered (embed/runs.ts nextJob): the next query finds the model free. */
 const QUERY_HOLD_MS = data.queryHoldMs ?? 500;
+/** Held this long in a row, the backlog gets one run anyway. */
+const MAX_HOLD_MS = 10_000;
 let lastAnsweredAt = -Infinity;
+/** When the backlog was first held back since its last run (undefined: not held). */
+let heldSince: number | undefined;
 /** Ends a hold early: a message came. */
 let wakeHold: (() => void) | undefined;
 
@@ -125,9 +129,12 @@ async function pump(): Promise<void> {
         performance.now(),
         lastAnsweredAt,
         QUERY_HOLD_MS,
+        heldSince,
+        MAX_HOLD_MS,
       );
       if (!next) return;
       if ('waitMs' in next) {
+        heldSince ??= performance.now();
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, next.waitMs);
           wakeHold = () => {
@@ -139,6 +146,7 @@ async function pump(): Promise<void> {
         continue;
       }
       const job = next.job.job;
+      if (job.msg.background) heldSince = undefined;
       const r = job.todo?.shift() as number;
       const runs = job.runs as number[][];
       // Someone is searching: the next query waits for one text, not a run of them.
