@@ -22,6 +22,7 @@
 //   npm run build && BENCH_SIZES=10000 BENCH_DIR=/tmp/hy BENCH_KEEP=1 node --import tsx bench/search.mjs
 //   node --import tsx bench/hybrid-stages.mjs --dir /tmp/hy/10000 [--backlog 0.02] [--queries 60] [--embedder /tmp/main/dist/embedder.js]
 //     [--cached-rounds 5]   the repeated queries that many times (with a backlog: while batches are stored)
+//     [--spaced 20]         then that many new queries, each 1 s after the last answer
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -43,6 +44,8 @@ const arg = (name, dflt) => {
 const SRC = arg('dir');
 const BACKLOG = arg('backlog') === undefined ? undefined : Number(arg('backlog'));
 const QUERIES = Number(arg('queries', 60));
+/** New queries asked 1 s apart after the rest (a lone query: no hold after a previous answer covers it). */
+const SPACED = Number(arg('spaced', 0));
 /** Passes of the repeated queries: with a backlog, later ones run while indexer batches are stored. */
 const CACHED_ROUNDS = Number(arg('cached-rounds', 1));
 // --embedder: another build's model host (e.g. main's, copied aside) on the same store.
@@ -215,6 +218,14 @@ const cached = [];
 for (let i = 0; i < CACHED_ROUNDS; i++) cached.push(...(await pass(queries)));
 report('new query (embedded now)', fresh);
 report(`repeated query (cached embedding${CACHED_ROUNDS > 1 ? `, ${CACHED_ROUNDS} passes, ${service.indexer.embedded - embeddedBefore} records embedded meanwhile` : ''})`, cached);
+if (SPACED > 0) {
+  const lone = [];
+  for (let i = 0; i < SPACED; i++) {
+    await sleep(1000);
+    lone.push(...(await pass([{ query: `${openers[i % openers.length]} ${word()} ${word()} lone${i}` }])));
+  }
+  report('new query, 1 s after the last answer', lone);
+}
 const st = service.status();
 console.log(`\nscan items at the first measured query ${scanAt}, now ${st.scan.items}; pending ${st.pending}; indexer ${service.indexer.state}, embedded by it ${service.indexer.embedded}`);
 await service.stop();
