@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createLocalEmbedder } from '../../worker/search/embed/embedder';
+import type { EmbedderThreadData } from '../../worker/search/embed/protocol';
 import { BACKGROUND_NICE } from '../../worker/threadPriority';
 import { childPids } from '../helpers/procCpu';
 
@@ -98,6 +99,27 @@ test("a query sent while the indexer's message runs is answered before that mess
   assert.ok(cos(q, again) > 0.9999, 'the query vector is its own');
   const [single] = await shared.embed([backlog[17]]);
   assert.ok(cos(indexed[17], single) > 0.9999, 'the indexer vectors stay in order');
+});
+
+test('after a query is answered, indexing runs hold back (a next query finds the model free), then go on', async () => {
+  // A hold long enough that the test's order cannot come from timing luck: 2 short texts take well under 2 s.
+  const threadData = { queryHoldMs: 6000 } as EmbedderThreadData;
+  const e = createLocalEmbedder({ threadScript, idleMs: 60_000, threadData });
+  try {
+    await e.embed(['load the model and answer a first query']);
+    const order: string[] = [];
+    const indexing = e
+      .serial(8, 60_000)
+      .embed(['the queue retries failed jobs', 'the cache keeps the newest pages'])
+      .then((v) => (order.push('index'), v));
+    await new Promise((r) => setTimeout(r, 2000));
+    await e.embed(['why do failed jobs retry']).then(() => order.push('query'));
+    const indexed = await indexing;
+    assert.deepEqual(order, ['query', 'index'], 'the indexing message waited out the hold; the query came during it and went first');
+    assert.equal(indexed.length, 2, 'held, not dropped');
+  } finally {
+    await e.close();
+  }
 });
 
 test("the cut at the model's 128 tokens changes no vector", async (t) => {

@@ -3,22 +3,26 @@
 // then answers embed requests. Each message's texts are tokenized and grouped into graph runs of
 // similar length (embed/runs.ts); runs go one at a time, a query's before the indexer's
 // (background) ones, so a query waits for at most the run under way (one text while queries
-// keep coming).
+// keep coming), and none for half a second after a query is answered (nextJob: the next query
+// of a search finds the model free; a backlog held 10 s in a row runs once anyway).
 // embed/embedder.ts owns the host's lifetime (embed/host.ts).
 import { runAllThreadsInBackground } from '../threadPriority';
 import { locateEmbedderFiles } from './embed/assets';
 import { MAX_TOKENS, RUN_TOKENS, type EmbedderThreadData, type FromThread, type ToThread } from './embed/protocol';
-import { capTokens, planRuns } from './embed/runs';
+import { capTokens, nextJob, planRuns } from './embed/runs';
 import { loadUseModel, type UseModel } from './embed/useModel';
 
+/** What the host reads from argv[2]: the shared data, and how long background runs hold back after a query (0: not at all). */
+type HostData = EmbedderThreadData & { queryHoldMs?: number };
+
 /** The worker's side of the channel (data as JSON in argv[2]). */
-function hostPort(): { send: (msg: FromThread) => void; data: EmbedderThreadData } {
+function hostPort(): { send: (msg: FromThread) => void; data: HostData } {
   const send = process.send?.bind(process);
   if (!send) throw new Error('embedder.js runs as a child process of the worker');
   // The worker going away (even killed) closes the channel: nobody is left to answer.
   process.on('disconnect', () => process.exit(0));
   runAllThreadsInBackground(); // V8's helper threads too: they compile the model's WebAssembly
-  return { send: (msg) => send(msg), data: JSON.parse(process.argv[2] ?? '{}') as EmbedderThreadData };
+  return { send: (msg) => send(msg), data: JSON.parse(process.argv[2] ?? '{}') as HostData };
 }
 
 const { send, data } = hostPort();
@@ -52,11 +56,21 @@ let pumping = false;
 /** While queries come (the last one within this long), this thread's background runs are one text each. */
 const QUERIES_ACTIVE_MS = 10_000;
 let lastQueryAt = -Infinity;
+/** Background runs wait this long after a query is answered (embed/runs.ts nextJob): the next query finds the model free. */
+const QUERY_HOLD_MS = data.queryHoldMs ?? 500;
+/** Held this long in a row, the backlog gets one run anyway. */
+const MAX_HOLD_MS = 10_000;
+let lastAnsweredAt = -Infinity;
+/** When the backlog was first held back since its last run (undefined: not held). */
+let heldSince: number | undefined;
+/** Ends a hold early: a message came. */
+let wakeHold: (() => void) | undefined;
 
 process.on('message', (msg: ToThread) => {
   if (msg.type !== 'embed') return;
   if (!msg.background) lastQueryAt = performance.now();
   jobs.push({ msg, finished: 0, dims: 0 });
+  wakeHold?.();
   void pump();
 });
 
@@ -83,6 +97,7 @@ function place(job: Job, run: number[], raw: Float32Array): void {
 
 function finish(job: Job): void {
   jobs.splice(jobs.indexOf(job), 1);
+  if (!job.msg.background) lastAnsweredAt = performance.now();
   const out = job.out ?? new Float32Array(0);
   post({ type: 'result', id: job.msg.id, dims: job.dims, data: out });
 }
@@ -109,8 +124,29 @@ async function pump(): Promise<void> {
       // A graph run resolves without a turn of the event loop: let a query's message in first.
       await new Promise((resolve) => setImmediate(resolve));
       for (const job of [...jobs]) if (!job.todo) prepare(job, m);
-      const job = jobs.find((j) => !j.msg.background && j.todo?.length) ?? jobs.find((j) => j.todo?.length);
-      if (!job) return;
+      const next = nextJob(
+        jobs.map((j) => ({ job: j, background: !!j.msg.background, left: j.todo?.length ?? 0 })),
+        performance.now(),
+        lastAnsweredAt,
+        QUERY_HOLD_MS,
+        heldSince,
+        MAX_HOLD_MS,
+      );
+      if (!next) return;
+      if ('waitMs' in next) {
+        heldSince ??= performance.now();
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, next.waitMs);
+          wakeHold = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wakeHold = undefined;
+        continue;
+      }
+      const job = next.job.job;
+      if (job.msg.background) heldSince = undefined;
       const r = job.todo?.shift() as number;
       const runs = job.runs as number[][];
       // Someone is searching: the next query waits for one text, not a run of them.

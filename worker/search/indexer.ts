@@ -79,6 +79,12 @@ export class EmbeddingIndexer {
   private openGate: (() => void) | undefined;
   /** A delete asked for its vectors to be wiped: done before the gate, which is for the model's work. */
   private eraseNow = false;
+  /**
+   * pendingCount's last count, kept exact by what the indexer sees (its own batches taken off;
+   * a write, a delete or a rescan drops it): counting scans all of `vectors` (about 100-200 ms at
+   * 100k records, on the worker's thread) and a hybrid query's backlog notice asks for it.
+   */
+  private pendingKnown: number | undefined;
 
   constructor(private readonly o: IndexerOptions) {}
 
@@ -96,6 +102,7 @@ export class EmbeddingIndexer {
   /** Something was written and may need a vector: a pass once writes pause for quietMs. */
   kick(): void {
     this.lastWriteAt = Date.now();
+    this.pendingKnown = undefined;
     this.pass();
   }
 
@@ -130,6 +137,7 @@ export class EmbeddingIndexer {
 
   /** Forget what was checked: the next pass looks at every record again (and tidies the vector files). */
   rescan(): void {
+    this.pendingKnown = undefined;
     this.checkedUpTo.observation = 0;
     this.checkedUpTo.summary = 0;
     this.tidiedAt = 0;
@@ -143,7 +151,7 @@ export class EmbeddingIndexer {
       // A pass waiting at the gate is not at work: nothing to wait for unless records are missing.
       if (this.running && !this.openGate) await this.running;
       else if (this.state === 'unavailable' || this.stopped) return;
-      else if (this.pendingCount() === 0) return;
+      else if (this.countPending() === 0) return;
       else this.rescan();
     }
   }
@@ -157,8 +165,14 @@ export class EmbeddingIndexer {
     this.state = 'stopped';
   }
 
-  /** Records without a current-model vector. Counts whole tables: for status, not per request. */
+  /** Records without a current-model vector: counted once, then kept up to date (pendingKnown). */
   pendingCount(): number {
+    this.pendingKnown ??= this.countPending();
+    return this.pendingKnown;
+  }
+
+  /** Records without a current-model vector, counted now over whole tables. */
+  private countPending(): number {
     const r = this.o.store.get<{ n: number }>(
       `SELECT (SELECT count(*) FROM observations) + (SELECT count(*) FROM session_summaries)
               - (SELECT count(*) FROM vectors WHERE model = ?) AS n`,
@@ -222,6 +236,7 @@ export class EmbeddingIndexer {
       const rows: StoredVector[] = batch.map((c, i) => ({ kind: c.kind, id: c.id, project: c.project, epoch: c.epoch, blob: encodeVector(vectors[i]) }));
       const model = this.model;
       const stored = await this.store(model, rows);
+      if (this.pendingKnown !== undefined) this.pendingKnown = Math.max(0, this.pendingKnown - stored.length);
       this.embedded += stored.length;
       this.rate.stored(stored.length);
       await this.o.semantic.added(stored);
@@ -256,6 +271,7 @@ export class EmbeddingIndexer {
 
   /** Records of this project were deleted: wipe their vectors out of the files soon (not only once files are mostly dead). */
   erase(project: string): void {
+    this.pendingKnown = undefined;
     this.eraseDue.add(project);
     this.tidiedAt = 0;
     // Wiping needs no model and deleted data should leave soon: it does not wait for idle time.
