@@ -21,6 +21,7 @@ import type { Embedder } from './embed/types';
 import type { SemanticIndex, StoredVector } from './semantic';
 import { encodeVector } from './vectors/blob';
 import { BacklogRate } from './backlogRate';
+import { KINDS } from './records';
 import { compactAndSweep, moveBlobsToFiles } from './vectors/upkeep';
 
 export type IndexerState = 'idle' | 'indexing' | 'unavailable' | 'stopped';
@@ -49,7 +50,6 @@ interface Candidate {
   text: string;
 }
 
-const KIND_TABLE = { observation: 'observations', summary: 'session_summaries' } as const;
 /** The vector files are tidied at most this often (each time reads a group-by over `vectors`). */
 const TIDY_MS = 10 * 60_000;
 
@@ -261,7 +261,7 @@ export class EmbeddingIndexer {
         // The record may have gone (or moved project) while it was being embedded: its entry stays unused.
         const res = tx.run(
           `INSERT OR REPLACE INTO vectors (kind, ref_id, project, model, dims, data, created_at, file_gen, file_offset)
-           SELECT ?, ?, ?, ?, ?, x'', ?, ?, ? WHERE EXISTS (SELECT 1 FROM ${KIND_TABLE[r.kind]} WHERE id = ? AND project = ?)`,
+           SELECT ?, ?, ?, ?, ?, x'', ?, ?, ? WHERE EXISTS (SELECT 1 FROM ${KINDS[r.kind].table} WHERE id = ? AND project = ?)`,
           [r.kind, r.id, r.project, model, dims, r.epoch, at.gen, at.offset, r.id, r.project],
         );
         return res.changes > 0;
@@ -326,7 +326,7 @@ export class EmbeddingIndexer {
   /** Scans id windows newest first, yielding between windows so a big store never blocks requests. */
   private async missing(kind: 'observation' | 'summary', limit: number): Promise<Candidate[]> {
     const store = this.o.store;
-    const table = KIND_TABLE[kind];
+    const table = KINDS[kind].table;
     const max = Number(store.get<{ m: number | null }>(`SELECT max(id) AS m FROM ${table}`)?.m ?? 0);
     const floor = this.checkedUpTo[kind];
     const window = this.o.windowSize ?? 2_000;
