@@ -103,7 +103,7 @@ test("a query sent while the indexer's message runs is answered before that mess
 
 test('after a query is answered, indexing runs hold back (a next query finds the model free), then go on', async () => {
   // A hold long enough that the test's order cannot come from timing luck: 2 short texts take well under 2 s.
-  const threadData = { queryHoldMs: 6000 } as EmbedderThreadData;
+  const threadData: EmbedderThreadData = { queryHoldMs: 6000 };
   const e = createLocalEmbedder({ threadScript, idleMs: 60_000, threadData });
   try {
     await e.embed(['load the model and answer a first query']);

@@ -12,17 +12,14 @@ import { MAX_TOKENS, RUN_TOKENS, type EmbedderThreadData, type FromThread, type 
 import { capTokens, nextJob, planRuns } from './embed/runs';
 import { loadUseModel, type UseModel } from './embed/useModel';
 
-/** What the host reads from argv[2]: the shared data, and how long background runs hold back after a query (0: not at all). */
-type HostData = EmbedderThreadData & { queryHoldMs?: number };
-
 /** The worker's side of the channel (data as JSON in argv[2]). */
-function hostPort(): { send: (msg: FromThread) => void; data: HostData } {
+function hostPort(): { send: (msg: FromThread) => void; data: EmbedderThreadData } {
   const send = process.send?.bind(process);
   if (!send) throw new Error('embedder.js runs as a child process of the worker');
   // The worker going away (even killed) closes the channel: nobody is left to answer.
   process.on('disconnect', () => process.exit(0));
   runAllThreadsInBackground(); // V8's helper threads too: they compile the model's WebAssembly
-  return { send: (msg) => send(msg), data: JSON.parse(process.argv[2] ?? '{}') as HostData };
+  return { send: (msg) => send(msg), data: JSON.parse(process.argv[2] ?? '{}') as EmbedderThreadData };
 }
 
 const { send, data } = hostPort();

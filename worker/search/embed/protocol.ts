@@ -12,6 +12,8 @@ export interface EmbedderThreadData {
   maxTokens?: number;
   /** false: the plain wasm binary even where SIMD works (benches). */
   simd?: boolean;
+  /** How long background runs hold back after a query is answered; 0: not at all. Default 500. */
+  queryHoldMs?: number;
 }
 
 /** `background`: the indexer's; a query's message goes first, waiting at most for the run under way. */
