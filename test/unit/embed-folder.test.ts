@@ -10,7 +10,7 @@ import { DEFAULT_SETTINGS } from '../../common/node/config';
 import { EventBus } from '../../worker/events';
 import { Lifecycle } from '../../worker/lifecycle';
 import { nullLogger } from '../../common/node/log';
-import { createWordVectorEmbedder, readFolderManifest, wordsOf } from '../../worker/search/embed/folder';
+import { createFolderEmbedders, createWordVectorEmbedder, readFolderManifest, wordsOf } from '../../worker/search/embed/folder';
 import { LOCAL_MODEL_NAME } from '../../worker/search/embed/protocol';
 import { SearchService } from '../../worker/search/service';
 import { DEFAULT_CONTEXT_SETTINGS } from '../../worker/context/settings';
@@ -64,6 +64,20 @@ describe('model folder embedder', () => {
     assert.throws(() => readFolderManifest(bad), /"format" must be one of word-vectors, use-tfjs/);
     fs.rmSync(path.join(ok, 'vectors.txt'));
     assert.throws(() => readFolderManifest(ok), /vectors\.txt is missing/);
+  });
+
+  it('a use-tfjs folder: both handles on its model process store vectors under the folder name', async () => {
+    const dir = writeModel('use-custom', WORDS, { format: 'use-tfjs' });
+    fs.writeFileSync(path.join(dir, 'model.json'), '{}');
+    // No text is embedded, so no model process starts: the script is never run.
+    const { query, index } = createFolderEmbedders(dir, { threadScript: path.join(dir, 'embedder.js'), idleMs: 1000, batchSize: 8, log: nullLogger });
+    try {
+      assert.deepEqual([query.name, index.name], ['folder:use-custom', 'folder:use-custom']);
+      assert.notEqual(query.name, LOCAL_MODEL_NAME);
+    } finally {
+      await index.close();
+      await query.close();
+    }
   });
 
   it('embeds a text as the normalised mean of its known words; identifiers are split', async () => {

@@ -21,6 +21,8 @@ export interface LocalEmbedderOptions {
   loadTimeoutMs?: number;
   /** Overrides where the host looks for its wasm and model files. */
   threadData?: EmbedderThreadData;
+  /** The name vectors are stored under (a model folder's). Default LOCAL_MODEL_NAME. */
+  name?: string;
   log?: Logger;
 }
 
@@ -62,6 +64,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
   const maxChars = opts.maxChars ?? 2000;
   const callTimeoutMs = opts.callTimeoutMs ?? 120_000;
   const loadTimeoutMs = opts.loadTimeoutMs ?? 120_000;
+  const name = opts.name ?? LOCAL_MODEL_NAME;
   const pending = new Map<number, Pending>();
   const stats: LocalEmbedderStats = { running: false, starts: 0 };
   let worker: ModelHost | undefined;
@@ -166,7 +169,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
     });
 
   return {
-    name: LOCAL_MODEL_NAME,
+    name,
     dims: LOCAL_MODEL_DIMS,
     async embed(texts) {
       if (closed) throw new Error('local embedder is closed');
@@ -185,7 +188,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
     serial(serialBatch, serialIdleMs) {
       const size = Math.max(1, serialBatch);
       return {
-        name: LOCAL_MODEL_NAME,
+        name,
         dims: LOCAL_MODEL_DIMS,
         async embed(texts) {
           if (closed) throw new Error('local embedder is closed');

@@ -62,19 +62,8 @@ export function createFolderEmbedders(dir: string, opts: { threadScript?: string
   }
   if (!opts.threadScript) throw new Error('the embedder thread script (embedder.js) was not found beside the worker');
   // One model process for both (embedder.ts serial()).
-  const query = createLocalEmbedder({ threadScript: opts.threadScript, idleMs: opts.idleMs, log: opts.log, threadData: { modelDir: dir } });
-  return { query: renamed(query, name), index: renamed(query.serial(opts.batchSize, Math.min(opts.idleMs, 60_000)), name) };
-}
-
-function renamed(inner: Embedder, name: string): Embedder {
-  return {
-    name,
-    get dims() {
-      return inner.dims;
-    },
-    embed: (texts) => inner.embed(texts),
-    close: () => inner.close(),
-  };
+  const query = createLocalEmbedder({ threadScript: opts.threadScript, idleMs: opts.idleMs, log: opts.log, threadData: { modelDir: dir }, name });
+  return { query, index: query.serial(opts.batchSize, Math.min(opts.idleMs, 60_000)) };
 }
 
 /** Words of a text as the vector file spells them: identifiers split, optionally lower case. */
