@@ -12,15 +12,17 @@ import { nullLogger } from '../../common/node/log';
 import { EventBus } from '../../worker/events';
 import { Lifecycle } from '../../worker/lifecycle';
 import type { Embedder } from '../../worker/search/embed/types';
+import { SemanticIndex } from '../../worker/search/semantic';
 import { SearchService } from '../../worker/search/service';
 import { DEFAULT_CONTEXT_SETTINGS } from '../../worker/context/settings';
 import { DEFAULT_SEARCH_SETTINGS, type SearchSettings } from '../../worker/search/settings';
 import { encodeVector } from '../../worker/search/vectors/blob';
-import { entrySize, VectorFiles } from '../../worker/search/vectors/files';
+import { entrySize, VectorFiles, type WantedEntry } from '../../worker/search/vectors/files';
 import { compactAndSweep } from '../../worker/search/vectors/upkeep';
 import { deleteObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
+import { readEntry } from '../helpers/vectorFiles';
 import { tempDir, until } from '../helpers/worker';
 
 /** Background indexing as soon as a record is written (the idle-time gate has its own test: search-idle-indexing). */
@@ -264,10 +266,38 @@ describe('vector file upkeep', () => {
       assert.equal(files.size('m', 'p', 2), 500 * entrySize(BIG));
       for (const x of rows) {
         assert.equal(x.gen, 2);
-        assert.deepEqual(files.readOne('m', 'p', 2, { kind: 'observation', id: x.id, dims: BIG, offset: x.offset }), blobOf(x.id));
+        assert.deepEqual(await readEntry(files, 'm', 'p', 2, { kind: 'observation', id: x.id, dims: BIG, offset: x.offset }), blobOf(x.id));
       }
       // Below half dead and no delete to erase: nothing to do.
       assert.deepEqual(await compactAndSweep(store, files, nullLogger, () => false), { compacted: 0, wiped: 0, swept: 0 });
+    } finally {
+      await store.close(false);
+    }
+  });
+
+  it('a scan load reads the vectors whose file was rewritten under it from their new place, and drops none', async () => {
+    const { dataDir, store, located } = await withEntries(1100);
+    /** Vector files that compact the store's file just before the first read: the rows the load selected then name the old, deleted one. */
+    class CompactedUnder extends VectorFiles {
+      first = true;
+      override async readMany(model: string, project: string, gen: number, wanted: WantedEntry[], each: (w: WantedEntry, blob: Uint8Array | undefined) => void): Promise<void> {
+        if (this.first) {
+          this.first = false;
+          assert.equal((await compactAndSweep(store, this, nullLogger, () => false)).compacted, 1);
+        }
+        return super.readMany(model, project, gen, wanted, each);
+      }
+    }
+    try {
+      await store.write((tx) => tx.run('DELETE FROM vectors WHERE ref_id <= 600'));
+      let broken = 0;
+      const semantic = new SemanticIndex({ store, model: 'm', log: nullLogger, files: new CompactedUnder(vectorDir(dataDir)), onBroken: () => broken++ });
+      const hits = await semantic.query(Float32Array.from({ length: BIG }, (_, k) => Math.sin(700 * 13 + k)), 3, { project: 'p' });
+      assert.equal(hits[0].id, 700);
+      assert.deepEqual(semantic.scanStats().items, 500);
+      assert.equal(broken, 0, 'no vector taken for damaged');
+      assert.equal(located().length, 500);
+      assert.ok(located().every((x) => x.gen === 2));
     } finally {
       await store.close(false);
     }
@@ -282,7 +312,7 @@ describe('vector file upkeep', () => {
       assert.deepEqual(await compactAndSweep(store, files, nullLogger, () => false, new Set(['p'])), { compacted: 0, wiped: entrySize(BIG), swept: 0 });
       assert.ok(fs.readFileSync(file).subarray(entrySize(BIG), 2 * entrySize(BIG)).every((b) => b === 0), 'the whole entry is zeros');
       assert.deepEqual(located().map((x) => x.id), [1, 3, 4]);
-      for (const x of located()) assert.deepEqual(files.readOne('m', 'p', 1, { kind: 'observation', id: x.id, dims: BIG, offset: x.offset }), blobOf(x.id));
+      for (const x of located()) assert.deepEqual(await readEntry(files, 'm', 'p', 1, { kind: 'observation', id: x.id, dims: BIG, offset: x.offset }), blobOf(x.id));
       // Torn bytes from a crash before a later append, then another delete: both wiped, the first gap not again.
       fs.appendFileSync(file, Buffer.from([9, 9, 9]));
       const [late] = await files.append('m', 'p', [{ kind: 'observation', id: 5, blob: blobOf(5) }]);
@@ -291,7 +321,7 @@ describe('vector file upkeep', () => {
       assert.deepEqual(await compactAndSweep(store, files, nullLogger, () => false, new Set(['p'])), { compacted: 0, wiped: entrySize(BIG) + 3, swept: 0 });
       assert.equal(fs.readFileSync(file).indexOf(Buffer.from([9, 9, 9])), -1);
       assert.deepEqual(located().map((x) => x.id), [1, 3, 5]);
-      for (const x of located()) assert.deepEqual(files.readOne('m', 'p', 1, { kind: 'observation', id: x.id, dims: BIG, offset: x.offset }), blobOf(x.id));
+      for (const x of located()) assert.deepEqual(await readEntry(files, 'm', 'p', 1, { kind: 'observation', id: x.id, dims: BIG, offset: x.offset }), blobOf(x.id));
     } finally {
       await store.close(false);
     }

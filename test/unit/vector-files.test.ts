@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { encodeVector } from '../../worker/search/vectors/blob';
 import { entrySize, VectorFiles, type WantedEntry } from '../../worker/search/vectors/files';
+import { readEntry } from '../helpers/vectorFiles';
 import { tempDir } from '../helpers/worker';
 
 const DIMS = 8;
@@ -31,7 +32,7 @@ describe('vector files', () => {
       { kind: 'observation', id: 13, dims: DIMS, offset: more[0].offset },
     ];
     assert.deepEqual(await readAll(files, 1, wanted), [blobs[2], blobs[0], vec(4)]);
-    assert.deepEqual(files.readOne('m', 'proj', 1, wanted[1]), blobs[0]);
+    assert.deepEqual(await readEntry(files, 'm', 'proj', 1, wanted[1]), blobs[0]);
     // Another project or model is another file.
     assert.equal(files.list().length, 1);
     await files.append('m2', 'proj', [{ kind: 'observation', id: 10, blob: vec(9) }]);
@@ -39,7 +40,7 @@ describe('vector files', () => {
     assert.equal(files.list().length, 3);
     // A record without a project still gets a file of its own.
     const [noProject] = await files.append('m', '', [{ kind: 'observation', id: 1, blob: vec(5) }]);
-    assert.deepEqual(new VectorFiles(files.dir).readOne('m', '', 1, { kind: 'observation', id: 1, dims: DIMS, offset: noProject.offset }), vec(5));
+    assert.deepEqual(await readEntry(new VectorFiles(files.dir), 'm', '', 1, { kind: 'observation', id: 1, dims: DIMS, offset: noProject.offset }), vec(5));
     assert.equal(files.list().length, 4);
     // Private like the rest of the data dir.
     assert.equal(fs.statSync(files.dir).mode & 0o777, 0o700);
@@ -57,12 +58,12 @@ describe('vector files', () => {
     const want = (id: number, offset: number): WantedEntry => ({ kind: 'observation', id, dims: DIMS, offset });
     const got = await readAll(files, 1, [want(1, locs[0].offset), want(2, locs[1].offset), want(3, locs[2].offset), want(2, locs[2].offset), want(4, locs[2].offset + entrySize(DIMS))]);
     assert.deepEqual(got, [vec(1), undefined, vec(3), undefined, undefined]);
-    assert.equal(files.readOne('m', 'proj', 1, want(2, locs[1].offset)), undefined);
-    assert.equal(files.readOne('m', 'proj', 7, want(1, 0)), undefined, 'a missing file serves nothing');
+    assert.equal(await readEntry(files, 'm', 'proj', 1, want(2, locs[1].offset)), undefined);
+    assert.equal(await readEntry(files, 'm', 'proj', 7, want(1, 0)), undefined, 'a missing file serves nothing');
     // The next append starts after the torn bytes: no row names them.
     const [next] = await files.append('m', 'proj', [{ kind: 'observation', id: 4, blob: vec(4) }]);
     assert.equal(next.offset, 3 * entrySize(DIMS) + 5);
-    assert.deepEqual(files.readOne('m', 'proj', 1, want(4, next.offset)), vec(4));
+    assert.deepEqual(await readEntry(files, 'm', 'proj', 1, want(4, next.offset)), vec(4));
   });
 
   it('rewrites a generation with the kept entries, and sweeps files nobody uses', async () => {

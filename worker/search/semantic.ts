@@ -119,6 +119,20 @@ export class SemanticIndex {
    * indexer embeds those records again.
    */
   private async read(rows: VectorRow[], each: (r: VectorRow, blob: Uint8Array) => void): Promise<void> {
+    const missed = await this.readFiles(rows, each);
+    // A row may have moved meanwhile (a file rewritten, its old one deleted): read it where it is now.
+    const moved: VectorRow[] = [];
+    const broken: VectorRow[] = [];
+    for (const row of missed) {
+      const now = this.o.store.get<VectorRow>(`SELECT ${ROW_COLUMNS} FROM vectors WHERE kind = ? AND ref_id = ? AND model = ?`, [row.kind, row.ref_id, this.o.model]);
+      if (now) (now.file_gen !== row.file_gen || now.file_offset !== row.file_offset ? moved : broken).push(now);
+    }
+    broken.push(...(await this.readFiles(moved, each)));
+    if (broken.length > 0) await this.dropBroken(broken);
+  }
+
+  /** read()'s one pass over the files, each file's entries in one readMany; resolves with the rows whose entry missed. */
+  private async readFiles(rows: VectorRow[], each: (r: VectorRow, blob: Uint8Array) => void): Promise<VectorRow[]> {
     const inFiles = new Map<string, { project: string; gen: number; wanted: (WantedEntry & { row: VectorRow })[] }>();
     for (const r of rows) {
       if (r.file_offset === null || r.file_gen === null) {
@@ -138,23 +152,7 @@ export class SemanticIndex {
         else missed.push(row);
       });
     }
-    // A row may have moved meanwhile (a file rewritten, its old one deleted): read it where it is now.
-    const broken: VectorRow[] = [];
-    for (const row of missed) {
-      const now = this.o.store.get<VectorRow>(`SELECT ${ROW_COLUMNS} FROM vectors WHERE kind = ? AND ref_id = ? AND model = ?`, [row.kind, row.ref_id, this.o.model]);
-      if (!now) continue;
-      const moved = now.file_gen !== row.file_gen || now.file_offset !== row.file_offset;
-      const blob = moved ? this.blobOf(now) : undefined;
-      if (blob) each(now, blob);
-      else broken.push(now);
-    }
-    if (broken.length > 0) await this.dropBroken(broken);
-  }
-
-  /** One row's vector bytes, read synchronously; undefined when missing or failing its check. */
-  private blobOf(row: VectorRow): Uint8Array | undefined {
-    if (row.file_offset === null || row.file_gen === null) return row.data ?? undefined;
-    return this.o.files.readOne(this.o.model, row.project, row.file_gen, { kind: row.kind, id: row.ref_id, dims: row.dims, offset: row.file_offset });
+    return missed;
   }
 
   private async dropBroken(rows: VectorRow[]): Promise<void> {

@@ -170,21 +170,6 @@ export class VectorFiles {
     });
   }
 
-  /** One entry, read synchronously (a handful per query at most). */
-  readOne(model: string, project: string, gen: number, want: WantedEntry): Uint8Array | undefined {
-    let fd: number | undefined;
-    try {
-      fd = fs.openSync(this.filePath(model, project, gen), 'r');
-      const buf = Buffer.alloc(entrySize(want.dims));
-      const n = fs.readSync(fd, buf, 0, buf.length, want.offset);
-      return decodeEntry(buf.subarray(0, n), 0, want)?.slice();
-    } catch {
-      return undefined;
-    } finally {
-      if (fd !== undefined) fs.closeSync(fd);
-    }
-  }
-
   /**
    * Reads the wanted entries of one file, nearby ones in one read. Calls back with each entry's
    * vector bytes (valid during the call only), or undefined when it is missing or fails its check.
