@@ -82,11 +82,8 @@ const n = store.get('SELECT count(*) AS n FROM observations').n;
 const tScan = performance.now();
 await service.semantic.loadScan();
 const scanLoadMs = performance.now() - tScan;
-if (BACKLOG === undefined) {
-  // Every record has a vector: let the indexer's first pass and its tidy (blobs into files) finish first.
-  await service.indexer.drain();
-  for (let i = 0; i < 600 && store.get('SELECT count(*) AS n FROM vectors WHERE file_offset IS NULL').n > 0; i++) await sleep(500);
-}
+// Every record has a vector: let the indexer's first pass finish first.
+if (BACKLOG === undefined) await service.indexer.drain();
 
 // ---- timers around the stages -------------------------------------------------------------
 let cur;

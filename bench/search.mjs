@@ -29,6 +29,7 @@ import { LOCAL_MODEL_NAME } from '../worker/search/embed/protocol.ts';
 import { vectorModelId } from '../worker/search/embedText.ts';
 import { isStopWord } from '../worker/search/ftsQuery.ts';
 import { encodeVector, normalize } from '../worker/search/vectors/blob.ts';
+import { VectorFiles } from '../worker/search/vectors/files.ts';
 import { insertObservation } from '../worker/store/repos/observations.ts';
 import { insertPrompt } from '../worker/store/repos/prompts.ts';
 import { insertSummary } from '../worker/store/repos/summaries.ts';
@@ -138,15 +139,25 @@ async function buildStore(dir, n) {
     });
   }
   const tRows = performance.now();
-  // Vectors for every observation and summary, as the background indexer would have stored them.
+  // Vectors for every observation and summary, as the background indexer would have stored them:
+  // appended to the project's vector file, their places in `vectors`.
+  const vectorFiles = new VectorFiles(path.join(dir, 'vector-data'));
   for (const kind of ['observation', 'summary']) {
     const table = kind === 'observation' ? 'observations' : 'session_summaries';
     let after = 0;
     for (;;) {
       const rows = store.all(`SELECT id, project, created_at FROM ${table} WHERE id > ? ORDER BY id LIMIT 2000`, [after]);
       if (rows.length === 0) break;
+      const placed = [];
+      for (const project of new Set(rows.map((r) => r.project))) {
+        const mine = rows.filter((r) => r.project === project);
+        const locs = await vectorFiles.append(MODEL, project, mine.map((r) => ({ kind, id: r.id, blob: encodeVector(vector()) })));
+        mine.forEach((r, i) => placed.push([r, locs[i]]));
+      }
       await store.write((tx) => {
-        for (const r of rows) tx.run('INSERT INTO vectors (kind, ref_id, project, model, dims, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [kind, r.id, r.project, MODEL, DIMS, encodeVector(vector()), r.created_at]);
+        for (const [r, at] of placed) {
+          tx.run(`INSERT INTO vectors (kind, ref_id, project, model, dims, data, created_at, file_gen, file_offset) VALUES (?, ?, ?, ?, ?, x'', ?, ?, ?)`, [kind, r.id, r.project, MODEL, DIMS, r.created_at, at.gen, at.offset]);
+        }
       });
       after = rows[rows.length - 1].id;
     }

@@ -1,7 +1,8 @@
 // Vectors out of the database, through the real search service on a real store:
 // the indexer appends vectors to their files and SQLite keeps only where they are; a damaged or
-// missing file is embedded again, never served; vectors from older stores move out; a deleted
-// record's vector leaves the files; reembed starts fresh files; the scan is dropped when idle.
+// missing file is embedded again, never served; vectors older stores kept as blobs are embedded
+// again; a deleted record's vector leaves the files; reembed starts fresh files; the scan is
+// dropped when idle.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -20,7 +21,7 @@ import { encodeVector } from '../../worker/search/vectors/blob';
 import { entrySize, VectorFiles, type WantedEntry } from '../../worker/search/vectors/files';
 import { compactAndSweep } from '../../worker/search/vectors/upkeep';
 import { deleteObservation } from '../../worker/store/repos/observations';
-import { migrate } from '../../worker/store/schema';
+import { currentVersion, migrate, SCHEMA_VERSION } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
 import { readEntry } from '../helpers/vectorFiles';
 import { tempDir, until } from '../helpers/worker';
@@ -149,36 +150,48 @@ describe('vectors in their own files', () => {
     }
   });
 
-  it('moves vectors an older store kept in the database out to the files', async () => {
+  it('schema 13 drops the vectors an older store kept in the database; they are embedded again into the files', async () => {
     const dataDir = tempDir('vec-svc-');
     const ids = await seeded(dataDir);
-    // What schema 8 leaves of an older store: each vector as a blob, no file offset, no files.
+    // What schema 12 has of a store from before 8: each vector as a blob, no file offset, no files;
+    // one record (ids[0]) already moved out to a file.
     let s = await open(dataDir);
+    let kept: { ref_id: number; file_gen: number | null; file_offset: number | null }[];
     try {
-      const [vectors] = [await s.embedder.embed(MEMORIES.map((m) => `Discovery ${m}`))];
-      s.embedder.texts.length = 0;
-      await s.idle();
+      const vectors = await s.embedder.embed(MEMORIES.map((m) => `Discovery ${m}`));
       // Two in the int8 form, the third as raw float32 (both forms were once stored).
       const blob = (i: number) => (i < 2 ? encodeVector(vectors[i]) : new Uint8Array(Float32Array.from(vectors[i]).buffer));
-      await s.store.write((tx) => ids.forEach((id, i) => tx.run('UPDATE vectors SET data = ?, file_gen = NULL, file_offset = NULL WHERE ref_id = ?', [blob(i), id])));
+      await s.store.write((tx) => {
+        ids.forEach((id, i) => i > 0 && tx.run('UPDATE vectors SET data = ?, file_gen = NULL, file_offset = NULL WHERE ref_id = ?', [blob(i), id]));
+        tx.run('DELETE FROM schema_version WHERE version > 12');
+      });
+      kept = rows(s.store).filter((x) => x.ref_id === ids[0]);
     } finally {
       await s.close();
     }
-    fs.rmSync(vectorDir(dataDir), { recursive: true });
+    // The migration alone, then the store opened again from its journal without a clean stop (as after a kill).
+    const dbDir = path.join(dataDir, 'db');
+    const st = await Store.open({ dir: dbDir, log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
+    assert.equal(currentVersion(st), 12);
+    assert.equal(rows(st).length, 3);
+    assert.equal(await migrate(st), SCHEMA_VERSION);
+    const replayed = await Store.open({ dir: dbDir, log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
+    for (const x of [st, replayed]) {
+      assert.equal(currentVersion(x), SCHEMA_VERSION);
+      assert.deepEqual(rows(x), kept.map((r) => ({ ...r, bytes: 0 })), 'only the row with a file offset is left');
+    }
+    await replayed.close(false);
+    await st.close(false);
     s = await open(dataDir);
     try {
-      assert.equal((await s.find('keystroke typing'))[0], ids[0], 'blobs are searched before they move');
       await s.idle();
+      assert.deepEqual(s.embedder.texts.map((t) => MEMORIES.findIndex((m) => t.includes(m))).sort(), [1, 2], 'the two dropped records embedded again');
       const r = rows(s.store);
+      assert.equal(r.length, 3);
       assert.ok(r.every((x) => x.bytes === 0 && x.file_offset !== null), JSON.stringify(r));
-      assert.equal(vecFiles(dataDir).length, 1);
-      assert.equal(s.embedder.texts.length, 1, 'moved, not embedded again');
-    } finally {
-      await s.close();
-    }
-    s = await open(dataDir);
-    try {
+      assert.equal((await s.find('postgres schema'))[0], ids[1]);
       assert.equal((await s.find('deploy rollback'))[0], ids[2]);
+      assert.equal((await s.find('keystroke typing'))[0], ids[0]);
     } finally {
       await s.close();
     }

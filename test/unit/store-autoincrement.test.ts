@@ -21,8 +21,8 @@ it('schema 4 adds AUTOINCREMENT and keeps the data of a schema 3 database', asyn
   const s = await open(dir);
   assert.equal(await migrate(s, 3), 3);
   const ids = [await addObservation(s, 'alpha'), await addObservation(s, 'beta'), await addObservation(s, 'gamma')];
-  await s.write((tx) => tx.run(`INSERT INTO vectors (kind, ref_id, project, model, dims, data, created_at) VALUES ('observation', ?, 'proj', 'm', 1, x'00', 1)`, [ids[0]]));
   assert.equal(await migrate(s), SCHEMA_VERSION);
+  await s.write((tx) => tx.run(`INSERT INTO vectors (kind, ref_id, project, model, dims, data, created_at, file_gen, file_offset) VALUES ('observation', ?, 'proj', 'm', 1, x'', 1, 1, 0)`, [ids[0]]));
   assert.match(String(s.get<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE name = 'observations'`)?.sql), /AUTOINCREMENT/);
   assert.deepEqual(s.all<{ id: number; title: string }>('SELECT id, title FROM observations ORDER BY id'), [
     { id: ids[0], title: 'alpha' },
@@ -32,6 +32,7 @@ it('schema 4 adds AUTOINCREMENT and keeps the data of a schema 3 database', asyn
   // Full text, indexes and triggers still work on the rebuilt table.
   assert.deepEqual(s.all<{ docid: number }>(`SELECT docid FROM observations_fts WHERE observations_fts MATCH 'beta'`).map((r) => r.docid), [ids[1]]);
   assert.ok(s.get(`SELECT 1 AS x FROM sqlite_master WHERE type = 'index' AND name = 'observations_by_project'`));
+  assert.ok(s.get('SELECT 1 AS x FROM vectors WHERE ref_id = ?', [ids[0]]));
   await s.write((tx) => tx.run('DELETE FROM observations WHERE id = ?', [ids[0]]));
   assert.equal(s.get('SELECT 1 AS x FROM vectors WHERE ref_id = ?', [ids[0]]), undefined, 'the vector trigger survived the rebuild');
   // The newest id deleted: the next one is still new.

@@ -22,7 +22,7 @@ import type { SemanticIndex, StoredVector } from './semantic';
 import { encodeVector } from './vectors/blob';
 import { BacklogRate } from './backlogRate';
 import { KINDS } from './records';
-import { compactAndSweep, moveBlobsToFiles } from './vectors/upkeep';
+import { compactAndSweep } from './vectors/upkeep';
 
 export type IndexerState = 'idle' | 'indexing' | 'unavailable' | 'stopped';
 
@@ -280,7 +280,7 @@ export class EmbeddingIndexer {
     this.pass();
   }
 
-  /** Moves old blobs out, rewrites mostly-dead files, deletes unused ones: after start and reindex, then at most every TIDY_MS. */
+  /** Rewrites mostly-dead files, deletes unused ones: after start and reindex, then at most every TIDY_MS. */
   private async tidy(): Promise<void> {
     if (this.tidiedAt !== 0 && Date.now() - this.tidiedAt < TIDY_MS) return;
     this.tidiedAt = Date.now();
@@ -288,8 +288,6 @@ export class EmbeddingIndexer {
     this.eraseDue.clear();
     const stopped = () => this.stopped;
     try {
-      const moved = await moveBlobsToFiles(this.o.store, this.o.semantic.files, stopped);
-      if (moved > 0) this.o.log.info('vectors moved from the database to vector files', { moved });
       await compactAndSweep(this.o.store, this.o.semantic.files, this.o.log, stopped, erase);
     } catch (e) {
       for (const p of erase) this.eraseDue.add(p);

@@ -1,6 +1,5 @@
 // Vector search over the stored vectors: SQLite says which records have one and where it is, the
-// bytes are in vector files (vectors/files.ts; rows from before those files keep a blob until the
-// indexer moves it out). Queries are answered by the int8 scan (scan.ts), built from the stored
+// bytes are in vector files (vectors/files.ts). Queries are answered by the int8 scan (scan.ts), built from the stored
 // vectors on first use; the stored vectors are the source of truth and the scan can be thrown away
 // and rebuilt from them. It is dropped after `idleMs` without a vector query, so an idle worker
 // does not hold it.
@@ -41,14 +40,11 @@ interface VectorRow {
   project: string;
   dims: number;
   created_at: number;
-  /** The vector when it is kept in the row (stores from before the files); null otherwise. */
-  data: Uint8Array | null;
-  file_gen: number | null;
-  file_offset: number | null;
+  file_gen: number;
+  file_offset: number;
 }
 
-// `data` is empty for rows whose vector is in a file: not read at all (100k empty blobs cost GC time).
-const ROW_COLUMNS = 'kind, ref_id, project, dims, created_at, CASE WHEN file_offset IS NULL THEN data END AS data, file_gen, file_offset';
+const ROW_COLUMNS = 'kind, ref_id, project, dims, created_at, file_gen, file_offset';
 
 export interface SemanticQuery extends ScanFilter {
   kinds?: readonly SearchKind[];
@@ -114,9 +110,8 @@ export class SemanticIndex {
   }
 
   /**
-   * Hands each row's vector bytes to `each` (valid during the call only): a blob kept in the row,
-   * or the entry its file offset names. Entries that fail their check lose their rows, so the
-   * indexer embeds those records again.
+   * Hands each row's vector bytes to `each` (valid during the call only): the entry its file offset
+   * names. Entries that fail their check lose their rows, so the indexer embeds those records again.
    */
   private async read(rows: VectorRow[], each: (r: VectorRow, blob: Uint8Array) => void): Promise<void> {
     const missed = await this.readFiles(rows, each);
@@ -135,10 +130,6 @@ export class SemanticIndex {
   private async readFiles(rows: VectorRow[], each: (r: VectorRow, blob: Uint8Array) => void): Promise<VectorRow[]> {
     const inFiles = new Map<string, { project: string; gen: number; wanted: (WantedEntry & { row: VectorRow })[] }>();
     for (const r of rows) {
-      if (r.file_offset === null || r.file_gen === null) {
-        if (r.data) each(r, r.data);
-        continue;
-      }
       const key = `${r.file_gen}\u0000${r.project}`;
       let g = inFiles.get(key);
       if (!g) inFiles.set(key, (g = { project: r.project, gen: r.file_gen, wanted: [] }));
@@ -156,7 +147,7 @@ export class SemanticIndex {
   }
 
   private async dropBroken(rows: VectorRow[]): Promise<void> {
-    this.o.log.warn('stored vectors failed their check (a damaged or missing vector file); embedding those records again', { count: rows.length, files: [...new Set(rows.map((r) => this.o.files.fileName(this.o.model, r.project, r.file_gen ?? 0)))].slice(0, 5) });
+    this.o.log.warn('stored vectors failed their check (a damaged or missing vector file); embedding those records again', { count: rows.length, files: [...new Set(rows.map((r) => this.o.files.fileName(this.o.model, r.project, r.file_gen)))].slice(0, 5) });
     try {
       await this.o.store.write((tx) => {
         for (const r of rows) tx.run('DELETE FROM vectors WHERE kind = ? AND ref_id = ? AND model = ? AND file_gen = ? AND file_offset = ?', [r.kind, r.ref_id, this.o.model, r.file_gen, r.file_offset]);

@@ -349,13 +349,17 @@ const MIGRATIONS: Migration[] = [
   // found nothing, a re-read, a repeated test run with the same result) is stored and searchable
   // but not listed or injected.
   [`ALTER TABLE observations ADD COLUMN quiet INTEGER NOT NULL DEFAULT 0`],
+  // 13: the vectors a store from before 8 still kept as blobs in `vectors.data` are dropped (vectors
+  // are derived data: the indexer's start-up pass embeds those records again, into the files);
+  // every row now names its vector's place in a file and `data` stays empty.
+  [`DELETE FROM vectors WHERE file_offset IS NULL`],
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /**
  * The schema every migration above leads to, created at once on an empty database: a new store
- * starts here instead of running the twelve migrations, journaled one by one and replayed by every
+ * starts here instead of running the thirteen migrations, journaled one by one and replayed by every
  * start until a checkpoint (the table rebuilds of 4, the ALTERs that re-read the whole schema, and
  * V8 compiling with TurboFan the 60 more SQLite functions they make hot: 0.15-0.2 CPU s of a fresh
  * start's 1.1-1.3 on the bench machine, bench/worker-start.mjs). The statements are what sqlite_master holds after the migrations, in its order,

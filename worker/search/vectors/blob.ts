@@ -1,8 +1,6 @@
-// How a vector is stored (in a vector file's entry, files.ts; older stores: SQLite's
-// `vectors.data`): L2-normalised, int8-quantised with one float32 scale in front (4 + dims bytes;
-// a 512-d vector is 516 bytes instead of 2048), the form the scan (scan.ts) scores.
-// Measured recall@10 of int8 against float32 is 0.98. A blob of exactly dims * 4
-// bytes (an old row) is read as raw float32, so either form can be read.
+// How a vector is stored (in a vector file's entry, files.ts): L2-normalised, int8-quantised with
+// one float32 scale in front (4 + dims bytes; a 512-d vector is 516 bytes instead of 2048), the
+// form the scan (scan.ts) scores. Measured recall@10 of int8 against float32 is 0.98.
 
 /** A unit vector as stored: int8 values times one scale. */
 export interface Int8Unit {
@@ -18,29 +16,11 @@ export function encodeVector(v: Float32Array): Uint8Array {
   return out;
 }
 
-/**
- * The int8 payload and its scale, without copying an int8 blob; a float32 blob (an old row) is
- * quantised. Undefined when the blob fits neither form of dims.
- */
+/** The int8 payload and its scale, without copying; undefined when the blob is not 4 + dims bytes. */
 export function int8View(blob: Uint8Array, dims: number): Int8Unit | undefined {
-  if (blob.byteLength === dims + 4) {
-    const scale = new DataView(blob.buffer, blob.byteOffset, 4).getFloat32(0, true);
-    return { q: new Int8Array(blob.buffer, blob.byteOffset + 4, dims), scale };
-  }
-  // A copy: the blob's bytes need not be 4-byte aligned.
-  if (blob.byteLength === dims * 4) return quantizeInt8(new Float32Array(blob.slice().buffer, 0, dims));
-  return undefined;
-}
-
-/** The blob in the int8 form (4 + dims bytes), whichever form it was stored in; undefined when it fits neither. */
-export function int8Blob(blob: Uint8Array, dims: number): Uint8Array | undefined {
-  if (blob.byteLength === dims + 4) return blob;
-  const v = int8View(blob, dims);
-  if (!v) return undefined;
-  const out = new Uint8Array(4 + dims);
-  out.set(new Uint8Array(v.q.buffer, v.q.byteOffset, dims), 4);
-  new DataView(out.buffer).setFloat32(0, v.scale, true);
-  return out;
+  if (blob.byteLength !== dims + 4) return undefined;
+  const scale = new DataView(blob.buffer, blob.byteOffset, 4).getFloat32(0, true);
+  return { q: new Int8Array(blob.buffer, blob.byteOffset + 4, dims), scale };
 }
 
 /** L2-normalises in place (a zero vector stays zero) and returns it. */

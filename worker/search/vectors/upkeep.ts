@@ -1,66 +1,15 @@
 // Upkeep of the vector files (files.ts), run by the indexer between batches so it never overlaps an
-// append: moving vectors older stores kept as SQLite blobs out to the files, rewriting a file that
-// is mostly dead entries (records edited, deleted or embedded again), wiping a deleted record's
-// entry in place (zeros) right after the delete, and deleting files no row names any more. Each
-// step writes the new bytes and syncs them before SQLite points at them, and deletes old bytes only
-// after no row points at them: a crash anywhere leaves either place valid.
+// append: rewriting a file that is mostly dead entries (records edited, deleted or embedded
+// again), wiping a deleted record's entry in place (zeros) right after the delete, and deleting
+// files no row names any more. Each step writes the new bytes and syncs them before SQLite points
+// at them, and deletes old bytes only after no row points at them: a crash anywhere leaves either
+// place valid.
 import type { Logger } from '../../../common/node/log';
 import type { Store } from '../../store/store';
-import { int8Blob } from './blob';
 import { entrySize, type FileEntry, type VectorFiles, type VectorKind } from './files';
 
 /** A file is rewritten when it is at least this big and less than half of it is still used. */
 const COMPACT_MIN_BYTES = 1 << 20;
-const MOVE_BATCH = 500;
-
-interface BlobRow {
-  kind: VectorKind;
-  ref_id: number;
-  project: string;
-  model: string;
-  dims: number;
-  data: Uint8Array;
-}
-
-/** Moves vectors stored as blobs (schema before 8) into the files; resolves with how many moved. */
-export async function moveBlobsToFiles(store: Store, files: VectorFiles, stopped: () => boolean): Promise<number> {
-  let moved = 0;
-  for (;;) {
-    if (stopped()) return moved;
-    // Blobs of either stored form (int8 with its scale, or float32); anything else stays as it is.
-    const rows = store.all<BlobRow>(
-      `SELECT kind, ref_id, project, model, dims, data FROM vectors WHERE file_offset IS NULL AND (length(data) = dims + 4 OR length(data) = dims * 4) LIMIT ?`,
-      [MOVE_BATCH],
-    );
-    if (rows.length === 0) return moved;
-    const groups = new Map<string, BlobRow[]>();
-    for (const r of rows) {
-      r.data = int8Blob(r.data, r.dims) as Uint8Array;
-      const key = `${r.model}\u0000${r.project}`;
-      groups.set(key, [...(groups.get(key) ?? []), r]);
-    }
-    const placed: { r: BlobRow; gen: number; offset: number }[] = [];
-    for (const g of groups.values()) {
-      const locs = await files.append(g[0].model, g[0].project, g.map((r): FileEntry => ({ kind: r.kind, id: r.ref_id, blob: r.data })));
-      g.forEach((r, i) => placed.push({ r, ...locs[i] }));
-    }
-    // A row changed meanwhile (deleted, or embedded again into a file) is left as it is.
-    moved += await store.write((tx) => {
-      let n = 0;
-      for (const p of placed) {
-        n += tx.run(`UPDATE vectors SET data = x'', file_gen = ?, file_offset = ? WHERE kind = ? AND ref_id = ? AND model = ? AND file_offset IS NULL`, [
-          p.gen,
-          p.offset,
-          p.r.kind,
-          p.r.ref_id,
-          p.r.model,
-        ]).changes;
-      }
-      return n;
-    });
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
 interface FileUse {
   model: string;
