@@ -265,6 +265,10 @@ export function toTimelineItem(r: RecordInfo): TimelineItem {
   };
 }
 
+/** What becomes one space in a one-line title: a run of white space other than a lone space. */
+const NOT_ONE_SPACE = /\s\s+|[^\S ]/g;
+
 export function oneLine(s: string): string {
-  return s.replace(/\s+/g, ' ').trim();
+  // The same text as replacing every run, without a new string for a title whose words are one space apart.
+  return s.replace(NOT_ONE_SPACE, ' ').trim();
 }

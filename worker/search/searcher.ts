@@ -17,6 +17,28 @@ import { makeSnippet } from './snippet';
 import { expandIdentifiers, identifierPartsOf } from './identifiers';
 import { promptLinked } from './promptLinks';
 
+/**
+ * Where a search's time goes, behind CLAUDE_MEM_SEARCH_STAGES=1 (off by default): each stage's
+ * milliseconds, which the search route sends as a Server-Timing header (bench/scale.mjs prints them
+ * for the slowest searches). Stages are marked in order; a stage's time is from the previous mark.
+ */
+export class SearchStages {
+  static readonly enabled = process.env.CLAUDE_MEM_SEARCH_STAGES === '1';
+  private last = performance.now();
+  readonly marks: [string, number][] = [];
+
+  mark(name: string): void {
+    const now = performance.now();
+    this.marks.push([name, now - this.last]);
+    this.last = now;
+  }
+
+  /** The marks as a Server-Timing header value. */
+  header(): string {
+    return this.marks.map(([n, ms]) => `${n};dur=${ms.toFixed(2)}`).join(', ');
+  }
+}
+
 export interface VectorSide {
   semantic: SemanticIndex;
   /** Why semantic search cannot run now; undefined when it can. */
@@ -34,6 +56,9 @@ const QUERY_CATCH_UP_ROWS = 500;
 const PRIOR_POOL = 100;
 
 export class Searcher {
+  /** The stages of the search under way (SearchStages.enabled only); its synchronous parts mark them. */
+  private stages: SearchStages | undefined;
+
   constructor(
     private readonly store: Store,
     private readonly settings: SearchSettings,
@@ -42,8 +67,9 @@ export class Searcher {
     private readonly noVectors: () => string = () => 'semantic search is not configured',
   ) {}
 
-  async search(req: SearchRequest, now = Date.now()): Promise<SearchResponse> {
+  async search(req: SearchRequest, now = Date.now(), stages?: SearchStages): Promise<SearchResponse> {
     const t0 = performance.now();
+    this.stages = stages;
     const base = { query: req.query, mode: req.mode, limit: req.limit, offset: req.offset };
     const depth = req.offset + req.limit + 1;
     const notices: string[] = [];
@@ -55,6 +81,7 @@ export class Searcher {
       modeUsed = 'browse';
     } else {
       fq = parseFtsQuery(req.query);
+      stages?.mark('parse');
       if (!fq) {
         return { ...base, modeUsed: req.mode, items: [], hasMore: false, tookMs: ms(t0), notice: 'the query has no searchable words' };
       }
@@ -64,6 +91,7 @@ export class Searcher {
     }
     const page = ranked.slice(req.offset, req.offset + req.limit);
     const items = this.rows(page, fq, modeUsed === 'semantic');
+    this.stages = undefined;
     return {
       ...base,
       modeUsed,
@@ -126,14 +154,18 @@ export class Searcher {
   /** BM25 hits of a pool of at least PRIOR_POOL, multiplied by their priors, best first. */
   private async keywordRanked(fq: FtsQuery, f: SearchFilters, depth: number, intents: Set<Intent>): Promise<{ hits: SearchHit[]; capped: boolean }> {
     const s = this.settings;
+    const stages = this.stages;
     const r = await keywordSearch(this.store, fq, f, Math.max(depth, PRIOR_POOL), s.keywordRankCap);
+    stages?.mark('rank');
     const info = this.info(r.hits);
+    stages?.mark('priorRows');
     const hits = r.hits.map((h) => {
       const rec = info.get(`${h.kind}:${h.id}`);
       return rec ? { ...h, score: h.score * prior(rec, intents, s) } : h;
     });
     hits.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
     const ranked = s.demoteDuplicates ? demoteDuplicates(hits, (h) => info.get(`${h.kind}:${h.id}`)?.title) : hits;
+    stages?.mark('priors');
     return { hits: ranked.slice(0, depth), capped: r.capped };
   }
 
@@ -186,6 +218,7 @@ export class Searcher {
       const ids = page.filter((p) => p.kind === kind).map((p) => p.id);
       for (const [id, r] of hydrate(this.store, kind, ids)) info.set(`${kind}:${id}`, r);
     }
+    this.stages?.mark('pageRows');
     const out: SearchRow[] = [];
     for (const p of page) {
       const r = info.get(`${p.kind}:${p.id}`);
@@ -193,6 +226,7 @@ export class Searcher {
       const snippet = fq ? makeSnippet(r.body, semanticOnly ? [] : fq.words) : undefined;
       out.push(toSearchRow(r, fq ? p.score : null, snippet || undefined));
     }
+    this.stages?.mark('snippets');
     return out;
   }
 }

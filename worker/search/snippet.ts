@@ -16,14 +16,21 @@ export function stem(word: string): string {
 const WORD = new RegExp(`[${TOKEN_CHARS}]+`, 'g');
 
 /**
- * What becomes one space: an escaped newline, or a run of white space other than a lone space (the
- * same text as replacing every run, without replacing each space between two words by itself).
+ * The text as one line: an escaped newline, white space, `[` and `]` (a JSON list's) are spaces,
+ * double quotes go, and each run of them is one space (none for a run of quotes alone), trimmed.
+ * One pass (a lone space between two words is no run: left as it is) rather than a copy of the
+ * whole text per rule: a page's snippets were most of what a search allocated.
  */
-const SPACES = /\\n|\s\s+|[^\S ]/g;
+const SEPARATORS = /(?:\\n|[\s[\]"])*(?:\\n|[^\S ]|[[\]"]| {2})(?:\\n|[\s[\]"])*/g;
+const QUOTES = /^"+$/;
+
+export function flatten(text: string): string {
+  return text.replace(SEPARATORS, (run) => (run.charCodeAt(0) === 34 && QUOTES.test(run) ? '' : ' ')).trim();
+}
 
 /** About `width` characters of text around the densest run of query words, matches in **bold**. */
 export function makeSnippet(text: string, words: string[], width = 180): string {
-  const flat = text.replace(SPACES, ' ').replace(/[[\]"]/g, (c) => (c === '"' ? '' : ' ')).replace(/ {2,}/g, ' ').trim();
+  const flat = flatten(text);
   if (flat === '') return '';
   const stems = [...new Set(words.map(stem).filter((s) => s.length > 0))];
   const hits = stems.length > 0 ? findHits(flat, stems) : [];

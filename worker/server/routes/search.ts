@@ -10,6 +10,8 @@ import { fileHistory } from '../../search/byFile';
 import { canAsk } from '../../compression/model';
 import { modelRerank } from '../../search/modelRerank';
 import { optProject, parseSearchRequest } from '../../search/params';
+import { SearchStages } from '../../search/searcher';
+import { GCProfiler } from 'node:v8';
 import { RERANK_TOP } from '../../../common/rerank';
 import { NotFound, timeline } from '../../search/timeline';
 import { toObservation, type ObservationRow } from '../../store/repos/observations';
@@ -22,12 +24,22 @@ export function searchRoutes(app: Hono, ctx: AppContext): void {
   const service = () => ctx.search;
 
   app.get('/api/search', async (c) => {
-    const req = parseSearchRequest((name) => c.req.query(name));
-    const rerank = c.req.query('rerank');
+    // CLAUDE_MEM_SEARCH_STAGES=1: where the time went, as a Server-Timing header (searcher.ts).
+    const stages = SearchStages.enabled ? new SearchStages() : undefined;
+    const gc = stages ? new GCProfiler() : undefined;
+    gc?.start();
+    const chunkReads = stages ? (ctx.store.pageCache?.reads ?? 0) : 0;
+    // The query string parsed once: each c.req.query(name) parses all of it again when it holds
+    // an escape (a '+' or '%', as every query of two words does), and a search reads about 15 names.
+    const params = c.req.query();
+    const param = (name: string): string | undefined => params[name];
+    const req = parseSearchRequest(param);
+    const rerank = param('rerank');
     if (rerank !== undefined && rerank !== 'model' && rerank !== 'off') throw new BadRequest('rerank must be "model" or "off"');
     // The model reorders the first page only: it reads the best RERANK_TOP rows, the page is cut after.
     const byModel = rerank === 'model' && req.offset === 0 && req.query.trim() !== '';
-    const res = await service().searcher.search(byModel ? { ...req, limit: Math.max(req.limit, RERANK_TOP) } : req);
+    stages?.mark('params');
+    const res = await service().searcher.search(byModel ? { ...req, limit: Math.max(req.limit, RERANK_TOP) } : req, Date.now(), stages);
     if (byModel) {
       const r = await modelRerank(req.query, res.items, canAsk(ctx.compressor) ? ctx.compressor : undefined, { log: ctx.log });
       res.hasMore = res.hasMore || r.rows.length > req.limit;
@@ -37,8 +49,21 @@ export function searchRoutes(app: Hono, ctx: AppContext): void {
     }
     // Freshness: the stale mark and the branch on observation rows (docs/freshness.md).
     const fs = freshnessSettings(ctx);
-    if (fs.enabled) res.items = annotateRows(ctx.store, res.items, branchView(ctx.store, req.filters.project, (n) => c.req.query(n)), fs);
-    return c.json({ ...res, items: labelTeamItems(ctx.store, res.items) });
+    if (fs.enabled) res.items = annotateRows(ctx.store, res.items, branchView(ctx.store, req.filters.project, param), fs);
+    stages?.mark('freshness');
+    const body = { ...res, items: labelTeamItems(ctx.store, res.items) };
+    stages?.mark('labels');
+    // As bytes: written as they are (a string reply is measured, then encoded as it is written).
+    const bytes = Buffer.from(JSON.stringify(body));
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (stages) {
+      stages.mark('json');
+      const collected = gc?.stop()?.statistics ?? [];
+      // The GC pauses inside the request (ms, count) and the page cache's chunks read from disk for it.
+      stages.marks.push(['gc', collected.reduce((n, g) => n + g.cost / 1000, 0)], ['gcs', collected.length], ['chunkReads', (ctx.store.pageCache?.reads ?? 0) - chunkReads]);
+      headers['server-timing'] = stages.header();
+    }
+    return c.body(bytes, 200, headers);
   });
 
   app.get('/api/search/by-file', (c) => byFile(c, ctx));
