@@ -165,31 +165,31 @@ describe('Store with pageCacheBytes (opt-in)', () => {
   it('takes a delta on its own once writes leave more than dirtyDeltaBytes dirty, however little journal they wrote', async () => {
     const { Store } = await import('../../worker/store/store');
     const { nullLogger } = await import('../../common/node/log');
-    const dir = path.join(tempDir('paged-dirty-'), 'db');
-    const bound = 512 << 10;
-    // No journal-driven checkpoints: bulkDeltaBytes 0 and a huge snapshotJournalBytes.
-    const open = (dirtyDeltaBytes?: number) => Store.open({ dir, log: nullLogger, snapshotJournalBytes: 1 << 40, bulkDeltaBytes: 0, deltaMinBytes: 0, replicaScript: null, pageCacheBytes: 1 << 20, dirtyDeltaBytes });
-    let store = await open();
-    await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)'));
-    await store.write((tx) => { for (let i = 0; i < 3000; i++) tx.run('INSERT INTO t (body) VALUES (?)', [`${i} ${'w'.repeat(600)}`]); });
-    await store.close(true);
-    const checkpoints = () => fs.readdirSync(dir).filter((n) => /^(delta|snapshot)-\d+\.db$/.test(n)).length;
-    const before = checkpoints();
-    store = await open(bound);
-    try {
-      // Small transactions that each touch rows all over the table: little journal, many chunks.
-      for (let k = 0; k < 12; k++) await store.write((tx) => tx.run('UPDATE t SET body = ? WHERE id % 40 = ?', [`edited ${k}`, k]));
-      await store.snapshot(false, false, true).catch(() => undefined); // joins the one under way, if any
-      assert.ok(checkpoints() > before + 1, `checkpoints taken by the writes: ${checkpoints() - before}`);
-      assert.ok((store.pageCache?.dirtyBytes ?? Infinity) <= 2 * bound, `dirty ${store.pageCache?.dirtyBytes}`);
-    } finally {
-      await store.close(false);
-    }
-    store = await open();
-    try {
-      assert.equal(store.get<{ n: number }>("SELECT count(*) AS n FROM t WHERE body LIKE 'edited %'")?.n, 12 * 75);
-    } finally {
-      await store.close(false);
-    }
+    // The same small writes with the default bound (32 MiB, never reached here) and with 512 KiB.
+    const run = async (dirtyDeltaBytes: number | undefined) => {
+      const dir = path.join(tempDir('paged-dirty-'), 'db');
+      // No journal-driven checkpoints: bulkDeltaBytes 0 and a huge snapshotJournalBytes.
+      const open = () => Store.open({ dir, log: nullLogger, snapshotJournalBytes: 1 << 40, bulkDeltaBytes: 0, deltaMinBytes: 0, replicaScript: null, pageCacheBytes: 1 << 20, dirtyDeltaBytes });
+      let store = await open();
+      await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)'));
+      await store.write((tx) => { for (let i = 0; i < 3000; i++) tx.run('INSERT INTO t (body) VALUES (?)', [`${i} ${'w'.repeat(600)}`]); });
+      await store.close(true);
+      const deltas = () => fs.readdirSync(dir).filter((n) => /^delta-\d+\.db$/.test(n)).length;
+      store = await open();
+      try {
+        // Small transactions that each touch rows all over the table: little journal, many chunks.
+        for (let k = 0; k < 12; k++) await store.write((tx) => tx.run('UPDATE t SET body = ? WHERE id % 40 = ?', [`edited ${k}`, k]));
+        for (let t = 0; t < 40 && deltas() === 0; t++) await new Promise((r) => setTimeout(r, 50));
+        return deltas();
+      } finally {
+        await store.close(false);
+        store = await open();
+        assert.equal(store.get<{ n: number }>("SELECT count(*) AS n FROM t WHERE body LIKE 'edited %'")?.n, 12 * 75);
+        await store.close(false);
+      }
+    };
+    const unbounded = await run(undefined);
+    const bounded = await run(512 << 10);
+    assert.ok(bounded > unbounded, `deltas taken by the writes: ${bounded} with the bound, ${unbounded} without`);
   });
 });
