@@ -133,4 +133,63 @@ describe('Store with pageCacheBytes (opt-in)', () => {
       await store.close(false);
     }
   });
+
+  it('gives the cache back to its budget once a checkpoint has written the dirty chunks a big write held', async () => {
+    const { Store } = await import('../../worker/store/store');
+    const { nullLogger } = await import('../../common/node/log');
+    const dir = path.join(tempDir('paged-trim-'), 'db');
+    const budget = 1 << 20; // half of it for the chunks here (splitPageCache)
+    const open = () => Store.open({ dir, log: nullLogger, snapshotJournalBytes: 1 << 40, bulkDeltaBytes: 0, deltaMinBytes: 0, replicaScript: null, pageCacheBytes: budget });
+    let store = await open();
+    await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)'));
+    await store.close(true);
+    store = await open();
+    try {
+      // One transaction of about 6 MB: every chunk it writes is held dirty, far past the budget.
+      await store.write((tx) => {
+        for (let i = 0; i < 6000; i++) tx.run('INSERT INTO t (body) VALUES (?)', [`${i} ${'y'.repeat(1000)}`]);
+      });
+      const before = store.pageCache;
+      assert.ok(before && before.dirtyBytes > 4 * budget, `dirty ${before?.dirtyBytes}`);
+      await store.snapshot(); // a delta or a full snapshot: both settle the chunks they wrote
+      const after = store.pageCache;
+      assert.equal(after?.dirtyBytes, 0);
+      assert.ok((after?.cachedBytes ?? Infinity) <= budget / 2, `cached ${after?.cachedBytes} of a ${budget / 2} budget`);
+      assert.equal(store.get<{ n: number }>('SELECT count(*) AS n FROM t')?.n, 6000);
+      assert.equal(store.get<{ n: number }>("SELECT count(*) AS n FROM t WHERE body LIKE '5999 %'")?.n, 1);
+    } finally {
+      await store.close(false);
+    }
+  });
+
+  it('takes a delta on its own once writes leave more than dirtyDeltaBytes dirty, however little journal they wrote', async () => {
+    const { Store } = await import('../../worker/store/store');
+    const { nullLogger } = await import('../../common/node/log');
+    // The same small writes with the default bound (32 MiB, never reached here) and with 512 KiB.
+    const run = async (dirtyDeltaBytes: number | undefined) => {
+      const dir = path.join(tempDir('paged-dirty-'), 'db');
+      // No journal-driven checkpoints: bulkDeltaBytes 0 and a huge snapshotJournalBytes.
+      const open = () => Store.open({ dir, log: nullLogger, snapshotJournalBytes: 1 << 40, bulkDeltaBytes: 0, deltaMinBytes: 0, replicaScript: null, pageCacheBytes: 1 << 20, dirtyDeltaBytes });
+      let store = await open();
+      await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)'));
+      await store.write((tx) => { for (let i = 0; i < 3000; i++) tx.run('INSERT INTO t (body) VALUES (?)', [`${i} ${'w'.repeat(600)}`]); });
+      await store.close(true);
+      const deltas = () => fs.readdirSync(dir).filter((n) => /^delta-\d+\.db$/.test(n)).length;
+      store = await open();
+      try {
+        // Small transactions that each touch rows all over the table: little journal, many chunks.
+        for (let k = 0; k < 12; k++) await store.write((tx) => tx.run('UPDATE t SET body = ? WHERE id % 40 = ?', [`edited ${k}`, k]));
+        for (let t = 0; t < 40 && deltas() === 0; t++) await new Promise((r) => setTimeout(r, 50));
+        return deltas();
+      } finally {
+        await store.close(false);
+        store = await open();
+        assert.equal(store.get<{ n: number }>("SELECT count(*) AS n FROM t WHERE body LIKE 'edited %'")?.n, 12 * 75);
+        await store.close(false);
+      }
+    };
+    const unbounded = await run(undefined);
+    const bounded = await run(512 << 10);
+    assert.ok(bounded > unbounded, `deltas taken by the writes: ${bounded} with the bound, ${unbounded} without`);
+  });
 });

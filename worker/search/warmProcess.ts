@@ -51,7 +51,8 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const { dir, terms, pageCacheBytes } = JSON.parse(process.argv[2] ?? '{}') as WarmProcessData;
   const SQL = await loadSqlJs();
-  const { db, report } = recover(SQL, dir, { quarantine: false, emptySchema: createSchema, pageCacheBytes });
+  // It only reads: the index merges a stop left in the journal would be held here as dirty chunks.
+  const { db, report } = recover(SQL, dir, { quarantine: false, emptySchema: createSchema, pageCacheBytes, skipIndexMerges: true });
   try {
     // Lists stand for every row up to their highest id (the worker merges in only rows after it):
     // from files missing a write in the middle (a journal pruned while this process read them, a

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { readSegmentOf } from './coldJournal';
 import { listSegments, segmentName } from './journal';
-import { decodeTx } from './records';
+import { decodeTx, type Statement } from './records';
 import { listSnapshots, openSnapshot, snapshotBytesOf, snapshotName } from './snapshot';
 import { coldName, thawSnapshot, thawToMemory } from './coldSnapshot';
 import { LazyFileBytes } from './lazyFile';
@@ -70,6 +70,21 @@ export interface RecoveryOptions {
   pageCacheBytes?: number;
   /** With the page cache: a chain at most this large is read whole and checked at open (chain.ts; tests lower it). */
   verifyAtOpenBytes?: number;
+  /**
+   * Leave out the records that only merge a full-text index (isIndexMergeTx): a reader that never
+   * writes (the list warm-up) gets the same rows and words without rewriting the index. With the
+   * page cache every chunk a merge step touches is held dirty until a checkpoint, which a reader
+   * never takes: at 100k records the 493 steps one stop left in the journal held 99 MB.
+   */
+  skipIndexMerges?: boolean;
+}
+
+/** FTS4's layout commands: they rewrite a full-text index's segments, never its rows or words. */
+const INDEX_MERGE = /^INSERT INTO (\w+)\(\1\) VALUES \('(?:merge=\d+,\d+|automerge=\d+|optimize)'\)$/;
+
+/** Whether a journal record does nothing but merge full-text indexes (ftsMerge.ts writes these). */
+export function isIndexMergeTx(stmts: Statement[]): boolean {
+  return stmts.length > 0 && stmts.every(([sql, params]) => params.length === 0 && INDEX_MERGE.test(sql));
 }
 
 /** The page cache under a connection opened with pageCacheBytes (store.ts closes and rebases it). */
@@ -182,7 +197,8 @@ export function recover(SQL: SqlJsStatic, dir: string, opts: RecoveryOptions): {
     if (read.tail && isLast && read.tail.torn && opts.quarantine && file.endsWith('.log')) truncateQuiet(file, read.tail.offset);
     for (const payload of read.records) {
       try {
-        applyTx(cache, decodeTx(payload));
+        const stmts = decodeTx(payload);
+        if (!opts.skipIndexMerges || !isIndexMergeTx(stmts)) applyTx(cache, stmts);
         report.recordsReplayed += 1;
         if (payload.includes(ERASE_MARK_JSON)) report.erasures += 1;
       } catch (e) {
