@@ -764,7 +764,6 @@ export class Store {
       .reduce((n, g) => n + sizeOf(path.join(dir, segmentName(g))), 0);
   }
 
-  /** The page cache's figures when the database is served through one (pageCacheBytes). */
   /**
    * For a bulk writer (an import), between its transactions: while more than `maxDirtyBytes` of
    * page-cache chunks wait for a checkpoint, waits for the one under way (or takes a delta), so the
@@ -782,6 +781,7 @@ export class Store {
     }
   }
 
+  /** The page cache's figures when the database is served through one (pageCacheBytes). */
   get pageCache(): ReturnType<typeof pagedStats> {
     return pagedStats(this.db);
   }
