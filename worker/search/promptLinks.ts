@@ -26,8 +26,8 @@ import type { SearchSettings } from './settings';
 /** Prompts searched for each query. */
 const PROMPT_DEPTH = 10;
 
-/** The settings it reads: the priors' weights, keywordMinRelative (weaker prompts do not lend) and keywordRankCap. */
-type PromptLinkSettings = PriorWeights & Pick<SearchSettings, 'keywordMinRelative' | 'keywordRankCap'>;
+/** The settings it reads: the priors' weights and keywordMinRelative (weaker prompts do not lend). */
+type PromptLinkSettings = PriorWeights & Pick<SearchSettings, 'keywordMinRelative'>;
 
 type Db = Pick<Store, 'all' | 'get'>;
 
@@ -36,14 +36,14 @@ export async function promptLinked(store: Db, fq: FtsQuery, f: SearchFilters, in
   const wantObs = f.kinds.includes('observation');
   const wantSums = f.kinds.includes('summary') && intents.has('outcome');
   if (!wantObs && !wantSums) return [];
-  const found = await keywordSearch(store, fq, { kinds: ['prompt'], project: f.project, platform: f.platform }, PROMPT_DEPTH, o.keywordRankCap);
-  if (found.hits.length === 0) return [];
-  const texts = hydratePriors(store, 'prompt', found.hits.map((h) => h.id));
+  const found = await keywordSearch(store, fq, { kinds: ['prompt'], project: f.project, platform: f.platform }, PROMPT_DEPTH);
+  if (found.length === 0) return [];
+  const texts = hydratePriors(store, 'prompt', found.map((h) => h.id));
   const key = (id: number) => titleKey(texts.get(id)?.title ?? '');
   const repeats = new Map<string, number>();
-  for (const h of found.hits) repeats.set(key(h.id), (repeats.get(key(h.id)) ?? 0) + 1);
-  const floor = o.keywordMinRelative * found.hits[0].score;
-  const prompts = found.hits.filter((h) => h.score >= floor && repeats.get(key(h.id)) === 1);
+  for (const h of found) repeats.set(key(h.id), (repeats.get(key(h.id)) ?? 0) + 1);
+  const floor = o.keywordMinRelative * found[0].score;
+  const prompts = found.filter((h) => h.score >= floor && repeats.get(key(h.id)) === 1);
   if (prompts.length === 0) return [];
 
   // Each prompt's records: its observations (same session and prompt number), and for a status
