@@ -17,6 +17,7 @@
 //     matches when first searched, then a few thousand list entries per query.
 import type { SearchKind } from '../../common/contract';
 import type { Store } from '../store/store';
+import { untilWrite } from '../store/untilWrite';
 import { idf } from './bm25';
 import { ftsRowCount } from './docLengths';
 import type { FtsQuery } from './ftsQuery';
@@ -43,26 +44,17 @@ interface Freq {
 const caches = new WeakMap<object, Map<string, Freq>>();
 
 /**
- * Rows in the table and its highest id, both current: the count from the full-text index's stat
- * row (a lookup), not count(*) (an index walk: milliseconds at 100k rows, which a search paid every
- * 10 s per table).
+ * Rows in the table and its highest id, both current, kept until the store's next write: the count
+ * from the full-text index's stat row (a lookup), not count(*) (an index walk: milliseconds at 100k
+ * rows).
  */
 function tableSize(store: Db, k: KindTable): { rows: number; maxId: number } {
-  // Kept while the store's write count stands (Store.writes: no read can differ meanwhile).
-  const writes = (store as { writes?: unknown }).writes;
-  let kept = sizes.get(store);
-  const hit = kept?.get(k.table);
-  if (typeof writes === 'number' && hit?.writes === writes) return hit;
-  const maxId = Number(store.get<{ m: number | null }>(`SELECT max(id) AS m FROM ${k.table}`)?.m ?? 0);
-  const rows = maxId === 0 ? 0 : Math.min(ftsRowCount(store, k) ?? Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.table}`)?.n ?? 0), maxId);
-  if (typeof writes === 'number') {
-    if (!kept) sizes.set(store, (kept = new Map()));
-    kept.set(k.table, { rows, maxId, writes });
-  }
-  return { rows, maxId };
+  return untilWrite(store, `size\u0000${k.table}`, () => {
+    const maxId = Number(store.get<{ m: number | null }>(`SELECT max(id) AS m FROM ${k.table}`)?.m ?? 0);
+    const rows = maxId === 0 ? 0 : Math.min(ftsRowCount(store, k) ?? Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.table}`)?.n ?? 0), maxId);
+    return { rows, maxId };
+  });
 }
-
-const sizes = new WeakMap<object, Map<string, { rows: number; maxId: number; writes: number }>>();
 
 /**
  * Rows in the full-text table that contain the phrase (cached per store). A cached count is an
