@@ -38,7 +38,7 @@ export async function promptLinked(store: Db, fq: FtsQuery, f: SearchFilters, in
   if (!wantObs && !wantSums) return [];
   const found = await keywordSearch(store, fq, { kinds: ['prompt'], project: f.project, platform: f.platform }, PROMPT_DEPTH);
   if (found.length === 0) return [];
-  const texts = hydratePriors(store, 'prompt', found.map((h) => h.id));
+  const texts = hydratePriors(store, 'prompt', found.map((h) => h.id), false);
   const key = (id: number) => titleKey(texts.get(id)?.title ?? '');
   const repeats = new Map<string, number>();
   for (const h of found) repeats.set(key(h.id), (repeats.get(key(h.id)) ?? 0) + 1);
@@ -55,7 +55,7 @@ export async function promptLinked(store: Db, fq: FtsQuery, f: SearchFilters, in
   const byPrompt = new Map<number, PriorInfo[]>();
   for (const [kind, join] of joins) {
     const rows = store.all<{ prompt: number; id: number }>(`SELECT p.id AS prompt, c.id AS id FROM user_prompts p ${join} WHERE p.id IN (SELECT value FROM json_each(?))`, [ids]);
-    const info = hydratePriors(store, kind, rows.map((r) => r.id));
+    const info = hydratePriors(store, kind, rows.map((r) => r.id), f.platform !== undefined);
     for (const r of rows) {
       const rec = info.get(r.id);
       if (rec && matchesFilters(rec, f)) byPrompt.set(r.prompt, [...(byPrompt.get(r.prompt) ?? []), rec]);

@@ -194,8 +194,8 @@ export class Searcher {
 
   private filterHits(hits: SearchHit[], f: SearchFilters, intents: Set<Intent>): SearchHit[] {
     // The lean rows (no body text): a pool of 100 vector hits is read on every semantic query.
-    const obs = hydratePriors(this.store, 'observation', hits.filter((h) => h.kind === 'observation').map((h) => h.id));
-    const sums = hydratePriors(this.store, 'summary', hits.filter((h) => h.kind === 'summary').map((h) => h.id));
+    const obs = hydratePriors(this.store, 'observation', hits.filter((h) => h.kind === 'observation').map((h) => h.id), f.platform !== undefined);
+    const sums = hydratePriors(this.store, 'summary', hits.filter((h) => h.kind === 'summary').map((h) => h.id), f.platform !== undefined);
     const s = this.settings;
     const out: (SearchHit & { title: string })[] = [];
     // Hubness correction (density.ts): a hit among look-alikes pays for their closeness.
