@@ -65,7 +65,7 @@ const s = DEFAULT_SEARCH_SETTINGS;
 const filters = { kinds: ['observation'] };
 const queries = Array.from({ length: QUERIES }, () => parseFtsQuery(Array.from({ length: int(4, 8) }, topicWord).join(' '))).filter(Boolean);
 const sides = {
-  keyword: (q) => keywordSearch(store, q, filters, 100, s.keywordRankCap),
+  keyword: (q) => keywordSearch(store, q, filters, 100),
   prompts: (q) => promptLinked(store, q, filters, new Set(), s),
 };
 let lent = 0;

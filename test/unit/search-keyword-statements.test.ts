@@ -48,8 +48,8 @@ describe('keyword search statements once the vocabulary is read', () => {
   const search = async (q: string, depth = 20) => {
     const fq = parseFtsQuery(q);
     assert.ok(fq);
-    const r = await keywordSearch(rec.db, fq, { kinds: ['observation'] }, depth, 0);
-    return r.hits.map((h) => ({ id: h.id, score: Math.round(h.score * 1e9) }));
+    const hits = await keywordSearch(rec.db, fq, { kinds: ['observation'] }, depth);
+    return hits.map((h) => ({ id: h.id, score: Math.round(h.score * 1e9) }));
   };
 
   it('ranks a word searched for the first time in one full-text statement, counting nothing', async () => {

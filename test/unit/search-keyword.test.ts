@@ -1,8 +1,9 @@
 // Keyword search over a real sql.js store holding the synthetic history: query sanitising (any
-// input answers rows or nothing, never an error), BM25 ranking, every filter, paging, the rank
-// cap, snippets, browsing without a query, and the keyword fallback when vectors are unavailable.
+// input answers rows or nothing, never an error), BM25 ranking, every filter, paging, every match
+// ranked, snippets, browsing without a query, and the keyword fallback when vectors are unavailable.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { nullLogger } from '../../common/node/log';
 import type { SearchMode } from '../../common/contract';
@@ -10,7 +11,8 @@ import { bm25, idf, registerSearchFunctions } from '../../worker/search/bm25';
 import { parseFtsQuery } from '../../worker/search/ftsQuery';
 import { parseSearchRequest, type SearchFilters } from '../../worker/search/params';
 import { Searcher } from '../../worker/search/searcher';
-import { DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
+import { KINDS } from '../../worker/search/records';
+import { DEFAULT_SEARCH_SETTINGS, readSearchConfig } from '../../worker/search/settings';
 import { makeSnippet } from '../../worker/search/snippet';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
@@ -214,11 +216,17 @@ describe('filters', () => {
 });
 
 describe('limits and fallbacks', () => {
-  it('ranks only the newest matches past the cap, and says so', async () => {
-    const capped = new Searcher(store, { ...DEFAULT_SEARCH_SETTINGS, keywordRankCap: 100 }, undefined);
-    const r = await capped.search({ query: 'src', mode: 'keyword', filters: { kinds: ['observation'] }, limit: 20, offset: 0 }, history.fixtureNow);
-    assert.match(r.notice ?? '', /newest 100 were ranked/);
-    assert.equal(r.items.length, 20);
+  it('ignores a keywordRankCap left in settings.json: every match is ranked, the oldest too', async () => {
+    const dir = tempDir('search-kw-cap-');
+    fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify({ search: { keywordRankCap: 100 } }));
+    const { search: settings } = readSearchConfig(dir, {});
+    assert.equal('keywordRankCap' in settings, false);
+    const k = KINDS.observation;
+    const matches = store.all<{ id: number }>(`SELECT docid AS id FROM ${k.fts} WHERE ${k.fts} MATCH '"src"'`).map((m) => m.id);
+    assert.ok(matches.length > 100, `more matches than the old cap: ${matches.length}`);
+    const r = await new Searcher(store, settings, undefined).search({ query: 'src', mode: 'keyword', filters: { kinds: ['observation'] }, limit: matches.length, offset: 0 }, history.fixtureNow);
+    assert.equal(r.notice, undefined);
+    assert.deepEqual(r.items.map((i) => i.id).sort((a, b) => a - b), matches.sort((a, b) => a - b));
   });
 
   it('hybrid and semantic fall back to keyword with a visible notice when there is no vector side', async () => {

@@ -63,8 +63,8 @@ async function found(store: Store, word: string, project?: string): Promise<numb
   const q = parseFtsQuery(word);
   assert.ok(q);
   const f: SearchFilters = { kinds: ['observation'], ...(project ? { project } : {}) };
-  const r = await keywordSearch(store, q, f, 100_000, 0);
-  return r.hits.map((h) => h.id).sort((a, b) => a - b);
+  const hits = await keywordSearch(store, q, f, 100_000);
+  return hits.map((h) => h.id).sort((a, b) => a - b);
 }
 
 /** What exists: the rows the full-text index matches, in the project when given. */

@@ -114,3 +114,17 @@ test('hybrid: a question about how it ended is lent the session summary', async 
   const symptom = await refs(on, QUESTION, 'hybrid', ['observation', 'summary']);
   assert.ok(!symptom.includes('S1') && symptom.slice(0, 3).includes('2'), symptom.join(','));
 });
+
+test('hybrid: the platform filter holds for the vector list and for what prompts lend', async () => {
+  const on = await service();
+  const ids = async (platform: string) => {
+    const r = await on.searcher.search({ query: QUESTION, mode: 'hybrid', filters: { project: 'p', kinds: ['observation'], platform }, limit: 10, offset: 0 }, T0 + 86_400_000);
+    assert.equal(r.modeUsed, 'hybrid');
+    return r.items.map((i) => String(i.id));
+  };
+  // Every session is Claude Code's: filtered to it, the vector list's pick and the lent record stay.
+  const same = await ids('claude-code');
+  assert.ok(same.includes('3') && same.includes('2'), same.join(','));
+  // Another platform: nothing, not the vector list's pick either.
+  assert.deepEqual(await ids('vscode'), []);
+});

@@ -50,8 +50,8 @@ describe('reads kept until the next write', () => {
   const search = async (q: string, depth = 20) => {
     const fq = parseFtsQuery(q);
     assert.ok(fq);
-    const r = await keywordSearch(rec.db, fq, { kinds: ['observation'] }, depth, 0);
-    return r.hits.map((h) => ({ id: h.id, score: Math.round(h.score * 1e9) }));
+    const hits = await keywordSearch(rec.db, fq, { kinds: ['observation'] }, depth);
+    return hits.map((h) => ({ id: h.id, score: Math.round(h.score * 1e9) }));
   };
 
   it('ranks new words without reading the lengths or averages again while nothing was written', async () => {

@@ -12,16 +12,13 @@
 //   - a multi-word query ranks the OR of its words (BM25 favours rows that have more of them), but
 //     leaves out words in more than COMMON_SHARE of the rows while a rarer word remains (their BM25
 //     weight is near zero), and keeps only the two rarest when every word is common;
-//   - every row that matches the kept words is ranked, however old (the default): the exact top k
-//     comes from per-phrase impact lists (termLists.ts, topK.ts), so a common word costs one
-//     ranking of its matches when first searched, then a few thousand list entries per query;
-//   - with `keywordRankCap` set (opt-in), only about that many matches per kind are ranked: the
-//     newest (by rowid, which follows insertion time; the window is estimated from the
-//     frequencies) and the result says `capped`. When a capped query has a word rarer than the cap
-//     and no common word, the AND of all its words (complete, and cheap then) is ranked as well.
+//   - every row that matches the kept words is ranked, however old: the exact top k comes from
+//     per-phrase impact lists (termLists.ts, topK.ts), so a common word costs one ranking of its
+//     matches when first searched, then a few thousand list entries per query.
 import type { SearchKind } from '../../common/contract';
 import type { Store } from '../store/store';
-import { bm25Idf, idf } from './bm25';
+import { untilWrite } from '../store/untilWrite';
+import { idf } from './bm25';
 import { ftsRowCount } from './docLengths';
 import type { FtsQuery } from './ftsQuery';
 import type { SearchFilters } from './params';
@@ -29,12 +26,6 @@ import { filterSql, KINDS, type KindTable } from './records';
 import { COMMON_SHARE, rareList, vocabularyDf } from './termLists';
 import { exactTopK } from './topK';
 import type { SearchHit } from './hit';
-
-export interface KeywordResult {
-  hits: SearchHit[];
-  /** Some kind had more matches than the cap: only the newest were ranked. */
-  capped: boolean;
-}
 
 type Db = Pick<Store, 'all' | 'get'>;
 
@@ -53,26 +44,17 @@ interface Freq {
 const caches = new WeakMap<object, Map<string, Freq>>();
 
 /**
- * Rows in the table and its highest id, both current: the count from the full-text index's stat
- * row (a lookup), not count(*) (an index walk: milliseconds at 100k rows, which a search paid every
- * 10 s per table).
+ * Rows in the table and its highest id, both current, kept until the store's next write: the count
+ * from the full-text index's stat row (a lookup), not count(*) (an index walk: milliseconds at 100k
+ * rows).
  */
 function tableSize(store: Db, k: KindTable): { rows: number; maxId: number } {
-  // Kept while the store's write count stands (Store.writes: no read can differ meanwhile).
-  const writes = (store as { writes?: unknown }).writes;
-  let kept = sizes.get(store);
-  const hit = kept?.get(k.table);
-  if (typeof writes === 'number' && hit?.writes === writes) return hit;
-  const maxId = Number(store.get<{ m: number | null }>(`SELECT max(id) AS m FROM ${k.table}`)?.m ?? 0);
-  const rows = maxId === 0 ? 0 : Math.min(ftsRowCount(store, k) ?? Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.table}`)?.n ?? 0), maxId);
-  if (typeof writes === 'number') {
-    if (!kept) sizes.set(store, (kept = new Map()));
-    kept.set(k.table, { rows, maxId, writes });
-  }
-  return { rows, maxId };
+  return untilWrite(store, `size\u0000${k.table}`, () => {
+    const maxId = Number(store.get<{ m: number | null }>(`SELECT max(id) AS m FROM ${k.table}`)?.m ?? 0);
+    const rows = maxId === 0 ? 0 : Math.min(ftsRowCount(store, k) ?? Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.table}`)?.n ?? 0), maxId);
+    return { rows, maxId };
+  });
 }
-
-const sizes = new WeakMap<object, Map<string, { rows: number; maxId: number; writes: number }>>();
 
 /**
  * Rows in the full-text table that contain the phrase (cached per store). A cached count is an
@@ -80,7 +62,7 @@ const sizes = new WeakMap<object, Map<string, { rows: number; maxId: number; wri
  * id now): a 0 decides that the phrase is left out of the query, and the rows added since may hold
  * it. Counting again is cheap then: the phrase's doclist holds only those rows.
  */
-function frequency(store: Db, k: KindTable, phrase: string, rows: number, maxId: number, now: number, lists: boolean): number {
+function frequency(store: Db, k: KindTable, phrase: string, rows: number, maxId: number, now: number): number {
   let cache = caches.get(store);
   if (!cache) {
     cache = new Map();
@@ -93,7 +75,7 @@ function frequency(store: Db, k: KindTable, phrase: string, rows: number, maxId:
   // the ranking (topK.ts) then finds it made, so the phrase costs one statement rather than two.
   const df =
     vocabularyDf(store, k, phrase, rows, now) ??
-    (lists ? rareList(store, k, phrase, rows, maxId, now)?.ids.length : undefined) ??
+    rareList(store, k, phrase, rows, maxId, now)?.ids.length ??
     Number(store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.fts} WHERE ${k.fts} MATCH ?`, [phrase])?.n ?? 0);
   cache.delete(key);
   cache.set(key, { df, rows, maxId, at: now });
@@ -102,87 +84,26 @@ function frequency(store: Db, k: KindTable, phrase: string, rows: number, maxId:
 }
 
 /** Best `depth` hits across the filtered kinds, best first. */
-export async function keywordSearch(store: Db, q: FtsQuery, filters: SearchFilters, depth: number, cap: number): Promise<KeywordResult> {
-  let capped = false;
+export async function keywordSearch(store: Db, q: FtsQuery, filters: SearchFilters, depth: number): Promise<SearchHit[]> {
   const all: SearchHit[] = [];
-  for (const kind of filters.kinds) {
-    const r = await rankKind(store, kind, q, filters, depth, cap);
-    capped ||= r.capped;
-    all.push(...r.hits);
-  }
+  for (const kind of filters.kinds) all.push(...(await rankKind(store, kind, q, filters, depth)));
   all.sort(byScore);
-  return { hits: all.slice(0, depth), capped };
+  return all.slice(0, depth);
 }
 
-async function rankKind(store: Db, kind: SearchKind, q: FtsQuery, f: SearchFilters, depth: number, cap: number): Promise<KeywordResult> {
+/** Every row that matches the kept words, ranked exactly (topK.ts). */
+async function rankKind(store: Db, kind: SearchKind, q: FtsQuery, f: SearchFilters, depth: number): Promise<SearchHit[]> {
   const now = Date.now();
   const k = KINDS[kind];
   const { rows: counted, maxId } = tableSize(store, k);
-  if (maxId === 0) return { hits: [], capped: false };
+  if (maxId === 0) return [];
   const rows = Math.max(counted, 1);
-  const dfs = q.phrases.map((p) => frequency(store, k, p, rows, maxId, now, cap <= 0));
-  let phrases = q.phrases.map((p, i) => ({ p, df: dfs[i], w: q.weights?.[i] ?? 1 })).filter((x) => x.df > 0);
-  if (phrases.length === 0) return { hits: [], capped: false };
+  const phrases = q.phrases.map((p, i) => ({ p, df: frequency(store, k, p, rows, maxId, now), w: q.weights?.[i] ?? 1 })).filter((x) => x.df > 0);
+  if (phrases.length === 0) return [];
   const rare = phrases.filter((x) => x.df <= COMMON_SHARE * rows);
   // Only common words: the two rarest carry what little BM25 can tell, at a bounded cost.
   const kept = rare.length > 0 ? rare : [...phrases].sort((a, b) => a.df - b.df).slice(0, 2);
-  const dropped = kept.length < phrases.length;
-  phrases = kept;
-  // No cap (the default): every row that matches the kept words, ranked exactly (topK.ts).
-  if (cap <= 0) return { hits: await exactTopK(store, kind, phrases.map((x) => ({ p: x.p, df: x.df, c: x.w * idf(rows, x.df) })), f, depth, rows, maxId, now), capped: false };
-  const orEst = Math.min(rows, phrases.reduce((n, x) => n + x.df, 0));
-  const first = rankExpr(store, kind, phrases.map((x) => x.p), phrases.map((x) => x.w * idf(rows, x.df)), 'OR', f, depth, windowStart(orEst, rows, maxId, cap));
-  // The AND pass is only worth it when it is complete and cheap: a word rarer than the cap, no common word.
-  // Only the words typed take part (expansions are alternatives, not requirements).
-  const typed = q.original ?? q.phrases.length;
-  const minDf = Math.min(...dfs.slice(0, typed));
-  if (first.capped === false || typed < 2 || minDf > cap || minDf === 0 || dropped) return first;
-  const both = rankExpr(store, kind, q.phrases.slice(0, typed), dfs.slice(0, typed).map((df) => idf(rows, df)), 'AND', f, depth, undefined);
-  const byId = new Map<number, SearchHit>();
-  for (const h of [...first.hits, ...both.hits]) if ((byId.get(h.id)?.score ?? -Infinity) < h.score) byId.set(h.id, h);
-  return { hits: [...byId.values()].sort(byScore).slice(0, depth), capped: true };
-}
-
-/** The lowest rowid to rank from so that about `cap` of `matches` (spread evenly) are ranked; undefined = all. */
-function windowStart(matches: number, rows: number, maxId: number, cap: number): number | undefined {
-  if (matches <= cap) return undefined;
-  const density = Math.min(1, matches / rows);
-  return Math.max(1, maxId - Math.ceil(cap / density) + 1);
-}
-
-function rankExpr(store: Db, kind: SearchKind, phrases: string[], idfs: number[], op: 'OR' | 'AND', f: SearchFilters, depth: number, lo: number | undefined): KeywordResult {
-  const k = KINDS[kind];
-  const expr = phrases.join(op === 'OR' ? ' OR ' : ' ');
-  const { where, params } = filterSql(kind, f);
-  const range = lo !== undefined ? [`${k.fts}.docid >= ?`] : [];
-  const rangeParams = lo !== undefined ? [lo] : [];
-  const score = `cm_bm25(matchinfo(${k.fts}, 'pcnaly'), '${k.weights}')`;
-  bm25Idf.values = idfs;
-  let rows: { id: number; epoch?: number; score: number }[];
-  if (where.length === 0) {
-    // No filter: rank on the full-text index alone (reading each match's row costs as much as
-    // ranking it), then look up the times of the few rows kept.
-    rows = store.all<{ id: number; score: number }>(
-      `SELECT docid AS id, ${score} AS score FROM ${k.fts} WHERE ${[`${k.fts} MATCH ?`, ...range].join(' AND ')} ORDER BY score DESC, docid DESC LIMIT ?`,
-      [expr, ...rangeParams, depth],
-    );
-    const times = new Map(
-      store
-        .all<{ id: number; epoch: number }>(`SELECT id, created_at AS epoch FROM ${k.table} WHERE id IN (SELECT value FROM json_each(?))`, [JSON.stringify(rows.map((r) => r.id))])
-        .map((r) => [r.id, r.epoch] as const),
-    );
-    rows = rows.filter((r) => times.has(r.id)).map((r) => ({ ...r, epoch: times.get(r.id) }));
-  } else {
-    // CROSS JOIN keeps the full-text index as the outer loop: filters run per match, before matchinfo.
-    rows = store.all<{ id: number; epoch: number; score: number }>(
-      `SELECT c.id AS id, c.created_at AS epoch, ${score} AS score
-       FROM ${k.fts} CROSS JOIN ${k.table} c ON c.id = ${k.fts}.docid
-       WHERE ${[`${k.fts} MATCH ?`, ...range, ...where].join(' AND ')}
-       ORDER BY score DESC, c.id DESC LIMIT ?`,
-      [expr, ...rangeParams, ...params, depth],
-    );
-  }
-  return { hits: rows.map((r) => ({ kind, id: r.id, epoch: r.epoch ?? 0, score: r.score })), capped: lo !== undefined };
+  return exactTopK(store, kind, kept.map((x) => ({ p: x.p, df: x.df, c: x.w * idf(rows, x.df) })), f, depth, rows, maxId, now);
 }
 
 /** Newest first, no query: the filters alone. */

@@ -26,8 +26,8 @@ import type { SearchSettings } from './settings';
 /** Prompts searched for each query. */
 const PROMPT_DEPTH = 10;
 
-/** The settings it reads: the priors' weights, keywordMinRelative (weaker prompts do not lend) and keywordRankCap. */
-type PromptLinkSettings = PriorWeights & Pick<SearchSettings, 'keywordMinRelative' | 'keywordRankCap'>;
+/** The settings it reads: the priors' weights and keywordMinRelative (weaker prompts do not lend). */
+type PromptLinkSettings = PriorWeights & Pick<SearchSettings, 'keywordMinRelative'>;
 
 type Db = Pick<Store, 'all' | 'get'>;
 
@@ -36,14 +36,14 @@ export async function promptLinked(store: Db, fq: FtsQuery, f: SearchFilters, in
   const wantObs = f.kinds.includes('observation');
   const wantSums = f.kinds.includes('summary') && intents.has('outcome');
   if (!wantObs && !wantSums) return [];
-  const found = await keywordSearch(store, fq, { kinds: ['prompt'], project: f.project, platform: f.platform }, PROMPT_DEPTH, o.keywordRankCap);
-  if (found.hits.length === 0) return [];
-  const texts = hydratePriors(store, 'prompt', found.hits.map((h) => h.id));
+  const found = await keywordSearch(store, fq, { kinds: ['prompt'], project: f.project, platform: f.platform }, PROMPT_DEPTH);
+  if (found.length === 0) return [];
+  const texts = hydratePriors(store, 'prompt', found.map((h) => h.id), false);
   const key = (id: number) => titleKey(texts.get(id)?.title ?? '');
   const repeats = new Map<string, number>();
-  for (const h of found.hits) repeats.set(key(h.id), (repeats.get(key(h.id)) ?? 0) + 1);
-  const floor = o.keywordMinRelative * found.hits[0].score;
-  const prompts = found.hits.filter((h) => h.score >= floor && repeats.get(key(h.id)) === 1);
+  for (const h of found) repeats.set(key(h.id), (repeats.get(key(h.id)) ?? 0) + 1);
+  const floor = o.keywordMinRelative * found[0].score;
+  const prompts = found.filter((h) => h.score >= floor && repeats.get(key(h.id)) === 1);
   if (prompts.length === 0) return [];
 
   // Each prompt's records: its observations (same session and prompt number), and for a status
@@ -55,7 +55,7 @@ export async function promptLinked(store: Db, fq: FtsQuery, f: SearchFilters, in
   const byPrompt = new Map<number, PriorInfo[]>();
   for (const [kind, join] of joins) {
     const rows = store.all<{ prompt: number; id: number }>(`SELECT p.id AS prompt, c.id AS id FROM user_prompts p ${join} WHERE p.id IN (SELECT value FROM json_each(?))`, [ids]);
-    const info = hydratePriors(store, kind, rows.map((r) => r.id));
+    const info = hydratePriors(store, kind, rows.map((r) => r.id), f.platform !== undefined);
     for (const r of rows) {
       const rec = info.get(r.id);
       if (rec && matchesFilters(rec, f)) byPrompt.set(r.prompt, [...(byPrompt.get(r.prompt) ?? []), rec]);

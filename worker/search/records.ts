@@ -76,29 +76,27 @@ export interface PriorInfo {
   filesModified: string;
 }
 
+/** PRIOR_SELECT has no platform (a lookup in sessions per row): hydratePriors adds it for a platform filter. */
 const PRIOR_SELECT: Record<SearchKind, string> = {
   observation: `'observation' AS kind, c.id AS id, c.type AS type, c.title AS title, c.project AS project, c.created_at AS epoch,
     ifnull(length(c.subtitle), 0) + ifnull(length(c.narrative), 0) + length(c.facts) + 2 AS bodyLength,
-    c.concepts AS concepts, c.files_read AS filesRead, c.files_modified AS filesModified, ${PLATFORM}`,
+    c.concepts AS concepts, c.files_read AS filesRead, c.files_modified AS filesModified`,
   summary: `'summary' AS kind, c.id AS id, 'summary' AS type,
     substr(coalesce(nullif(trim(c.request), ''), nullif(trim(c.completed), ''), nullif(trim(c.learned), ''), 'Session summary'), 1, 200) AS title,
-    c.project AS project, c.created_at AS epoch, length(${SUM_TEXT}) AS bodyLength, '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified, ${PLATFORM}`,
+    c.project AS project, c.created_at AS epoch, length(${SUM_TEXT}) AS bodyLength, '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified`,
   prompt: `'prompt' AS kind, c.id AS id, 'prompt' AS type, substr(c.text, 1, 200) AS title, c.project AS project, c.created_at AS epoch, length(c.text) AS bodyLength,
-    '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified, ${PLATFORM}`,
+    '[]' AS concepts, '[]' AS filesRead, '[]' AS filesModified`,
 };
-
-/** PRIOR_SELECT without the platform (a lookup in sessions per row), for callers that filtered already. */
-const PRIOR_SELECT_LEAN = Object.fromEntries(Object.entries(PRIOR_SELECT).map(([k, v]) => [k, v.replace(`, ${PLATFORM}`, '')])) as Record<SearchKind, string>;
 
 /**
  * The lean rows the priors need, by id (a keyword pool of 100 costs well under a millisecond).
- * withPlatform: false when the platform filter was applied already (the keyword side's ranking
- * applies every filter), which spares a lookup in sessions per row.
+ * withPlatform: read the session's platform too, for a platform filter still to be applied (the
+ * keyword side's ranking applies every filter itself).
  */
-export function hydratePriors(store: Pick<Store, 'all'>, kind: SearchKind, ids: number[], withPlatform = true): Map<number, PriorInfo> {
+export function hydratePriors(store: Pick<Store, 'all'>, kind: SearchKind, ids: number[], withPlatform: boolean): Map<number, PriorInfo> {
   const out = new Map<number, PriorInfo>();
   if (ids.length === 0) return out;
-  const select = withPlatform ? PRIOR_SELECT[kind] : PRIOR_SELECT_LEAN[kind];
+  const select = withPlatform ? `${PRIOR_SELECT[kind]}, ${PLATFORM}` : PRIOR_SELECT[kind];
   const rows = store.all<PriorInfo>(`SELECT ${select} FROM ${KINDS[kind].table} c WHERE c.id IN (SELECT value FROM json_each(?))`, [JSON.stringify(ids)]);
   for (const r of rows) out.set(r.id, r);
   return out;

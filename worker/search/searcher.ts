@@ -121,8 +121,7 @@ export class Searcher {
       fq = expandIdentifiers(fq, parts, s.identifierWeight, s.identifierTerms);
     }
     const kw = req.mode === 'semantic' && !reason ? undefined : await this.keywordRanked(fq, req.filters, Math.max(depth, req.mode === 'hybrid' ? FUSION_DEPTH : 0), intents);
-    if (kw?.capped) notices.push(`more than ${s.keywordRankCap} records matched the words; the newest ${s.keywordRankCap} were ranked`);
-    if (req.mode === 'keyword') return { ranked: kw?.hits ?? [], modeUsed: 'keyword' };
+    if (req.mode === 'keyword') return { ranked: kw ?? [], modeUsed: 'keyword' };
     // Hybrid: the records the matching prompts led to (a question is worded like the prompt that
     // started the work), ranked while the query embedding is still on its way.
     const prompted = req.mode === 'hybrid' && embedding && s.promptWeight > 0
@@ -144,29 +143,29 @@ export class Searcher {
     if (!vec) {
       notices.push(`semantic search unavailable (${failure ?? 'unknown reason'}); showing keyword results`);
       const hits = kw ?? (await this.keywordRanked(fq, req.filters, depth, intents));
-      return { ranked: hits.hits, modeUsed: 'keyword' };
+      return { ranked: hits, modeUsed: 'keyword' };
     }
     if (req.mode === 'semantic') return { ranked: vec, modeUsed: 'semantic' };
-    const fused = fuseHybrid(kw?.hits ?? [], vec, prompted, s, now);
+    const fused = fuseHybrid(kw ?? [], vec, prompted, s, now);
     return { ranked: fused, modeUsed: 'hybrid' };
   }
 
   /** BM25 hits of a pool of at least PRIOR_POOL, multiplied by their priors, best first. */
-  private async keywordRanked(fq: FtsQuery, f: SearchFilters, depth: number, intents: Set<Intent>): Promise<{ hits: SearchHit[]; capped: boolean }> {
+  private async keywordRanked(fq: FtsQuery, f: SearchFilters, depth: number, intents: Set<Intent>): Promise<SearchHit[]> {
     const s = this.settings;
     const stages = this.stages;
-    const r = await keywordSearch(this.store, fq, f, Math.max(depth, PRIOR_POOL), s.keywordRankCap);
+    const found = await keywordSearch(this.store, fq, f, Math.max(depth, PRIOR_POOL));
     stages?.mark('rank');
-    const info = this.info(r.hits);
+    const info = this.info(found);
     stages?.mark('priorRows');
-    const hits = r.hits.map((h) => {
+    const hits = found.map((h) => {
       const rec = info.get(`${h.kind}:${h.id}`);
       return rec ? { ...h, score: h.score * prior(rec, intents, s) } : h;
     });
     hits.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
     const ranked = s.demoteDuplicates ? demoteDuplicates(hits, (h) => info.get(`${h.kind}:${h.id}`)?.title) : hits;
     stages?.mark('priors');
-    return { hits: ranked.slice(0, depth), capped: r.capped };
+    return ranked.slice(0, depth);
   }
 
   private info(hits: { kind: RecordInfo['kind']; id: number }[]): Map<string, PriorInfo> {
@@ -195,8 +194,8 @@ export class Searcher {
 
   private filterHits(hits: SearchHit[], f: SearchFilters, intents: Set<Intent>): SearchHit[] {
     // The lean rows (no body text): a pool of 100 vector hits is read on every semantic query.
-    const obs = hydratePriors(this.store, 'observation', hits.filter((h) => h.kind === 'observation').map((h) => h.id));
-    const sums = hydratePriors(this.store, 'summary', hits.filter((h) => h.kind === 'summary').map((h) => h.id));
+    const obs = hydratePriors(this.store, 'observation', hits.filter((h) => h.kind === 'observation').map((h) => h.id), f.platform !== undefined);
+    const sums = hydratePriors(this.store, 'summary', hits.filter((h) => h.kind === 'summary').map((h) => h.id), f.platform !== undefined);
     const s = this.settings;
     const out: (SearchHit & { title: string })[] = [];
     // Hubness correction (density.ts): a hit among look-alikes pays for their closeness.

@@ -32,11 +32,6 @@ const USER_SETTINGS = {
   indexQuietMs: { default: 10_000, range: [0, 600_000] },
   /** Query embeddings kept (LRU). */
   queryCacheSize: { default: 256, range: [0, 100_000] },
-  /**
-   * 0 (the default): every full-text match is ranked (exactly, through impact lists: topK.ts).
-   * A number: BM25 is computed for at most about this many matches per record kind, the newest.
-   */
-  keywordRankCap: { default: 0, range: [0, 1_000_000] },
   /** Hybrid: vector hits under this cosine do not vote, whatever the best one is (a small store's every record is some query's nearest). */
   vectorMinScore: { default: 0, range: [-1, 1] },
   /** End the model process (and drop the vector scan) after this long unused. */
