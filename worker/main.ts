@@ -255,10 +255,7 @@ async function main(): Promise<void> {
   if (!store.degraded) team.start(); // a read-only (degraded) store cannot apply pulls
   if (!store.degraded && (store.recovery.recordsReplayed > 0 || store.recovery.problems.length > 0)) {
     // A stop before it is done leaves it to the next start (the journal holds every write): not an error.
-    // A delta where one can be taken: a full snapshot merged from a long chain (after an import) took
-    // 45 s at 100k records, and every write meanwhile (the index merges after an import) was held
-    // dirty until it ended (87 MB). The idle checkpoint takes the full snapshot once writes pause.
-    store.snapshot(false, false, true).catch((e: Error) => (e instanceof CheckpointStopped ? log.info(`post-recovery checkpoint not written: ${e.message}`) : log.error(`post-recovery snapshot failed: ${e.message}`)));
+    store.snapshot().catch((e: Error) => (e instanceof CheckpointStopped ? log.info(`post-recovery checkpoint not written: ${e.message}`) : log.error(`post-recovery snapshot failed: ${e.message}`)));
   }
   if (config.settings.idleShutdownMs > 0) {
     const t = setInterval(() => {

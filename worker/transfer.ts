@@ -367,8 +367,6 @@ export async function importChunked(store: Store, sessions: ExportedSession[], c
         if (item) importItem(tx, row, item, n, links);
       }
     });
-    // No faster than checkpoints write what it changes (the page cache holds it until then).
-    await store.checkpointBackpressure();
     await new Promise((resolve) => setImmediate(resolve));
   };
   for (const s of sessions) {

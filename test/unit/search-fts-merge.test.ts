@@ -1,8 +1,7 @@
 // The full-text indexes are merged once writes pause (ftsMerge.ts): every level ends with at most
 // one segment, searches answer exactly as before, the index's segments still read in JavaScript
 // (ftsPostings.ts) as SQL reads them, and the merge steps are journaled: the store reopened from
-// its files has the same merged index and the same answers. With the page cache, the steps go no
-// faster than checkpoints write the chunks they rewrite.
+// its files has the same merged index and the same answers.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -18,14 +17,14 @@ import { DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
 import { rankAll } from '../../worker/search/topK';
 import { insertObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
-import { Store, type StoreOptions } from '../../worker/store/store';
+import { Store } from '../../worker/store/store';
 import { tempDir } from '../helpers/worker';
 
 const T0 = Date.UTC(2025, 0, 1);
 const WORDS = ['cache', 'retry', 'token', 'parser', 'queue', 'render', 'schema', 'socket', 'button', 'deploy'];
 
-async function openStore(dir: string, fresh: boolean, more: Partial<StoreOptions> = {}): Promise<Store> {
-  const store = await Store.open({ dir, log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null, ...more });
+async function openStore(dir: string, fresh: boolean): Promise<Store> {
+  const store = await Store.open({ dir, log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
   if (fresh) {
     await migrate(store);
     await store.write((tx) => {
@@ -140,39 +139,6 @@ describe('full-text index merging', () => {
       assert.equal(mergeDue(store, 'observations_fts'), false);
     } finally {
       await service.stop();
-    }
-  });
-
-  it('waits for checkpoints while its steps leave more than the writer bound dirty in the page cache', async () => {
-    const bound = 64 << 10;
-    // Only the merger's own backpressure takes checkpoints here (no journal- or dirty-driven ones).
-    const dir = path.join(tempDir('fts-merge-paged-'), 'db');
-    const opts = { snapshotJournalBytes: 1 << 40, bulkDeltaBytes: 0, deltaMinBytes: 0, dirtyDeltaBytes: 1 << 40, pageCacheBytes: 1 << 20, writerDirtyBytes: bound };
-    await (await openStore(dir, true, opts)).close(true);
-    // Reopened from its files: served through the page cache.
-    const paged = await openStore(dir, false, opts);
-    try {
-      // Rows of many distinct words: segments of many pages, so merging them takes several steps.
-      for (let t = 0; t < 40; t++) {
-        await paged.write((tx) => {
-          for (let i = 0; i < 10; i++, n++) {
-            const words = Array.from({ length: 150 }, (_, j) => `w${(n * 151 + j * 7919) % 20011}x`).join(' ');
-            insertObservation(tx, { sessionId: 1, project: 'alpha', type: 'change', title: `note ${n}`, narrative: words, facts: [], toolName: 'Edit', promptNumber: 1, contentHash: `h${n}`, source: 'local', createdAt: T0 + n * 60_000 });
-          }
-        });
-      }
-      // The dirty bytes at the start of each step after the first: the previous step's, once the merger waited for them.
-      const atStep: number[] = [];
-      const write = paged.write.bind(paged);
-      paged.write = ((fn: Parameters<Store['write']>[0]) => (atStep.push(paged.pageCache?.dirtyBytes ?? NaN), write(fn))) as Store['write'];
-      const merger = new FtsMerger(paged, nullLogger, { quietMs: 0, pauseMs: 0 });
-      merger.kick();
-      await merger.idle();
-      assert.ok(merger.steps >= 3, `${merger.steps} steps`);
-      assert.ok(atStep.slice(1).every((d) => d <= bound), `dirty bytes at each step: ${atStep.join(' ')} (bound ${bound})`);
-      assert.equal(mergeDue(paged, 'observations_fts'), false);
-    } finally {
-      await paged.close(false);
     }
   });
 });

@@ -97,8 +97,6 @@ export class FtsMerger {
           });
           this.steps++;
           if (!worked) break;
-          // A step rewrites whole segments: with the page cache, no faster than checkpoints write them.
-          await this.store.checkpointBackpressure();
           await new Promise((r) => setTimeout(r, pause));
         }
       }

@@ -317,24 +317,6 @@ export class PagedBytes {
       if (this.dirtySet.has(i) && c.version <= clock) this.dirtySet.delete(i);
     }
     this.headGen = gen;
-    this.trim();
-  }
-
-  /**
-   * Drops least recently used clean chunks until the cache is within its budget again; returns the
-   * bytes dropped. Dirty chunks are held past the budget until a checkpoint has written them (a bulk
-   * write, or a start replaying index merges, dirtied 36-99 MB at 100k records): without this, the
-   * chunks they became once settled stayed cached, since a read only ever swaps one chunk for another.
-   */
-  trim(): number {
-    let dropped = 0;
-    while (this.cached > this.budgetBytes) {
-      const freed = this.evictOne();
-      if (!freed) break;
-      this.cached -= PAGED_CHUNK;
-      dropped += PAGED_CHUNK;
-    }
-    return dropped;
   }
 
   subarray(begin = 0, end = this.size): Uint8Array {

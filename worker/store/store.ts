@@ -64,10 +64,6 @@ export interface StoreOptions {
   snapshotAtFirstStart?: boolean;
   /** With the page cache, a delta every this many bytes of journal while writes go on (default CLAUDE_MEM_BULK_DELTA_BYTES, else 2 MiB); 0: every snapshotJournalBytes. */
   bulkDeltaBytes?: number;
-  /** With the page cache, a delta whenever a write leaves at least this many bytes of chunks dirty (default DIRTY_DELTA_BYTES). */
-  dirtyDeltaBytes?: number;
-  /** With the page cache, dirty chunks a bulk writer may leave waiting for a checkpoint (default WRITER_DIRTY_BYTES: checkpointBackpressure). */
-  writerDirtyBytes?: number;
   /** Older full snapshots at least this large are kept compressed (default CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES, else 1 MiB: coldSnapshot.ts). */
   coldSnapshotMinBytes?: number;
   /**
@@ -93,10 +89,6 @@ export function pageCacheBytesFromEnv(env: NodeJS.ProcessEnv = process.env): num
 }
 
 export const DEFAULT_COMPACT_AFTER_DELETE_MS = 60_000;
-/** Dirty chunks a bulk writer may leave waiting for a checkpoint before it waits too (checkpointBackpressure). */
-export const WRITER_DIRTY_BYTES = 24 << 20;
-/** With the page cache, a write that leaves this many bytes of chunks dirty starts a delta (onDurable). */
-export const DIRTY_DELTA_BYTES = 32 << 20;
 /** When a start looks for older snapshots left uncompressed (after it answers its first requests). */
 const FREEZE_AFTER_START_MS = 10_000;
 /** How long close(true) waits for a compression under way before stopping it. */
@@ -475,12 +467,7 @@ export class Store {
     // memory and what a stop right after it has to write small.
     const bulk = this.opts.bulkDeltaBytes ?? bulkDeltaBytesFromEnv();
     const every = pagedFiles.has(this.db) && bulk > 0 ? Math.min(bulk, this.opts.snapshotJournalBytes) : this.opts.snapshotJournalBytes;
-    // Small writes can dirty many chunks too: a full-text index merge step rewrites whole segments
-    // (after a 100k import the merger held 82 MB dirty for 45 s, until its run's checkpoint).
-    const dirty = pagedFiles.get(this.db)?.stats.dirtyBytes ?? 0;
-    if (!this.snapshotting && dirty >= (this.opts.dirtyDeltaBytes ?? DIRTY_DELTA_BYTES)) {
-      this.snapshot(false, false, true).catch((e: Error) => this.opts.log.error(`snapshot failed: ${e.message}`));
-    } else if (this.journal.segmentBytes >= every && !this.snapshotting) {
+    if (this.journal.segmentBytes >= every && !this.snapshotting) {
       // A bulk delta never turns into a full snapshot (the database grows fast under an import, so
       // nearly every one would): the idle checkpoint after it takes that.
       this.snapshot(false, false, every < this.opts.snapshotJournalBytes).catch((e: Error) => this.opts.log.error(`snapshot failed: ${e.message}`));
@@ -762,23 +749,6 @@ export class Store {
     return listSegments(dir)
       .filter((g) => g >= newest)
       .reduce((n, g) => n + sizeOf(path.join(dir, segmentName(g))), 0);
-  }
-
-  /**
-   * For a bulk writer (an import), between its transactions: while more than `maxDirtyBytes` of
-   * page-cache chunks wait for a checkpoint, waits for the one under way (or takes a delta), so the
-   * writer does not dirty chunks faster than checkpoints write them. Each is held in memory until
-   * written, and a chunk written again while a checkpoint copies it is held twice: at 100k records
-   * an import held 36 MB dirty and 86 MB of chunks in all while its deltas took 2-5 s each.
-   * Never throws: a failed checkpoint is logged where it runs, and the writer goes on.
-   */
-  async checkpointBackpressure(maxDirtyBytes = this.opts.writerDirtyBytes ?? WRITER_DIRTY_BYTES): Promise<void> {
-    const paged = pagedFiles.get(this.db);
-    // Twice at most: chunks written after a checkpoint's capture stay dirty past it.
-    for (let i = 0; i < 2 && paged && paged.stats.dirtyBytes > maxDirtyBytes; i++) {
-      if (this.closing || this.degraded || this.broken) return;
-      await (this.snapshotting ?? this.snapshot(false, false, true)).catch(() => undefined);
-    }
   }
 
   /** The page cache's figures when the database is served through one (pageCacheBytes). */
