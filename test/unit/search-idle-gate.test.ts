@@ -10,41 +10,21 @@ import { nullLogger } from '../../common/node/log';
 import { DEFAULT_CONTEXT_SETTINGS } from '../../worker/context/settings';
 import { EventBus } from '../../worker/events';
 import { Lifecycle } from '../../worker/lifecycle';
-import type { Embedder } from '../../worker/search/embed/types';
 import { SearchService } from '../../worker/search/service';
 import { DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
+import { lettersEmbedder } from '../helpers/lettersEmbedder';
 import { tempDir, until } from '../helpers/worker';
 
 const HOUR = 3600_000;
-
-/** Bag of letters, so a text has a vector of its own; `texts` lists every text embedded. */
-function countingEmbedder(): Embedder & { texts: string[] } {
-  const texts: string[] = [];
-  return {
-    name: 'test:letters',
-    dims: 26,
-    texts,
-    async embed(batch) {
-      texts.push(...batch);
-      return batch.map((t) => {
-        const v = new Float32Array(26);
-        for (const c of t.toLowerCase()) if (c >= 'a' && c <= 'z') v[c.charCodeAt(0) - 97]++;
-        v[0] += 0.01;
-        return v;
-      });
-    },
-    async close() {},
-  };
-}
 
 async function setup() {
   const dir = tempDir('search-gate-');
   const store = await Store.open({ dir: path.join(dir, 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
   await migrate(store);
   const events = new EventBus();
-  const embedder = countingEmbedder();
+  const embedder = lettersEmbedder();
   const service = new SearchService(
     { config: { dataDir: dir }, store, events, log: nullLogger },
     {

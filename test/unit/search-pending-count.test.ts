@@ -10,28 +10,16 @@ import { nullLogger } from '../../common/node/log';
 import { DEFAULT_CONTEXT_SETTINGS } from '../../worker/context/settings';
 import { EventBus } from '../../worker/events';
 import { Lifecycle } from '../../worker/lifecycle';
-import type { Embedder } from '../../worker/search/embed/types';
 import { SearchService } from '../../worker/search/service';
 import { DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
+import { lettersEmbedder } from '../helpers/lettersEmbedder';
 import { tempDir, until } from '../helpers/worker';
 
 const HOUR = 3600_000;
 
-const letters: Embedder = {
-  name: 'test:letters',
-  dims: 26,
-  async embed(batch) {
-    return batch.map((t) => {
-      const v = new Float32Array(26);
-      for (const c of t.toLowerCase()) if (c >= 'a' && c <= 'z') v[c.charCodeAt(0) - 97]++;
-      v[0] += 0.01;
-      return v;
-    });
-  },
-  async close() {},
-};
+const letters = lettersEmbedder();
 
 describe('the backlog count', () => {
   it('is counted once, then kept from the indexer batches (exact, no recount); a write or a delete counts again', async () => {
