@@ -1,12 +1,38 @@
 // A small store for the keyword path's unit tests: numbered observations written in one
 // transaction, the statements a search runs through it recorded, and the answer of ranking every
 // match in SQL that the kept lists, counts and facts must equal.
-import { idf } from '../../worker/search/bm25';
+import * as path from 'node:path';
+import assert from 'node:assert/strict';
+import { nullLogger } from '../../common/node/log';
+import { idf, registerSearchFunctions } from '../../worker/search/bm25';
+import { parseFtsQuery } from '../../worker/search/ftsQuery';
+import { keywordSearch } from '../../worker/search/keyword';
 import { rankAll } from '../../worker/search/topK';
 import { insertObservation } from '../../worker/store/repos/observations';
-import type { Store } from '../../worker/store/store';
+import { migrate } from '../../worker/store/schema';
+import { Store } from '../../worker/store/store';
+import { tempDir } from './worker';
 
 export const T0 = Date.UTC(2025, 0, 1);
+
+/** A migrated store in a temp dir with the search functions and session 1 (project alpha). */
+export async function openSearchStore(prefix: string): Promise<Store> {
+  const store = await Store.open({ dir: path.join(tempDir(prefix), 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
+  await migrate(store);
+  registerSearchFunctions(store);
+  await store.write((tx) => {
+    tx.run(`INSERT INTO sessions (id, platform, content_session_id, project, status, started_at, updated_at) VALUES (1, 'claude-code', 's1', 'alpha', 'completed', ?, ?)`, [T0, T0]);
+  });
+  return store;
+}
+
+/** A keyword search over the observations through db, scores rounded as everyMatch rounds them. */
+export async function keywordHits(db: Pick<Store, 'all' | 'get'>, q: string, depth = 20): Promise<{ id: number; score: number }[]> {
+  const fq = parseFtsQuery(q);
+  assert.ok(fq, q);
+  const hits = await keywordSearch(db, fq, { kinds: ['observation'] }, depth);
+  return hits.map((h) => ({ id: h.id, score: Math.round(h.score * 1e9) }));
+}
 
 /** Writes n observations "note <i>" (narrative text(i), project of(i)) in one transaction; i counts on across calls. */
 export function observationWriter(project: (i: number) => string): (store: Store, n: number, text: (i: number) => string) => Promise<void> {

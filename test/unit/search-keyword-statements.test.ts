@@ -6,17 +6,10 @@
 // rows written after the warm-up and a row deleted included.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { nullLogger } from '../../common/node/log';
-import { registerSearchFunctions } from '../../worker/search/bm25';
-import { parseFtsQuery } from '../../worker/search/ftsQuery';
-import { keywordSearch } from '../../worker/search/keyword';
 import { ListWarmer } from '../../worker/search/listWarmer';
 import { VOCABULARY_MIN_DF } from '../../worker/search/termLists';
-import { migrate } from '../../worker/store/schema';
-import { Store } from '../../worker/store/store';
-import { everyMatch, observationWriter, recording, T0 } from '../helpers/searchStore';
-import { tempDir } from '../helpers/worker';
+import type { Store } from '../../worker/store/store';
+import { everyMatch, keywordHits, observationWriter, openSearchStore, recording } from '../helpers/searchStore';
 
 const ROWS = 1200;
 
@@ -29,12 +22,7 @@ describe('keyword search statements once the vocabulary is read', () => {
   let store: Store;
   let rec: ReturnType<typeof recording>;
   before(async () => {
-    store = await Store.open({ dir: path.join(tempDir('kw-statements-'), 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
-    await migrate(store);
-    registerSearchFunctions(store);
-    await store.write((tx) => {
-      tx.run(`INSERT INTO sessions (id, platform, content_session_id, project, status, started_at, updated_at) VALUES (1, 'claude-code', 's1', 'alpha', 'completed', ?, ?)`, [T0, T0]);
-    });
+    store = await openSearchStore('kw-statements-');
     // "common" in half the rows and "fifth" in a fifth (both above VOCABULARY_MIN_DF, under the
     // warm-up's own list threshold), "sparse" in every 40th, "lonely" in three.
     await addRows(store, ROWS, (i) => `${i % 2 ? 'common' : 'other'} text ${i % 5 === 1 ? 'fifth' : ''} ${i % 40 === 0 ? 'sparse' : ''} ${i % 400 === 7 ? 'lonely' : ''} tail${i}`);
@@ -45,12 +33,7 @@ describe('keyword search statements once the vocabulary is read', () => {
   });
   after(() => store.close(false));
 
-  const search = async (q: string, depth = 20) => {
-    const fq = parseFtsQuery(q);
-    assert.ok(fq);
-    const hits = await keywordSearch(rec.db, fq, { kinds: ['observation'] }, depth);
-    return hits.map((h) => ({ id: h.id, score: Math.round(h.score * 1e9) }));
-  };
+  const search = (q: string, depth = 20) => keywordHits(rec.db, q, depth);
 
   it('ranks a word searched for the first time in one full-text statement, counting nothing', async () => {
     assert.ok(ROWS / 40 < VOCABULARY_MIN_DF, 'the word is rare');

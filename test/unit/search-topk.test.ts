@@ -6,7 +6,7 @@ import { before, after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { nullLogger } from '../../common/node/log';
-import { idf, registerSearchFunctions } from '../../worker/search/bm25';
+import { idf } from '../../worker/search/bm25';
 import type { SearchFilters } from '../../worker/search/params';
 import { Searcher } from '../../worker/search/searcher';
 import { DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
@@ -18,10 +18,10 @@ import { listBuilds, vocabularyDf } from '../../worker/search/termLists';
 import type { SearchHit } from '../../worker/search/hit';
 import { exactTopK, rankAll, selectAscending, type WeightedPhrase } from '../../worker/search/topK';
 import { insertObservation } from '../../worker/store/repos/observations';
-import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
 import { tempDir } from '../helpers/worker';
 import { bundledEntry } from '../helpers/bundle';
+import { openSearchStore } from '../helpers/searchStore';
 
 const VOCAB = Array.from({ length: 60 }, (_, i) => `w${i}x`);
 const PROJECTS = ['alpha', 'beta', 'gamma'];
@@ -36,16 +36,6 @@ const rand = () => {
 /** Skewed draw: the first words of VOCAB are in most rows, the last in a few. */
 const word = () => VOCAB[Math.floor(rand() ** 2.5 * VOCAB.length)];
 const words = (n: number) => Array.from({ length: n }, word).join(' ');
-
-async function openStore(prefix: string): Promise<Store> {
-  const store = await Store.open({ dir: path.join(tempDir(prefix), 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
-  await migrate(store);
-  registerSearchFunctions(store);
-  await store.write((tx) => {
-    tx.run(`INSERT INTO sessions (id, platform, content_session_id, project, status, started_at, updated_at) VALUES (1, 'claude-code', 's1', 'alpha', 'completed', ?, ?)`, [T0, T0]);
-  });
-  return store;
-}
 
 let made = 0;
 async function addRows(store: Store, n: number, text: () => { title: string; narrative: string } = () => ({ title: words(4), narrative: words(20) }), project?: string, at?: number): Promise<void> {
@@ -112,7 +102,7 @@ function assertSameTop(got: SearchHit[], want: SearchHit[], what: string): void 
 describe('exact top k from impact lists', () => {
   let store: Store;
   before(async () => {
-    store = await openStore('topk-');
+    store = await openSearchStore('topk-');
     await addRows(store, 900);
   });
   after(() => store.close(false));
@@ -163,7 +153,7 @@ describe('exact top k from impact lists', () => {
 describe('project and date filters from the rows kept in memory', () => {
   let store: Store;
   before(async () => {
-    store = await openStore('topk-facts-');
+    store = await openSearchStore('topk-facts-');
     await addRows(store, 600);
   });
   after(() => store.close(false));
@@ -200,7 +190,7 @@ describe('project and date filters from the rows kept in memory', () => {
   });
 
   it('are read from the index a page at a time, rows with the same project and time across pages', async () => {
-    const tied = await openStore('topk-facts-ties-');
+    const tied = await openSearchStore('topk-facts-ties-');
     try {
       await addRows(tied, 30, undefined, 'one', T0);
       await addRows(tied, 30, undefined, 'two', T0);
@@ -226,7 +216,7 @@ describe('project and date filters from the rows kept in memory', () => {
 describe('a common word finds its best match however old it is', () => {
   let store: Store;
   before(async () => {
-    store = await openStore('topk-old-');
+    store = await openSearchStore('topk-old-');
     // The oldest row is about caching; 1,500 of the 3,000 newer ones mention the cache once, in passing.
     await addRows(store, 1, () => ({ title: 'cache cache invalidation for the cache layer', narrative: 'the cache was rebuilt; cache keys now carry the version' }));
     let n = 0;
@@ -247,7 +237,7 @@ describe('a common word finds its best match however old it is', () => {
 describe('lists of the most common words are built in the background', () => {
   let store: Store;
   before(async () => {
-    store = await openStore('topk-warm-');
+    store = await openSearchStore('topk-warm-');
     // More rows with these words than the warm-up looks for (2,048): "cache", and "change" in three forms.
     let n = 0;
     const forms = ['changes', 'changed', 'changing'];
@@ -283,7 +273,7 @@ describe('the warm-up in a child process', () => {
   const SCRIPT = bundledEntry('worker/search/warmProcess.ts');
   let store: Store;
   before(async () => {
-    store = await openStore('topk-child-');
+    store = await openSearchStore('topk-child-');
     let n = 0;
     await addRows(store, 3000, () => {
       n++;
@@ -327,7 +317,7 @@ describe('the warm-up in a child process', () => {
   });
 
   it('starts no process for a store where no word can be common (steps here instead)', async () => {
-    const small = await openStore('topk-small-');
+    const small = await openSearchStore('topk-small-');
     try {
       await addRows(small, 300, () => ({ title: `cache ${words(3)}`, narrative: words(10) }));
       const warmer = new ListWarmer(small, 8, nullLogger, { process: { script: SCRIPT, dir: small.dir, pageCacheBytes: 4 << 20 } });
@@ -352,7 +342,7 @@ describe('the warm-up in a child process', () => {
 describe('a common word without a list', () => {
   let store: Store;
   before(async () => {
-    store = await openStore('topk-steps-');
+    store = await openSearchStore('topk-steps-');
     let n = 0;
     await addRows(store, 6000, () => ({ title: words(4), narrative: `${words(10)}${n++ % 12 ? ' cache ' : ' '}${words(10)}` }));
   });
@@ -390,7 +380,7 @@ describe('the pieces of a search kept or picked cheaply', () => {
   });
 
   it('a rare word is ranked once: its short list is kept for the next search', async () => {
-    const store = await openStore('topk-short-');
+    const store = await openSearchStore('topk-short-');
     try {
       await addRows(store, 40, () => ({ title: 'plain words here', narrative: 'nothing to see' }));
       await addRows(store, 3, () => ({ title: 'the quillwort note', narrative: 'quillwort grows by water' }));

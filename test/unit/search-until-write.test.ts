@@ -5,24 +5,17 @@
 // search page ask nothing while nothing was written, and a memory retired since is marked at once.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
 import type { SearchRow } from '../../common/contract';
-import { nullLogger } from '../../common/node/log';
 import { annotateRows } from '../../worker/freshness/search';
 import { DEFAULT_FRESHNESS } from '../../worker/freshness/settings';
 import { lastBranch } from '../../worker/freshness/state';
-import { registerSearchFunctions } from '../../worker/search/bm25';
-import { parseFtsQuery } from '../../worker/search/ftsQuery';
-import { keywordSearch } from '../../worker/search/keyword';
 import { ListWarmer } from '../../worker/search/listWarmer';
-import { migrate } from '../../worker/store/schema';
-import { Store } from '../../worker/store/store';
+import type { Store } from '../../worker/store/store';
 import { untilWrite } from '../../worker/store/untilWrite';
 import { labelTeamItems } from '../../worker/team/labels';
 import { substance, titleKey } from '../../worker/search/rerank';
 import { leanPriors } from '../../worker/search/records';
-import { everyMatch, observationWriter, recording, T0 } from '../helpers/searchStore';
-import { tempDir } from '../helpers/worker';
+import { everyMatch, keywordHits, observationWriter, openSearchStore, recording, T0 } from '../helpers/searchStore';
 
 const addRows = observationWriter(() => 'alpha');
 
@@ -33,12 +26,7 @@ describe('reads kept until the next write', () => {
   let store: Store;
   let rec: ReturnType<typeof recording>;
   before(async () => {
-    store = await Store.open({ dir: path.join(tempDir('until-write-'), 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
-    await migrate(store);
-    registerSearchFunctions(store);
-    await store.write((tx) => {
-      tx.run(`INSERT INTO sessions (id, platform, content_session_id, project, status, started_at, updated_at) VALUES (1, 'claude-code', 's1', 'alpha', 'completed', ?, ?)`, [T0, T0]);
-    });
+    store = await openSearchStore('until-write-');
     await addRows(store, 600, (i) => `${i % 2 ? 'common' : 'other'} text ${i % 30 === 0 ? 'sparse' : ''} ${i % 200 === 7 ? 'lonely' : ''} ${i % 50 === 3 ? 'rarer' : ''} tail${i}`);
     rec = recording(store, { writes: true });
     // The warm-up reads the lengths (and the vocabulary), as the worker's does after start.
@@ -47,12 +35,7 @@ describe('reads kept until the next write', () => {
   });
   after(() => store.close(false));
 
-  const search = async (q: string, depth = 20) => {
-    const fq = parseFtsQuery(q);
-    assert.ok(fq);
-    const hits = await keywordSearch(rec.db, fq, { kinds: ['observation'] }, depth);
-    return hits.map((h) => ({ id: h.id, score: Math.round(h.score * 1e9) }));
-  };
+  const search = (q: string, depth = 20) => keywordHits(rec.db, q, depth);
 
   it('ranks new words without reading the lengths or averages again while nothing was written', async () => {
     await search('sparse');
