@@ -56,9 +56,6 @@ const QUERY_CATCH_UP_ROWS = 500;
 const PRIOR_POOL = 100;
 
 export class Searcher {
-  /** The stages of the search under way (SearchStages.enabled only); its synchronous parts mark them. */
-  private stages: SearchStages | undefined;
-
   constructor(
     private readonly store: Store,
     private readonly settings: SearchSettings,
@@ -69,7 +66,6 @@ export class Searcher {
 
   async search(req: SearchRequest, now = Date.now(), stages?: SearchStages): Promise<SearchResponse> {
     const t0 = performance.now();
-    this.stages = stages;
     const base = { query: req.query, mode: req.mode, limit: req.limit, offset: req.offset };
     const depth = req.offset + req.limit + 1;
     const notices: string[] = [];
@@ -85,13 +81,12 @@ export class Searcher {
       if (!fq) {
         return { ...base, modeUsed: req.mode, items: [], hasMore: false, tookMs: ms(t0), notice: 'the query has no searchable words' };
       }
-      const r = await this.ranked(req, fq, depth, now, notices);
+      const r = await this.ranked(req, fq, depth, now, notices, stages);
       ranked = r.ranked;
       modeUsed = r.modeUsed;
     }
     const page = ranked.slice(req.offset, req.offset + req.limit);
-    const items = this.rows(page, fq, modeUsed === 'semantic');
-    this.stages = undefined;
+    const items = this.rows(page, fq, modeUsed === 'semantic', stages);
     return {
       ...base,
       modeUsed,
@@ -103,7 +98,7 @@ export class Searcher {
   }
 
   /** Ranked candidates for the mode (depth of them at least when there are that many). */
-  async ranked(req: SearchRequest, fq: FtsQuery, depth: number, now: number, notices: string[]): Promise<{ ranked: SearchHit[]; modeUsed: SearchResponse['modeUsed'] }> {
+  async ranked(req: SearchRequest, fq: FtsQuery, depth: number, now: number, notices: string[], stages?: SearchStages): Promise<{ ranked: SearchHit[]; modeUsed: SearchResponse['modeUsed'] }> {
     const s = this.settings;
     const reason = req.mode === 'keyword' ? undefined : this.vectors ? this.vectors.unavailable() : this.noVectors();
     // Start the query embedding before the (synchronous) keyword ranking so they overlap.
@@ -120,7 +115,7 @@ export class Searcher {
       parts.catchUp(this.store, QUERY_CATCH_UP_ROWS);
       fq = expandIdentifiers(fq, parts, s.identifierWeight, s.identifierTerms);
     }
-    const kw = req.mode === 'semantic' && !reason ? undefined : await this.keywordRanked(fq, req.filters, Math.max(depth, req.mode === 'hybrid' ? FUSION_DEPTH : 0), intents);
+    const kw = req.mode === 'semantic' && !reason ? undefined : await this.keywordRanked(fq, req.filters, Math.max(depth, req.mode === 'hybrid' ? FUSION_DEPTH : 0), intents, stages);
     if (req.mode === 'keyword') return { ranked: kw ?? [], modeUsed: 'keyword' };
     // Hybrid: the records the matching prompts led to (a question is worded like the prompt that
     // started the work), ranked while the query embedding is still on its way.
@@ -151,9 +146,8 @@ export class Searcher {
   }
 
   /** BM25 hits of a pool of at least PRIOR_POOL, multiplied by their priors, best first. */
-  private async keywordRanked(fq: FtsQuery, f: SearchFilters, depth: number, intents: Set<Intent>): Promise<SearchHit[]> {
+  private async keywordRanked(fq: FtsQuery, f: SearchFilters, depth: number, intents: Set<Intent>, stages?: SearchStages): Promise<SearchHit[]> {
     const s = this.settings;
-    const stages = this.stages;
     const found = await keywordSearch(this.store, fq, f, Math.max(depth, PRIOR_POOL));
     stages?.mark('rank');
     const info = this.info(found);
@@ -211,13 +205,13 @@ export class Searcher {
     return (s.demoteDuplicates ? demoteDuplicates(out, (h) => h.title) : out).map(({ title: _t, ...h }) => h);
   }
 
-  private rows(page: SearchHit[], fq: FtsQuery | undefined, semanticOnly: boolean): SearchRow[] {
+  private rows(page: SearchHit[], fq: FtsQuery | undefined, semanticOnly: boolean, stages?: SearchStages): SearchRow[] {
     const info = new Map<string, RecordInfo>();
     for (const kind of ['observation', 'summary', 'prompt'] as const) {
       const ids = page.filter((p) => p.kind === kind).map((p) => p.id);
       for (const [id, r] of hydrate(this.store, kind, ids)) info.set(`${kind}:${id}`, r);
     }
-    this.stages?.mark('pageRows');
+    stages?.mark('pageRows');
     const out: SearchRow[] = [];
     for (const p of page) {
       const r = info.get(`${p.kind}:${p.id}`);
@@ -225,7 +219,7 @@ export class Searcher {
       const snippet = fq ? makeSnippet(r.body, semanticOnly ? [] : fq.words) : undefined;
       out.push(toSearchRow(r, fq ? p.score : null, snippet || undefined));
     }
-    this.stages?.mark('snippets');
+    stages?.mark('snippets');
     return out;
   }
 }
