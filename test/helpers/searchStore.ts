@@ -15,7 +15,7 @@ import { tempDir } from './worker';
 
 export const T0 = Date.UTC(2025, 0, 1);
 
-/** A migrated store in a temp dir with the search functions and session 1 (project alpha). */
+/** A migrated store in a temp dir with the search functions and one session (id 1, project alpha). */
 export async function openSearchStore(prefix: string): Promise<Store> {
   const store = await Store.open({ dir: path.join(tempDir(prefix), 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
   await migrate(store);
