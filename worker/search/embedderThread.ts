@@ -5,7 +5,7 @@
 // (background) ones, so a query waits for at most the run under way (one text while queries
 // keep coming), and none for half a second after a query is answered (nextJob: the next query
 // of a search finds the model free; a backlog held 10 s in a row runs once anyway).
-// embed/embedder.ts owns the host's lifetime (embed/host.ts).
+// embed/embedder.ts owns the host's lifetime (worker/childProcess.ts starts it).
 import { runAllThreadsInBackground } from '../threadPriority';
 import { locateEmbedderFiles } from './embed/assets';
 import { MAX_TOKENS, RUN_TOKENS, type EmbedderThreadData, type FromThread, type ToThread } from './embed/protocol';

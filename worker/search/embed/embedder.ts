@@ -1,8 +1,8 @@
-// Main-side handle on the local model's host, a child process (host.ts). The host
+// Main-side handle on the local model's host, a child process (worker/childProcess.ts). The host
 // (about 300 MB with the model) starts on first use and is ended after idleMs without use; a
 // crash fails the calls in flight and the next call starts a fresh one.
 import type { Logger } from '../../../common/node/log';
-import { type ModelHost, startHost } from './host';
+import { type Child, startChild } from '../../childProcess';
 import { LOCAL_MODEL_DIMS, LOCAL_MODEL_NAME, type EmbedderThreadData, type FromThread, type ToThread } from './protocol';
 import type { Embedder } from './types';
 
@@ -48,6 +48,8 @@ export interface LocalEmbedder extends Embedder {
   serial(batchSize: number, idleMs: number): Embedder;
 }
 
+type ModelHost = Child<ToThread>;
+
 interface Pending {
   count: number;
   /** How long the host stays up after this call (its handle's idle time). */
@@ -75,7 +77,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
   let closed = false;
 
   const start = (): ModelHost => {
-    const w: ModelHost = startHost(opts.threadScript, opts.threadData ?? {}, {
+    const w: ModelHost = startChild<FromThread, ToThread>(opts.threadScript, opts.threadData ?? {}, {
       message: (msg) => onMessage(w, msg),
       died: (why) => crash(w, why),
     });
