@@ -147,7 +147,7 @@ async function split(texts) {
     const c = process.cpuUsage(c0);
     return (c.user + c.system) / 1000;
   };
-  await m.embed(texts.slice(0, 8));
+  await m.run(texts.slice(0, 8).map((t) => m.tokenize(t)));
   let enc = [];
   const tokMs = await cpu(async () => (enc = texts.map((t) => m.tokenize(t))))();
   const lens = enc.map((e) => e.length);

@@ -12,17 +12,12 @@ import { MAX_TOKENS, RUN_TOKENS, type EmbedderThreadData, type FromThread, type 
 import { capTokens, nextJob, planRuns } from './embed/runs';
 import { loadUseModel, type UseModel } from './embed/useModel';
 
-/** The worker's side of the channel (data as JSON in argv[2]). */
-function hostPort(): { send: (msg: FromThread) => void; data: EmbedderThreadData } {
-  const send = process.send?.bind(process);
-  if (!send) throw new Error('embedder.js runs as a child process of the worker');
-  // The worker going away (even killed) closes the channel: nobody is left to answer.
-  process.on('disconnect', () => process.exit(0));
-  runAllThreadsInBackground(); // V8's helper threads too: they compile the model's WebAssembly
-  return { send: (msg) => send(msg), data: JSON.parse(process.argv[2] ?? '{}') as EmbedderThreadData };
-}
-
-const { send, data } = hostPort();
+const send = process.send?.bind(process);
+if (!send) throw new Error('embedder.js runs as a child process of the worker');
+// The worker going away (even killed) closes the channel: nobody is left to answer.
+process.on('disconnect', () => process.exit(0));
+runAllThreadsInBackground(); // V8's helper threads too: they compile the model's WebAssembly
+const data = JSON.parse(process.argv[2] ?? '{}') as EmbedderThreadData;
 const post = (msg: FromThread) => send(msg);
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const runTokens = data.runTokens ?? RUN_TOKENS;
@@ -73,10 +68,7 @@ process.on('message', (msg: ToThread) => {
 
 function prepare(job: Job, m: UseModel): void {
   job.encodings = job.msg.texts.map((t) => capTokens(m.tokenize(t), maxTokens));
-  job.runs = planRuns(
-    job.encodings.map((e) => e.length),
-    runTokens,
-  );
+  job.runs = planRuns(job.encodings.map((e) => e.length), runTokens);
   job.todo = job.runs.map((_, i) => i);
   if (job.runs.length === 0) finish(job);
 }

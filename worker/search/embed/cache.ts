@@ -30,11 +30,7 @@ export function cachedEmbedder(inner: Embedder, size: number): Embedder {
         const vectors = await inner.embed(missing);
         missing.forEach((t, i) => known.set(t, vectors[i]));
       }
-      const found = texts.map((t) => {
-        const v = known.get(t);
-        if (!v) throw new Error('cached embedder: missing vector');
-        return v;
-      });
+      const found = texts.map((t) => known.get(t) as Float32Array);
       if (size > 0) texts.forEach((t, i) => remember(t, found[i]));
       // Callers may write into what they get: hand out copies, keep the originals.
       return found.map((v) => v.slice());

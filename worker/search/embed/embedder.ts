@@ -64,6 +64,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
   const idleMs = opts.idleMs ?? 5 * 60_000;
   const batchSize = Math.max(1, opts.batchSize ?? 32);
   const maxChars = opts.maxChars ?? 2000;
+  const cut = (t: string) => (t.length > maxChars ? t.slice(0, maxChars) : t);
   const callTimeoutMs = opts.callTimeoutMs ?? 120_000;
   const loadTimeoutMs = opts.loadTimeoutMs ?? 120_000;
   const name = opts.name ?? LOCAL_MODEL_NAME;
@@ -176,9 +177,8 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
     async embed(texts) {
       if (closed) throw new Error('local embedder is closed');
       if (texts.length === 0) return [];
-      const cut = texts.map((t) => (t.length > maxChars ? t.slice(0, maxChars) : t));
       const batches: Promise<Float32Array[]>[] = [];
-      for (let i = 0; i < cut.length; i += batchSize) batches.push(request(cut.slice(i, i + batchSize)));
+      for (let i = 0; i < texts.length; i += batchSize) batches.push(request(texts.slice(i, i + batchSize).map(cut)));
       return (await Promise.all(batches)).flat();
     },
     async close() {
@@ -196,8 +196,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
           if (closed) throw new Error('local embedder is closed');
           const out: Float32Array[] = [];
           for (let i = 0; i < texts.length; i += size) {
-            const cut = texts.slice(i, i + size).map((t) => (t.length > maxChars ? t.slice(0, maxChars) : t));
-            out.push(...(await request(cut, serialIdleMs, true)));
+            out.push(...(await request(texts.slice(i, i + size).map(cut), serialIdleMs, true)));
           }
           return out;
         },

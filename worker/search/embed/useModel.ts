@@ -54,13 +54,10 @@ export interface UseModel {
   readonly backend: string;
   /** Whether the wasm binary with SIMD instructions runs. */
   readonly simd: boolean;
-  readonly dims: number;
   /** A text's token ids; an empty text gets one separator token (a row without tokens vanishes from the output). */
   tokenize(text: string): number[];
   /** One graph run over tokenized texts: all vectors back to back, encodings.length * dims. */
   run(encodings: number[][]): Promise<Float32Array>;
-  /** tokenize + one run: all vectors back to back, texts.length * dims. */
-  embed(texts: string[]): Promise<Float32Array>;
 }
 
 /** `simd: false`: the plain wasm binary even where SIMD works (benches compare the two). */
@@ -76,23 +73,11 @@ export async function loadUseModel(files: EmbedderFiles, opts: { simd?: boolean 
   const [graph, vocabulary] = await Promise.all([loadGraph(files.modelDir), readJson(path.join(files.modelDir, 'vocab.json'))]);
   const tokenizer: Tokenizer = new EmbeddingsModel({ model: graph, vocabulary: vocabulary as [string, number][] }).tokenizer;
   const simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT');
-  let dims = 0;
-  const tokenize = (text: string) => tokenizer.encode(text.length > 0 ? text : ' ');
-  const runEncoded = async (encodings: number[][]) => {
-    if (encodings.length === 0) return new Float32Array(0);
-    const out = await run(graph, encodings);
-    dims = out.length / encodings.length;
-    return out;
-  };
   return {
     backend,
     simd,
-    get dims() {
-      return dims;
-    },
-    tokenize,
-    run: runEncoded,
-    embed: (texts) => runEncoded(texts.map(tokenize)),
+    tokenize: (text) => tokenizer.encode(text.length > 0 ? text : ' '),
+    run: async (encodings) => (encodings.length === 0 ? new Float32Array(0) : run(graph, encodings)),
   };
 }
 
