@@ -45,7 +45,7 @@ export class FtsMerger {
   constructor(
     private readonly store: Store,
     private readonly log?: Logger,
-    private readonly opts: { quietMs?: number; maxWaitMs?: number; pauseMs?: number } = {},
+    private readonly opts: { quietMs?: number; pauseMs?: number } = {},
   ) {}
 
   /** Something was written: merge once writes pause. */
@@ -58,7 +58,7 @@ export class FtsMerger {
     const now = Date.now();
     if (!this.timer) this.firstKick = now;
     clearTimeout(this.timer);
-    const wait = Math.max(0, Math.min(this.opts.quietMs ?? QUIET_MS, this.firstKick + (this.opts.maxWaitMs ?? MAX_WAIT_MS) - now));
+    const wait = Math.max(0, Math.min(this.opts.quietMs ?? QUIET_MS, this.firstKick + MAX_WAIT_MS - now));
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.running = this.run().finally(() => {

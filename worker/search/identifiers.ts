@@ -171,19 +171,15 @@ export class IdentifierWarmer {
         done = true;
       }
       if (done) this.settle();
-      else this.schedule(step, PAUSE_MS);
+      // Not unref'd: a caller awaiting `ready` must not see the process exit first; stop() clears it.
+      else this.timer = setTimeout(step, PAUSE_MS);
     };
-    this.schedule(step, 0);
+    this.timer = setTimeout(step, 0);
   }
 
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
     this.settle();
-  }
-
-  private schedule(fn: () => void, ms: number): void {
-    // Not unref'd: a caller awaiting `ready` must not see the process exit first; stop() clears it.
-    this.timer = setTimeout(fn, ms);
   }
 }

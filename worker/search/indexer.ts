@@ -32,10 +32,6 @@ export interface IndexerOptions {
   semantic: SemanticIndex;
   batchSize: number;
   log: Logger;
-  /** Wait before retrying after the embedder failed. Default 30 s, doubling to 10 min. */
-  retryMs?: number;
-  /** Ids per window of the anti-join scan. */
-  windowSize?: number;
   /** No batch is embedded before this long after start() (unless woken). Default 0. */
   startDelayMs?: number;
   /** No batch is embedded before this long after the last kick, a write (unless woken). Default 0. */
@@ -52,6 +48,10 @@ interface Candidate {
 
 /** The vector files are tidied at most this often (each time reads a group-by over `vectors`). */
 const TIDY_MS = 10 * 60_000;
+/** Wait before retrying after the embedder failed, doubling to 10 min. */
+const RETRY_MS = 30_000;
+/** Ids per window of the anti-join scan. */
+const WINDOW = 2_000;
 
 export class EmbeddingIndexer {
   state: IndexerState = 'idle';
@@ -301,8 +301,7 @@ export class EmbeddingIndexer {
     this.rate.paused();
     this.state = 'unavailable';
     this.lastError = e.message;
-    const base = this.o.retryMs ?? 30_000;
-    const wait = Math.min(10 * 60_000, base * 2 ** Math.min(this.failures - 1, 5));
+    const wait = Math.min(10 * 60_000, RETRY_MS * 2 ** Math.min(this.failures - 1, 5));
     this.o.log.warn('embedding failed; semantic search falls back to keyword until it works', { error: e.message, retryInMs: wait });
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
@@ -327,13 +326,12 @@ export class EmbeddingIndexer {
     const table = KINDS[kind].table;
     const max = Number(store.get<{ m: number | null }>(`SELECT max(id) AS m FROM ${table}`)?.m ?? 0);
     const floor = this.checkedUpTo[kind];
-    const window = this.o.windowSize ?? 2_000;
     const model = this.model;
     const out: Candidate[] = [];
-    for (let hi = max; hi > floor && out.length < limit; hi -= window) {
+    for (let hi = max; hi > floor && out.length < limit; hi -= WINDOW) {
       if (hi !== max) await new Promise((resolve) => setImmediate(resolve));
       if (this.stopped) return out;
-      const lo = Math.max(floor, hi - window);
+      const lo = Math.max(floor, hi - WINDOW);
       const rows =
         kind === 'observation'
           ? store.all<ObservationText & { id: number; project: string; created_at: number }>(
