@@ -90,12 +90,7 @@ export class SemanticIndex {
         `SELECT rowid AS rid, ${ROW_COLUMNS} FROM vectors WHERE rowid > ? AND model = ? ORDER BY rowid LIMIT ?`,
         [after, this.o.model, LOAD_CHUNK],
       );
-      await this.read(rows, (r, blob) => {
-        scan ??= new ScanIndex(r.dims);
-        if (r.dims !== scan.dims) return;
-        const v = int8View(blob, r.dims);
-        if (v) scan.put(r.project, r.kind, r.ref_id, r.created_at, v.q, v.scale);
-      });
+      await this.read(rows, (r, blob) => put((scan ??= new ScanIndex(r.dims)), r.project, r.kind, r.ref_id, r.created_at, blob));
       if (rows.length < LOAD_CHUNK) break;
       after = rows[rows.length - 1].rid;
       await new Promise((resolve) => setImmediate(resolve));
@@ -185,13 +180,8 @@ export class SemanticIndex {
   async added(rows: StoredVector[]): Promise<void> {
     if (rows.length === 0) return;
     if (this.loading) await this.loading;
-    for (const r of rows) {
-      const dims = r.blob.byteLength - 4;
-      if (this.scan && dims === this.scan.dims) {
-        const v = int8View(r.blob, dims);
-        if (v) this.scan.put(r.project, r.kind, r.id, r.epoch, v.q, v.scale);
-      }
-    }
+    const scan = this.scan;
+    if (scan) for (const r of rows) put(scan, r.project, r.kind, r.id, r.epoch, r.blob);
   }
 
   removed(kind: 'observation' | 'summary', id: number, project?: string): void {
@@ -204,10 +194,7 @@ export class SemanticIndex {
       this.scan.dropProject(project);
       const scan = this.scan;
       const rows = this.o.store.all<VectorRow>(`SELECT ${ROW_COLUMNS} FROM vectors WHERE project = ? AND model = ?`, [project, this.o.model]);
-      await this.read(rows, (r, blob) => {
-        const v = r.dims === scan.dims ? int8View(blob, r.dims) : undefined;
-        if (v) scan.put(project, r.kind, r.ref_id, r.created_at, v.q, v.scale);
-      });
+      await this.read(rows, (r, blob) => put(scan, project, r.kind, r.ref_id, r.created_at, blob));
     }
   }
 
@@ -231,4 +218,10 @@ export class SemanticIndex {
     this.touch();
     return scan.query(vector, k, { ...f, kinds }, f.withVectors ?? 0);
   }
+}
+
+/** Puts a stored vector in the scan; one of another length (another model's size) is left out. */
+function put(scan: ScanIndex, project: string, kind: 'observation' | 'summary', id: number, epoch: number, blob: Uint8Array): void {
+  const v = int8View(blob, scan.dims);
+  if (v) scan.put(project, kind, id, epoch, v.q, v.scale);
 }

@@ -62,12 +62,11 @@ export function projectFolderName(project: string): string {
     .replace(/[^A-Za-z0-9._-]+/g, '_')
     .replace(/^\.+/, '_')
     .slice(0, 40);
-  const hash = createHash('sha256').update(project, 'utf8').digest('hex').slice(0, 12);
-  return `${slug}-${hash}`;
+  return `${slug}-${hash12(project)}`;
 }
 
-function modelTag(model: string): string {
-  return createHash('sha256').update(model, 'utf8').digest('hex').slice(0, 12);
+function hash12(s: string): string {
+  return createHash('sha256').update(s, 'utf8').digest('hex').slice(0, 12);
 }
 
 function encodeEntry(e: FileEntry): Buffer {
@@ -105,7 +104,7 @@ export class VectorFiles {
   constructor(readonly dir: string) {}
 
   fileName(model: string, project: string, gen: number): string {
-    return `${projectFolderName(project)}.${modelTag(model)}.${gen}.vec`;
+    return `${projectFolderName(project)}.${hash12(model)}.${gen}.vec`;
   }
 
   private filePath(model: string, project: string, gen: number): string {
@@ -117,7 +116,7 @@ export class VectorFiles {
     const key = `${model}\u0000${project}`;
     let gen = this.current.get(key);
     if (gen === undefined) {
-      const prefix = `${projectFolderName(project)}.${modelTag(model)}.`;
+      const prefix = `${projectFolderName(project)}.${hash12(model)}.`;
       gen = 1;
       for (const f of this.list()) {
         if (!f.startsWith(prefix)) continue;

@@ -70,30 +70,17 @@ async function compact(store: Store, files: VectorFiles, u: FileUse): Promise<vo
   );
   const entries: FileEntry[] = [];
   const from: number[] = [];
-  await files.readMany(
-    u.model,
-    u.project,
-    u.file_gen,
-    rows.map((r) => ({ kind: r.kind, id: r.ref_id, dims: r.dims, offset: r.file_offset })),
-    (w, blob) => {
-      // An entry that fails its check is left where it is: the next read drops its row.
-      if (!blob) return;
-      entries.push({ kind: w.kind, id: w.id, blob: blob.slice() });
-      from.push(w.offset);
-    },
-  );
+  const wanted = rows.map((r) => ({ kind: r.kind, id: r.ref_id, dims: r.dims, offset: r.file_offset }));
+  await files.readMany(u.model, u.project, u.file_gen, wanted, (w, blob) => {
+    // An entry that fails its check is left where it is: the next read drops its row.
+    if (!blob) return;
+    entries.push({ kind: w.kind, id: w.id, blob: blob.slice() });
+    from.push(w.offset);
+  });
   const locs = await files.rewrite(u.model, u.project, entries);
   await store.write((tx) => {
     entries.forEach((e, i) =>
-      tx.run(`UPDATE vectors SET file_gen = ?, file_offset = ? WHERE kind = ? AND ref_id = ? AND model = ? AND file_gen = ? AND file_offset = ?`, [
-        locs[i].gen,
-        locs[i].offset,
-        e.kind,
-        e.id,
-        u.model,
-        u.file_gen,
-        from[i],
-      ]),
+      tx.run(`UPDATE vectors SET file_gen = ?, file_offset = ? WHERE kind = ? AND ref_id = ? AND model = ? AND file_gen = ? AND file_offset = ?`, [locs[i].gen, locs[i].offset, e.kind, e.id, u.model, u.file_gen, from[i]]),
     );
   });
 }
