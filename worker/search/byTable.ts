@@ -1,15 +1,7 @@
 // What search keeps in memory per store and table (rowFacts.ts, docLengths.ts): one map per store
 // object, and the hand-over from the keyword warm-up process (listWarmer.ts), where a table this
 // process read meanwhile stays.
-export interface ByTable<T> {
-  of(store: object): Map<string, T>;
-  /** Every table's entry (what the warm-up process sends). */
-  exportAll(store: object): [string, T][];
-  /** Takes over entries read elsewhere; a table read here meanwhile stays. */
-  importAll(store: object, entries: [string, T][]): void;
-}
-
-export function byTable<T>(): ByTable<T> {
+export function byTable<T>() {
   const stores = new WeakMap<object, Map<string, T>>();
   const of = (store: object): Map<string, T> => {
     let m = stores.get(store);
@@ -18,8 +10,10 @@ export function byTable<T>(): ByTable<T> {
   };
   return {
     of,
-    exportAll: (store) => [...of(store)],
-    importAll: (store, entries) => {
+    /** Every table's entry (what the warm-up process sends). */
+    exportAll: (store: object): [string, T][] => [...of(store)],
+    /** Takes over entries read elsewhere; a table read here meanwhile stays. */
+    importAll: (store: object, entries: [string, T][]): void => {
       const m = of(store);
       for (const [table, v] of entries) if (!m.has(table)) m.set(table, v);
     },
