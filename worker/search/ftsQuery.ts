@@ -81,11 +81,7 @@ export function tokenize(text: string): string[] {
  * and keeps every other character as written ("Übersicht" stays "Übersicht", "CAFÉ" becomes "cafÉ").
  */
 export function indexTokens(text: string): string[] {
-  return (text.match(TOKEN) ?? []).map(foldAscii);
-}
-
-function foldAscii(token: string): string {
-  return token.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+  return (text.match(TOKEN) ?? []).map((t) => t.replace(/[A-Z]+/g, (m) => m.toLowerCase()));
 }
 
 /** Each non-ASCII letter mapped by `f` where that gives one non-ASCII character (ß stays ß, not SS). */

@@ -46,19 +46,15 @@ const substanceOf = new WeakMap<PriorInfo, number>();
 /** 0..1: how much a record says beyond "this happened". */
 export function substance(r: PriorInfo): number {
   let s = substanceOf.get(r);
-  if (s === undefined) substanceOf.set(r, (s = substanceNow(r)));
-  return s;
-}
-
-function substanceNow(r: PriorInfo): number {
-  const len = r.bodyLength;
+  if (s !== undefined) return s;
   // 0 at no body, ~0.5 at a one-line note (~100 chars), 1 from about 450 characters.
-  const lenScore = Math.min(1, Math.log1p(len / 40) / Math.log1p(450 / 40));
-  if (r.kind !== 'observation') return lenScore;
-  const concepts = parseList(r.concepts).map((c) => c.toLowerCase());
-  const rich = concepts.some((c) => RICH_CONCEPTS.has(c)) ? 1 : 0;
-  const weighty = WEIGHTY_TYPES.has(r.type) ? 1 : 0;
-  return 0.7 * lenScore + 0.2 * rich + 0.1 * weighty;
+  s = Math.min(1, Math.log1p(r.bodyLength / 40) / Math.log1p(450 / 40));
+  if (r.kind === 'observation') {
+    const rich = parseList(r.concepts).some((c) => RICH_CONCEPTS.has(c.toLowerCase())) ? 1 : 0;
+    s = 0.7 * s + 0.2 * rich + 0.1 * (WEIGHTY_TYPES.has(r.type) ? 1 : 0);
+  }
+  substanceOf.set(r, s);
+  return s;
 }
 
 function fits(r: PriorInfo, intent: Intent): boolean {
