@@ -52,6 +52,8 @@ const TIDY_MS = 10 * 60_000;
 const RETRY_MS = 30_000;
 /** Ids per window of the anti-join scan. */
 const WINDOW = 2_000;
+/** The columns each kind's embedded text is made of (embedText.ts). */
+const TEXT_COLUMNS = { observation: 'c.type, c.title, c.subtitle, c.narrative, c.facts', summary: 'c.request, c.investigated, c.learned, c.completed, c.next_steps, c.notes' };
 
 export class EmbeddingIndexer {
   state: IndexerState = 'idle';
@@ -332,20 +334,12 @@ export class EmbeddingIndexer {
       if (hi !== max) await new Promise((resolve) => setImmediate(resolve));
       if (this.stopped) return out;
       const lo = Math.max(floor, hi - WINDOW);
-      const rows =
-        kind === 'observation'
-          ? store.all<ObservationText & { id: number; project: string; created_at: number }>(
-              `SELECT o.id, o.project, o.created_at, o.type, o.title, o.subtitle, o.narrative, o.facts FROM observations o
-               WHERE o.id > ? AND o.id <= ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.kind = 'observation' AND v.ref_id = o.id AND v.model = ?)
-               ORDER BY o.id DESC LIMIT ?`,
-              [lo, hi, model, limit - out.length],
-            )
-          : store.all<SummaryText & { id: number; project: string; created_at: number }>(
-              `SELECT s.id, s.project, s.created_at, s.request, s.investigated, s.learned, s.completed, s.next_steps, s.notes FROM session_summaries s
-               WHERE s.id > ? AND s.id <= ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.kind = 'summary' AND v.ref_id = s.id AND v.model = ?)
-               ORDER BY s.id DESC LIMIT ?`,
-              [lo, hi, model, limit - out.length],
-            );
+      const rows = store.all<(ObservationText | SummaryText) & { id: number; project: string; created_at: number }>(
+        `SELECT c.id, c.project, c.created_at, ${TEXT_COLUMNS[kind]} FROM ${table} c
+         WHERE c.id > ? AND c.id <= ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.kind = '${kind}' AND v.ref_id = c.id AND v.model = ?)
+         ORDER BY c.id DESC LIMIT ?`,
+        [lo, hi, model, limit - out.length],
+      );
       for (const r of rows) {
         const text = kind === 'observation' ? observationEmbedText(r as ObservationText) : summaryEmbedText(r as SummaryText);
         out.push({ kind, id: r.id, project: r.project, epoch: r.created_at, text: text || '(empty)' });
