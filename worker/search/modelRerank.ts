@@ -21,13 +21,13 @@ interface Reranked<T> {
   why?: string;
 }
 
-export async function modelRerank<T extends RankedRow>(query: string, rows: T[], asker: Asker | undefined, opts: { timeoutMs?: number; log?: Logger } = {}): Promise<Reranked<T>> {
+export async function modelRerank<T extends RankedRow>(query: string, rows: T[], asker: Asker | undefined, opts: { log?: Logger } = {}): Promise<Reranked<T>> {
   if (!asker) return { rows, reranked: false, why: 'no model' };
   if (rows.length < 2 || query.trim() === '') return { rows, reranked: false, why: 'nothing to rerank' };
   let timer: NodeJS.Timeout | undefined;
   try {
     const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), opts.timeoutMs ?? RERANK_TIMEOUT_MS);
+      timer = setTimeout(() => resolve('timeout'), RERANK_TIMEOUT_MS);
     });
     const call = asker.ask({ purpose: 'rerank', system: RERANK_SYSTEM, prompt: rerankPrompt(query, rows.slice(0, RERANK_TOP)), maxOutputTokens: RERANK_MAX_OUTPUT_TOKENS });
     call.catch(() => undefined); // a late failure after the timeout is not unhandled

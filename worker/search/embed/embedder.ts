@@ -48,8 +48,6 @@ export interface LocalEmbedder extends Embedder {
   serial(batchSize: number, idleMs: number): Embedder;
 }
 
-type ModelHost = Child<ToThread>;
-
 interface Pending {
   count: number;
   /** How long the host stays up after this call (its handle's idle time). */
@@ -70,15 +68,15 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
   const name = opts.name ?? LOCAL_MODEL_NAME;
   const pending = new Map<number, Pending>();
   const stats: LocalEmbedderStats = { running: false, starts: 0 };
-  let worker: ModelHost | undefined;
+  let worker: Child<ToThread> | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
   let loadTimer: NodeJS.Timeout | undefined;
   let ready = false;
   let nextId = 1;
   let closed = false;
 
-  const start = (): ModelHost => {
-    const w: ModelHost = startChild<FromThread, ToThread>(opts.threadScript, opts.threadData ?? {}, {
+  const start = (): Child<ToThread> => {
+    const w: Child<ToThread> = startChild<FromThread, ToThread>(opts.threadScript, opts.threadData ?? {}, {
       message: (msg) => onMessage(w, msg),
       died: (why) => crash(w, why),
     });
@@ -90,7 +88,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
     return w;
   };
 
-  const onMessage = (w: ModelHost, msg: FromThread) => {
+  const onMessage = (w: Child<ToThread>, msg: FromThread) => {
     if (w !== worker) return;
     if (msg.type === 'ready') {
       ready = true;
@@ -113,7 +111,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
   };
 
   /** Drops the host (if it is still the current one) and fails everything sent to it. */
-  const crash = (w: ModelHost, why: string) => {
+  const crash = (w: Child<ToThread>, why: string) => {
     if (w !== worker) return;
     void stop();
     opts.log?.warn('embedder process crashed', { why });
@@ -158,7 +156,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
     }
   };
 
-  const arm = (w: ModelHost) => setTimeout(() => crash(w, `no answer within ${callTimeoutMs} ms`), callTimeoutMs);
+  const arm = (w: Child<ToThread>) => setTimeout(() => crash(w, `no answer within ${callTimeoutMs} ms`), callTimeoutMs);
 
   const request = (texts: string[], keepMs = idleMs, background = false): Promise<Float32Array[]> =>
     new Promise((resolve, reject) => {
