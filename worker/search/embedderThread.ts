@@ -87,8 +87,7 @@ function place(job: Job, run: number[], raw: Float32Array): void {
 function finish(job: Job): void {
   jobs.splice(jobs.indexOf(job), 1);
   if (!job.msg.background) lastAnsweredAt = performance.now();
-  const out = job.out ?? new Float32Array(0);
-  post({ type: 'result', id: job.msg.id, dims: job.dims, data: out });
+  post({ type: 'result', id: job.msg.id, dims: job.dims, data: job.out ?? new Float32Array(0) });
 }
 
 function fail(job: Job, e: unknown): void {

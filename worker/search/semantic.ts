@@ -4,7 +4,6 @@
 // and rebuilt from them. It is dropped after `idleMs` without a vector query, so an idle worker
 // does not hold it.
 import type { Logger } from '../../common/node/log';
-import type { SearchKind } from '../../common/contract';
 import { collectGarbage } from '../memory';
 import type { Store } from '../store/store';
 import type { SearchHit } from './hit';
@@ -47,7 +46,6 @@ interface VectorRow {
 const ROW_COLUMNS = 'kind, ref_id, project, dims, created_at, file_gen, file_offset';
 
 export interface SemanticQuery extends ScanFilter {
-  kinds?: readonly SearchKind[];
   /** Attach the stored vector (int8) to this many of the best hits (density.ts needs them). */
   withVectors?: number;
 }
