@@ -9,7 +9,7 @@
 // word common enough and is done after one look at its vocabulary. The worker runs the same steps
 // in a child process (warmProcess.ts) when its bundle has one and a kind has more rows than a
 // common word needs: then nothing here waits on them.
-import { type ChildProcess, fork } from 'node:child_process';
+import { type Child, startChild } from '../childProcess';
 import type { Logger } from '../../common/node/log';
 import type { Store } from '../store/store';
 import { KINDS, type KindTable } from './records';
@@ -47,7 +47,7 @@ export interface WarmOptions {
 
 export class ListWarmer {
   private timer: NodeJS.Timeout | undefined;
-  private child: ChildProcess | undefined;
+  private child: Child<never> | undefined;
   private stopped = false;
   /** Lists made so far (status and tests). */
   built = 0;
@@ -115,38 +115,32 @@ export class ListWarmer {
     if (this.stopped) return;
     const data: WarmProcessData = { dir: p.dir, terms: this.terms, pageCacheBytes: p.pageCacheBytes };
     let failure: string | undefined;
-    let child: ChildProcess;
     try {
-      // 'advanced': the lists' typed arrays travel as they are, not as JSON.
-      child = fork(p.script, [JSON.stringify(data)], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'], execArgv: [] });
+      this.child = startChild<WarmProcessMessage, never>(p.script, data, {
+        message: (m) => {
+          if (m.type === 'lists') this.built += importLists(this.store, m.lists, []);
+          else if (m.type === 'done') {
+            importLists(this.store, [], m.vocabulary);
+            importFacts(this.store, m.facts);
+            importDocLengths(this.store, m.lengths);
+            this.via = 'process';
+            this.log?.info('keyword lists warmed', { lists: this.built, ms: Math.round(m.ms), process: true });
+            this.finish();
+          } else failure = m.error;
+        },
+        died: (why) => {
+          this.child = undefined;
+          if (this.done || this.stopped) return;
+          this.log?.warn('keyword list warm-up process failed; warming here instead', { error: failure ?? why });
+          this.stepHere();
+        },
+      });
     } catch (e) {
       this.log?.warn('keyword list warm-up process did not start; warming here instead', { error: (e as Error).message });
       this.stepHere();
       return;
     }
-    this.child = child;
-    child.unref();
-    child.channel?.unref();
-    let stderr = '';
-    child.stderr?.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-500)));
-    child.on('message', (m: WarmProcessMessage) => {
-      if (m.type === 'lists') this.built += importLists(this.store, m.lists, []);
-      else if (m.type === 'done') {
-        importLists(this.store, [], m.vocabulary);
-        importFacts(this.store, m.facts);
-        importDocLengths(this.store, m.lengths);
-        this.via = 'process';
-        this.log?.info('keyword lists warmed', { lists: this.built, ms: Math.round(m.ms), process: true });
-        this.finish();
-      } else failure = m.error;
-    });
-    child.on('error', (e) => (failure = e.message));
-    child.on('exit', () => {
-      if (this.child === child) this.child = undefined;
-      if (this.done || this.stopped) return;
-      this.log?.warn('keyword list warm-up process failed; warming here instead', { error: failure ?? (stderr.trim() || 'it exited') });
-      this.stepHere();
-    });
+    this.child.unref();
   }
 
   private finish(): void {
@@ -159,7 +153,7 @@ export class ListWarmer {
     this.stopped = true;
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.child?.kill();
+    void this.child?.terminate();
     this.child = undefined;
   }
 
