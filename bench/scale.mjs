@@ -165,6 +165,9 @@ function rssOf(pid) {
 /** Workers up right now: a bench that fails stops them before it exits (none left behind). */
 const live = new Set();
 
+/** Our workers' requests resent by the keep-alive client (claude-mem's are counted in its results). */
+let oursResent = 0;
+
 async function startWorker(script, dataDir) {
   const port = await freePort();
   const t0 = performance.now();
@@ -220,6 +223,7 @@ async function startWorker(script, dataDir) {
     async stop() {
       clearInterval(sampler);
       c.close();
+      oursResent += c.stats.retried;
       const t = performance.now();
       proc.kill('SIGTERM');
       await exited;
@@ -657,7 +661,7 @@ function bars(results) {
     for (const l of lines) console.log(l);
     console.log(`\n${met} bars met, ${missed} missed; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at the end`);
   }
-  const resent = results.reduce((k, r) => k + (r.resent ?? 0), 0);
+  const resent = oursResent + results.reduce((k, r) => k + (r.resent ?? 0), 0);
   if (resent) console.log(`requests resent after the server closed a kept-alive socket: ${resent}`);
   return missing;
 }
