@@ -43,7 +43,7 @@ export function client(port, token) {
           } catch {
             /* text */
           }
-          resolve({ status: res.statusCode, body: parsed, text });
+          resolve({ status: res.statusCode, body: parsed, text, headers: res.headers });
         });
         res.on('error', reject);
       });
