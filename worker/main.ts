@@ -23,7 +23,6 @@ import { createApp } from './server/app';
 import { moduleRoutes } from './server/routes';
 import type { AppContext } from './server/context';
 import { createSchema, migrate } from './store/schema';
-import { CheckpointStopped } from './store/delta';
 import { Store } from './store/store';
 import { teamService } from './team/service';
 import type { Server } from 'node:http';
@@ -146,6 +145,12 @@ async function main(): Promise<void> {
     packChain: true,
   });
   await migrate(store);
+  if (!store.degraded && (store.recovery.recordsReplayed > 0 || store.recovery.problems.length > 0)) {
+    // What this start replayed (the journal a stop left after the newest checkpoint) is written
+    // as a delta before it answers: a stop right after it then leaves the next start nothing to
+    // replay, and no stop ever waits for this checkpoint. A failure leaves it to the next start.
+    await store.snapshot(false, false, true).catch((e: Error) => log.error(`post-recovery checkpoint failed: ${e.message}`));
+  }
   const events = new EventBus();
   const compressor = createCompressor({ config, env: process.env, store, events, log });
   const processor = new Processor(store, events, log, compressor);
@@ -206,9 +211,10 @@ async function main(): Promise<void> {
       await team.stop();
       lap('team');
       // No checkpoint on the way out: the journal holds every acknowledged write; the next start
-      // replays it and checkpoints in the background.
-      await store.close(false);
+      // replays it and writes a delta of it before it answers.
+      const inStore = await store.close(false);
       lap('store');
+      for (const [part, ms] of Object.entries(inStore)) took[`store.${part}`] = ms;
       releaseLock(config.dataDir);
       held.release();
       log.info('stopped', took);
@@ -253,10 +259,6 @@ async function main(): Promise<void> {
   processor.kick();
   search.start();
   if (!store.degraded) team.start(); // a read-only (degraded) store cannot apply pulls
-  if (!store.degraded && (store.recovery.recordsReplayed > 0 || store.recovery.problems.length > 0)) {
-    // A stop before it is done leaves it to the next start (the journal holds every write): not an error.
-    store.snapshot().catch((e: Error) => (e instanceof CheckpointStopped ? log.info(`post-recovery checkpoint not written: ${e.message}`) : log.error(`post-recovery snapshot failed: ${e.message}`)));
-  }
   if (config.settings.idleShutdownMs > 0) {
     const t = setInterval(() => {
       if (Date.now() - lastActivity > config.settings.idleShutdownMs && events.clientCount === 0) void shutdown('idle');

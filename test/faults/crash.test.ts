@@ -215,7 +215,7 @@ async function startAndKillAt(dataDir: string, env: Record<string, string>, paus
 // No index merge: its background writes would land after the checkpoints a step asks for, so a
 // pause meant for the stop's checkpoint would stop a catch-up checkpoint at the next start instead.
 const STEP_ENV = { CLAUDE_MEM_EMBEDDINGS: 'off', CLAUDE_MEM_DELTA_MIN_BYTES: '0', CLAUDE_MEM_SNAPSHOT_JOURNAL_BYTES: String(256 << 20), CLAUDE_MEM_INDEX_MERGE: 'off' };
-/** No delta while an import goes on: its whole journal is left to the stop, which then writes its own checkpoint. */
+/** No delta while an import goes on: its whole journal is left to the stop, and then to the next start's catch-up. */
 const STOP_STEP_ENV = { ...STEP_ENV, CLAUDE_MEM_BULK_DELTA_BYTES: '0' };
 
 interface Step {
@@ -225,7 +225,7 @@ interface Step {
   at: string;
   /** stop: killed during its graceful stop (after these writes); start: during the next start's catch-up. */
   during: 'stop' | 'start';
-  /** Journal left since the last checkpoint: small (the stop writes nothing) or bulk (the stop checkpoints). */
+  /** Journal left since the last checkpoint: a few saves, or a bulk import too (the stop writes no checkpoint for either). */
   tail: 'small' | 'bulk';
   /** A checkpoint requested just before the stop, held this long in its write so the stop finds it under way. */
   checkpointUnderWay?: boolean;
@@ -235,23 +235,24 @@ const STEPS: Step[] = [
   { name: 'stop: before anything', pause: 'stop:begin', at: 'stop:begin', during: 'stop', tail: 'small' },
   { name: 'stop: after the journal fsync', pause: 'stop:journal-synced', at: 'stop:journal-synced', during: 'stop', tail: 'small' },
   { name: 'stop: a checkpoint under way being stopped', pause: 'write:before-sync=1500,stop:stopping-background-work', at: 'stop:stopping-background-work', during: 'stop', tail: 'small', checkpointUnderWay: true },
-  { name: 'stop: before its checkpoint (bulk journal)', pause: 'stop:checkpoint', at: 'stop:checkpoint', during: 'stop', tail: 'bulk' },
-  { name: 'stop: its checkpoint written, not synced', pause: 'write:before-sync', at: 'write:before-sync', during: 'stop', tail: 'bulk' },
-  { name: 'stop: its checkpoint renamed, directory not synced', pause: 'write:renamed', at: 'write:renamed', during: 'stop', tail: 'bulk' },
-  { name: 'stop: its checkpoint verified, nothing pruned', pause: 'checkpoint:before-prune', at: 'checkpoint:before-prune', during: 'stop', tail: 'bulk' },
+  { name: 'stop: before anything (bulk journal)', pause: 'stop:begin', at: 'stop:begin', during: 'stop', tail: 'bulk' },
   { name: 'stop: after the journal fsync (bulk journal)', pause: 'stop:journal-synced', at: 'stop:journal-synced', during: 'stop', tail: 'bulk' },
   { name: 'next start: journal replayed, not listening', pause: 'start:replayed', at: 'start:replayed', during: 'start', tail: 'small' },
   { name: 'next start: catch-up checkpoint written, not synced', pause: 'write:before-sync', at: 'write:before-sync', during: 'start', tail: 'small' },
   { name: 'next start: catch-up checkpoint renamed', pause: 'write:renamed', at: 'write:renamed', during: 'start', tail: 'small' },
   { name: 'next start: catch-up checkpoint verified, nothing pruned', pause: 'checkpoint:before-prune', at: 'checkpoint:before-prune', during: 'start', tail: 'small' },
+  { name: 'next start (bulk journal): catch-up delta written, not synced', pause: 'write:before-sync', at: 'write:before-sync', during: 'start', tail: 'bulk' },
+  { name: 'next start (bulk journal): catch-up delta renamed', pause: 'write:renamed', at: 'write:renamed', during: 'start', tail: 'bulk' },
+  { name: 'next start (bulk journal): catch-up delta verified, nothing pruned', pause: 'checkpoint:before-prune', at: 'checkpoint:before-prune', during: 'start', tail: 'bulk' },
 ];
 
 /**
  * The store every step starts from, built once and copied for each step: a snapshot and a delta
  * behind it, stopped with nothing since its last checkpoint (so a start has no catch-up checkpoint to
- * write). With `tail`, a few saves after that checkpoint before the stop (which writes none for them).
+ * write). With `tail`, a few saves (and with 'bulk' an import) after that checkpoint before the
+ * stop, which writes no checkpoint for them: the next start replays them.
  */
-async function checkpointedStore(tail: boolean): Promise<{ dataDir: string; acked: Acked }> {
+async function checkpointedStore(tail: 'none' | 'small' | 'bulk'): Promise<{ dataDir: string; acked: Acked }> {
   const dataDir = tempDir();
   const acked = new Acked();
   const w = await startShortLivedWorker({ dataDir, env: STOP_STEP_ENV });
@@ -259,9 +260,9 @@ async function checkpointedStore(tail: boolean): Promise<{ dataDir: string; acke
   assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
   for (let i = 0; i < 5; i++) await acked.save(w, `before ${i}`);
   assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
-  if (tail) for (let i = 0; i < 5; i++) await acked.save(w, `tail ${i}`);
+  if (tail !== 'none') for (let i = 0; i < 5; i++) await acked.save(w, `tail ${i}`);
+  if (tail === 'bulk') await acked.bulk(w, 'tail', 1500);
   await w.stop();
-  if (tail) assert.ok(!/checkpoint at stop/.test(fs.readFileSync(path.join(dataDir, 'logs', 'worker.log'), 'utf8')), 'a small journal: the stop wrote no checkpoint');
   return { dataDir, acked };
 }
 
@@ -269,10 +270,10 @@ it(`SIGKILL at every step of a graceful stop and of the next start (${STEPS.leng
   await faultCase(__filename, 'crashes', 'SIGKILL at every step of the stop and the next start', async () => {
     let total = 0;
     let underWay = 0;
-    const stopFrom = await checkpointedStore(false);
-    const startFrom = await checkpointedStore(true);
+    const stopFrom = await checkpointedStore('none');
+    const startFrom = { small: await checkpointedStore('small'), bulk: await checkpointedStore('bulk') };
     for (const step of STEPS) {
-      const from = step.during === 'stop' ? stopFrom : startFrom;
+      const from = step.during === 'stop' ? stopFrom : startFrom[step.tail];
       const dataDir = copyDataDir(from.dataDir);
       const acked = from.acked.copy();
       if (step.during === 'stop') {
@@ -303,7 +304,7 @@ it(`SIGKILL at every step of a graceful stop and of the next start (${STEPS.leng
       }
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
-    for (const from of [stopFrom, startFrom]) fs.rmSync(from.dataDir, { recursive: true, force: true });
+    for (const from of [stopFrom, startFrom.small, startFrom.bulk]) fs.rmSync(from.dataDir, { recursive: true, force: true });
     return `${STEPS.length} steps (${STEPS.map((s) => s.at).join(', ')}), each killed there: every acknowledged write back (${total} observations checked after the restarts), none duplicated, ready${underWay ? '; a checkpoint was under way (its temp file on disk) when the stop was killed' : ''}`;
   });
 });
@@ -313,7 +314,7 @@ const FIRST_RUN_STEPS = [
   { name: 'first start: snapshot of the journals written, not listening', at: 'start:first-snapshot', pause: 'start:first-snapshot' },
   // The first write is the first start's snapshot; the second, the first checkpoint during the imports.
   { name: 'fresh dir: a bulk delta being written during an import', at: 'write:before-sync', pause: 'write:before-sync@2' },
-  { name: 'fresh dir: stop right after an import, its delta under way finished', at: 'stop:stopping-background-work', pause: 'stop:stopping-background-work' },
+  { name: 'fresh dir: stop right after an import, its delta under way being stopped', at: 'stop:stopping-background-work', pause: 'stop:stopping-background-work' },
 ] as const;
 
 it(`SIGKILL at every step of a data dir's first run (${FIRST_RUN_STEPS.length} steps)`, { timeout: 10 * 60_000 }, async () => {

@@ -104,10 +104,10 @@ export async function checkpoint(d: CheckpointDeps): Promise<SnapshotResult> {
       d.paged.releaseCapture(cap);
     }
     // Written but not read back: nothing older is pruned (the state a kill here leaves).
-    if (d.stopping()) throw new CheckpointStopped();
     try {
-      await verifySnapshot(file);
+      await verifySnapshot(file, d.stopping);
     } catch (e) {
+      if (e instanceof CheckpointStopped) throw e;
       d.moveToDamaged(file);
       throw new Error(`snapshot ${snapshotName(gen)} did not read back (${(e as Error).message}); kept every older file`);
     }
@@ -116,10 +116,10 @@ export async function checkpoint(d: CheckpointDeps): Promise<SnapshotResult> {
   }
   const info = await writeDelta(d.dir, gen, cap.headGen, cap.length, cap.dirty, d.stopping);
   const file = path.join(d.dir, deltaName(gen));
-  if (d.stopping()) throw new CheckpointStopped();
   try {
-    await verifyDelta(file);
+    await verifyDelta(file, d.stopping);
   } catch (e) {
+    if (e instanceof CheckpointStopped) throw e;
     d.moveToDamaged(file);
     throw new Error(`${deltaName(gen)} did not read back (${(e as Error).message}); its chunks stay in memory`);
   }

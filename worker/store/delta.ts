@@ -185,14 +185,18 @@ export function deltaLoc(ref: FileRef, e: DeltaEntry): ChunkLoc {
   return { ref, offset: e.offset, len: PAGED_CHUNK, crc: e.crc, packed: e.packed };
 }
 
-/** Reads a delta back whole (header, list, every chunk's CRC) on the thread pool. Throws with the reason it is unusable. */
-export async function verifyDelta(file: string): Promise<DeltaInfo> {
+/**
+ * Reads a delta back whole (header, list, every chunk's CRC) on the thread pool. Throws with the
+ * reason it is unusable, or CheckpointStopped when `stopping` ends it before the next chunks.
+ */
+export async function verifyDelta(file: string, stopping: () => boolean = () => false): Promise<DeltaInfo> {
   const fd = fs.openSync(file, 'r');
   try {
     const info = readDeltaHeader(fd);
     const ref = new FileRef(file, fd);
     const buf = Buffer.allocUnsafe(PAGED_CHUNK);
-    for (const e of info.entries) {
+    for (const [k, e] of info.entries.entries()) {
+      if (k % 16 === 0 && stopping()) throw new CheckpointStopped();
       try {
         await readLoc(deltaLoc(ref, e), buf, e.index);
       } catch {

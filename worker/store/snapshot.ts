@@ -299,7 +299,7 @@ export function readSnapshot(file: string): Uint8Array {
  * byte, every chunk against the table), in chunks on the thread pool so the event loop stays free.
  * Throws with the reason it is unusable.
  */
-export async function verifySnapshot(file: string): Promise<void> {
+export async function verifySnapshot(file: string, stopping: () => boolean = () => false): Promise<void> {
   const fh = await fs.promises.open(file, 'r');
   try {
     const size = (await fh.stat()).size;
@@ -307,13 +307,14 @@ export async function verifySnapshot(file: string): Promise<void> {
     if (size < HEADER || (await fh.read(head, 0, HEADER, 0)).bytesRead !== HEADER) throw new Error('not a snapshot (bad header)');
     const h = parseHeader(head, size);
     const len = h.length;
-    if (h.version === 3) return await verifyPacked(fh, file, h);
+    if (h.version === 3) return await verifyPacked(fh, file, h, stopping);
     const table = Buffer.alloc(h.version === 2 ? 4 * chunkCount(len) : 0);
     if (table.length > 0 && (await fh.read(table, 0, table.length, h.tableOffset)).bytesRead !== table.length) throw new Error('truncated chunk table');
     if (h.version === 2 && crc32(table) !== h.tableCrc) throw new Error('checksum mismatch'); // of the chunk table
     const buf = Buffer.allocUnsafe(Math.min(len, VERIFY_CHUNK) || 1);
     let crc = 0;
     for (let off = 0; off < len; ) {
+      if (stopping()) throw new CheckpointStopped();
       const want = Math.min(buf.length, len - off);
       let got = 0;
       while (got < want) {
@@ -338,7 +339,7 @@ export async function verifySnapshot(file: string): Promise<void> {
 }
 
 /** verifySnapshot of a packed (v3) snapshot: its table, then every chunk inflated (on the thread pool) and checked. */
-async function verifyPacked(fh: fs.promises.FileHandle, file: string, h: SnapshotHeader): Promise<void> {
+async function verifyPacked(fh: fs.promises.FileHandle, file: string, h: SnapshotHeader, stopping: () => boolean): Promise<void> {
   const table = Buffer.alloc(8 * chunkCount(h.length));
   if (table.length > 0 && (await fh.read(table, 0, table.length, h.tableOffset)).bytesRead !== table.length) throw new Error('truncated chunk table');
   if (crc32(table) !== h.tableCrc) throw new Error('checksum mismatch'); // of the chunk table
@@ -347,6 +348,7 @@ async function verifyPacked(fh: fs.promises.FileHandle, file: string, h: Snapsho
   let crc = 0;
   const places = placesOf(h, table);
   for (let i = 0; i < places.length; i++) {
+    if (i % 16 === 0 && stopping()) throw new CheckpointStopped();
     try {
       await readLoc({ ref, ...places[i] }, one, i);
     } catch (e) {

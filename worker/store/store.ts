@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import type { Database, SqlJsStatic, SqlValue } from 'sql.js';
 import type { Logger } from '../../common/node/log';
 import { inTransaction, runStatement, StatementCache } from './apply';
-import { JournalWriter, listSegments, segmentName, sizeOf, type SyncTimes } from './journal';
+import { JournalWriter, listSegments, segmentName, type SyncTimes } from './journal';
 import { encodeTx, type Param, type Statement } from './records';
 import { degradedSentence, ERASE_MARK, pagedFiles, recover, type RecoveryReport } from './recovery';
 import type { ReplicaData, ReplicaReply } from './replica';
@@ -108,12 +108,6 @@ const IDLE_CHECKPOINT_MS = 5_000;
 const IDLE_CHECKPOINT_BYTES = 1 << 20;
 const IDLE_CHECKPOINT_LONG_MS = 60_000;
 /**
- * A stop writes no checkpoint when the next start would replay at most this much journal (about
- * 0.5 s of replay on the 2-core bench machine); past it (a bulk write with no pause before the
- * stop), one checkpoint: a delta where one can be taken.
- */
-export const STOP_REPLAY_BYTES = 2 << 20;
-/**
  * With the page cache, a checkpoint (a delta) is taken after this much journal even while writes go
  * on. CLAUDE_MEM_BULK_DELTA_BYTES overrides it; 0 waits for snapshotJournalBytes (the fault suite
  * uses it to reach the stop's own checkpoint).
@@ -163,8 +157,6 @@ export class Store {
   private idleTimer: NodeJS.Timeout | undefined;
   private idleLongTimer: NodeJS.Timeout | undefined;
   private closing = false;
-  /** The checkpoint under way is a delta (bounded by BULK_DELTA_BYTES of journal while writes go on): a stop lets it finish. */
-  private deltaUnderWay = false;
   /** Set by close(): a checkpoint or compression under way stops at its next piece. */
   private aborting = false;
   private reopenHooks: ((db: Database) => void)[] = [];
@@ -470,7 +462,7 @@ export class Store {
     if (this.journal.segmentBytes >= every && !this.snapshotting) {
       // A bulk delta never turns into a full snapshot (the database grows fast under an import, so
       // nearly every one would): the idle checkpoint after it takes that.
-      this.snapshot(false, false, every < this.opts.snapshotJournalBytes).catch((e: Error) => this.opts.log.error(`snapshot failed: ${e.message}`));
+      this.snapshot(false, false, every < this.opts.snapshotJournalBytes).catch((e: Error) => this.checkpointFailed('snapshot', e));
     }
     // Restarted by every write: they fire once writes pause.
     if (this.idleTimer) this.idleTimer.refresh();
@@ -498,7 +490,13 @@ export class Store {
       (minBytes > 1 ? this.idleTimer : this.idleLongTimer)?.refresh();
       return;
     }
-    this.snapshot().catch((e: Error) => this.opts.log.error(`idle checkpoint failed: ${e.message}`));
+    this.snapshot().catch((e: Error) => this.checkpointFailed('idle checkpoint', e));
+  }
+
+  /** A background checkpoint that a stop ended is left to the next start (the journal holds every write): not an error. */
+  private checkpointFailed(what: string, e: Error): void {
+    if (e instanceof CheckpointStopped) this.opts.log.info(`${what} not written: ${e.message}`);
+    else this.opts.log.error(`${what} failed: ${e.message}`);
   }
 
   /**
@@ -512,7 +510,6 @@ export class Store {
       const paged = pagedFiles.get(this.db);
       this.snapshotting = (paged ? this.takeCheckpoint(paged, full, deltaIfPossible) : this.takeSnapshot(onMainThread)).finally(() => {
         this.snapshotting = undefined;
-        this.deltaUnderWay = false;
       });
     }
     return this.snapshotting;
@@ -565,7 +562,6 @@ export class Store {
     if (this.broken) throw new StoreUnavailableError(`storage is read-only after a write failure: ${this.broken.message}`);
     const deltaMin = this.opts.deltaMinBytes ?? deltaMinBytesFromEnv();
     const asFull = deltaIfPossible ? !deltaPossible(this.opts.dir, paged, deltaMin) : full || fullCheckpointDue(this.opts.dir, paged, deltaMin);
-    this.deltaUnderWay = !asFull;
     const result = await checkpoint({
       dir: this.opts.dir,
       paged,
@@ -576,15 +572,15 @@ export class Store {
       moveToDamaged: (file) => moveToDamaged(this.opts.dir, file),
       stopping: () => this.aborting,
       // A full snapshot is written packed at once, but not while writes go on (deflating made the
-      // import's full snapshots at 10k take 7 s instead of 1, the journal piled up behind them and
-      // the stop after the import wrote a 10.6 MB delta: 1.4 s) nor the stop's own checkpoint.
-      packed: this.opts.packChain === true && !deltaIfPossible && !this.closing,
+      // import's full snapshots at 10k take 7 s instead of 1, and the journal piled up behind them)
+      // nor a start's catch-up checkpoint.
+      packed: this.opts.packChain === true && !deltaIfPossible,
     });
     faultPoint('checkpoint:before-prune');
     this.prune();
     if (result.via !== 'delta') this.freezeOlder();
     this.freezeJournals();
-    // Not while writes go on (a bulk delta, the stop's own checkpoint): the idle checkpoint after them packs.
+    // Not while writes go on (a bulk delta) nor while a start waits (its catch-up): the idle checkpoint, or the timer after a start, packs.
     if (!deltaIfPossible) this.packChainFiles();
     this.lastSnapshot = result;
     this.opts.log.info(result.via === 'delta' ? 'delta checkpoint written' : 'snapshot written', { ...result });
@@ -685,17 +681,23 @@ export class Store {
    * Closes the store. `finalSnapshot` (tests, tools): first waits for the checkpoint under way, runs
    * a compaction still due, writes a final snapshot and gives a compression under way a moment.
    *
-   * Without it (the worker's stop), no compaction and no waiting: the journal already holds every
-   * acknowledged write. A checkpoint or compression under way stops at its next piece (its temp
-   * file removed: the state a kill there would leave), a snapshot thread is terminated. Then, only
-   * when the next start would replay more than STOP_REPLAY_BYTES of journal (a bulk write with no
-   * pause for an idle checkpoint before the stop), one checkpoint: a delta where one can be taken,
-   * else a full snapshot. Then the journal is flushed and closed. The next start replays what is
-   * left, then checkpoints in the background, and compacts when a compaction was due
-   * (COMPACT_DUE_FILE).
+   * Without it (the worker's stop), no checkpoint work at all: the journal already holds every
+   * acknowledged write. A checkpoint (delta or full snapshot, written or being read back),
+   * compression or packing under way stops at its next piece (its temp file removed: the state a
+   * kill there would leave), a snapshot thread is terminated, the journal is flushed and closed.
+   * The next start replays what came after the newest checkpoint and writes a delta of it before it
+   * answers (worker/main.ts), and compacts when a compaction was due (COMPACT_DUE_FILE).
+   * Resolves with what each part took (ms): the worker logs it with its stop.
    */
-  async close(finalSnapshot = true): Promise<void> {
+  async close(finalSnapshot = true): Promise<Record<string, number>> {
     if (!finalSnapshot) faultPoint('stop:begin');
+    const took: Record<string, number> = {};
+    let t = performance.now();
+    const lap = (part: string) => {
+      const now = performance.now();
+      took[part] = Math.round(now - t);
+      t = now;
+    };
     if (finalSnapshot && !this.broken) {
       try {
         // A snapshot under way finishes first; the final one is exported here: nothing else needs the event loop now.
@@ -714,9 +716,6 @@ export class Store {
     // then stops at its next block: what it had not finished is done at the next start.
     if (finalSnapshot && this.freezing) await Promise.race([this.freezing, new Promise((r) => setTimeout(r, FREEZE_GRACE_AT_CLOSE_MS))]);
     this.closing = true;
-    // A delta under way covers the writes before it: finished, it leaves the stop's own checkpoint
-    // (below) only what came after it. A full snapshot or a compression is stopped instead.
-    if (!finalSnapshot && this.deltaUnderWay) await this.snapshotting?.catch(() => undefined);
     this.aborting = true;
     faultPoint('stop:stopping-background-work');
     const r = this.replica;
@@ -725,30 +724,14 @@ export class Store {
     // Each stops at its next piece (a write already handed to the disk finishes first).
     await Promise.all([this.freezing, this.freezingJournals, this.packing, this.snapshotting?.catch(() => undefined), this.compacting?.catch(() => undefined)]);
     this.aborting = false;
-    if (!finalSnapshot && !this.broken && !this.degraded && this.replayBytes() > STOP_REPLAY_BYTES) {
-      faultPoint('stop:checkpoint');
-      try {
-        const paged = pagedFiles.get(this.db);
-        const done = await (paged ? this.takeCheckpoint(paged, false, true) : this.takeSnapshot(true));
-        this.opts.log.info('checkpoint at stop (the journal since the last one was long)', { via: done.via, bytes: done.bytes, ms: Math.round(done.totalMs) });
-      } catch (e) {
-        this.opts.log.warn(`checkpoint at stop not written (the next start replays the journal): ${(e as Error).message}`);
-      }
-    }
+    lap('background');
     await this.journal.close();
     faultPoint('stop:journal-synced');
     this.cache.clear();
     this.db.close();
     pagedFiles.get(this.db)?.close();
-  }
-
-  /** Journal bytes the next start would replay: every segment from the newest checkpoint (snapshot or delta) on. */
-  replayBytes(): number {
-    const dir = this.opts.dir;
-    const newest = Math.max(0, ...listSnapshots(dir), ...listDeltas(dir));
-    return listSegments(dir)
-      .filter((g) => g >= newest)
-      .reduce((n, g) => n + sizeOf(path.join(dir, segmentName(g))), 0);
+    lap('journal');
+    return took;
   }
 
   /** The page cache's figures when the database is served through one (pageCacheBytes). */
