@@ -2,9 +2,9 @@
 // (chain.ts), so they cannot be kept as the cold snapshots' 1 MiB blocks (coldSnapshot.ts). Once a
 // checkpoint is written, each of them that is still raw is rewritten in place with every 64 KiB
 // chunk raw-deflated on its own (snapshot v3 "CMEMSNP3", delta "CMEMDLT2": snapshot.ts, delta.ts),
-// which the page cache inflates when it reads that chunk. A checkpoint itself always writes raw
-// (a stop may be waiting for a delta), so this is background work: chunks are deflated on the
-// thread pool, and a stop stops it at its next piece (its temp file removed, the raw file kept).
+// which the page cache inflates when it reads that chunk. A delta is written raw (writes may go
+// on meanwhile, or a start wait for it), so packing is background work: chunks are deflated on
+// the thread pool, and a stop stops it at its next piece (its temp file removed, the raw file kept).
 //
 // Steps, each a state a kill may leave: the packed copy written to a temp file and synced
 // (pack:before-sync), read back from disk chunk by chunk and checked (pack:verified), renamed

@@ -68,7 +68,7 @@ export interface StoreOptions {
   coldSnapshotMinBytes?: number;
   /**
    * With the page cache, keep the newest full snapshot and the deltas after it packed, chunk by
-   * chunk (packChain.ts): full snapshots are written packed (not the stop's own checkpoint), raw
+   * chunk (packChain.ts): full snapshots are written packed (not while writes go on), raw
    * files are packed in the background once writes pause; the worker does, tests of other layouts
    * do not.
    */
@@ -110,7 +110,7 @@ const IDLE_CHECKPOINT_LONG_MS = 60_000;
 /**
  * With the page cache, a checkpoint (a delta) is taken after this much journal even while writes go
  * on. CLAUDE_MEM_BULK_DELTA_BYTES overrides it; 0 waits for snapshotJournalBytes (the fault suite
- * uses it to reach the stop's own checkpoint).
+ * uses it to leave a bulk journal to the stop and the next start's catch-up).
  */
 export const BULK_DELTA_BYTES = 2 << 20;
 
