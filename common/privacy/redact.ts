@@ -358,7 +358,42 @@ export function redactDeep(value: unknown, depth = 0): unknown {
 /** The marker of a value removed before sharing (the hub's records show it). */
 export const REDACTED_SHARED = '[REDACTED]';
 
-const SHARING_PATTERNS: RegExp[] = [
+// A private key block whose END comes within MAX_KEY_BODY characters of its BEGIN line.
+const KEY_BEGIN = /-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----/g;
+const KEY_END = /-----END [A-Z ]{0,40}PRIVATE KEY-----/g;
+const MAX_KEY_BODY = 20_000;
+
+/**
+ * Closed private key blocks, whole, become REDACTED_SHARED. A lazy `[^]{0,20000}?` between the two
+ * lines would scan 20,000 characters from every BEGIN line that no END follows (4,000 of them in
+ * 100 KB); here the next END is found once and kept while the BEGIN lines before it are checked.
+ */
+function redactSharedKeyBlocks(text: string): string {
+  if (!text.includes('-----BEGIN ')) return text;
+  let out = '';
+  let pos = 0;
+  let end: RegExpExecArray | null | undefined; // the first END at or after the last body's start
+  KEY_BEGIN.lastIndex = 0;
+  for (let begin = KEY_BEGIN.exec(text); begin; begin = KEY_BEGIN.exec(text)) {
+    const body = begin.index + begin[0].length;
+    if (end === undefined || (end !== null && end.index < body)) {
+      KEY_END.lastIndex = body;
+      end = KEY_END.exec(text);
+    }
+    if (end === null) break; // no END after here: no later BEGIN line is closed either
+    if (end.index - body > MAX_KEY_BODY) {
+      KEY_BEGIN.lastIndex = begin.index + 1;
+      continue;
+    }
+    out += text.slice(pos, begin.index) + REDACTED_SHARED;
+    pos = end.index + end[0].length;
+    KEY_BEGIN.lastIndex = pos;
+  }
+  return pos === 0 ? text : out + text.slice(pos);
+}
+
+/** In this order; a function is a step of its own. */
+const SHARING_PATTERNS: (RegExp | ((text: string) => string))[] = [
   /\b(?:AKIA|ASIA|AIDA|AROA)[0-9A-Z]{16}\b/g, // AWS access key ids
   /\b(?:aws_secret_access_key|aws_session_token)\s*[=:]\s*["']?[A-Za-z0-9/+=]{16,}/gi,
   /\bgh[pousr]_[A-Za-z0-9]{30,}\b/g, // GitHub tokens
@@ -366,7 +401,7 @@ const SHARING_PATTERNS: RegExp[] = [
   /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}/g, // Anthropic / OpenAI keys
   /\bxox[abprs]-[A-Za-z0-9-]{10,}/g, // Slack tokens
   /\bAIza[0-9A-Za-z_-]{35}\b/g, // Google API keys
-  /-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----[^]{0,20000}?-----END [A-Z ]{0,40}PRIVATE KEY-----/g,
+  redactSharedKeyBlocks,
   /\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp):\/\/[^\s:/@]{1,200}:[^\s@/]{1,200}@/gi, // URLs with a password
   /\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)\s*[=:]\s*["']?[^\s"',;]{6,}/gi,
   /\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*/g,
@@ -375,7 +410,7 @@ const SHARING_PATTERNS: RegExp[] = [
 /** Only the stricter sharing patterns (REDACTED_SHARED marks what they removed). */
 export function redactSharingPatterns(text: string): string {
   let out = text;
-  for (const re of SHARING_PATTERNS) out = out.replace(re, REDACTED_SHARED);
+  for (const step of SHARING_PATTERNS) out = typeof step === 'function' ? step(out) : out.replace(step, REDACTED_SHARED);
   return out;
 }
 

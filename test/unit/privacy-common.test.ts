@@ -3,11 +3,11 @@
 // secret files, and cutting that strips first (the hook CLI's boundField included).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cutText, isSecretName, isSecretPath, redactDeep, redactSecrets, REDACTED, scrubToolUse, stripDeep, stripPrivate } from '../../common/privacy';
+import { cutText, isSecretName, isSecretPath, redactDeep, redactSecrets, redactSharingPatterns, REDACTED, REDACTED_SHARED, scrubToolUse, stripDeep, stripPrivate } from '../../common/privacy';
 import { boundField } from '../../cli/hooks/shrink';
 import { globToRegExp, isStarGlob, starGlobMatches } from '../../common/glob';
 import { SECRET_BASENAMES } from '../../common/privacy/secretPaths';
-import { assertLinear, repeated } from '../helpers/linear';
+import { assertLinear, cpuMs, repeated } from '../helpers/linear';
 
 describe('private tags: nesting and blocks split across fields', () => {
   const cases: [string, string][] = [
@@ -125,7 +125,7 @@ describe('secret redaction', () => {
     assert.equal(v.count, 3);
   });
 
-  for (const [name, unit, count] of [
+  const PATHOLOGICAL = [
     ['JWT near-misses', 'eyJ-', 1 << 18],
     ['JWT two parts', 'eyJaaaaaaaaaaaaaa.eyJ', 50_000],
     ['unclosed quoted assignments', 'password="', 100_000],
@@ -138,7 +138,8 @@ describe('secret redaction', () => {
     ['url-ish', 'a.b.c://u:', 100_000],
     ['token prefixes', 'sk-ant-sk-ghp_AKIAxoxb-glpat-', 36_000],
     ['assignments', 'API_TOKEN=a&', 90_000],
-  ] as const) {
+  ] as const;
+  for (const [name, unit, count] of PATHOLOGICAL) {
     it(`1 MB of ${name}: time grows linearly with the input (against 1/16 of it)`, () => {
       assertLinear(repeated(unit, count), (evil) => {
         redactSecrets(evil);
@@ -146,6 +147,51 @@ describe('secret redaction', () => {
       });
     });
   }
+
+  // A pattern whose scan is bounded by a window (`[^]{0,20000}?`) grows linearly past the window,
+  // so against 1/16 of the input it looks linear; against ordinary text of the same size it does not.
+  const bestCpu = (fn: () => void) => {
+    let min = Infinity;
+    for (let i = 0; i < 3; i++) {
+      const t0 = cpuMs();
+      fn();
+      min = Math.min(min, cpuMs() - t0);
+    }
+    return min;
+  };
+  for (const [name, unit, count] of PATHOLOGICAL) {
+    it(`1 MB of ${name}: the sharing patterns cost at most 16x ordinary text of the same size`, () => {
+      const evil = unit.repeat(count);
+      const plain = 'the quick brown fox jumps over the lazy dog. '.repeat(Math.ceil(evil.length / 45)).slice(0, evil.length);
+      redactSharingPatterns(plain); // warm-up: compile the regular expressions
+      const evilMs = bestCpu(() => redactSharingPatterns(evil));
+      const plainMs = Math.max(bestCpu(() => redactSharingPatterns(plain)), 1);
+      assert.ok(evilMs < 16 * plainMs, `${evilMs.toFixed(1)} ms against ${plainMs.toFixed(1)} ms of CPU for ordinary text`);
+    });
+  }
+
+  it('private key blocks for sharing: the same text as the lazy pattern, END at most 20,000 characters on', () => {
+    const lazy = /-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----[^]{0,20000}?-----END [A-Z ]{0,40}PRIVATE KEY-----/g;
+    const B = '-----BEGIN RSA PRIVATE KEY-----';
+    const E = '-----END RSA PRIVATE KEY-----';
+    const inputs = [
+      `a ${B}\nMIIE\n${E} b`,
+      `a ${B}x${E} b ${B}y${E} c`,
+      `${B} ${B} body ${E} tail`, // two BEGIN lines, one END: one block from the first
+      `a ${B}${'x'.repeat(20_000)}${E} b`, // END right at the limit
+      `a ${B}${'x'.repeat(20_001)}${E} b`, // one past it: kept
+      `a ${B}${'x'.repeat(15_000)}${B}${'y'.repeat(10_000)}${E} b`, // the first too far, the second closes
+      `${B} never closed ${B} either`,
+      `-----BEGIN PRIVATE KEY-----k-----END OPENSSH PRIVATE KEY----- -----BEGIN certificate PRIVATE KEY-----x-----END PRIVATE KEY-----`,
+      `-----BEGIN ${'A'.repeat(41)} PRIVATE KEY-----x${E} ${B}y${E}`,
+      'no key here',
+    ];
+    for (const input of inputs) {
+      const got = redactSharingPatterns(input);
+      assert.equal(got, input.replace(lazy, REDACTED_SHARED), input.slice(0, 80));
+    }
+    assert.equal(redactSharingPatterns(`a ${B}x${E} b`), `a ${REDACTED_SHARED} b`);
+  });
 });
 
 describe('secret-looking files', () => {
