@@ -687,17 +687,10 @@ export class Store {
    * kill there would leave), a snapshot thread is terminated, the journal is flushed and closed.
    * The next start replays what came after the newest checkpoint and writes a delta of it before it
    * answers (worker/main.ts), and compacts when a compaction was due (COMPACT_DUE_FILE).
-   * Resolves with what each part took (ms): the worker logs it with its stop.
+   * `lap` is called as each part ends ('background', 'journal'): the worker times its stop with it.
    */
-  async close(finalSnapshot = true): Promise<Record<string, number>> {
+  async close(finalSnapshot = true, lap: (part: string) => void = () => undefined): Promise<void> {
     if (!finalSnapshot) faultPoint('stop:begin');
-    const took: Record<string, number> = {};
-    let t = performance.now();
-    const lap = (part: string) => {
-      const now = performance.now();
-      took[part] = Math.round(now - t);
-      t = now;
-    };
     if (finalSnapshot && !this.broken) {
       try {
         // A snapshot under way finishes first; the final one is exported here: nothing else needs the event loop now.
@@ -731,7 +724,6 @@ export class Store {
     this.db.close();
     pagedFiles.get(this.db)?.close();
     lap('journal');
-    return took;
   }
 
   /** The page cache's figures when the database is served through one (pageCacheBytes). */
