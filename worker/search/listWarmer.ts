@@ -9,7 +9,7 @@
 // word common enough and is done after one look at its vocabulary. The worker runs the same steps
 // in a child process (warmProcess.ts) when its bundle has one and a kind has more rows than a
 // common word needs: then nothing here waits on them.
-import { type Child, startChild } from '../childProcess';
+import { type Child, RETURN_FREED_MEMORY, startChild } from '../childProcess';
 import type { Logger } from '../../common/node/log';
 import type { Store } from '../store/store';
 import { KINDS, type KindTable } from './records';
@@ -134,7 +134,7 @@ export class ListWarmer {
           this.log?.warn('keyword list warm-up process failed; warming here instead', { error: failure ?? why });
           this.stepHere();
         },
-      });
+      }, RETURN_FREED_MEMORY);
     } catch (e) {
       this.log?.warn('keyword list warm-up process did not start; warming here instead', { error: (e as Error).message });
       this.stepHere();
