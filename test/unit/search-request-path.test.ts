@@ -9,7 +9,8 @@ import * as path from 'node:path';
 import { nullLogger } from '../../common/node/log';
 import { EventBus } from '../../worker/events';
 import { registerSearchFunctions } from '../../worker/search/bm25';
-import { hydratePriors, LEAN_ROWS_KEPT, leanPriors } from '../../worker/search/records';
+import { hydratePriors, KINDS, LEAN_ROWS_KEPT, leanPriors } from '../../worker/search/records';
+import { keptFacts, priorsKept } from '../../worker/search/rowFacts';
 import { TOKEN_CHARS } from '../../worker/search/ftsQuery';
 import { Searcher } from '../../worker/search/searcher';
 import { makeSnippet, stem } from '../../worker/search/snippet';
@@ -118,6 +119,46 @@ describe('the priors’ lean rows kept per store', () => {
         q,
       );
     }
+  });
+});
+
+describe('the priors’ facts kept per row', () => {
+  let store: Store;
+  const N = LEAN_ROWS_KEPT + 300;
+  before(async () => {
+    ({ store } = await openStore());
+    // Titles that repeat no other, so no title is read to tell duplicates apart.
+    const letters = (i: number) => String.fromCharCode(97 + (i % 26), 97 + (Math.floor(i / 26) % 26), 97 + (Math.floor(i / 676) % 26));
+    await store.write((tx) => {
+      for (let i = 0; i < N; i++) {
+        insertObservation(tx, { sessionId: 1, project: i % 2 ? 'alpha' : 'beta', type: i % 3 ? 'change' : 'decision', title: `${WORDS[i % 10]} ${letters(i)}`, narrative: `${WORDS[(i * 3) % 10]} changed because of ${WORDS[(i * 7) % 10]}`.repeat(1 + (i % 4)), facts: [], concepts: i % 4 ? ['how-it-works'] : ['trade-off'], filesModified: i % 2 ? [`src/f${i}.ts`] : [], toolName: 'Edit', promptNumber: 1, contentHash: `u${i}`, source: 'local', createdAt: T0 + i * 60_000 });
+      }
+    });
+  });
+  after(() => store.close(false));
+
+  it('reads a pool row once, however many rows were read since, with the same answers from the facts', async () => {
+    let reads = 0;
+    // The store as the search sees it, counting the statements that read the priors' lean rows.
+    const db = new Proxy(store, {
+      get: (t, key) => (key === 'all' ? <T>(sql: string, params?: (string | number)[]) => (sql.includes('AS bodyLength') && reads++, t.all<T>(sql, params)) : Reflect.get(t, key, t)),
+    });
+    const searcher = new Searcher(db, DEFAULT_SEARCH_SETTINGS, undefined);
+    const req = (query: string, project?: string): SearchRequest => ({ query, mode: 'keyword', limit: 20, offset: 0, filters: { kinds: ['observation'], ...(project ? { project } : {}) } });
+    const queries = [['parser cache', undefined], ['socket', 'beta'], ['why the retry schema', undefined], ['where is the render queue', undefined], ['budget', 'alpha']] as const;
+    const first = [];
+    for (const [q, p] of queries) first.push((await searcher.search(req(q, p))).items.map((r) => [r.id, r.score]));
+    assert.ok(reads > 0, 'the pools’ rows read once');
+    assert.ok(first.every((items) => items.length === 20));
+    const facts = keptFacts(db, KINDS.observation);
+    assert.ok(facts && first.flat().every(([id]) => priorsKept(facts, id as number)), 'their prior facts kept');
+    // More rows read than the lean rows kept (records.ts): none of the pools' rows is among them.
+    leanPriors(db, 'observation', Array.from({ length: N }, (_, i) => i + 1));
+    reads = 0;
+    const again = [];
+    for (const [q, p] of queries) again.push((await searcher.search(req(q, p))).items.map((r) => [r.id, r.score]));
+    assert.equal(reads, 0, 'no pool row read again');
+    assert.deepEqual(again, first, 'the same answers from the facts as from the rows');
   });
 });
 

@@ -59,7 +59,7 @@ test('prior: substance weight and intent boost multiply', () => {
 test('near-duplicate titles step behind new ones, order otherwise kept', () => {
   assert.equal(titleKey('Ran npm test: 212 passed'), titleKey('Ran  npm test: 213 passed'));
   const hits = ['Ran npm test: 212 passed', 'Renamed cfg to config', 'Ran npm test: 99 passed', 'Fixed the race', 'Renamed cfg to config'];
-  assert.deepEqual(demoteDuplicates(hits, (h) => h), ['Ran npm test: 212 passed', 'Renamed cfg to config', 'Fixed the race', 'Ran npm test: 99 passed', 'Renamed cfg to config']);
+  assert.deepEqual(demoteDuplicates(hits, (h) => titleKey(h)), ['Ran npm test: 212 passed', 'Renamed cfg to config', 'Fixed the race', 'Ran npm test: 99 passed', 'Renamed cfg to config']);
   const unique = ['a', 'b'];
   assert.equal(demoteDuplicates(unique, (h) => h), unique);
 });

@@ -37,41 +37,54 @@ const WHY_CONCEPTS = new Set(['trade-off', 'why-it-exists', 'decision', 'rationa
 const RICH_CONCEPTS = new Set(['trade-off', 'why-it-exists', 'gotcha', 'problem-solution', 'pattern', 'security']);
 const WEIGHTY_TYPES = new Set(['decision', 'bugfix', 'security_alert', 'security_note', 'feature', 'discovery']);
 
-/**
- * Substance by record row: the keyword side's lean rows are kept per store (records.ts leanPriors),
- * so a row's substance is worked out once, not for each of the 100 candidates of every search.
- */
-const substanceOf = new WeakMap<PriorInfo, number>();
+/** What the priors read of a record, as bits (priorFlags): kept per row in memory (rowFacts.ts). */
+export const RICH = 1;
+export const WEIGHTY = 2;
+export const FITS_WHY = 4;
+export const FITS_WHERE = 8;
+
+/** The record's prior bits: what substance and fits need besides its kind and body length. */
+export function priorFlags(r: Pick<PriorInfo, 'kind' | 'type' | 'concepts' | 'filesRead' | 'filesModified'>): number {
+  const concepts = r.kind === 'observation' ? parseList(r.concepts) : [];
+  let f = 0;
+  if (concepts.some((c) => RICH_CONCEPTS.has(c.toLowerCase()))) f |= RICH;
+  if (WEIGHTY_TYPES.has(r.type)) f |= WEIGHTY;
+  if (r.type === 'decision' || concepts.some((c) => WHY_CONCEPTS.has(c.toLowerCase()))) f |= FITS_WHY;
+  if (r.kind === 'observation' && (r.filesRead.length > 2 || r.filesModified.length > 2) && (r.type === 'discovery' || concepts.includes('how-it-works') || r.type === 'refactor' || r.type === 'decision')) f |= FITS_WHERE;
+  return f;
+}
 
 /** 0..1: how much a record says beyond "this happened". */
 export function substance(r: PriorInfo): number {
-  let s = substanceOf.get(r);
-  if (s !== undefined) return s;
-  // 0 at no body, ~0.5 at a one-line note (~100 chars), 1 from about 450 characters.
-  s = Math.min(1, Math.log1p(r.bodyLength / 40) / Math.log1p(450 / 40));
-  if (r.kind === 'observation') {
-    const rich = parseList(r.concepts).some((c) => RICH_CONCEPTS.has(c.toLowerCase())) ? 1 : 0;
-    s = 0.7 * s + 0.2 * rich + 0.1 * (WEIGHTY_TYPES.has(r.type) ? 1 : 0);
-  }
-  substanceOf.set(r, s);
-  return s;
+  return substanceOf(r.kind, r.bodyLength, priorFlags(r));
 }
 
-function fits(r: PriorInfo, intent: Intent): boolean {
+function substanceOf(kind: PriorInfo['kind'], bodyLength: number, flags: number): number {
+  // 0 at no body, ~0.5 at a one-line note (~100 chars), 1 from about 450 characters.
+  const s = Math.min(1, Math.log1p(bodyLength / 40) / Math.log1p(450 / 40));
+  return kind === 'observation' ? 0.7 * s + 0.2 * (flags & RICH ? 1 : 0) + 0.1 * (flags & WEIGHTY ? 1 : 0) : s;
+}
+
+function fits(kind: PriorInfo['kind'], flags: number, intent: Intent): boolean {
   switch (intent) {
     case 'why':
-      return r.type === 'decision' || parseList(r.concepts).some((c) => WHY_CONCEPTS.has(c.toLowerCase()));
+      return (flags & FITS_WHY) !== 0;
     case 'where':
-      return r.kind === 'observation' && (r.filesRead.length > 2 || r.filesModified.length > 2) && (r.type === 'discovery' || parseList(r.concepts).includes('how-it-works') || r.type === 'refactor' || r.type === 'decision');
+      return (flags & FITS_WHERE) !== 0;
     case 'outcome':
-      return r.kind === 'summary';
+      return kind === 'summary';
   }
 }
 
 /** Multiplier for a record: (1 - s + s * substance) * (1 + intentBoost) for each intent it fits. */
 export function prior(r: PriorInfo, intents: Set<Intent>, w: PriorWeights): number {
-  let p = 1 - w.substancePrior + w.substancePrior * substance(r);
-  for (const i of intents) if (fits(r, i)) p *= 1 + w.intentBoost;
+  return priorOf(r.kind, r.bodyLength, priorFlags(r), intents, w);
+}
+
+/** prior() from what rowFacts.ts keeps of a record: its kind, body length and prior bits. */
+export function priorOf(kind: PriorInfo['kind'], bodyLength: number, flags: number, intents: Set<Intent>, w: PriorWeights): number {
+  let p = 1 - w.substancePrior + w.substancePrior * substanceOf(kind, bodyLength, flags);
+  for (const i of intents) if (fits(kind, flags, i)) p *= 1 + w.intentBoost;
   return p;
 }
 
@@ -79,7 +92,7 @@ export function prior(r: PriorInfo, intents: Set<Intent>, w: PriorWeights): numb
 export function titleKey(title: string): string {
   let key = titleKeys.get(title);
   if (key === undefined) {
-    key = title.toLowerCase().replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
+    key = foldTitle(title);
     // The titles of the candidates searches see: every search compares about 100 of them.
     if (titleKeys.size >= TITLE_KEYS_KEPT) titleKeys.clear();
     titleKeys.set(title, key);
@@ -90,20 +103,35 @@ export function titleKey(title: string): string {
 const TITLE_KEYS_KEPT = 2048;
 const titleKeys = new Map<string, string>();
 
+function foldTitle(title: string): string {
+  return title.toLowerCase().replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * A 32-bit hash of the title's key (FNV-1a over its UTF-16 units): kept per row in memory
+ * (rowFacts.ts). Different hashes mean different keys; equal hashes are checked on the titles.
+ */
+export function titleHash(title: string): number {
+  const key = foldTitle(title);
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return h | 0;
+}
+
 /**
  * Near-duplicates step aside: a hit whose title repeats one already ranked above it moves behind
  * every hit with a title not seen yet (order kept otherwise). Five copies of "Renamed cfg to
- * config" answer nothing the first one does not, and they would fill the page.
+ * config" answer nothing the first one does not, and they would fill the page. keyOf: the hit's
+ * titleKey (undefined: never a duplicate).
  */
-export function demoteDuplicates<T>(hits: T[], title: (h: T) => string | undefined): T[] {
-  const seen = new Set<string>();
+export function demoteDuplicates<T>(hits: T[], keyOf: (h: T) => string | number | undefined): T[] {
+  const seen = new Set<string | number>();
   const first: T[] = [];
   const later: T[] = [];
   for (const h of hits) {
-    const t = title(h);
-    if (t === undefined) first.push(h);
+    const key = keyOf(h);
+    if (key === undefined) first.push(h);
     else {
-      const key = titleKey(t);
       if (seen.has(key)) later.push(h);
       else {
         seen.add(key);

@@ -5,13 +5,18 @@
 // next to the rowid (a few MB at 100k, not the whole table), in steps during the warm-up, then
 // extended with the rows added since by rowid. 10 bytes a row: 1 MB at 100k.
 //
+// Beside them, what the keyword priors read of a row (rerank.ts: its body length, prior bits and
+// title key's hash), kept once a search read the row, so the pool of 100 candidates a keyword
+// search re-scores reads a content row once. 7 bytes a row: 0.7 MB at 100k.
+//
 // Records are added and deleted, never edited (termLists.ts says the same), and ids only grow
 // (AUTOINCREMENT), so a row's facts never change: a deleted row is still here, and callers check
 // existence in the full-text index's docsize table (topK.ts).
 import type { Store } from '../store/store';
 import type { SearchFilters } from './params';
 import { byTable } from './byTable';
-import type { KindTable } from './records';
+import type { KindTable, PriorInfo } from './records';
+import { priorFlags, titleHash } from './rerank';
 
 type Db = Pick<Store, 'all'>;
 
@@ -23,7 +28,16 @@ export interface RowFacts {
   /** created_at by id. */
   epoch: Float64Array;
   codes: Map<string, number>;
+  /** The row's prior bits (rerank.ts priorFlags) and PRIOR_KEPT once they are kept, by id. */
+  priorBits: Uint8Array;
+  /** Body length by id, at most 65,535 (the substance prior is flat from 450 characters). */
+  bodyLength: Uint16Array;
+  /** rerank.ts titleHash of the title, by id. */
+  titleHash: Int32Array;
 }
+
+/** The bit of RowFacts.priorBits saying that the row's prior facts are kept. */
+export const PRIOR_KEPT = 0x80;
 
 const tables = byTable<RowFacts>();
 /** Past this many projects the codes would not fit: the filters go back to SQL. */
@@ -66,7 +80,7 @@ const STEP_ENTRIES = 5000;
  * listWarmer.ts), and keeps them unless a search kept its own meanwhile.
  */
 export function* buildFacts(store: Db, k: KindTable, step = STEP_ENTRIES): Generator<void, RowFacts | undefined> {
-  const facts: RowFacts = { maxId: 0, project: new Uint16Array(0), epoch: new Float64Array(0), codes: new Map() };
+  const facts: RowFacts = { maxId: 0, project: new Uint16Array(0), epoch: new Float64Array(0), codes: new Map(), priorBits: new Uint8Array(0), bodyLength: new Uint16Array(0), titleHash: new Int32Array(0) };
   // A row written between two pages lands anywhere in the index's order, possibly behind the walk:
   // only rows up to the highest id before the walk are known for sure; rowFacts reads the rest by id.
   const before = Number(store.all<{ m: number | null }>(`SELECT max(id) AS m FROM ${k.table}`)[0]?.m ?? 0);
@@ -107,6 +121,26 @@ export function projectCode(facts: RowFacts, project: string | undefined): numbe
   return c === undefined ? -1 : c + 1;
 }
 
+/** The table's facts if kept (never built here: a search without them reads its rows). */
+export function keptFacts(store: Db, k: KindTable): RowFacts | undefined {
+  return tables.of(store).get(k.table);
+}
+
+/** Whether row `id`'s prior facts are kept. */
+export function priorsKept(facts: RowFacts, id: number): boolean {
+  return id < facts.priorBits.length && (facts.priorBits[id] & PRIOR_KEPT) !== 0;
+}
+
+/** Keeps the rows' prior facts (rows past the known ids are left out). Records are never edited: they stay right. */
+export function keepPriors(facts: RowFacts, rows: Iterable<PriorInfo>): void {
+  for (const r of rows) {
+    if (r.id > facts.maxId || r.id >= facts.priorBits.length) continue;
+    facts.priorBits[r.id] = priorFlags(r) | PRIOR_KEPT;
+    facts.bodyLength[r.id] = Math.min(r.bodyLength, 0xffff);
+    facts.titleHash[r.id] = titleHash(r.title);
+  }
+}
+
 interface FactRow {
   id: number;
   project: string;
@@ -122,8 +156,17 @@ function add(facts: RowFacts, rows: FactRow[]): boolean {
     project.set(facts.project);
     const epoch = new Float64Array(size);
     epoch.set(facts.epoch);
+    const priorBits = new Uint8Array(size);
+    priorBits.set(facts.priorBits);
+    const bodyLength = new Uint16Array(size);
+    bodyLength.set(facts.bodyLength);
+    const hashes = new Int32Array(size);
+    hashes.set(facts.titleHash);
     facts.project = project;
     facts.epoch = epoch;
+    facts.priorBits = priorBits;
+    facts.bodyLength = bodyLength;
+    facts.titleHash = hashes;
   }
   for (const r of rows) {
     let c = facts.codes.get(r.project);

@@ -8,11 +8,12 @@ import { fuseHybrid } from './hybrid';
 import { browse, keywordSearch } from './keyword';
 import type { SearchHit } from './hit';
 import type { SearchFilters, SearchRequest } from './params';
-import { hydrate, hydratePriors, leanPriors, matchesFilters, toSearchRow, type PriorInfo, type RecordInfo } from './records';
+import { hydrate, hydratePriors, KINDS, leanPriors, matchesFilters, toSearchRow, type PriorInfo, type RecordInfo } from './records';
+import { keepPriors, keptFacts, PRIOR_KEPT, priorsKept } from './rowFacts';
 import { neighbourDensity } from './density';
 import type { SemanticIndex } from './semantic';
 import type { SearchSettings } from './settings';
-import { demoteDuplicates, prior, questionIntents, type Intent } from './rerank';
+import { demoteDuplicates, prior, priorOf, questionIntents, titleHash, titleKey, type Intent } from './rerank';
 import { makeSnippet } from './snippet';
 import { expandIdentifiers, identifierPartsOf } from './identifiers';
 import { promptLinked } from './promptLinks';
@@ -150,26 +151,62 @@ export class Searcher {
     const s = this.settings;
     const found = await keywordSearch(this.store, fq, f, Math.max(depth, PRIOR_POOL));
     stages?.mark('rank');
-    const info = this.info(found);
+    const { factor, key } = this.priors(found, intents);
     stages?.mark('priorRows');
-    const hits = found.map((h) => {
-      const rec = info.get(`${h.kind}:${h.id}`);
-      return rec ? { ...h, score: h.score * prior(rec, intents, s) } : h;
-    });
-    hits.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
-    const ranked = s.demoteDuplicates ? demoteDuplicates(hits, (h) => info.get(`${h.kind}:${h.id}`)?.title) : hits;
+    const hits = found.map((h, i) => ({ h: factor[i] === undefined ? h : { ...h, score: h.score * factor[i] }, key: key[i] }));
+    hits.sort((a, b) => b.h.score - a.h.score || b.h.epoch - a.h.epoch || b.h.id - a.h.id);
+    const ranked = s.demoteDuplicates ? demoteDuplicates(hits, (x) => x.key) : hits;
     stages?.mark('priors');
-    return ranked.slice(0, depth);
+    return ranked.slice(0, depth).map((x) => x.h);
   }
 
-  private info(hits: { kind: RecordInfo['kind']; id: number }[]): Map<string, PriorInfo> {
-    const out = new Map<string, PriorInfo>();
+  /**
+   * Each hit's prior (undefined: the row is gone) and title key for demoteDuplicates. From the
+   * rows' facts kept in memory (rowFacts.ts), where a title key is its hash: hits whose hashes are
+   * equal get their titles' keys, so two titles are duplicates exactly when their keys are equal.
+   * Rows whose facts are not kept are read (and kept).
+   */
+  private priors(hits: SearchHit[], intents: Set<Intent>): { factor: (number | undefined)[]; key: (string | number | undefined)[] } {
+    const factor: (number | undefined)[] = new Array(hits.length);
+    const key: (string | number | undefined)[] = new Array(hits.length);
+    const read = new Map<string, PriorInfo>();
     for (const kind of ['observation', 'summary', 'prompt'] as const) {
-      const ids = hits.filter((h) => h.kind === kind).map((h) => h.id);
-      // The keyword side applied every filter: the platform is not needed.
-      if (ids.length > 0) for (const [id, r] of leanPriors(this.store, kind, ids)) out.set(`${kind}:${id}`, r);
+      const facts = keptFacts(this.store, KINDS[kind]);
+      const ids = hits.filter((h) => h.kind === kind && !(facts && priorsKept(facts, h.id))).map((h) => h.id);
+      if (ids.length === 0) continue;
+      const rows = facts ? hydratePriors(this.store, kind, ids, false) : leanPriors(this.store, kind, ids);
+      if (facts) keepPriors(facts, rows.values());
+      for (const [id, r] of rows) read.set(`${kind}:${id}`, r);
     }
-    return out;
+    const count = new Map<number, number>();
+    for (const [i, h] of hits.entries()) {
+      const facts = keptFacts(this.store, KINDS[h.kind]);
+      const r = read.get(`${h.kind}:${h.id}`);
+      if (r) {
+        factor[i] = prior(r, intents, this.settings);
+        key[i] = titleHash(r.title);
+      } else if (facts && priorsKept(facts, h.id)) {
+        factor[i] = priorOf(h.kind, facts.bodyLength[h.id], facts.priorBits[h.id] & ~PRIOR_KEPT, intents, this.settings);
+        key[i] = facts.titleHash[h.id];
+      } else continue;
+      count.set(key[i] as number, (count.get(key[i] as number) ?? 0) + 1);
+    }
+    // Equal hashes: the titles decide.
+    const shared = hits.filter((_, i) => (count.get(key[i] as number) ?? 0) > 1);
+    if (shared.length > 0) {
+      const titles = new Map<string, string>();
+      for (const [ref, r] of read) titles.set(ref, r.title);
+      for (const kind of ['observation', 'summary', 'prompt'] as const) {
+        const ids = shared.filter((h) => h.kind === kind && !titles.has(`${kind}:${h.id}`)).map((h) => h.id);
+        if (ids.length > 0) for (const [id, r] of leanPriors(this.store, kind, ids)) titles.set(`${kind}:${id}`, r.title);
+      }
+      for (const [i, h] of hits.entries()) {
+        if ((count.get(key[i] as number) ?? 0) < 2) continue;
+        const t = titles.get(`${h.kind}:${h.id}`);
+        key[i] = t === undefined ? undefined : titleKey(t);
+      }
+    }
+    return { factor, key };
   }
 
   /** Vector hits with every filter applied (the index applies project, kind and time; the rest here). */
@@ -202,7 +239,7 @@ export class Searcher {
       if (r && matchesFilters(r, f)) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, title: r.title, cosine: h.score, score: h.score - s.densityPenalty * (density ? (density[i] ?? beyond) : 0) + s.vectorPriorWeight * (prior(r, intents, s) - 1) });
     }
     out.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
-    return (s.demoteDuplicates ? demoteDuplicates(out, (h) => h.title) : out).map(({ title: _t, ...h }) => h);
+    return (s.demoteDuplicates ? demoteDuplicates(out, (h) => titleKey(h.title)) : out).map(({ title: _t, ...h }) => h);
   }
 
   private rows(page: SearchHit[], fq: FtsQuery | undefined, semanticOnly: boolean, stages?: SearchStages): SearchRow[] {
