@@ -456,13 +456,29 @@ it('a client killed mid-request leaves the worker healthy', async () => {
 /**
  * The steps of packing the chain (worker/store/packChain.ts), which runs after each checkpoint: the
  * packed copy written to its temp file but not synced, synced and read back but not renamed over
- * the raw file, renamed but the directory not synced. Each for a full snapshot and for a delta.
+ * the raw file, renamed but the directory not synced. Each for a full snapshot and for a delta (a
+ * start's catch-up delta: the others are written packed). And of merging packed deltas into one:
+ * the merged copy written but not synced, read back but not renamed over the newest delta, renamed
+ * but the older deltas not removed.
  */
 const PACK_STEPS = [
   { name: 'packed copy written, not synced', at: 'pack:before-sync' },
   { name: 'packed copy read back, not renamed over the raw file', at: 'pack:verified' },
   { name: 'packed copy renamed over the raw file, directory not synced', at: 'pack:renamed' },
 ] as const;
+const MERGE_STEPS = [
+  { name: 'merged delta written, not synced', at: 'merge:before-sync' },
+  { name: 'merged delta read back, not renamed over the newest delta', at: 'merge:verified' },
+  { name: 'merged delta renamed over the newest delta, older deltas not removed', at: 'merge:renamed' },
+] as const;
+const PACK_KINDS = [
+  ['snapshot', PACK_STEPS],
+  ['delta', PACK_STEPS],
+  ['merge', MERGE_STEPS],
+] as const;
+const PACK_STEP_COUNT = PACK_KINDS.reduce((n, [, steps]) => n + steps.length, 0);
+/** Saves before each kill (and, for delta and merge, before the stop that made the store it starts from). */
+const saves = { snapshot: 5, delta: 5, merge: 2 } as const;
 
 const chainFile = (n: string) => /^(snapshot|delta)-\d+\.db$/.test(n);
 const genOf = (n: string) => Number(/\d+/.exec(n)![0]);
@@ -474,11 +490,11 @@ function rawChain(db: string): string[] {
   return files.filter((n) => genOf(n) >= newest && (n.startsWith('delta-') || genOf(n) === newest) && ['CMEMSNP2', 'CMEMDLT1'].includes(magicOf(path.join(db, n))));
 }
 
-it(`SIGKILL at every step of packing the newest snapshot and its deltas (${PACK_STEPS.length * 2} steps)`, { timeout: 15 * 60_000 }, async () => {
+it(`SIGKILL at every step of packing the newest snapshot and its deltas, and of merging deltas (${PACK_STEP_COUNT} steps)`, { timeout: 15 * 60_000 }, async () => {
   await faultCase(__filename, 'crashes', 'SIGKILL at every step of packing the newest snapshot and its deltas', async () => {
     let total = 0;
     const seen: string[] = [];
-    for (const kind of ['snapshot', 'delta'] as const) {
+    for (const [kind, steps] of PACK_KINDS) {
       // The store each step of this kind starts from, built once and copied for each step.
       const from = { dataDir: tempDir(), acked: new Acked() };
       {
@@ -496,32 +512,41 @@ it(`SIGKILL at every step of packing the newest snapshot and its deltas (${PACK_
           await from.acked.bulk(w, 'base', 300);
           assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
           await until(() => rawChain(fromDb).length === 0, 30_000, 'the snapshot packed');
+          // delta: writes after the last checkpoint, which the next start replays and writes a raw
+          // delta of (its catch-up); merge: a packed delta, which the next one is merged with (a
+          // few writes each: more would make the next checkpoint a full snapshot).
+          for (let i = 0; i < saves[kind]; i++) await from.acked.save(w, `${kind}: before the stop ${i}`);
+          if (kind === 'merge') assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
           await w.stop();
         }
       }
-      for (const step of PACK_STEPS) {
+      for (const step of steps) {
         const dataDir = copyDataDir(from.dataDir);
         const db = path.join(dataDir, 'db');
         const acked = from.acked.copy();
         let w = await startShortLivedWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.at } });
-        for (let i = 0; i < 5; i++) await acked.save(w, `${kind} ${step.name}: before ${i}`);
-        // A few saves change a few chunks: a delta (written raw), packed right after it.
-        if (kind === 'delta') assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
+        for (let i = 0; i < saves[kind]; i++) await acked.save(w, `${kind} ${step.name}: before ${i}`);
+        // snapshot and delta: the start's background pass packs the raw file 10 s after it starts;
+        // merge: a few saves change a few chunks, a delta (written packed) merged with the one before.
+        if (kind === 'merge') assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
         await killAt(w.proc, w.stdout, step.at);
         const files = fs.readdirSync(db);
         const tmp = files.filter((n) => n.includes('.tmp-'));
         seen.push(`${kind} ${step.at}: ${tmp.join(' ') || 'no temp file'}`);
         // (A closed journal segment being compressed at the same moment has a temp file of its own.)
         const chainTmp = tmp.filter((n) => n.startsWith('snapshot-') || n.startsWith('delta-'));
-        if (step.at === 'pack:renamed') assert.deepEqual(chainTmp, [], `the packed copy took the raw file's name: ${files.join(' ')}`);
+        const deltas = files.filter((n) => /^delta-\d+\.db$/.test(n));
+        if (step.at === 'pack:renamed' || step.at === 'merge:renamed') assert.deepEqual(chainTmp, [], `the new copy took the old file's name: ${files.join(' ')}`);
+        else if (kind === 'merge') assert.ok(chainTmp.some((n) => n.startsWith('delta-')) && deltas.length >= 2, `the merged delta in its temp file, the deltas in place: ${files.join(' ')}`);
         else assert.ok(tmp.some((n) => n.startsWith(kind)) && rawChain(db).some((n) => n.startsWith(kind)), `the packed ${kind} in its temp file, the raw one in place: ${files.join(' ')}`);
+        if (step.at === 'merge:renamed') assert.ok(deltas.length >= 2, `the older deltas still there: ${files.join(' ')}`);
         w = await startShortLivedWorker({ dataDir, env: STEP_ENV });
         try {
           await acked.check(w, `${kind} ${step.name}, restarted`);
           // (The new worker may already be packing again, under a temp file of its own.)
           assert.deepEqual(tmp.filter((n) => fs.existsSync(path.join(db, n))), [], 'the start removed the killed worker\'s temp file');
           await acked.save(w, `${kind} ${step.name}: after`);
-          // Another checkpoint packs what the kill left raw.
+          // Another checkpoint packs what the kill left raw (and merges the deltas).
           assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
           await until(() => rawChain(db).length === 0 && !fs.readdirSync(db).some((n) => n.includes('.tmp-')), 30_000, 'the chain packed');
           await w.stop();
@@ -542,6 +567,6 @@ it(`SIGKILL at every step of packing the newest snapshot and its deltas (${PACK_
       }
       fs.rmSync(from.dataDir, { recursive: true, force: true });
     }
-    return `${PACK_STEPS.length * 2} steps, each killed there (${seen.join('; ')}): every acknowledged write back, also from the packed chain and with its newest file damaged (${total} observations checked), none duplicated, ready`;
+    return `${PACK_STEP_COUNT} steps, each killed there (${seen.join('; ')}): every acknowledged write back, also from the packed chain and with its newest file damaged (${total} observations checked), none duplicated, ready`;
   });
 });

@@ -101,7 +101,9 @@ describe('packing the newest snapshot and its deltas', () => {
       await until(() => rawChainFiles(dir).length === 0, 20_000, 'the chain packed');
       assert.equal(magic(snap), 'CMEMSNP3');
       assert.ok(listDeltas(dir).every((g) => magic(path.join(dir, deltaName(g))) === 'CMEMDLT2'), 'every delta packed');
-      const packedSizes = [fs.statSync(snap).size, fs.statSync(delta).size];
+      // The raw delta, packed, and the new one (written packed) are merged into one: its chunks and the few new ones.
+      await until(() => listDeltas(dir).length === 1, 20_000, 'the deltas merged into one');
+      const packedSizes = [fs.statSync(snap).size, fs.statSync(path.join(dir, deltaName(listDeltas(dir)[0]))).size];
       assert.ok(packedSizes[0] < rawSizes[0] * 0.6, `snapshot ${rawSizes[0]} -> ${packedSizes[0]} bytes`);
       assert.ok(packedSizes[1] < rawSizes[1] * 0.6, `delta ${rawSizes[1]} -> ${packedSizes[1]} bytes`);
       // Served from the packed files now: reading every row evicts and re-reads (and inflates) chunks.
@@ -188,6 +190,42 @@ describe('packing the newest snapshot and its deltas', () => {
       await s.snapshot();
       await until(() => rawChainFiles(dir).length === 0, 20_000, 'the chain packed');
       assert.deepEqual(rows(s), expected(3110, [17]));
+    } finally {
+      await s.close(false);
+    }
+  });
+
+  it('packed deltas are merged into one: fewer files, the newest copy of each chunk, the same rows before and after a restart', async () => {
+    const dir = await rawStore();
+    let s = await open(dir);
+    const taken: number[] = [];
+    try {
+      await s.snapshot();
+      await until(() => rawChainFiles(dir).length === 0, 20_000, 'the chain packed');
+      // Each checkpoint rewrites chunks the one before held (row 17 edited each time): a delta, written packed.
+      for (let k = 0; k < 5; k++) {
+        await insert(s, 3100 + k * 100, 100);
+        await s.write((tx) => tx.run('UPDATE t SET body = ? WHERE id = 17', [`edit ${k}`]));
+        const r = await s.snapshot();
+        assert.equal(r.via, 'delta');
+        taken.push(r.gen);
+        assert.equal(magic(path.join(dir, deltaName(r.gen))), 'CMEMDLT2', 'written packed');
+      }
+      await until(() => listDeltas(dir).length <= 2 && !fs.readdirSync(dir).some((n) => n.includes('.tmp-')), 20_000, `the deltas merged (${listDeltas(dir).join(' ')})`);
+      const left = listDeltas(dir);
+      assert.ok(left.includes(taken[taken.length - 1]) || left.length === 1, `the merged delta has the newest gen: ${left.join(' ')} of ${taken.join(' ')}`);
+      const want = expected(3600, [17]).map((r) => (r.id === 17 ? { ...r, body: 'edit 4' } : r));
+      assert.deepEqual(rows(s), want);
+      await until(() => removedButOpen(dir).length === 0, 20_000, `no descriptor holds a merged delta (${removedButOpen(dir).join(' ')})`);
+    } finally {
+      await s.close(false);
+    }
+    // A start lays the merged chain over the snapshot: the same rows, nothing replayed but the journal after it.
+    s = await open(dir);
+    try {
+      assert.deepEqual(rows(s).find((r) => r.id === 17)?.body, 'edit 4');
+      assert.equal(rows(s).length, 3600);
+      assert.deepEqual(s.recovery.deltasApplied, listDeltas(dir));
     } finally {
       await s.close(false);
     }

@@ -9,7 +9,7 @@
 // if replay reproduced every byte of every page; merged from the same chunks, they always fit.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CheckpointStopped, deltaName, deltaRawBytes, listDeltas, verifyDelta, writeDelta } from './delta';
+import { CheckpointStopped, deltaLoc, deltaName, deltaRawBytes, listDeltas, verifyDelta, writeDelta } from './delta';
 import { sizeOf } from './journal';
 import { type Capture, type ChunkLoc, FileRef, PAGED_CHUNK, type PagedBytes, readLoc } from './pagedFile';
 import { type ChunkPlace, chunkCount, chunkPlaces, listSnapshots, snapshotHeader, snapshotHeaderOf, snapshotName, verifySnapshot, writeSnapshotFrom } from './snapshot';
@@ -51,6 +51,8 @@ export interface CheckpointDeps {
   stopping(): boolean;
   /** A full snapshot is written packed (each chunk deflated on the way: snapshot.ts v3); never on the stop path. */
   packed?: boolean;
+  /** A delta is written packed (delta.ts): while the worker runs, not for a start's catch-up (the start waits for it). */
+  packedDelta?: boolean;
 }
 
 /** Whether the next checkpoint should be a full snapshot rather than a delta. */
@@ -114,17 +116,17 @@ export async function checkpoint(d: CheckpointDeps): Promise<SnapshotResult> {
     settleFull(d.paged, file, gen, cap);
     return { gen, bytes: sizeOf(file), blockedMs, totalMs: performance.now() - t0, via: 'merged' };
   }
-  const info = await writeDelta(d.dir, gen, cap.headGen, cap.length, cap.dirty, d.stopping);
+  const info = await writeDelta(d.dir, gen, cap.headGen, cap.length, cap.dirty, d.stopping, d.packedDelta);
   const file = path.join(d.dir, deltaName(gen));
   try {
-    await verifyDelta(file, d.stopping);
+    await verifyDelta(file, d.stopping, info.storedCrcs);
   } catch (e) {
     if (e instanceof CheckpointStopped) throw e;
     d.moveToDamaged(file);
     throw new Error(`${deltaName(gen)} did not read back (${(e as Error).message}); its chunks stay in memory`);
   }
   const ref = FileRef.open(file);
-  d.paged.settle(gen, info.entries.map((e): [number, ChunkLoc] => [e.index, { ref, offset: e.offset, len: PAGED_CHUNK, crc: e.crc }]), cap.clock);
+  d.paged.settle(gen, info.entries.map((e): [number, ChunkLoc] => [e.index, deltaLoc(ref, e)]), cap.clock);
   ref.closeIfUnused();
   return { gen, bytes: info.bytes, blockedMs, totalMs: performance.now() - t0, via: 'delta' };
 }

@@ -8,15 +8,18 @@
 // the chunks' bytes, PAGED_CHUNK each, in list order. prevGen: the checkpoint whose state the
 // writer's clean chunks held, so the delta is every chunk changed since then (chain.ts uses it to
 // refuse a delta that does not fit the chain). Written like a snapshot: temp, fsync, rename, dir fsync.
-// Packed ("CMEMDLT2", packChain.ts rewrites a delta so once the worker is idle): the same header, list
+// Packed ("CMEMDLT2": a delta taken while the worker runs is written so, a start's catch-up raw and
+// packed by packChain.ts later; packChain.ts also merges packed deltas into one): the same header, list
 // entries of u32 chunk index, u32 crc32 of its raw bytes, u32 bytes stored (less than PAGED_CHUNK:
 // raw-deflated), then the chunks as stored, in list order.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { crc32 } from 'node:zlib';
+import { promisify } from 'node:util';
+import { crc32, inflateRaw } from 'node:zlib';
 import { listGenFiles, writeAtomically } from './journal';
-import { type ChunkLoc, FileRef, PAGED_CHUNK, readLoc } from './pagedFile';
+import { type ChunkLoc, FileRef, PAGED_CHUNK, packChunks } from './pagedFile';
 
+const inflateAsync = promisify(inflateRaw);
 const MAGIC = Buffer.from('CMEMDLT1', 'ascii');
 const MAGIC_PACKED = Buffer.from('CMEMDLT2', 'ascii');
 export const DELTA_HEADER = 8 + 8 + 8 + 8 + 4 + 4 + 4 + 4;
@@ -41,6 +44,8 @@ export interface DeltaInfo {
   bytes: number;
   /** A packed delta (CMEMDLT2). */
   packed: boolean;
+  /** Written by this process: the CRC of each chunk's bytes as stored, to check the file against when read back. */
+  storedCrcs?: number[];
 }
 
 /** A checkpoint cut short by a stop: nothing of it is on disk, and the journal holds every write it had. */
@@ -91,9 +96,13 @@ export function packedDeltaHead(info: DeltaInfo, stored: number[]): Buffer {
   );
 }
 
+/** Chunks deflated at once (in parallel on the thread pool) when a delta is written packed: a stop waits for at most one such piece. */
+const PACK_BATCH = 16;
+
 /**
  * Writes delta `gen`: `chunks` (each PAGED_CHUNK bytes) as they were when journal segment `gen`
- * began. Returns what a reader of the header would find.
+ * began; `packed`: each chunk raw-deflated on the thread pool on the way (CMEMDLT2). Returns what
+ * a reader of the header would find.
  */
 export async function writeDelta(
   dir: string,
@@ -102,14 +111,43 @@ export async function writeDelta(
   length: number,
   chunks: { index: number; data: Uint8Array }[],
   stopping: () => boolean = () => false,
+  packed = false,
 ): Promise<DeltaInfo> {
   const sorted = [...chunks].sort((a, b) => a.index - b.index);
   const listed = sorted.map((c) => {
     if (c.data.length !== PAGED_CHUNK) throw new Error(`delta chunk ${c.index} is ${c.data.length} bytes`);
     return { index: c.index, crc: crc32(c.data) };
   });
+  const file = path.join(dir, deltaName(gen));
+  if (packed) {
+    const stored: number[] = [];
+    const storedCrcs: number[] = [];
+    await writeAtomically(file, async (fh) => {
+      let pos = packedDeltaBase(sorted.length);
+      for (let k = 0; k < sorted.length; k += PACK_BATCH) {
+        // A stop leaves it unwritten (the temp file removed): the journal still holds every write.
+        if (stopping()) throw new CheckpointStopped();
+        const parts = await packChunks(sorted.slice(k, k + PACK_BATCH).map((c) => c.data));
+        await writeParts(fh, parts, pos);
+        for (const p of parts) {
+          stored.push(p.length);
+          storedCrcs.push(crc32(p));
+          pos += p.length;
+        }
+      }
+      if (stopping()) throw new CheckpointStopped();
+      await writeParts(fh, [encodeHead(gen, prevGen, length, listed.map((c, k) => ({ ...c, stored: stored[k] })), true)], 0);
+    });
+    const entries: DeltaEntry[] = [];
+    let at = packedDeltaBase(sorted.length);
+    listed.forEach((c, k) => {
+      entries.push({ ...c, offset: at, packed: stored[k] < PAGED_CHUNK ? stored[k] : undefined });
+      at += stored[k];
+    });
+    return { gen, prevGen, length, bytes: at, entries, packed: true, storedCrcs };
+  }
   const head = encodeHead(gen, prevGen, length, listed);
-  await writeAtomically(path.join(dir, deltaName(gen)), async (fh) => {
+  await writeAtomically(file, async (fh) => {
     const parts: Uint8Array[] = [head, ...sorted.map((c) => c.data)];
     let pos = 0;
     // A few large writes (writev), not one per chunk.
@@ -117,18 +155,22 @@ export async function writeDelta(
       // A stop leaves it unwritten (the temp file removed): the journal still holds every write.
       if (stopping()) throw new CheckpointStopped();
       const group = parts.slice(k, k + 128);
-      const want = group.reduce((n, p) => n + p.length, 0);
-      let done = (await fh.writev(group, pos)).bytesWritten;
-      if (done < want) {
-        const rest = Buffer.concat(group).subarray(done);
-        for (let w = 0; w < rest.length; ) w += (await fh.write(rest, w, rest.length - w, pos + done + w)).bytesWritten;
-        done = want;
-      }
-      pos += want;
+      await writeParts(fh, group, pos);
+      pos += group.reduce((n, p) => n + p.length, 0);
     }
   });
   const base = head.length;
   return { gen, prevGen, length, bytes: base + sorted.length * PAGED_CHUNK, entries: listed.map((c, k) => ({ ...c, offset: base + k * PAGED_CHUNK })), packed: false };
+}
+
+/** Writes `parts` one after the other from `at` (a few large writes: writev). */
+export async function writeParts(fh: fs.promises.FileHandle, parts: Uint8Array[], at: number): Promise<void> {
+  const want = parts.reduce((n, p) => n + p.length, 0);
+  const done = (await fh.writev(parts, at)).bytesWritten;
+  if (done < want) {
+    const rest = Buffer.concat(parts).subarray(done);
+    for (let w = 0; w < rest.length; ) w += (await fh.write(rest, w, rest.length - w, at + done + w)).bytesWritten;
+  }
 }
 
 /** Reads and checks a delta's header and list (not its chunks: those are checked when read). */
@@ -186,22 +228,36 @@ export function deltaLoc(ref: FileRef, e: DeltaEntry): ChunkLoc {
 }
 
 /**
- * Reads a delta back whole (header, list, every chunk's CRC) on the thread pool. Throws with the
- * reason it is unusable, or CheckpointStopped when `stopping` ends it before the next chunks.
+ * Reads a delta back whole (header, list, every chunk's CRC) on the thread pool, PACK_BATCH chunks
+ * at a time (one read, then inflated in parallel): while an import keeps the event loop busy, each
+ * await waits behind it. `storedCrcs` (the file was just written by this process): each chunk's
+ * bytes are checked against the CRC of the bytes written instead of inflated (the same check a raw
+ * chunk gets: the disk holds what was written). Throws with the reason it is unusable, or
+ * CheckpointStopped when `stopping` ends it before the next chunks.
  */
-export async function verifyDelta(file: string, stopping: () => boolean = () => false): Promise<DeltaInfo> {
+export async function verifyDelta(file: string, stopping: () => boolean = () => false, storedCrcs?: number[]): Promise<DeltaInfo> {
   const fd = fs.openSync(file, 'r');
   try {
     const info = readDeltaHeader(fd);
     const ref = new FileRef(file, fd);
-    const buf = Buffer.allocUnsafe(PAGED_CHUNK);
-    for (const [k, e] of info.entries.entries()) {
-      if (k % 16 === 0 && stopping()) throw new CheckpointStopped();
-      try {
-        await readLoc(deltaLoc(ref, e), buf, e.index);
-      } catch {
-        throw new Error(`checksum mismatch (chunk ${e.index})`);
-      }
+    for (let k = 0; k < info.entries.length; k += PACK_BATCH) {
+      if (stopping()) throw new CheckpointStopped();
+      const batch = info.entries.slice(k, k + PACK_BATCH);
+      const from = batch[0].offset;
+      const last = batch[batch.length - 1];
+      const bytes = Buffer.allocUnsafe(last.offset + (last.packed ?? PAGED_CHUNK) - from);
+      await ref.read(bytes, bytes.length, from);
+      await Promise.all(
+        batch.map(async (e, j) => {
+          const stored = bytes.subarray(e.offset - from, e.offset - from + (e.packed ?? PAGED_CHUNK));
+          if (e.packed !== undefined && storedCrcs) {
+            if (crc32(stored) !== storedCrcs[k + j]) throw new Error(`checksum mismatch (chunk ${e.index})`);
+            return;
+          }
+          const raw = e.packed === undefined ? stored : await inflateAsync(stored, { maxOutputLength: PAGED_CHUNK }).catch(() => undefined);
+          if (!raw || raw.length !== PAGED_CHUNK || crc32(raw) !== e.crc) throw new Error(`checksum mismatch (chunk ${e.index})`);
+        }),
+      );
     }
     return info;
   } finally {

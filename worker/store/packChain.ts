@@ -2,9 +2,11 @@
 // (chain.ts), so they cannot be kept as the cold snapshots' 1 MiB blocks (coldSnapshot.ts). Once a
 // checkpoint is written, each of them that is still raw is rewritten in place with every 64 KiB
 // chunk raw-deflated on its own (snapshot v3 "CMEMSNP3", delta "CMEMDLT2": snapshot.ts, delta.ts),
-// which the page cache inflates when it reads that chunk. A delta is written raw (writes may go
-// on meanwhile, or a start wait for it), so packing is background work: chunks are deflated on
-// the thread pool, and a stop stops it at its next piece (its temp file removed, the raw file kept).
+// which the page cache inflates when it reads that chunk. A delta is written packed (delta.ts)
+// except a start's catch-up (the start waits for it), and a data dir may hold raw files from before
+// packing, so packing is background work: chunks are deflated on the thread pool, and a stop stops
+// it at its next piece (its temp file removed, the raw file kept). Once nothing is raw, the packed
+// deltas are merged into one when they have grown enough (mergeDeltas, below).
 //
 // Steps, each a state a kill may leave: the packed copy written to a temp file and synced
 // (pack:before-sync), read back from disk chunk by chunk and checked (pack:verified), renamed
@@ -16,20 +18,24 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { StoppedError } from './coldSnapshot';
-import { deltaLoc, deltaName, listDeltas, packedDeltaBase, packedDeltaHead, readDeltaHeader } from './delta';
+import { CheckpointStopped, type DeltaInfo, deltaLoc, deltaName, listDeltas, packedDeltaBase, packedDeltaHead, readDeltaHeader, verifyDelta } from './delta';
 import { faultPoint } from './faultPoint';
 import { syncDir } from './journal';
 import { type ChunkLoc, FileRef, PAGED_CHUNK, packChunks, readLoc } from './pagedFile';
-import { chunkPlaces, listSnapshots, packedSnapshotFrame, SNAPSHOT_HEADER, snapshotHeaderOf, snapshotName } from './snapshot';
+import { chunkCount, chunkPlaces, listSnapshots, packedSnapshotFrame, SNAPSHOT_HEADER, snapshotHeader, snapshotHeaderOf, snapshotName } from './snapshot';
 
 /** Chunks read, deflated (in parallel on the thread pool) and written at once (256 KiB): a stop waits for at most one such piece. */
 const BATCH = 4;
+/** Packed chunks a merge copies at once (at most 2 MiB read and written). */
+const COPY_BATCH = 32;
 
 export interface Packed {
   name: string;
   rawBytes: number;
   packedBytes: number;
   ms: number;
+  /** A merge: how many deltas it merged into one (rawBytes is then their bytes). */
+  merged?: number;
 }
 
 /** A packed file's chunks, where they are now: the page cache reads them from there (PagedBytes.repoint). */
@@ -46,16 +52,165 @@ export async function packChain(dir: string, stopping: () => boolean, onPacked: 
   for (;;) {
     if (stopping()) return done;
     const next = rawChainFiles(dir).find((f) => !tried.has(f));
-    if (next === undefined) return done;
-    tried.add(next);
+    // Every file packed: merge the deltas once those after the first have grown enough.
+    const run = next === undefined ? deltasToMerge(dir) : [];
+    if (next === undefined && run.length === 0) return done;
+    const name = next ?? deltaName(run[run.length - 1]);
+    if (next !== undefined) tried.add(next);
+    else if (tried.has(run.join())) return done;
+    else tried.add(run.join());
     const t0 = performance.now();
     try {
-      const r = await packFile(next, stopping, onPacked);
-      if (r) done.push({ name: path.basename(next), ...r, ms: Math.round(performance.now() - t0) });
+      const r = next !== undefined ? await packFile(next, stopping, onPacked) : await mergeDeltas(dir, run, stopping, onPacked);
+      if (r) done.push({ name: path.basename(name), ...r, ms: Math.round(performance.now() - t0), ...(next === undefined ? { merged: run.length } : {}) });
     } catch (e) {
       if (e instanceof StoppedError) return done;
-      throw new Error(`${path.basename(next)} not packed (kept as it is): ${(e as Error).message}`);
+      throw new Error(`${path.basename(name)} not ${next !== undefined ? 'packed' : 'merged'} (kept as it is): ${(e as Error).message}`);
     }
+  }
+}
+
+/**
+ * The packed deltas after the newest full snapshot are merged into one once those after the first
+ * add up to this share of it: the chain stays about one packed database long (plus this share of it)
+ * while an import writes a delta every 2 MiB of journal, each mostly chunks the ones before it
+ * held too (the full-text index's merges rewrite recent chunks).
+ */
+export const MERGE_SHARE = 0.5;
+
+/**
+ * The deltas to merge now (their gens, oldest first), or none: the packed ones after the newest
+ * full snapshot, up to the first raw one, one that does not build on those before it (chain.ts)
+ * or one that shrinks the database, when there are two or more and those after the first add up to MERGE_SHARE of it.
+ */
+export function deltasToMerge(dir: string): number[] {
+  const snaps = listSnapshots(dir);
+  if (snaps.length === 0) return [];
+  let head = snaps[snaps.length - 1];
+  let length: number;
+  try {
+    length = snapshotHeader(path.join(dir, snapshotName(head))).length;
+  } catch {
+    return [];
+  }
+  const run: number[] = [];
+  const sizes: number[] = [];
+  for (const g of listDeltas(dir).filter((d) => d > head)) {
+    const file = path.join(dir, deltaName(g));
+    let info: DeltaInfo;
+    try {
+      const fd = fs.openSync(file, 'r');
+      try {
+        info = readDeltaHeader(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch {
+      break;
+    }
+    // (A database that shrinks drops the chunks past its end, which a merged delta would not.)
+    if (!info.packed || info.gen !== g || info.prevGen > head || info.length < length) break;
+    run.push(g);
+    sizes.push(info.bytes);
+    head = g;
+    length = info.length;
+  }
+  if (run.length < 2) return [];
+  const after = sizes.slice(1).reduce((n, b) => n + b, 0);
+  return after >= sizes[0] * MERGE_SHARE ? run : [];
+}
+
+/**
+ * Merges packed deltas `gens` (oldest first, each building on the one before) into one: the newest
+ * copy of each chunk, its packed bytes copied as they are, under the newest one's gen and name, with
+ * the first one's prevGen. Steps, each a state a kill may leave: the merged delta written to a temp
+ * file and synced (merge:before-sync), read back and each chunk's bytes checked against those
+ * copied (merge:verified),
+ * renamed over the newest (merge:renamed: the older ones then lie under it, each chunk of theirs
+ * overridden), the older ones removed newest first (a start lays what is left in order; each
+ * builds on the one before), the directory synced. Returns null when one was pruned meanwhile.
+ */
+async function mergeDeltas(dir: string, gens: number[], stopping: () => boolean, onPacked: OnPacked): Promise<{ rawBytes: number; packedBytes: number } | null> {
+  const files = gens.map((g) => path.join(dir, deltaName(g)));
+  const target = files[files.length - 1];
+  const tmp = `${target}.tmp-${process.pid}`;
+  const fds: number[] = [];
+  let committed = false;
+  try {
+    const newest = new Map<number, ChunkLoc>();
+    let first: DeltaInfo | undefined;
+    let last: DeltaInfo | undefined;
+    let rawBytes = 0;
+    for (const file of files) {
+      const fd = fs.openSync(file, 'r');
+      fds.push(fd);
+      const info = readDeltaHeader(fd);
+      const ref = new FileRef(file, fd);
+      for (const e of info.entries) newest.set(e.index, deltaLoc(ref, e));
+      rawBytes += info.bytes;
+      first ??= info;
+      last = info;
+    }
+    if (!first || !last) return null;
+    const count = chunkCount(last.length);
+    const chunks = [...newest].filter(([i]) => i < count).sort((a, b) => a[0] - b[0]);
+    const out = await fs.promises.open(tmp, 'w', 0o600);
+    const stored: number[] = [];
+    const storedCrcs: number[] = [];
+    try {
+      let at = packedDeltaBase(chunks.length);
+      for (let k = 0; k < chunks.length; k += COPY_BATCH) {
+        if (stopping()) throw new StoppedError();
+        if (!files.every((f) => fs.existsSync(f))) return null;
+        const parts = await Promise.all(
+          chunks.slice(k, k + COPY_BATCH).map(async ([, loc]) => {
+            const bytes = Buffer.allocUnsafe(loc.packed ?? loc.len);
+            await loc.ref.read(bytes, bytes.length, loc.offset);
+            return bytes;
+          }),
+        );
+        await writeAll(out, parts, at);
+        for (const p of parts) {
+          stored.push(p.length);
+          storedCrcs.push(crc32(p));
+          at += p.length;
+        }
+      }
+      if (stopping()) throw new StoppedError();
+      const info: DeltaInfo = { ...last, prevGen: first.prevGen, entries: chunks.map(([index, loc]) => ({ index, crc: loc.crc, offset: 0 })) };
+      await writeAll(out, [packedDeltaHead(info, stored)], 0);
+      faultPoint('merge:before-sync');
+      await out.sync();
+    } finally {
+      await out.close();
+    }
+    // Read back from disk, as a start would read it, before it takes the newest delta's place.
+    let merged: DeltaInfo;
+    try {
+      // Each chunk's bytes against those copied (each source was read back when it was written).
+      merged = await verifyDelta(tmp, stopping, storedCrcs);
+    } catch (e) {
+      throw e instanceof CheckpointStopped ? new StoppedError() : e;
+    }
+    if (merged.gen !== last.gen || merged.prevGen !== first.prevGen || merged.length !== last.length || merged.entries.some((e, k) => e.index !== chunks[k]?.[0] || e.crc !== chunks[k][1].crc) || merged.entries.length !== chunks.length)
+      throw new Error('the merged delta does not read back as written');
+    if (stopping()) throw new StoppedError();
+    faultPoint('merge:verified');
+    // The check and the rename in one tick: a prune (synchronous too) cannot fall between them.
+    if (!files.every((f) => fs.existsSync(f))) return null;
+    fs.renameSync(tmp, target);
+    committed = true;
+    const ref = FileRef.open(target);
+    const placed = merged.entries.map((e): [number, ChunkLoc] => [e.index, deltaLoc(ref, e)]);
+    for (const file of files) onPacked(file, placed);
+    ref.closeIfUnused();
+    faultPoint('merge:renamed');
+    for (const file of files.slice(0, -1).reverse()) fs.rmSync(file, { force: true });
+    await syncDir(dir);
+    return { rawBytes, packedBytes: fs.statSync(target).size };
+  } finally {
+    for (const fd of fds) fs.closeSync(fd);
+    if (!committed) fs.rmSync(tmp, { force: true });
   }
 }
 

@@ -462,7 +462,8 @@ export class Store {
     if (this.journal.segmentBytes >= every && !this.snapshotting) {
       // A bulk delta never turns into a full snapshot (the database grows fast under an import, so
       // nearly every one would): the idle checkpoint after it takes that.
-      this.snapshot(false, false, every < this.opts.snapshotJournalBytes).catch((e: Error) => this.checkpointFailed('snapshot', e));
+      const bulkDelta = every < this.opts.snapshotJournalBytes;
+      this.snapshot(false, false, bulkDelta, bulkDelta).catch((e: Error) => this.checkpointFailed('snapshot', e));
     }
     // Restarted by every write: they fire once writes pause.
     if (this.idleTimer) this.idleTimer.refresh();
@@ -481,7 +482,7 @@ export class Store {
   private idleCheckpoint(minBytes: number): void {
     if (this.closing || this.degraded || this.broken) return;
     if (this.journal.segmentBytes < minBytes) {
-      // Too little journal for a checkpoint, but writes paused: pack what the bulk deltas left raw.
+      // Too little journal for a checkpoint, but writes paused: pack what is raw, merge the deltas.
       this.packChainFiles();
       return;
     }
@@ -503,12 +504,12 @@ export class Store {
    * Takes a checkpoint now (or joins the one in progress). With the page cache it is a delta unless
    * `full` or a full snapshot pays (checkpoint.ts); without, always a full snapshot.
    */
-  snapshot(onMainThread = false, full = false, deltaIfPossible = false): Promise<SnapshotResult> {
+  snapshot(onMainThread = false, full = false, deltaIfPossible = false, bulk = false): Promise<SnapshotResult> {
     if (this.degraded) return Promise.reject(new StoreUnavailableError(this.degraded));
     if (this.closing) return Promise.reject(new CheckpointStopped());
     if (!this.snapshotting) {
       const paged = pagedFiles.get(this.db);
-      this.snapshotting = (paged ? this.takeCheckpoint(paged, full, deltaIfPossible) : this.takeSnapshot(onMainThread)).finally(() => {
+      this.snapshotting = (paged ? this.takeCheckpoint(paged, full, deltaIfPossible, bulk) : this.takeSnapshot(onMainThread)).finally(() => {
         this.snapshotting = undefined;
       });
     }
@@ -558,10 +559,12 @@ export class Store {
   }
 
   /** A delta, or a full snapshot merged from the page cache and the files (checkpoint.ts). */
-  private async takeCheckpoint(paged: PagedBytes, full: boolean, deltaIfPossible = false): Promise<SnapshotResult> {
+  private async takeCheckpoint(paged: PagedBytes, full: boolean, deltaIfPossible = false, bulk = false): Promise<SnapshotResult> {
     if (this.broken) throw new StoreUnavailableError(`storage is read-only after a write failure: ${this.broken.message}`);
     const deltaMin = this.opts.deltaMinBytes ?? deltaMinBytesFromEnv();
-    const asFull = deltaIfPossible ? !deltaPossible(this.opts.dir, paged, deltaMin) : full || fullCheckpointDue(this.opts.dir, paged, deltaMin);
+    // With packing, a bulk delta is taken of a small database too: packed, and merged into the
+    // chain's other deltas (packChain.ts), it keeps the chain about one packed database long.
+    const asFull = deltaIfPossible ? !deltaPossible(this.opts.dir, paged, bulk && this.opts.packChain ? 0 : deltaMin) : full || fullCheckpointDue(this.opts.dir, paged, deltaMin);
     const result = await checkpoint({
       dir: this.opts.dir,
       paged,
@@ -575,13 +578,16 @@ export class Store {
       // import's full snapshots at 10k take 7 s instead of 1, and the journal piled up behind them)
       // nor a start's catch-up checkpoint.
       packed: this.opts.packChain === true && !deltaIfPossible,
+      // A delta is written packed (deflated on the thread pool) unless a start waits for it.
+      packedDelta: this.opts.packChain === true && (bulk || !deltaIfPossible),
     });
     faultPoint('checkpoint:before-prune');
     this.prune();
     if (result.via !== 'delta') this.freezeOlder();
     this.freezeJournals();
-    // Not while writes go on (a bulk delta) nor while a start waits (its catch-up): the idle checkpoint, or the timer after a start, packs.
-    if (!deltaIfPossible) this.packChainFiles();
+    // Merges the chain's packed deltas (a bulk delta's too), but not while a start waits (its
+    // catch-up): the timer after a start packs that.
+    if (!deltaIfPossible || bulk) this.packChainFiles();
     this.lastSnapshot = result;
     this.opts.log.info(result.via === 'delta' ? 'delta checkpoint written' : 'snapshot written', { ...result });
     return result;
@@ -651,7 +657,7 @@ export class Store {
       (file, placed) => pagedFiles.get(this.db)?.repoint(file, placed),
     )
       .then((done) => {
-        for (const d of done) this.opts.log.info('checkpoint packed', { ...d });
+        for (const d of done) this.opts.log.info(d.merged ? 'deltas merged' : 'checkpoint packed', { ...d });
       })
       .catch((e: Error) => this.opts.log.warn(`could not pack a checkpoint: ${e.message}`))
       .finally(() => {
