@@ -46,7 +46,7 @@ export function readSegmentOf(dir: string, gen: number): SegmentRead & { file: s
 }
 
 /** Segments compressed at once: each takes several turns of an event loop an import keeps busy, so they overlap. */
-const AT_ONCE = 4;
+const AT_ONCE = 2;
 
 /**
  * Compresses every closed segment below the newest checkpoint that is still a .log and not in

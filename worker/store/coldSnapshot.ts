@@ -23,7 +23,7 @@ export const JOURNAL_MAGIC: Buffer = Buffer.from('CMEMJNZ1', 'ascii');
 const HEADER = 32;
 const BLOCK = 1 << 20;
 /** Blocks read, (de)compressed in parallel on the thread pool and written at once: a stop waits for at most one such group. */
-const GROUP = 4;
+const GROUP = 2;
 /** Level 1: about a third of the size at a fraction of level 6's CPU (measured: docs/benchmarks.md). */
 const LEVEL = 1;
 /**
