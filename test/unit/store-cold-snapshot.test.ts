@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { nullLogger } from '../../common/node/log';
-import { coldName, freezeOlderSnapshots, freezeSnapshot, thawToMemory, verifyCold } from '../../worker/store/coldSnapshot';
+import { coldName, freezeOlderSnapshots, freezeSnapshot, JOURNAL_MAGIC, packFile, thawToMemory, unpackToMemory, verifyCold } from '../../worker/store/coldSnapshot';
 import { recover } from '../../worker/store/recovery';
 import { listSnapshots, snapshotBytesOf, snapshotName } from '../../worker/store/snapshot';
 import { loadSqlJs } from '../../worker/store/sqlite';
@@ -172,6 +172,25 @@ describe('cold snapshots', () => {
       );
     });
   }
+
+  it('a file of many blocks is compressed and read back a few blocks at a time, to the very bytes', async () => {
+    const dir = tempDir();
+    // 10.5 MiB: eleven 1 MiB blocks, the last one short; text that compresses like a journal's.
+    const parts: string[] = [];
+    for (let i = 0; parts.join('\n').length < 10.5 * (1 << 20); i++) parts.push(row(i));
+    const original = Buffer.from(parts.join('\n')).subarray(0, 10.5 * (1 << 20));
+    const src = path.join(dir, 'file.bin');
+    fs.writeFileSync(src, original);
+    let calls = 0;
+    const r = await packFile(src, path.join(dir, 'file.binz'), JOURNAL_MAGIC, () => (++calls, false));
+    assert.equal(r.rawBytes, original.length);
+    assert.ok(!fs.existsSync(src));
+    assert.ok(unpackToMemory(path.join(dir, 'file.binz'), JOURNAL_MAGIC).equals(original));
+    // One stop check per group of two blocks written (6), before the header, per group read back
+    // (6), before the source is removed: not one per block.
+    assert.equal(calls, 14);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it('a snapshot pruned while it was being compressed leaves no compressed copy behind (deleted text must not outlive it)', async () => {
     const { dir, a, file } = await oneSnapshot();

@@ -45,26 +45,37 @@ export function readSegmentOf(dir: string, gen: number): SegmentRead & { file: s
   return { ...readSegment(cold, bytes), file: cold };
 }
 
+/** Segments compressed at once: each takes several turns of an event loop an import keeps busy, so they overlap. */
+const AT_ONCE = 2;
+
 /**
- * Compresses every closed segment below the newest checkpoint that is still a .log (one at a time,
- * in the background, after a checkpoint's prune). `stopping` (a stop asked, or storage found
- * damaged) ends it before the next block: the .log stays and the next checkpoint compresses it.
+ * Compresses every closed segment below the newest checkpoint that is still a .log and not in
+ * `busy` (compressed by another run), AT_ONCE at a time, in the background, after a checkpoint's
+ * prune. `stopping` (a stop asked, or storage found damaged) ends each before its next block: the
+ * .log stays and the next checkpoint compresses it.
  */
-export async function freezeCoveredSegments(dir: string, stopping: () => boolean): Promise<{ gen: number; rawBytes: number; coldBytes: number }[]> {
-  const done: { gen: number; rawBytes: number; coldBytes: number }[] = [];
+export async function freezeCoveredSegments(
+  dir: string,
+  stopping: () => boolean,
+  busy: Set<number> = new Set(),
+): Promise<{ gen: number; rawBytes: number; coldBytes: number }[]> {
   const covered = Math.max(0, ...listSnapshots(dir), ...listDeltas(dir));
-  for (const gen of listSegments(dir)) {
-    if (gen >= covered) break;
-    if (stopping()) return done;
-    const log = path.join(dir, segmentName(gen));
-    // Empty (a rotation with nothing written after it) or already compressed.
-    if (!fs.existsSync(log) || sizeOf(log) === 0) continue;
-    try {
-      done.push({ gen, ...(await packFile(log, path.join(dir, coldSegmentName(gen)), JOURNAL_MAGIC, stopping)) });
-    } catch (e) {
-      if (e instanceof StoppedError) return done;
-      throw e;
+  // Empty (a rotation with nothing written after it) or already compressed: nothing to do.
+  const gens = listSegments(dir).filter((gen) => gen < covered && !busy.has(gen) && fs.existsSync(path.join(dir, segmentName(gen))) && sizeOf(path.join(dir, segmentName(gen))) > 0);
+  for (const gen of gens) busy.add(gen);
+  const done: { gen: number; rawBytes: number; coldBytes: number }[] = [];
+  try {
+    for (let k = 0; k < gens.length; k += AT_ONCE) {
+      if (stopping()) return done;
+      // Settled, not all: a failure still waits for the others (a stop waits for this run).
+      const runs = await Promise.allSettled(gens.slice(k, k + AT_ONCE).map(async (gen) => ({ gen, ...(await packFile(path.join(dir, segmentName(gen)), path.join(dir, coldSegmentName(gen)), JOURNAL_MAGIC, stopping)) })));
+      for (const r of runs) if (r.status === 'fulfilled') done.push(r.value);
+      const failed = runs.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed && failed.reason instanceof StoppedError) return done;
+      if (failed) throw failed.reason;
     }
+    return done;
+  } finally {
+    for (const gen of gens) busy.delete(gen);
   }
-  return done;
 }

@@ -26,8 +26,8 @@ import { chunkCount, chunkPlaces, listSnapshots, packedSnapshotFrame, SNAPSHOT_H
 
 /** Chunks read, deflated (in parallel on the thread pool) and written at once (256 KiB): a stop waits for at most one such piece. */
 const BATCH = 4;
-/** Packed chunks a merge copies at once (at most 2 MiB read and written). */
-const COPY_BATCH = 32;
+/** Packed chunks a merge copies at once (at most 8 MiB read and written; fewer turns of a busy event loop). */
+const COPY_BATCH = 128;
 
 export interface Packed {
   name: string;

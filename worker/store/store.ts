@@ -147,10 +147,10 @@ export class Store {
   private snapshotting: Promise<SnapshotResult> | undefined;
   /** Compression of the older snapshots under way (coldSnapshot.ts), and whether close() asked it to stop. */
   private freezing: Promise<void> | undefined;
-  /** Compression of the journal segments a checkpoint covers (coldJournal.ts) under way. */
+  /** Compression of the journal segments a checkpoint covers (coldJournal.ts) under way: every run. */
   private freezingJournals: Promise<void> | undefined;
-  /** A checkpoint asked for that compression while a run was under way: one more run after it. */
-  private freezeJournalsAgain = false;
+  /** The segments those runs are compressing: a run started meanwhile leaves them out. */
+  private readonly freezingGens = new Set<number>();
   /** Packing of the newest snapshot and its deltas (packChain.ts) under way. */
   private packing: Promise<void> | undefined;
   private freezeTimer: NodeJS.Timeout | undefined;
@@ -620,15 +620,13 @@ export class Store {
 
   /**
    * Compresses the closed journal segments the newest checkpoint covers (coldJournal.ts: a start
-   * that finds that checkpoint intact does not read them), in the background, one run at a time;
-   * never while degraded, never on the way out (a stop stops it at its next block). A checkpoint
-   * taken during a run gets one more run after it, not a wait for the next checkpoint.
+   * that finds that checkpoint intact does not read them), in the background; never while
+   * degraded, never on the way out (a stop stops it at its next blocks). A checkpoint taken during a
+   * run starts one of its own for the segments it covers: it does not wait for the run under way.
    */
   private freezeJournals(): void {
-    if (this.freezingJournals) this.freezeJournalsAgain = true;
-    if (this.freezingJournals || this.degraded || this.closing) return;
-    this.freezeJournalsAgain = false;
-    this.freezingJournals = freezeCoveredSegments(this.opts.dir, () => this.aborting || this.closing || this.degraded !== undefined)
+    if (this.degraded || this.closing) return;
+    const run = freezeCoveredSegments(this.opts.dir, () => this.aborting || this.closing || this.degraded !== undefined, this.freezingGens)
       .then((done) => {
         if (done.length > 0)
           this.opts.log.info('covered journal segments compressed', {
@@ -637,11 +635,12 @@ export class Store {
             coldBytes: done.reduce((n, d) => n + d.coldBytes, 0),
           });
       })
-      .catch((e: Error) => this.opts.log.warn(`could not compress a journal segment (kept as it is): ${e.message}`))
-      .finally(() => {
-        this.freezingJournals = undefined;
-        if (this.freezeJournalsAgain) this.freezeJournals();
-      });
+      .catch((e: Error) => this.opts.log.warn(`could not compress a journal segment (kept as it is): ${e.message}`));
+    const all = Promise.all([this.freezingJournals, run]).then(() => undefined);
+    this.freezingJournals = all;
+    void all.finally(() => {
+      if (this.freezingJournals === all) this.freezingJournals = undefined;
+    });
   }
 
   /**
