@@ -18,7 +18,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { StoppedError } from './coldSnapshot';
-import { CheckpointStopped, type DeltaInfo, deltaLoc, deltaName, listDeltas, packedDeltaBase, packedDeltaHead, readDeltaHeader, verifyDelta } from './delta';
+import { CheckpointStopped, type DeltaInfo, deltaLoc, deltaName, listDeltas, packedDeltaBase, packedDeltaHead, readDeltaHeader, verifyDelta, writeParts } from './delta';
 import { faultPoint } from './faultPoint';
 import { syncDir } from './journal';
 import { type ChunkLoc, FileRef, PAGED_CHUNK, packChunks, readLoc } from './pagedFile';
@@ -169,7 +169,7 @@ async function mergeDeltas(dir: string, gens: number[], stopping: () => boolean,
             return bytes;
           }),
         );
-        await writeAll(out, parts, at);
+        await writeParts(out, parts, at);
         for (const p of parts) {
           stored.push(p.length);
           storedCrcs.push(crc32(p));
@@ -178,7 +178,7 @@ async function mergeDeltas(dir: string, gens: number[], stopping: () => boolean,
       }
       if (stopping()) throw new StoppedError();
       const info: DeltaInfo = { ...last, prevGen: first.prevGen, entries: chunks.map(([index, loc]) => ({ index, crc: loc.crc, offset: 0 })) };
-      await writeAll(out, [packedDeltaHead(info, stored)], 0);
+      await writeParts(out, [packedDeltaHead(info, stored)], 0);
       faultPoint('merge:before-sync');
       await out.sync();
     } finally {
@@ -260,7 +260,7 @@ function sourceOf(file: string, fd: number, ref: FileRef): Source {
       base: packedDeltaBase(info.entries.length),
       frame: async (out, stored) => {
         const head = packedDeltaHead(info, stored);
-        await writeAll(out, [head], 0);
+        await writeParts(out, [head], 0);
       },
       readBack: (pfd, pref) => {
         const packed = readDeltaHeader(pfd);
@@ -282,8 +282,8 @@ function sourceOf(file: string, fd: number, ref: FileRef): Source {
         crc,
         places.map((p, i) => ({ crc: p.crc, stored: stored[i] })),
       );
-      await writeAll(out, [table], end);
-      await writeAll(out, [head], 0);
+      await writeParts(out, [table], end);
+      await writeParts(out, [head], 0);
     },
     readBack: (pfd, pref) => {
       const ph = snapshotHeaderOf(pfd);
@@ -324,7 +324,7 @@ async function packFile(file: string, stopping: () => boolean, onPacked: OnPacke
         );
         const parts = await packChunks(raws);
         for (const r of raws) crc = crc32(r, crc);
-        await writeAll(out, parts, at);
+        await writeParts(out, parts, at);
         for (const p of parts) {
           stored.push(p.length);
           at += p.length;
@@ -372,14 +372,5 @@ async function packFile(file: string, stopping: () => boolean, onPacked: OnPacke
   } finally {
     fs.closeSync(fd);
     if (!committed) fs.rmSync(tmp, { force: true });
-  }
-}
-
-async function writeAll(out: fs.promises.FileHandle, parts: Uint8Array[], at: number): Promise<void> {
-  const want = parts.reduce((n, p) => n + p.length, 0);
-  const done = (await out.writev(parts, at)).bytesWritten;
-  if (done < want) {
-    const rest = Buffer.concat(parts).subarray(done);
-    for (let w = 0; w < rest.length; ) w += (await out.write(rest, w, rest.length - w, at + done + w)).bytesWritten;
   }
 }
