@@ -1,11 +1,7 @@
-// The model host's entry (bundled to dist/embedder.js), run as a child process of the worker
-// (data as JSON in argv[2]): loads the sentence encoder once,
-// then answers embed requests. Each message's texts are tokenized and grouped into graph runs of
-// similar length (embed/runs.ts); runs go one at a time, a query's before the indexer's
-// (background) ones, so a query waits for at most the run under way (one text while queries
-// keep coming), and none for half a second after a query is answered (nextJob: the next query
-// of a search finds the model free; a backlog held 10 s in a row runs once anyway).
-// embed/embedder.ts owns the host's lifetime (worker/childProcess.ts starts it).
+// The model host's entry (bundled to dist/embedder.js), a child process of the worker (data as
+// JSON in argv[2]; embed/embedder.ts owns its lifetime): loads the sentence encoder once, then
+// answers embed messages, each planned into graph runs (embed/runs.ts) run one at a time, a
+// query's before the indexer's (background) ones.
 import { runAllThreadsInBackground } from '../threadPriority';
 import { locateEmbedderFiles } from './embed/assets';
 import { MAX_TOKENS, RUN_TOKENS, type EmbedderThreadData, type FromThread, type ToThread } from './embed/protocol';

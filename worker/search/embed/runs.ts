@@ -1,8 +1,6 @@
 // How the model host groups the texts of one message into graph runs. tfjs pads every row of a
-// run to the run's longest text, so a run costs about rows x longest; texts are taken shortest
-// first and a run is closed before that product passes a token budget. The budget also bounds
-// the model's working memory (it never shrinks once grown) and how long a query waits behind a
-// background run.
+// run to the run's longest text, so a run costs about rows x longest: texts are taken shortest
+// first and a run is closed before that product passes a token budget (RUN_TOKENS, protocol.ts).
 
 /**
  * The runs, as lists of indexes into `lengths` (token counts): shortest first; within a run,
