@@ -16,11 +16,10 @@ runAllThreadsInBackground(); // V8's helper threads too: they compile the model'
 const data = JSON.parse(process.argv[2] ?? '{}') as EmbedderThreadData;
 const post = (msg: FromThread) => send(msg);
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
-const runTokens = data.runTokens ?? RUN_TOKENS;
 const maxTokens = data.maxTokens ?? MAX_TOKENS;
 
 const started = performance.now();
-const model: Promise<UseModel> = Promise.resolve().then(() => loadUseModel(locateEmbedderFiles(__dirname, data), { simd: data.simd }));
+const model: Promise<UseModel> = Promise.resolve().then(() => loadUseModel(locateEmbedderFiles(__dirname, data)));
 model.then(
   (m) => post({ type: 'ready', backend: m.backend, simd: m.simd, loadMs: Math.round(performance.now() - started) }),
   (e: unknown) => post({ type: 'fatal', message: errorText(e) }),
@@ -64,7 +63,7 @@ process.on('message', (msg: ToThread) => {
 
 function prepare(job: Job, m: UseModel): void {
   job.encodings = job.msg.texts.map((t) => capTokens(m.tokenize(t), maxTokens));
-  job.runs = planRuns(job.encodings.map((e) => e.length), runTokens);
+  job.runs = planRuns(job.encodings.map((e) => e.length), RUN_TOKENS);
   job.todo = job.runs.map((_, i) => i);
   if (job.runs.length === 0) finish(job);
 }

@@ -4,12 +4,10 @@
 
 /**
  * The runs, as lists of indexes into `lengths` (token counts): shortest first; within a run,
- * rows x longest <= budget, except a text longer than the budget, which runs alone. A budget of
- * 0 or less gives one run of all texts in their order (what the host did before runs).
+ * rows x longest <= budget, except a text longer than the budget, which runs alone.
  */
 export function planRuns(lengths: readonly number[], budget: number): number[][] {
   if (lengths.length === 0) return [];
-  if (budget <= 0) return [lengths.map((_, i) => i)];
   const order = lengths.map((_, i) => i).sort((a, b) => lengths[a] - lengths[b] || a - b);
   const runs: number[][] = [];
   let run: number[] = [];
