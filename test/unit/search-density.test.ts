@@ -87,7 +87,6 @@ async function service(search: Partial<SearchSettings>): Promise<SearchService> 
   const table = new Map<string, Float32Array>([...LOOKALIKES, ANSWER].map((v, i) => [titles[i], v]));
   const embedder: Embedder = {
     name: 'table-16',
-    dims: DIMS,
     async embed(texts) {
       return texts.map((t) => [...table].find(([title]) => t.includes(title))?.[1] ?? QUESTION);
     },
