@@ -1,9 +1,8 @@
 // The local encoder's throughput and where its time goes, old host behaviour against new in one
 // run: records/s through the real model process (wall clock and CPU seconds of that process, so a
-// busy machine still compares like with like) at indexer batches of 1/8/32/128, one graph run a
-// message in message order (before) against runs of similar length (embed/runs.ts); the token
-// budget of a run; a token cap; SIMD on/off; tfjs-wasm threads; tokenizer against graph; how long
-// a query waits behind a backlog. The texts are the development sets' records, embedded as the
+// busy machine still compares like with like), one text a message (before) against the batch in
+// one message in runs of similar length (embed/runs.ts), at indexer batches of 1/8/32/128; a token
+// cap; tfjs-wasm threads; tokenizer against graph; how long a query waits behind a backlog. The texts are the development sets' records, embedded as the
 // indexer does (embedText.ts: one text a record). Prints only; writes nothing.
 //
 //   node --import tsx bench/embed.mjs            # sources through tsx; uses dist/embedder.js when built
@@ -109,9 +108,8 @@ function rateRow(label, r) {
 
 async function throughput(texts) {
   console.log(`\n## indexer throughput through the model process (${texts.length} records, ${path.relative(root, threadScript)})`);
-  const before = { runTokens: 0, maxTokens: 0 };
-  // (the cut at MAX_TOKENS changes no vector: see the cosine rows below)
-  const runsOnly = {};
+  // One text a message is one text a run (the cut at MAX_TOKENS changes no vector: see the cosine rows below).
+  const before = { maxTokens: 0 };
   const results = {};
   // Before: the indexer sent one text a message; each message was one graph run, on one thread.
   results.before = await indexerRate(texts, { batch: 16, perMessage: 1, threadData: before });
@@ -120,17 +118,11 @@ async function throughput(texts) {
   rateRow(`now: the batch in one message, runs of ${RUN_TOKENS} tokens`, results.now);
   row('  ratio now / before (records/s, per CPU s)', `${f1(results.now.perS / results.before.perS)}x, ${f1(results.now.perCpuS / results.before.perCpuS)}x`);
   for (const batch of [1, 8, 32, 128]) {
-    rateRow(`batch ${batch}, one run a message, message order`, await indexerRate(texts, { batch, perMessage: batch, threadData: before }));
-    rateRow(`batch ${batch}, runs of similar length (${RUN_TOKENS} tokens)`, await indexerRate(texts, { batch, perMessage: batch, threadData: runsOnly }));
-  }
-  for (const runTokens of [128, 512, 1024]) {
-    rateRow(`batch 32, runs of ${runTokens} tokens`, await indexerRate(texts, { batch: 32, perMessage: 32, threadData: { runTokens } }));
+    rateRow(`batch ${batch}, runs of similar length (${RUN_TOKENS} tokens)`, await indexerRate(texts, { batch, perMessage: batch, threadData: {} }));
   }
   for (const maxTokens of [0, 64, 32]) {
     rateRow(`batch 32, texts cut at ${maxTokens || 'no'} tokens`, await indexerRate(texts, { batch: 32, perMessage: 32, threadData: { maxTokens } }));
   }
-  const noSimd = await indexerRate(texts, { batch: 16, perMessage: 32, threadData: { simd: false } });
-  rateRow('SIMD off (plain wasm binary), runs', noSimd);
   row('  SIMD in the runs above; model load', `${results.now.stats.simd}; ${results.now.stats.lastLoadMs} ms`);
 }
 
@@ -196,7 +188,7 @@ async function split(texts) {
 async function queryWait(texts) {
   console.log('\n## a query embedding while the indexer works (one model process)');
   for (const [label, threadData, perMessage] of [
-    ['before (1 text a message)', { runTokens: 0, maxTokens: 0 }, 1],
+    ['before (1 text a message)', { maxTokens: 0 }, 1],
     [`now (batch in one message, runs of ${RUN_TOKENS})`, {}, 32],
   ]) {
     const e = createLocalEmbedder({ threadScript, idleMs: 60_000, threadData });

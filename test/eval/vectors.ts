@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { nullLogger } from '../../common/node/log';
 import { createLocalEmbedder } from '../../worker/search/embed/embedder';
+import { LOCAL_MODEL_DIMS } from '../../worker/search/embed/protocol';
 import type { Embedder } from '../../worker/search/embed/types';
 import { encodeVector } from '../../worker/search/vectors/blob';
 import { packedEmbedder, readPack, unitFromBlob, VECTORS_FILE, writePack } from '../helpers/evalVectors';
@@ -29,9 +30,6 @@ async function main(): Promise<void> {
   // Every text asked for is computed by the encoder itself (with --keep, the set's file first): no cache stands between.
   const recording: Embedder = {
     name: encoder.name,
-    get dims() {
-      return encoder.dims;
-    },
     async embed(texts) {
       // One message at a time: none waits behind the others on a busy machine.
       const vs: Float32Array[] = [];
@@ -64,7 +62,7 @@ async function main(): Promise<void> {
     const queries = (into = new Map());
     await scoreMode(e.service.searcher, set.questions, 'semantic', set.kinds, set.now);
     await e.close();
-    writePack(file, encoder.name, encoder.dims, records, queries);
+    writePack(file, encoder.name, LOCAL_MODEL_DIMS, records, queries);
     // What the evals will be handed must encode to exactly what the indexer stores.
     const pack = readPack(file);
     if (!pack) throw new Error(`${file} was not written`);
@@ -72,7 +70,7 @@ async function main(): Promise<void> {
     for (const [text, v] of records) {
       if (queries.has(text)) continue;
       const want = encodeVector(v);
-      if (Buffer.from(encodeVector(unitFromBlob(want, encoder.dims))).equals(Buffer.from(want))) exact++;
+      if (Buffer.from(encodeVector(unitFromBlob(want, LOCAL_MODEL_DIMS))).equals(Buffer.from(want))) exact++;
     }
     console.log(
       `${set.name}: ${pack.records.size} record texts (${exact} encode back to the same bytes), ${pack.queries.size} question texts, ` +

@@ -32,9 +32,6 @@ export function diskCachedEmbedder(inner: Embedder, dir: string): Embedder & { s
     get name() {
       return inner.name;
     },
-    get dims() {
-      return inner.dims;
-    },
     async embed(texts) {
       const out: (Float32Array | undefined)[] = texts.map(read);
       const missing = [...new Set(texts.filter((_, i) => !out[i]))].sort((a, b) => a.length - b.length);

@@ -150,9 +150,6 @@ export function packedEmbedder(inner: Embedder, packs: VectorPack[]): PackedEmbe
     get name() {
       return inner.name;
     },
-    get dims() {
-      return inner.dims;
-    },
     async embed(texts) {
       const out = texts.map(lookup);
       const missing = [...new Set(texts.filter((_, i) => !out[i]))];

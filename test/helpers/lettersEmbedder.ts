@@ -6,7 +6,6 @@ export function lettersEmbedder(): Embedder & { texts: string[] } {
   const texts: string[] = [];
   return {
     name: 'test:letters',
-    dims: 26,
     texts,
     async embed(batch) {
       texts.push(...batch);

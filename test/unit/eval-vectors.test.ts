@@ -23,7 +23,7 @@ function encoder(seed: number): Embedder & { calls: string[] } {
     const r = prng(h);
     return Float32Array.from({ length: DIMS }, () => r() * 2 - 1);
   };
-  return { name: 'local:stand-in', dims: DIMS, calls, embed: async (ts) => {
+  return { name: 'local:stand-in', calls, embed: async (ts) => {
       calls.push(...ts);
       return ts.map(vec);
     },

@@ -53,7 +53,6 @@ const doc = {
 // vector list votes for the distractor alone.
 const embedder: Embedder = {
   name: 'table-2',
-  dims: 2,
   async embed(texts) {
     return texts.map((t) => (t.includes(DISTRACTOR) || t.includes('testers') ? Float32Array.of(1, 0) : Float32Array.of(0, 1)));
   },

@@ -44,7 +44,7 @@ function wordHashEmbedder(): Embedder & { texts: string[] } {
     if (v.every((x) => x === 0)) v[0] = 1;
     return v;
   };
-  return { name: 'word-hash-64', dims: DIMS, texts, embed: async (t) => (texts.push(...t), t.map(one)), close: async () => undefined };
+  return { name: 'word-hash-64', texts, embed: async (t) => (texts.push(...t), t.map(one)), close: async () => undefined };
 }
 
 const MEMORIES = ['slow typing in the editor on every keystroke', 'postgres migration of the database schema', 'deploy rollback after a bad release'];

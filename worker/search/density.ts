@@ -1,12 +1,8 @@
 // Local density of vector hits, for a hubness correction of the cosine (after CSLS, Conneau et al.
-// 2018): a hit sitting in a tight cluster of look-alikes ("Looked into PDF export", "Read
-// export.ts", "Checked PDF export after the change") is close to every question about its topic,
-// whatever the question asks; a hit unlike its neighbours is close to a question for what it says.
-// So each hit of the pool is scored cosine - weight * (mean cosine to its k nearest other hits).
-// The neighbours are taken within the query's own pool of best hits, not the whole store: a record
-// with look-alikes has them in the pool too, and the pool costs one small matrix (200 x 200 int8
-// dot products, the scan's SIMD kernel: about 2 ms) instead of a store-wide neighbour graph.
-// Measured on the development sets (docs/search.md): semantic recall@5 0.713 -> 0.829.
+// 2018): a hit in a tight cluster of look-alikes is close to every question about its topic,
+// whatever the question asks. The neighbours are taken within the query's own pool of best hits
+// (one 200 x 200 matrix on the scan's SIMD kernel), not a store-wide neighbour graph: a record
+// with look-alikes has them in the pool too. Figures: docs/search.md, "Hubness correction".
 import { createArena, CHUNK_ROWS, type Int8Arena } from './int8dot';
 import type { Int8Unit } from './vectors/blob';
 
@@ -24,18 +20,14 @@ function arenaFor(dims: number): { arena: Int8Arena; chunk: number } {
 
 /**
  * For each vector, the mean cosine to its k most similar others in the list (0 when it has none;
- * undefined entries are skipped and get 0; k is rounded down). At most CHUNK_ROWS vectors are
- * compared; the rest get 0.
+ * undefined entries are skipped and get 0). At most CHUNK_ROWS vectors are compared; the rest get 0.
  */
-export function neighbourDensity(units: (Int8Unit | undefined)[], kWanted: number): Float64Array {
+export function neighbourDensity(units: (Int8Unit | undefined)[], k: number): Float64Array {
   const out = new Float64Array(units.length);
-  // A settings file may hold a fraction: 2.5 neighbours means 2.
-  const k = Math.floor(kWanted);
-  const present = units.map((u, i) => ({ u, i })).filter((x): x is { u: Int8Unit; i: number } => x.u !== undefined).slice(0, CHUNK_ROWS);
-  if (present.length < 2 || k <= 0) return out;
-  const dims = present[0].u.q.length;
-  const rows = present.filter((x) => x.u.q.length === dims);
-  const { arena, chunk } = arenaFor(dims);
+  // Every vector of a pool comes from one scan, so they have one length.
+  const rows = units.map((u, i) => ({ u, i })).filter((x): x is { u: Int8Unit; i: number } => x.u !== undefined).slice(0, CHUNK_ROWS);
+  if (rows.length < 2 || k <= 0) return out;
+  const { arena, chunk } = arenaFor(rows[0].u.q.length);
   const bytes = arena.bytes();
   bytes.fill(0, chunk, chunk + rows.length * arena.stride);
   rows.forEach((x, r) => bytes.set(x.u.q, chunk + r * arena.stride));

@@ -9,6 +9,8 @@
 
 import { phrasesFromFacts } from './expansion';
 import { OBSERVATION_TYPE_INFO, OBSERVATION_TYPES } from '../../common/contract/taxonomy';
+import type { ObservationRow } from '../store/repos/observations';
+import type { SummaryRow } from '../store/repos/summaries';
 
 /** Part of the model id stored with each vector (see vectorModelId). */
 const EMBED_TEXT_VERSION = 't2';
@@ -18,23 +20,9 @@ export function vectorModelId(embedderName: string): string {
   return `${embedderName}#${EMBED_TEXT_VERSION}`;
 }
 
-export interface ObservationText {
-  type?: string;
-  /** JSON text list; only its search phrases are embedded (expansion.ts). */
-  facts?: string | null;
-  title: string;
-  subtitle: string | null;
-  narrative: string | null;
-}
-
-export interface SummaryText {
-  request: string | null;
-  investigated: string | null;
-  learned: string | null;
-  completed: string | null;
-  next_steps: string | null;
-  notes: string | null;
-}
+/** The columns an observation's text is made of; of its facts (a JSON list) only the search phrases (expansion.ts). */
+export type ObservationText = Pick<ObservationRow, 'type' | 'facts' | 'title' | 'subtitle' | 'narrative'>;
+export type SummaryText = Pick<SummaryRow, 'request' | 'investigated' | 'learned' | 'completed' | 'next_steps' | 'notes'>;
 
 const MAX = 2000;
 

@@ -1,11 +1,7 @@
-// The model host's entry (bundled to dist/embedder.js), run as a child process of the worker
-// (data as JSON in argv[2]): loads the sentence encoder once,
-// then answers embed requests. Each message's texts are tokenized and grouped into graph runs of
-// similar length (embed/runs.ts); runs go one at a time, a query's before the indexer's
-// (background) ones, so a query waits for at most the run under way (one text while queries
-// keep coming), and none for half a second after a query is answered (nextJob: the next query
-// of a search finds the model free; a backlog held 10 s in a row runs once anyway).
-// embed/embedder.ts owns the host's lifetime (worker/childProcess.ts starts it).
+// The model host's entry (bundled to dist/embedder.js), a child process of the worker (data as
+// JSON in argv[2]; embed/embedder.ts owns its lifetime): loads the sentence encoder once, then
+// answers embed messages, each planned into graph runs (embed/runs.ts) run one at a time, a
+// query's before the indexer's (background) ones.
 import { runAllThreadsInBackground } from '../threadPriority';
 import { locateEmbedderFiles } from './embed/assets';
 import { MAX_TOKENS, RUN_TOKENS, type EmbedderThreadData, type FromThread, type ToThread } from './embed/protocol';
@@ -20,11 +16,10 @@ runAllThreadsInBackground(); // V8's helper threads too: they compile the model'
 const data = JSON.parse(process.argv[2] ?? '{}') as EmbedderThreadData;
 const post = (msg: FromThread) => send(msg);
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
-const runTokens = data.runTokens ?? RUN_TOKENS;
 const maxTokens = data.maxTokens ?? MAX_TOKENS;
 
 const started = performance.now();
-const model: Promise<UseModel> = Promise.resolve().then(() => loadUseModel(locateEmbedderFiles(__dirname, data), { simd: data.simd }));
+const model: Promise<UseModel> = Promise.resolve().then(() => loadUseModel(locateEmbedderFiles(__dirname, data)));
 model.then(
   (m) => post({ type: 'ready', backend: m.backend, simd: m.simd, loadMs: Math.round(performance.now() - started) }),
   (e: unknown) => post({ type: 'fatal', message: errorText(e) }),
@@ -68,7 +63,7 @@ process.on('message', (msg: ToThread) => {
 
 function prepare(job: Job, m: UseModel): void {
   job.encodings = job.msg.texts.map((t) => capTokens(m.tokenize(t), maxTokens));
-  job.runs = planRuns(job.encodings.map((e) => e.length), runTokens);
+  job.runs = planRuns(job.encodings.map((e) => e.length), RUN_TOKENS);
   job.todo = job.runs.map((_, i) => i);
   if (job.runs.length === 0) finish(job);
 }

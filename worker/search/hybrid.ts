@@ -1,20 +1,12 @@
 // Hybrid ranking: reciprocal rank fusion of the keyword and vector lists (and the records the
-// matching prompts led to, promptLinks.ts), plus a mild recency term.
+// matching prompts led to, promptLinks.ts), plus a mild recency term:
 //
-//   score(d) = sum over lists of weight / (k + rank(d))       (rank from 1, k = rrfK, 30)
-//            + recencyWeight / (k + 1) * 0.5 ^ (ageDays / halfLifeDays)
+//   score(d) = sum over lists of weight / (k + rank(d))       (rank from 1, k = rrfK)
+//            + recencyWeight / (k + 1) * 0.5 ^ (ageDays / recencyHalfLifeDays)
 //
-// Two refinements, both about letting only meaningful evidence vote:
-//   - each list is cut to its relevant part before fusing: keyword hits scoring under
-//     keywordMinRelative of the best BM25 (they share an incidental word), vector hits more than
-//     vectorWindow below the best (density-corrected) cosine (every record has *some* cosine);
-//   - a confident lexical answer stays first: when the best keyword hit scores at least
-//     keywordLeadRatio times the runner-up (an identifier, an error code, a library name — words
-//     a small sentence encoder does not know), fusion does not demote it; and each list's best
-//     (keyword #1 and #2, vector #1) keeps a place in the top 5 (keywordLeaderFloor, vectorLeaderFloor).
-// The recency term gives a brand-new record recencyWeight (0.15) of a first rank in one list,
-// halving every 30 days: enough to order near-ties, never to lift a poor match.
-// Constants chosen on the development sets, figures on the held-out test set: docs/search.md.
+// Only meaningful evidence votes: each list is cut to its relevant part first, a confident lexical
+// answer stays first, and each list's leaders keep a place near the top (fuseHybrid). Why each
+// rule, and the constants (settings.ts RANKING): docs/search.md, "Fusion (hybrid)".
 import type { SearchHit } from './hit';
 import type { SearchSettings } from './settings';
 
@@ -26,10 +18,7 @@ export type FusionSettings = Pick<
 
 const DAY = 86_400_000;
 
-/**
- * Keyword (BM25, best first) and vector (cosine, best first) lists fused as described above, with
- * the records the best prompts led to (promptLinks.ts, already cut) as a third list.
- */
+/** Keyword (BM25) and vector (cosine) lists, best first, fused with the records the best prompts led to (promptLinks.ts, already cut). */
 export function fuseHybrid(keyword: SearchHit[], vector: SearchHit[], prompted: SearchHit[], o: FusionSettings, now: number): SearchHit[] {
   const kwTop = keyword[0]?.score ?? 0;
   const vecTop = vector[0]?.score ?? 0;
@@ -61,7 +50,7 @@ function rrf(lists: SearchHit[][], weights: number[], o: FusionSettings, now: nu
       const key = `${item.kind}:${item.id}`;
       let f = byKey.get(key);
       if (!f) {
-        const recency = o.recencyWeight <= 0 ? 0 : (o.recencyWeight / (o.rrfK + 1)) * 0.5 ** (Math.max(0, (now - item.epoch) / DAY) / o.recencyHalfLifeDays);
+        const recency = (o.recencyWeight / (o.rrfK + 1)) * 0.5 ** (Math.max(0, (now - item.epoch) / DAY) / o.recencyHalfLifeDays);
         f = { kind: item.kind, id: item.id, epoch: item.epoch, score: recency, seen: new Set() };
         byKey.set(key, f);
       }

@@ -1,22 +1,11 @@
 // The background embedding indexer: finds observations and summaries without a vector of the
-// current model (an anti-join on `vectors`), embeds them in batches on the embedder's thread,
-// appends the vectors to their files (vectors/files.ts, synced), records where they are through
-// store.write (journaled like any write), then hands them to the vector indexes. Nothing on the
-// ingest path waits for it: new records are only a kick. Between passes it also tidies the vector
-// files (vectors/upkeep.ts), so nothing else ever writes them while it appends.
-//
-// It works in idle time: no batch before startDelayMs after start() nor before quietMs after the
-// last write (a kick), so a worker that is opening, or taking a burst of hook writes, does not
-// start the model process for it, and the burst becomes one pass. A vector query, drain() and
-// reindex (wake()) need the vectors now: they open the gate until the backlog is done. A delete's
-// wipe of its vectors (erase()) needs no model and does not wait either.
-//
-// Newest records first, in id windows, yielding between batches. Within a pass each batch goes on
-// below the ids the batches before it checked (and above them for records added since), so a
-// pass reads each window about once however long the backlog (rescanning from the top cost the
-// worker's thread 0.21-0.24 s a batch with 90,000 of 100,000 records embedded; 12-20 ms now).
-// After a pass finds nothing it remembers the highest id checked and later passes look only above
-// it, so a quiet worker does no scanning; start-up and reindex do one full pass.
+// current model (an anti-join on `vectors`, newest first, in id windows), embeds them in batches,
+// appends the vectors to their files (synced), records where they are through store.write
+// (journaled), then hands them to the scan. New records are only a kick: nothing on the ingest path
+// waits for it. It is the only writer of the vector files (appends, and vectors/upkeep.ts between
+// passes), so an append never races a sweep. It works in idle time (startDelayMs after start,
+// quietMs after the last write) unless woken (a vector query, drain, reindex); a delete's wipe
+// (erase) needs no model and does not wait. Docs: docs/search.md, "Indexing".
 import type { Logger } from '../../common/node/log';
 import type { Store } from '../store/store';
 import { observationEmbedText, summaryEmbedText, vectorModelId, type ObservationText, type SummaryText } from './embedText';
@@ -64,8 +53,9 @@ export class EmbeddingIndexer {
   embedded = 0;
   /** How fast batches are stored, for the backlog's estimate in the status. */
   readonly rate = new BacklogRate();
+  /** Found all embedded up to here: later passes look only above it, so a quiet worker scans nothing. */
   private readonly checkedUpTo = { observation: 0, summary: 0 };
-  /** This pass's checked ids, (below, top]: none there lacks a vector, or its batch is under way. */
+  /** This pass's checked ids, (below, top]: none there lacks a vector, or its batch is under way (a pass reads each window about once). */
   private checked: Record<'observation' | 'summary', { below: number; top: number } | undefined> = { observation: undefined, summary: undefined };
   private running: Promise<void> | undefined;
   private again = false;

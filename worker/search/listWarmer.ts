@@ -1,14 +1,9 @@
-// Builds the impact lists of a store's most common words in the background after start (and the
-// rows' projects and times, rowFacts.ts, which filtered searches need), so the
-// first search for a common word does not pay for ranking all its matches (about 2 µs a row: a
-// word in two thirds of 100k rows costs 130 ms, which is what made keyword p95 at 100k). Low
-// priority on the event loop: one small step at a time (a page of the index's vocabulary, or the
-// matches of one word in a window of ids holding about 2,500 of them: termLists.ts), then a
-// timer, so a request waits at most one step (5-20 ms at 100k). At 100k observations the 128 most
-// common words take about 12 s of CPU over the first 15-20 s after start; a small store has no
-// word common enough and is done after one look at its vocabulary. The worker runs the same steps
-// in a child process (warmProcess.ts) when its bundle has one and a kind has more rows than a
-// common word needs: then nothing here waits on them.
+// Builds the impact lists of a store's most common words in the background after start, with the
+// rows' facts and lengths (rowFacts.ts, docLengths.ts), so the first search for a common word does
+// not rank all its matches (about 2 µs a row: 130 ms for a word in two thirds of 100k rows). In a
+// child process (warmProcess.ts) when the bundle has one and a kind has a common word; else here,
+// one small step at a time (a page of the vocabulary, or about 2,500 matches of one word: 5-20 ms
+// at 100k) with a timer between, so a request waits at most one step. docs/search.md, "The warm-up".
 import { type Child, RETURN_FREED_MEMORY, startChild } from '../childProcess';
 import type { Logger } from '../../common/node/log';
 import type { Store } from '../store/store';
@@ -173,7 +168,10 @@ export class ListWarmer {
       // need only the others, which cost less to rank (the commonest cost most of the warm-up).
       const chosen = common.slice(0, this.terms);
       const rare = chosen.filter((x) => x.df <= COMMON_SHARE * rows);
-      for (const { term, df } of [...rare, ...chosen.filter((x) => !rare.includes(x))]) yield* this.build(k, term, df, rows);
+      for (const { term, df } of [...rare, ...chosen.filter((x) => !rare.includes(x))]) {
+        // Ranked window by window of ids; handed to the cache once complete.
+        if (yield* buildInSteps(this.store, k, `"${term}"`, df, rows, { ownStem: true, stepRows: this.opts.stepRows })) this.built++;
+      }
     }
     this.log?.info('keyword lists warmed', { lists: this.built, ms: Math.round(performance.now() - t0) });
   }
@@ -203,10 +201,5 @@ export class ListWarmer {
       after = page[page.length - 1].term;
       yield;
     }
-  }
-
-  /** The term's list, ranked window by window of ids; handed to the cache once complete. */
-  private *build(k: KindTable, term: string, df: number, rows: number): Generator<void> {
-    if (yield* buildInSteps(this.store, k, `"${term}"`, df, rows, { ownStem: true, stepRows: this.opts.stepRows })) this.built++;
   }
 }

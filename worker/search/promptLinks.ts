@@ -1,19 +1,10 @@
-// Hybrid's third list: the records made in answer to the prompts a query's words match.
-//
-// A later question is worded like the prompt that started the work ("testers get every reminder
-// twice after they change a habit's time"), not like the observation the model wrote about it
-// ("Pending requests keyed by a stable identifier"). Prompts are
-// stored and indexed anyway; an observation keeps the number of the prompt it answers. So the best
-// prompts by BM25 each lend their score to the record they led to: the observation of that prompt
-// (same session and prompt number) with the best prior (rerank.ts), or, when the question asks
-// how something ended, the session's summary if its prior is better.
-//   - A prompt typed in several sessions ("continue where we left off", "fix the tests") says
-//     nothing about which one: a text repeated among the hits lends nothing.
-//   - Prompts under keywordMinRelative of the best do not lend (they share an incidental word).
-//   - The prompts are searched with the project and platform filters; every filter is then
-//     applied to the records they lead to.
-// Measured on the development sets: docs/search.md, "Each ranking mechanism on trial" (prompt
-// lending).
+// Hybrid's third list: the records made in answer to the prompts a query's words match. A later
+// question is worded like the prompt that started the work, not like the observation the model
+// wrote about it; an observation keeps the number of the prompt it answers. So the best prompts by
+// BM25 each lend their score to the record they led to: the observation of that prompt with the
+// best prior (rerank.ts), or, when the question asks how something ended, the session's summary if
+// its prior is better. A prompt typed in several sessions ("fix the tests") says nothing about
+// which one: a text repeated among the hits lends nothing. docs/search.md has the figures.
 import type { Store } from '../store/store';
 import type { FtsQuery } from './ftsQuery';
 import { keywordSearch } from './keyword';

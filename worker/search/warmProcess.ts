@@ -1,14 +1,11 @@
 // The keyword lists' warm-up (listWarmer.ts) in a child process: it opens the database from its
-// files read-only (the newest checkpoint and the journal segments after it, as recovery does),
-// ranks the commonest words' matches one statement each, at low priority, and sends each list as
-// it is made, then the vocabulary counts and the rows' facts, and exits. On the worker's own event
-// loop the same work took 12 s of CPU at 100k records in steps of up to 60 ms (each window of a
-// common word decodes its doclist again from the start), and it filled the worker's page cache and
-// heap with what only the warm-up reads. A thread did the work but its memory stayed in the
-// worker's RSS after it exited (the allocator keeps a finished thread's arena): 70 MB at 100k. A
-// process gives all of it back. Rows written after the files it read are merged in by the worker
-// when a list is next used (termLists.ts), as for any list; rows deleted since are dropped by the
-// existence check every candidate passes (topK.ts). Files that do not replay whole are not used.
+// files read-only (as recovery does), ranks the commonest words' matches one statement each at low
+// priority, sends each list as it is made, then the vocabulary counts and the rows' facts and
+// lengths, and exits. On the worker's event loop the same work took 12 s of CPU at 100k, and it
+// filled the worker's page cache and heap; a thread's memory stayed in the worker's RSS after it
+// exited (70 MB at 100k): a process gives all of it back. Rows written or deleted after the files
+// it read are handled as for any list (termLists.ts, topK.ts); files that do not replay whole are
+// not used.
 import { keepHeapSmall } from '../memory';
 import { StatementCache } from '../store/apply';
 import type { Param } from '../store/records';

@@ -127,18 +127,11 @@ export async function writeDelta(
     const stored: number[] = [];
     const storedCrcs: number[] = [];
     await writeAtomically(file, async (fh) => {
-      let pos = packedDeltaBase(sorted.length);
-      for (let k = 0; k < sorted.length; k += PACK_BATCH) {
+      await writePackedChunks(fh, sorted.length, PACK_BATCH, stored, storedCrcs, async (from, to) => {
         // A stop leaves it unwritten (the temp file removed): the journal still holds every write.
         if (stopping()) throw new CheckpointStopped();
-        const parts = await packChunks(sorted.slice(k, k + PACK_BATCH).map((c) => c.data));
-        await writeParts(fh, parts, pos);
-        for (const p of parts) {
-          stored.push(p.length);
-          storedCrcs.push(crc32(p));
-          pos += p.length;
-        }
-      }
+        return packChunks(sorted.slice(from, to).map((c) => c.data));
+      });
       if (stopping()) throw new CheckpointStopped();
       await writeParts(fh, [encodeHead(gen, prevGen, length, listed.map((c, k) => ({ ...c, stored: stored[k] })), true)], 0);
     });
@@ -175,6 +168,33 @@ export async function writeParts(fh: fs.promises.FileHandle, parts: Uint8Array[]
     const rest = Buffer.concat(parts).subarray(done);
     for (let w = 0; w < rest.length; ) w += (await fh.write(rest, w, rest.length - w, at + done + w)).bytesWritten;
   }
+}
+
+/**
+ * Writes a packed delta's `count` chunks as stored, in list order from packedDeltaBase on, `batch`
+ * at a time: `parts(from, to)` gives chunks from..to-1 (null: give up, nothing more is written,
+ * and false is returned). Appends each chunk's size to `stored`, the CRC of its bytes to `storedCrcs`.
+ */
+export async function writePackedChunks(
+  fh: fs.promises.FileHandle,
+  count: number,
+  batch: number,
+  stored: number[],
+  storedCrcs: number[],
+  parts: (from: number, to: number) => Promise<Uint8Array[] | null>,
+): Promise<boolean> {
+  let at = packedDeltaBase(count);
+  for (let k = 0; k < count; k += batch) {
+    const group = await parts(k, Math.min(count, k + batch));
+    if (!group) return false;
+    await writeParts(fh, group, at);
+    for (const p of group) {
+      stored.push(p.length);
+      storedCrcs.push(crc32(p));
+      at += p.length;
+    }
+  }
+  return true;
 }
 
 /** Reads and checks a delta's header and list (not its chunks: those are checked when read). */

@@ -18,7 +18,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from 'node:zlib';
 import { StoppedError } from './coldSnapshot';
-import { CheckpointStopped, type DeltaInfo, deltaLoc, deltaName, listDeltas, packedDeltaBase, packedDeltaHead, readDeltaHeader, verifyDelta, writeParts } from './delta';
+import { CheckpointStopped, type DeltaInfo, deltaLoc, deltaName, listDeltas, packedDeltaBase, packedDeltaHead, readDeltaHeader, verifyDelta, writePackedChunks, writeParts } from './delta';
 import { faultPoint } from './faultPoint';
 import { syncDir } from './journal';
 import { type ChunkLoc, FileRef, PAGED_CHUNK, packChunks, readLoc } from './pagedFile';
@@ -158,24 +158,18 @@ async function mergeDeltas(dir: string, gens: number[], stopping: () => boolean,
     const stored: number[] = [];
     const storedCrcs: number[] = [];
     try {
-      let at = packedDeltaBase(chunks.length);
-      for (let k = 0; k < chunks.length; k += COPY_BATCH) {
+      const written = await writePackedChunks(out, chunks.length, COPY_BATCH, stored, storedCrcs, async (from, to) => {
         if (stopping()) throw new StoppedError();
         if (!files.every((f) => fs.existsSync(f))) return null;
-        const parts = await Promise.all(
-          chunks.slice(k, k + COPY_BATCH).map(async ([, loc]) => {
+        return Promise.all(
+          chunks.slice(from, to).map(async ([, loc]) => {
             const bytes = Buffer.allocUnsafe(loc.packed ?? loc.len);
             await loc.ref.read(bytes, bytes.length, loc.offset);
             return bytes;
           }),
         );
-        await writeParts(out, parts, at);
-        for (const p of parts) {
-          stored.push(p.length);
-          storedCrcs.push(crc32(p));
-          at += p.length;
-        }
-      }
+      });
+      if (!written) return null;
       if (stopping()) throw new StoppedError();
       const info: DeltaInfo = { ...last, prevGen: first.prevGen, entries: chunks.map(([index, loc]) => ({ index, crc: loc.crc, offset: 0 })) };
       await writeParts(out, [packedDeltaHead(info, stored)], 0);

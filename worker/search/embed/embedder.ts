@@ -3,7 +3,7 @@
 // crash fails the calls in flight and the next call starts a fresh one.
 import type { Logger } from '../../../common/node/log';
 import { type Child, startChild } from '../../childProcess';
-import { LOCAL_MODEL_DIMS, LOCAL_MODEL_NAME, type EmbedderThreadData, type FromThread, type ToThread } from './protocol';
+import { LOCAL_MODEL_NAME, type EmbedderThreadData, type FromThread, type ToThread } from './protocol';
 import type { Embedder } from './types';
 
 export interface LocalEmbedderOptions {
@@ -171,7 +171,6 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
 
   return {
     name,
-    dims: LOCAL_MODEL_DIMS,
     async embed(texts) {
       if (closed) throw new Error('local embedder is closed');
       if (texts.length === 0) return [];
@@ -189,8 +188,7 @@ export function createLocalEmbedder(opts: LocalEmbedderOptions): LocalEmbedder {
       const size = Math.max(1, serialBatch);
       return {
         name,
-        dims: LOCAL_MODEL_DIMS,
-        async embed(texts) {
+            async embed(texts) {
           if (closed) throw new Error('local embedder is closed');
           const out: Float32Array[] = [];
           for (let i = 0; i < texts.length; i += size) {

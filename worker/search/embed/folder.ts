@@ -92,9 +92,6 @@ export function createWordVectorEmbedder(file: string, name: string, lowercase: 
     }));
   return {
     name,
-    get dims() {
-      return dims;
-    },
     async embed(texts) {
       const t = await load();
       return texts.map((text) => {

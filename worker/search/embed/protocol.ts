@@ -2,16 +2,10 @@
 
 /** Passed as JSON in argv[2]; every field is optional, the host finds the shipped files itself. */
 export interface EmbedderThreadData {
-  /** Folder holding tfjs-backend-wasm*.wasm. */
-  wasmDir?: string;
   /** Folder holding model.json, its weight shards and vocab.json. */
   modelDir?: string;
-  /** Token budget of one graph run (runs.ts); 0: a message is one run, in its order. Default RUN_TOKENS. */
-  runTokens?: number;
   /** Texts are cut to this many tokens before their run; 0: no cut. Default MAX_TOKENS. */
   maxTokens?: number;
-  /** false: the plain wasm binary even where SIMD works (benches). */
-  simd?: boolean;
   /** How long background runs hold back after a query is answered; 0: not at all. Default 500. */
   queryHoldMs?: number;
 }

@@ -66,9 +66,6 @@ export function createRemoteEmbedder(opts: RemoteEmbedderOptions): Embedder {
 
   return {
     name: `remote:${opts.model ?? 'default'}@${new URL(endpoint).host}`,
-    get dims() {
-      return dims;
-    },
     async embed(texts) {
       const out: Float32Array[] = [];
       // Sequential: a local server is usually single-queue, and a hosted one rate-limits.

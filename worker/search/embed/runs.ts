@@ -1,17 +1,13 @@
 // How the model host groups the texts of one message into graph runs. tfjs pads every row of a
-// run to the run's longest text, so a run costs about rows x longest; texts are taken shortest
-// first and a run is closed before that product passes a token budget. The budget also bounds
-// the model's working memory (it never shrinks once grown) and how long a query waits behind a
-// background run.
+// run to the run's longest text, so a run costs about rows x longest: texts are taken shortest
+// first and a run is closed before that product passes a token budget (RUN_TOKENS, protocol.ts).
 
 /**
  * The runs, as lists of indexes into `lengths` (token counts): shortest first; within a run,
- * rows x longest <= budget, except a text longer than the budget, which runs alone. A budget of
- * 0 or less gives one run of all texts in their order (what the host did before runs).
+ * rows x longest <= budget, except a text longer than the budget, which runs alone.
  */
 export function planRuns(lengths: readonly number[], budget: number): number[][] {
   if (lengths.length === 0) return [];
-  if (budget <= 0) return [lengths.map((_, i) => i)];
   const order = lengths.map((_, i) => i).sort((a, b) => lengths[a] - lengths[b] || a - b);
   const runs: number[][] = [];
   let run: number[] = [];

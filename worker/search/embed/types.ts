@@ -3,8 +3,6 @@
 export interface Embedder {
   /** Identifies the model; stored next to vectors so a model change can trigger a re-embed. */
   readonly name: string;
-  /** Vector length. A remote embedder only knows it after its first answer unless configured. */
-  readonly dims: number;
   /** One vector per text, same order. An empty input gives an empty output. */
   embed(texts: string[]): Promise<Float32Array[]>;
   close(): Promise<void>;

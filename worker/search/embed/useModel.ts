@@ -34,7 +34,7 @@ interface IOHandler {
   load(): Promise<unknown>;
 }
 interface Tf {
-  env(): { set(flag: string, value: boolean): void; getAsync(flag: string): Promise<boolean> };
+  env(): { getAsync(flag: string): Promise<boolean> };
   setWasmPaths(prefix: string): void;
   setBackend(name: string): Promise<boolean>;
   ready(): Promise<void>;
@@ -60,9 +60,7 @@ export interface UseModel {
   run(encodings: number[][]): Promise<Float32Array>;
 }
 
-/** `simd: false`: the plain wasm binary even where SIMD works (benches compare the two). */
-export async function loadUseModel(files: EmbedderFiles, opts: { simd?: boolean } = {}): Promise<UseModel> {
-  if (opts.simd === false) tf.env().set('WASM_HAS_SIMD_SUPPORT', false);
+export async function loadUseModel(files: EmbedderFiles): Promise<UseModel> {
   // Must precede backend init; the prefix is concatenated with the file name.
   tf.setWasmPaths(files.wasmDir + path.sep);
   if (!(await tf.setBackend('wasm'))) throw new Error(`tfjs wasm backend failed to start (wasm files in ${files.wasmDir})`);

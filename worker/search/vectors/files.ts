@@ -1,16 +1,12 @@
-// Vectors live in their own append-only files, not in SQLite: the in-memory database,
-// every snapshot and every checkpoint used to carry 516 bytes per record for them. One file per
-// project, model and generation under <dataDir>/vector-data/; SQLite keeps only which records have
-// a vector under which model and where it is (vectors.file_gen, vectors.file_offset).
+// Vectors live in their own append-only files, not in SQLite (so no snapshot or checkpoint carries
+// them): one file per project, model and generation under <dataDir>/vector-data/; SQLite keeps
+// which records have a vector of which model and where (vectors.file_gen, vectors.file_offset).
 //
 // An entry: u32 crc32 of the rest | u8 kind | u8 version | u16 dims | u32 record id | the vector as
-// blob.ts encodes it (f32 scale + int8 x dims). An entry is read only at an offset SQLite
-// names, and served only when its checksum, kind, id and size all match: a torn tail, a damaged or
-// missing file, or an offset from a half-done compaction can never serve a wrong vector. The files
-// are derived data, so what fails the check is reported and embedded again (semantic.ts).
-//
-// Every write to these files (appends, compaction, sweeping unused files) runs in the indexer's
-// loop, one at a time, so an append never races the sweep that would delete its file.
+// blob.ts encodes it. An entry is read only at an offset SQLite names, and served only when its
+// checksum, kind, id and size all match, so a torn tail, a damaged or missing file, or a stale
+// offset never serves a wrong vector; what fails is reported and embedded again (semantic.ts).
+// Only the indexer's loop writes these files (indexer.ts).
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
