@@ -15,7 +15,7 @@
 import type { Store } from '../store/store';
 import type { SearchFilters } from './params';
 import { byTable } from './byTable';
-import type { KindTable, PriorInfo } from './records';
+import { priorRowsAfter, type KindTable, type PriorInfo } from './records';
 import { priorFlags, titleHash } from './rerank';
 
 type Db = Pick<Store, 'all'>;
@@ -138,6 +138,28 @@ export function keepPriors(facts: RowFacts, rows: Iterable<PriorInfo>): void {
     facts.priorBits[r.id] = priorFlags(r) | PRIOR_KEPT;
     facts.bodyLength[r.id] = Math.min(r.bodyLength, 0xffff);
     facts.titleHash[r.id] = titleHash(r.title);
+  }
+}
+
+/** Rows read per step of fillPriors. */
+const FILL_ROWS = 500;
+
+/**
+ * Keeps every row's prior facts, a page of rows by id a step (the table's facts built first, a page
+ * of the index a step, when no one built them yet): the keyword priors' pool then reads no row,
+ * where each row read was a page-cache chunk inflated at 100k records.
+ */
+export function* fillPriors(store: Db, k: KindTable, step = FILL_ROWS): Generator<void, void> {
+  if (!keptFacts(store, k) && !(yield* buildFacts(store, k))) return;
+  for (let after = 0; ; ) {
+    const rows = priorRowsAfter(store, k.kind, after, step);
+    if (rows.length === 0) return;
+    after = rows[rows.length - 1].id;
+    const facts = rowFacts(store, k, after);
+    if (!facts) return;
+    keepPriors(facts, rows);
+    if (rows.length < step) return;
+    yield;
   }
 }
 
