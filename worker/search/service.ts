@@ -8,7 +8,8 @@ import type { EventBus } from '../events';
 import type { Logger } from '../../common/node/log';
 import type { ReindexRequest, ReindexResponse, SearchStatus } from '../../common/contract';
 import type { Store } from '../store/store';
-import { registerSearchFunctions } from './bm25';
+import { FTS_WEIGHTS, registerSearchFunctions } from './bm25';
+import { buildDocLengths, docLengths } from './docLengths';
 import { cachedEmbedder } from './embed/cache';
 import { createLocalEmbedder } from './embed/embedder';
 import { createFolderEmbedders } from './embed/folder';
@@ -182,9 +183,15 @@ export class SearchService {
       this.identifierWarmer = new IdentifierWarmer(store);
       this.identifierWarmer.start();
     }
-    // Every row's prior facts (rowFacts.ts fillPriors), a page of rows a step after start-up.
+    // Each table's row lengths (docLengths.ts: a common word's first list is then read from the
+    // index's segments once, not ranked a window at a time through SQL) and every row's prior facts
+    // (rowFacts.ts fillPriors), a page of rows a step after start-up, whether or not the warm-up
+    // process has handed its own over yet.
     const fill = (function* () {
-      for (const k of [KINDS.observation, KINDS.summary, KINDS.prompt]) yield* fillPriors(store, k);
+      for (const k of [KINDS.observation, KINDS.summary, KINDS.prompt]) {
+        if (!docLengths(store, k)) yield* buildDocLengths(store, k, FTS_WEIGHTS[k.weights].length);
+        yield* fillPriors(store, k);
+      }
     })();
     const fillStep = () => {
       this.priorFillTimer = undefined;
