@@ -2,12 +2,14 @@
 // project or date filter on a candidate row used to read its content row, and at 100k records
 // (a database larger than the page cache) that was a cache miss per candidate: 30-40 ms of a
 // project-filtered search. Built once from the (project, created_at) index, which holds both
-// next to the rowid (a few MB at 100k, not the whole table), in steps during the warm-up, then
-// extended with the rows added since by rowid. 10 bytes a row: 1 MB at 100k.
+// next to the rowid (a few MB at 100k, not the whole table), in steps after start (by the worker or
+// the warm-up, whichever is first), then extended with the rows added since by rowid. 10 bytes a
+// row: 1 MB at 100k.
 //
 // Beside them, what the keyword priors read of a row (rerank.ts: its body length, prior bits and
-// title key's hash), kept once a search read the row, so the pool of 100 candidates a keyword
-// search re-scores reads a content row once. 7 bytes a row: 0.7 MB at 100k.
+// title key's hash), read for every row after start (fillPriors) and kept by a search that reads a
+// row not kept yet, so the pool of candidates a keyword search re-scores reads no content row.
+// 7 bytes a row: 0.7 MB at 100k.
 //
 // Records are added and deleted, never edited (termLists.ts says the same), and ids only grow
 // (AUTOINCREMENT), so a row's facts never change: a deleted row is still here, and callers check
