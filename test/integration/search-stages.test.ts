@@ -1,11 +1,12 @@
 // Where a search's time goes (CLAUDE_MEM_SEARCH_STAGES=1): the search route sends each stage's
-// milliseconds, the GC pauses inside the request and the page cache's chunk reads as a
-// Server-Timing header, with the same JSON body as without it; off by default (no header).
+// milliseconds (and, after the priors' rows, how many of the keyword pool's hits had their priors
+// taken), the GC pauses inside the request and the page cache's chunk reads as a Server-Timing
+// header, with the same JSON body as without it; off by default (no header).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startWorker, type RunningWorker } from '../helpers/worker';
 
-const STAGES = ['params', 'parse', 'rank', 'priorRows', 'priors', 'pageRows', 'snippets', 'freshness', 'labels', 'json', 'gc', 'gcs', 'chunkReads'];
+const STAGES = ['params', 'parse', 'rank', 'priorRows', 'pool', 'priors', 'pageRows', 'snippets', 'freshness', 'labels', 'json', 'gc', 'gcs', 'chunkReads'];
 
 let on: RunningWorker;
 let off: RunningWorker;

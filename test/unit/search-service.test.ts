@@ -15,6 +15,9 @@ import { nullLogger } from '../../common/node/log';
 import { SearchService } from '../../worker/search/service';
 import { DEFAULT_CONTEXT_SETTINGS } from '../../worker/context/settings';
 import { DEFAULT_SEARCH_SETTINGS, type SearchSettings } from '../../worker/search/settings';
+import { docLengths } from '../../worker/search/docLengths';
+import { KINDS } from '../../worker/search/records';
+import { keptFacts, priorsKept } from '../../worker/search/rowFacts';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
 import { tempDir, until } from '../helpers/worker';
@@ -143,6 +146,24 @@ describe('with a broken embedder', () => {
       assert.equal(r.modeUsed, 'keyword');
       assert.match(r.notice ?? '', /embeddings are off in settings/);
       assert.equal(s.service.status().embeddings.state, 'off');
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('after start', () => {
+  it('keeps every row\'s lengths and prior facts, the keyword warm-up off', async () => {
+    const s = await setup({ embeddings: 'off', keywordWarmTerms: 0 });
+    try {
+      const ids = [await s.save('the deploy pipeline rolls back broken releases'), await s.save('chocolate frosting recipe notes', 'q')];
+      await until(() => {
+        const facts = keptFacts(s.store, KINDS.observation);
+        return facts !== undefined && ids.every((id) => priorsKept(facts, id));
+      }, 10_000, 'prior facts');
+      const lengths = docLengths(s.store, KINDS.observation);
+      assert.ok(lengths);
+      assert.ok(Math.max(...ids) <= lengths.maxId);
     } finally {
       await s.close();
     }

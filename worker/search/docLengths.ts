@@ -5,8 +5,8 @@
 //
 // The parts are the same numbers either way (bm25.ts computes both with one expression, and the
 // averages are FTS4's own, from its stat row: columnAverages), so lists made either way are added
-// up together (termLists.ts, topK.ts). Built once by the keyword warm-up (listWarmer.ts, in its child process),
-// then extended with the rows added since by docid: records are added and deleted, never edited,
+// up together (termLists.ts, topK.ts). Built once, by the worker after start (service.ts) or by the
+// keyword warm-up (listWarmer.ts, in its child process), whichever is first, then extended with the rows added since by docid: records are added and deleted, never edited,
 // and ids only grow (rowFacts.ts says the same). 2 bytes a row and column: 1.4 MB for 100k
 // observations.
 import type { Store } from '../store/store';

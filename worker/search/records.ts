@@ -102,6 +102,11 @@ export function hydratePriors(store: Pick<Store, 'all'>, kind: SearchKind, ids: 
   return out;
 }
 
+/** The lean rows (hydratePriors without the platform) with ids after `after`, by id, at most `limit`. */
+export function priorRowsAfter(store: Pick<Store, 'all'>, kind: SearchKind, after: number, limit: number): PriorInfo[] {
+  return store.all<PriorInfo>(`SELECT ${PRIOR_SELECT[kind]} FROM ${KINDS[kind].table} c WHERE c.id > ? ORDER BY c.id LIMIT ?`, [after, limit]);
+}
+
 /**
  * Lean rows (hydratePriors without the platform) kept per store, most recently used last: the
  * keyword side reads its pool of 100 candidates' rows on every search, mostly the same rows for the

@@ -88,6 +88,14 @@ export function priorOf(kind: PriorInfo['kind'], bodyLength: number, flags: numb
   return p;
 }
 
+/** The largest prior any record can get for these intents (priorOf's factors at their largest). */
+export function priorBound(intents: Set<Intent>, w: PriorWeights): number {
+  // At least 1: a hit whose row is gone keeps its score unscaled (searcher.ts).
+  let p = Math.max(1, 1 - w.substancePrior + w.substancePrior * 1, 1 - w.substancePrior + w.substancePrior * 0);
+  for (let i = 0; i < intents.size; i++) p *= Math.max(1, 1 + w.intentBoost);
+  return p;
+}
+
 /** A title with digits and spacing folded, so "Ran npm test: 212 passed" and "…213 passed" compare equal. */
 export function titleKey(title: string): string {
   let key = titleKeys.get(title);

@@ -2,12 +2,14 @@
 // project or date filter on a candidate row used to read its content row, and at 100k records
 // (a database larger than the page cache) that was a cache miss per candidate: 30-40 ms of a
 // project-filtered search. Built once from the (project, created_at) index, which holds both
-// next to the rowid (a few MB at 100k, not the whole table), in steps during the warm-up, then
-// extended with the rows added since by rowid. 10 bytes a row: 1 MB at 100k.
+// next to the rowid (a few MB at 100k, not the whole table), in steps after start (by the worker or
+// the warm-up, whichever is first), then extended with the rows added since by rowid. 10 bytes a
+// row: 1 MB at 100k.
 //
 // Beside them, what the keyword priors read of a row (rerank.ts: its body length, prior bits and
-// title key's hash), kept once a search read the row, so the pool of 100 candidates a keyword
-// search re-scores reads a content row once. 7 bytes a row: 0.7 MB at 100k.
+// title key's hash), read for every row after start (fillPriors) and kept by a search that reads a
+// row not kept yet, so the pool of candidates a keyword search re-scores reads no content row.
+// 7 bytes a row: 0.7 MB at 100k.
 //
 // Records are added and deleted, never edited (termLists.ts says the same), and ids only grow
 // (AUTOINCREMENT), so a row's facts never change: a deleted row is still here, and callers check
@@ -15,7 +17,7 @@
 import type { Store } from '../store/store';
 import type { SearchFilters } from './params';
 import { byTable } from './byTable';
-import type { KindTable, PriorInfo } from './records';
+import { priorRowsAfter, type KindTable, type PriorInfo } from './records';
 import { priorFlags, titleHash } from './rerank';
 
 type Db = Pick<Store, 'all'>;
@@ -138,6 +140,28 @@ export function keepPriors(facts: RowFacts, rows: Iterable<PriorInfo>): void {
     facts.priorBits[r.id] = priorFlags(r) | PRIOR_KEPT;
     facts.bodyLength[r.id] = Math.min(r.bodyLength, 0xffff);
     facts.titleHash[r.id] = titleHash(r.title);
+  }
+}
+
+/** Rows read per step of fillPriors. */
+const FILL_ROWS = 500;
+
+/**
+ * Keeps every row's prior facts, a page of rows by id a step (the table's facts built first, a page
+ * of the index a step, when no one built them yet): the keyword priors' pool then reads no row,
+ * where each row read was a page-cache chunk inflated at 100k records.
+ */
+export function* fillPriors(store: Db, k: KindTable, step = FILL_ROWS): Generator<void, void> {
+  if (!keptFacts(store, k) && !(yield* buildFacts(store, k))) return;
+  for (let after = 0; ; ) {
+    const rows = priorRowsAfter(store, k.kind, after, step);
+    if (rows.length === 0) return;
+    after = rows[rows.length - 1].id;
+    const facts = rowFacts(store, k, after);
+    if (!facts) return;
+    keepPriors(facts, rows);
+    if (rows.length < step) return;
+    yield;
   }
 }
 

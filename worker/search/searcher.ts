@@ -13,7 +13,7 @@ import { keepPriors, keptFacts, PRIOR_KEPT, priorsKept } from './rowFacts';
 import { neighbourDensity } from './density';
 import type { SemanticIndex } from './semantic';
 import type { SearchSettings } from './settings';
-import { demoteDuplicates, prior, priorOf, questionIntents, titleHash, titleKey, type Intent } from './rerank';
+import { demoteDuplicates, prior, priorBound, priorOf, questionIntents, titleHash, titleKey, type Intent } from './rerank';
 import { makeSnippet } from './snippet';
 import { expandIdentifiers, identifierPartsOf } from './identifiers';
 import { promptLinked } from './promptLinks';
@@ -55,6 +55,8 @@ const FUSION_DEPTH = 50;
 const QUERY_CATCH_UP_ROWS = 500;
 /** Keyword candidates re-scored with the priors (rerank.ts), at least. */
 const PRIOR_POOL = 100;
+/** The pool's rows read at a time beyond the page (Searcher.keywordRanked). */
+const PRIOR_BATCH = 10;
 
 export class Searcher {
   constructor(
@@ -146,14 +148,34 @@ export class Searcher {
     return { ranked: fused, modeUsed: 'hybrid' };
   }
 
-  /** BM25 hits of a pool of at least PRIOR_POOL, multiplied by their priors, best first. */
+  /**
+   * BM25 hits of a pool of at least PRIOR_POOL, multiplied by their priors, best first. The pool's
+   * rows are read best BM25 first, a batch at a time, only until no hit left unread can reach the
+   * first `depth` places (its BM25 times the largest prior is below the depth-th hit with a new
+   * title): at 100k records each row read is a page-cache chunk inflated, and the pool's rows
+   * were most of a search's CPU. The result is the one the whole pool gives.
+   */
   private async keywordRanked(fq: FtsQuery, f: SearchFilters, depth: number, intents: Set<Intent>, stages?: SearchStages): Promise<SearchHit[]> {
     const s = this.settings;
     const found = await keywordSearch(this.store, fq, f, Math.max(depth, PRIOR_POOL));
     stages?.mark('rank');
-    const { factor, key } = this.priors(found, intents);
+    const bound = priorBound(intents, s);
+    const factor: (number | undefined)[] = [];
+    const key: (string | number | undefined)[] = [];
+    const read = new Map<string, PriorInfo>();
+    let m = 0;
+    for (let take = depth + PRIOR_BATCH; ; take += PRIOR_BATCH) {
+      const next = Math.min(found.length, take);
+      this.priors(found.slice(m, next), intents, factor, key, read);
+      m = next;
+      if (m === found.length || this.settled(found, factor, key, m, depth, found[m].score * bound)) break;
+    }
+    const pool = found.slice(0, m);
+    this.sharedTitles(pool, key, read);
     stages?.mark('priorRows');
-    const hits = found.map((h, i) => ({ h: factor[i] === undefined ? h : { ...h, score: h.score * factor[i] }, key: key[i] }));
+    // How many of the pool's hits had their priors taken (the rest could not reach the page).
+    stages?.marks.push(['pool', m]);
+    const hits = pool.map((h, i) => ({ h: factor[i] === undefined ? h : { ...h, score: h.score * factor[i] }, key: key[i] }));
     hits.sort((a, b) => b.h.score - a.h.score || b.h.epoch - a.h.epoch || b.h.id - a.h.id);
     const ranked = s.demoteDuplicates ? demoteDuplicates(hits, (x) => x.key) : hits;
     stages?.mark('priors');
@@ -161,15 +183,34 @@ export class Searcher {
   }
 
   /**
-   * Each hit's prior (undefined: the row is gone) and title key for demoteDuplicates. From the
-   * rows' facts kept in memory (rowFacts.ts), where a title key is its hash: hits whose hashes are
-   * equal get their titles' keys, so two titles are duplicates exactly when their keys are equal.
-   * Rows whose facts are not kept are read (and kept).
+   * Whether the first m hits (their priors known) settle the first `depth` places: at least `depth`
+   * of them with a title not ranked above (by title hash: equal hashes count as one title, which
+   * counts fewer) score above `unread`, the most a hit not read yet can score. Those places then
+   * depend on nothing below them.
    */
-  private priors(hits: SearchHit[], intents: Set<Intent>): { factor: (number | undefined)[]; key: (string | number | undefined)[] } {
-    const factor: (number | undefined)[] = new Array(hits.length);
-    const key: (string | number | undefined)[] = new Array(hits.length);
-    const read = new Map<string, PriorInfo>();
+  private settled(found: SearchHit[], factor: (number | undefined)[], key: (string | number | undefined)[], m: number, depth: number, unread: number): boolean {
+    if (!(unread >= 0)) return false;
+    const scored = found.slice(0, m).map((h, i) => ({ score: factor[i] === undefined ? h.score : h.score * factor[i], epoch: h.epoch, id: h.id, key: key[i] }));
+    scored.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
+    const seen = new Set<string | number>();
+    let placed = 0;
+    for (const x of scored) {
+      if (!(x.score > unread)) return false;
+      if (this.settings.demoteDuplicates && x.key !== undefined) {
+        if (seen.has(x.key)) continue;
+        seen.add(x.key);
+      }
+      if (++placed >= depth) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Appends each hit's prior (undefined: the row is gone) and title hash to factor and key. From
+   * the rows' facts kept in memory (rowFacts.ts); rows whose facts are not kept are read (into
+   * `read`, and kept).
+   */
+  private priors(hits: SearchHit[], intents: Set<Intent>, factor: (number | undefined)[], key: (string | number | undefined)[], read: Map<string, PriorInfo>): void {
     for (const kind of ['observation', 'summary', 'prompt'] as const) {
       const facts = keptFacts(this.store, KINDS[kind]);
       const ids = hits.filter((h) => h.kind === kind && !(facts && priorsKept(facts, h.id))).map((h) => h.id);
@@ -178,35 +219,36 @@ export class Searcher {
       if (facts) keepPriors(facts, rows.values());
       for (const [id, r] of rows) read.set(`${kind}:${id}`, r);
     }
-    const count = new Map<number, number>();
-    for (const [i, h] of hits.entries()) {
+    for (const h of hits) {
       const facts = keptFacts(this.store, KINDS[h.kind]);
+      if (facts && priorsKept(facts, h.id)) {
+        factor.push(priorOf(h.kind, facts.bodyLength[h.id], facts.priorBits[h.id] & ~PRIOR_KEPT, intents, this.settings));
+        key.push(facts.titleHash[h.id]);
+        continue;
+      }
       const r = read.get(`${h.kind}:${h.id}`);
-      if (r) {
-        factor[i] = prior(r, intents, this.settings);
-        key[i] = titleHash(r.title);
-      } else if (facts && priorsKept(facts, h.id)) {
-        factor[i] = priorOf(h.kind, facts.bodyLength[h.id], facts.priorBits[h.id] & ~PRIOR_KEPT, intents, this.settings);
-        key[i] = facts.titleHash[h.id];
-      } else continue;
-      count.set(key[i] as number, (count.get(key[i] as number) ?? 0) + 1);
+      factor.push(r && prior(r, intents, this.settings));
+      key.push(r && titleHash(r.title));
     }
-    // Equal hashes: the titles decide.
+  }
+
+  /** Hits whose title hashes are equal get their titles' keys, so two titles are duplicates exactly when their keys are equal. */
+  private sharedTitles(hits: SearchHit[], key: (string | number | undefined)[], read: Map<string, PriorInfo>): void {
+    const count = new Map<string | number, number>();
+    for (const k of key) if (k !== undefined) count.set(k, (count.get(k) ?? 0) + 1);
     const shared = hits.filter((_, i) => (count.get(key[i] as number) ?? 0) > 1);
-    if (shared.length > 0) {
-      const titles = new Map<string, string>();
-      for (const [ref, r] of read) titles.set(ref, r.title);
-      for (const kind of ['observation', 'summary', 'prompt'] as const) {
-        const ids = shared.filter((h) => h.kind === kind && !titles.has(`${kind}:${h.id}`)).map((h) => h.id);
-        if (ids.length > 0) for (const [id, r] of leanPriors(this.store, kind, ids)) titles.set(`${kind}:${id}`, r.title);
-      }
-      for (const [i, h] of hits.entries()) {
-        if ((count.get(key[i] as number) ?? 0) < 2) continue;
-        const t = titles.get(`${h.kind}:${h.id}`);
-        key[i] = t === undefined ? undefined : titleKey(t);
-      }
+    if (shared.length === 0) return;
+    const titles = new Map<string, string>();
+    for (const [ref, r] of read) titles.set(ref, r.title);
+    for (const kind of ['observation', 'summary', 'prompt'] as const) {
+      const ids = shared.filter((h) => h.kind === kind && !titles.has(`${kind}:${h.id}`)).map((h) => h.id);
+      if (ids.length > 0) for (const [id, r] of leanPriors(this.store, kind, ids)) titles.set(`${kind}:${id}`, r.title);
     }
-    return { factor, key };
+    for (const [i, h] of hits.entries()) {
+      if ((count.get(key[i] as number) ?? 0) < 2) continue;
+      const t = titles.get(`${h.kind}:${h.id}`);
+      key[i] = t === undefined ? undefined : titleKey(t);
+    }
   }
 
   /** Vector hits with every filter applied (the index applies project, kind and time; the rest here). */

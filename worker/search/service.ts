@@ -8,7 +8,8 @@ import type { EventBus } from '../events';
 import type { Logger } from '../../common/node/log';
 import type { ReindexRequest, ReindexResponse, SearchStatus } from '../../common/contract';
 import type { Store } from '../store/store';
-import { registerSearchFunctions } from './bm25';
+import { FTS_WEIGHTS, registerSearchFunctions } from './bm25';
+import { buildDocLengths, docLengths } from './docLengths';
 import { cachedEmbedder } from './embed/cache';
 import { createLocalEmbedder } from './embed/embedder';
 import { createFolderEmbedders } from './embed/folder';
@@ -19,6 +20,8 @@ import { FtsMerger } from './ftsMerge';
 import { EmbeddingIndexer } from './indexer';
 import { ListWarmer } from './listWarmer';
 import { IdentifierWarmer } from './identifiers';
+import { KINDS } from './records';
+import { fillPriors } from './rowFacts';
 import { Searcher, type VectorSide } from './searcher';
 import { warmSearches } from './warmSearch';
 import { SemanticIndex } from './semantic';
@@ -51,6 +54,8 @@ export const INDEX_MESSAGE_TEXTS = 32;
 const QUERY_RETRY_MS = 30_000;
 /** The vector scan is loaded this long after start (healthy first, then warm). */
 const WARM_DELAY_MS = 1500;
+/** Between two steps of the prior facts' fill (a step: 500 rows, a few milliseconds at 100k). */
+const PRIOR_FILL_PAUSE_MS = 2;
 /** The warm-up process reads doclists front to back: a small cache serves it. */
 const WARM_PROCESS_CACHE_BYTES = 16 << 20;
 
@@ -70,6 +75,7 @@ export class SearchService {
   /** Warm-up searches run after start (warmSearch.ts); undefined until they ran. */
   searchesWarmed: number | undefined;
   private searchWarmTimer: NodeJS.Timeout | undefined;
+  private priorFillTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly deps: SearchDeps,
@@ -177,6 +183,28 @@ export class SearchService {
       this.identifierWarmer = new IdentifierWarmer(store);
       this.identifierWarmer.start();
     }
+    // Each table's row lengths (docLengths.ts: a common word's first list is then read from the
+    // index's segments once, not ranked a window at a time through SQL) and every row's prior facts
+    // (rowFacts.ts fillPriors), a page of rows a step after start-up, whether or not the warm-up
+    // process has handed its own over yet.
+    const fill = (function* () {
+      for (const k of [KINDS.observation, KINDS.summary, KINDS.prompt]) {
+        if (!docLengths(store, k)) yield* buildDocLengths(store, k, FTS_WEIGHTS[k.weights].length);
+        yield* fillPriors(store, k);
+      }
+    })();
+    const fillStep = () => {
+      this.priorFillTimer = undefined;
+      if (this.unsubscribe === undefined) return;
+      try {
+        if (fill.next().done) return;
+      } catch {
+        // A store being reloaded or closed: the facts are a cache; pools read what they need.
+        return;
+      }
+      this.priorFillTimer = setTimeout(fillStep, PRIOR_FILL_PAUSE_MS).unref();
+    };
+    this.priorFillTimer = setTimeout(fillStep, WARM_DELAY_MS).unref();
     // Load the vector scan soon after start, off the request path, so the first semantic query is fast.
     if (this.semantic) {
       const semantic = this.semantic;
@@ -200,6 +228,7 @@ export class SearchService {
     this.unsubscribe = undefined;
     clearTimeout(this.warmTimer);
     clearTimeout(this.searchWarmTimer);
+    clearTimeout(this.priorFillTimer);
     this.listWarmer?.stop();
     this.identifierWarmer?.stop();
     this.ftsMerger?.stop();

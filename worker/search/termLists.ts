@@ -261,7 +261,7 @@ function rank(store: Db, k: KindTable, phrase: string, after: number, upTo: numb
  * rank() for a one-word phrase without SQL calling into JavaScript once a match: the word's rows
  * and hits straight from the index's segments (ftsPostings.ts), scored here with the same
  * expression cm_bm25y uses (the same bits). Undefined when that is not possible: a prefix or a
- * phrase of several words, lengths not read yet (the warm-up reads them), or segments the reader
+ * phrase of several words, lengths not read yet (read after start: docLengths.ts), or segments the reader
  * does not understand.
  */
 export function rankFromSegments(store: Db, k: KindTable, phrase: string, after: number, upTo: number, limit: number | undefined): Ranked[] | undefined {
