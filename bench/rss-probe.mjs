@@ -13,7 +13,9 @@
 //            --data-dir DIR     no import: a copy of DIR (a data dir bench/scale kept with
 //                               BENCH_KEEP=1); prints the tree every 2 s for --settle-s seconds
 //                               (default 30) after the start, then searches its words;
-//                               --search '{"keywordWarmTerms":0}' lays search settings over its own
+//                               --search '{"keywordWarmTerms":0}' lays search settings over its own;
+//                               prints the searches' p50/p95 and the worker's main-thread CPU a
+//                               search (schedstat); --env K=V,K2=V2 adds to the worker's environment
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sleep, treePids } from './compare/common.mjs';
@@ -66,6 +68,15 @@ function breakdown(pid) {
   return { pid, cmd, ...r };
 }
 
+/** CPU time of a process's main thread so far (Linux schedstat, ns). */
+function mainThreadCpuNs(pid) {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+  } catch {
+    return NaN;
+  }
+}
+
 async function report(w, label) {
   const stats = (await w.req('GET', '/api/stats')).body;
   const rows = treePids(w.proc.pid).map(breakdown).filter(Boolean);
@@ -84,7 +95,8 @@ if (FROM) {
   const settingsFile = path.join(dataDir, 'settings.json');
   const settings = fs.existsSync(settingsFile) ? JSON.parse(fs.readFileSync(settingsFile, 'utf8')) : {};
   fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, search: { ...settings.search, ...JSON.parse(opt('--search', '{}')) } }));
-  const w = await startWorker({ dataDir, script, env: { ANTHROPIC_API_KEY: '' } });
+  const extraEnv = Object.fromEntries(opt('--env', '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  const w = await startWorker({ dataDir, script, env: { ANTHROPIC_API_KEY: '', ...extraEnv } });
   try {
     const line = async () => {
       const rows = treePids(w.proc.pid).map(breakdown).filter(Boolean);
@@ -97,7 +109,18 @@ if (FROM) {
       await sleep(2000);
     }
     const words = fixtureWords({ withFacts: true }).slice(0, 400);
-    for (let i = 0; i < 300; i++) await w.req('GET', `/api/search?${new URLSearchParams({ query: `${words[(i * 7) % words.length]} ${words[(i * 13 + 5) % words.length]}`, mode: 'keyword', kind: 'observation', limit: '20' })}`);
+    const ms = [];
+    const reads0 = (await w.req('GET', '/api/stats')).body.storage.pageCache?.reads ?? NaN;
+    const cpu0 = mainThreadCpuNs(w.proc.pid);
+    for (let i = 0; i < 300; i++) {
+      const t = performance.now();
+      await w.req('GET', `/api/search?${new URLSearchParams({ query: `${words[(i * 7) % words.length]} ${words[(i * 13 + 5) % words.length]}`, mode: 'keyword', kind: 'observation', limit: '20' })}`);
+      ms.push(performance.now() - t);
+    }
+    const cpuMs = (mainThreadCpuNs(w.proc.pid) - cpu0) / 1e6 / 300;
+    const reads = ((await w.req('GET', '/api/stats')).body.storage.pageCache?.reads ?? NaN) - reads0;
+    ms.sort((a, b) => a - b);
+    console.log(`300 keyword searches: p50 ${ms[150].toFixed(1)} ms, p95 ${ms[285].toFixed(1)} ms, worker main-thread CPU ${cpuMs.toFixed(2)} ms a search, chunks read ${(reads / 300).toFixed(1)} a search (load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`);
     console.log(`after 300 keyword searches ${await line()}`);
     await report(w, 'after 300 keyword searches');
   } finally {
