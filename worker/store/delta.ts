@@ -127,11 +127,12 @@ export async function writeDelta(
     const stored: number[] = [];
     const storedCrcs: number[] = [];
     await writeAtomically(file, async (fh) => {
-      await writePackedChunks(fh, sorted.length, PACK_BATCH, stored, storedCrcs, async (from, to) => {
+      const chunksOf = async (from: number, to: number) => {
         // A stop leaves it unwritten (the temp file removed): the journal still holds every write.
         if (stopping()) throw new CheckpointStopped();
         return packChunks(sorted.slice(from, to).map((c) => c.data));
-      });
+      };
+      await writePackedChunks(fh, packedDeltaBase(sorted.length), sorted.length, PACK_BATCH, chunksOf, stored, storedCrcs);
       if (stopping()) throw new CheckpointStopped();
       await writeParts(fh, [encodeHead(gen, prevGen, length, listed.map((c, k) => ({ ...c, stored: stored[k] })), true)], 0);
     });
@@ -171,30 +172,31 @@ export async function writeParts(fh: fs.promises.FileHandle, parts: Uint8Array[]
 }
 
 /**
- * Writes a packed delta's `count` chunks as stored, in list order from packedDeltaBase on, `batch`
- * at a time: `parts(from, to)` gives chunks from..to-1 (null: give up, nothing more is written,
- * and false is returned). Appends each chunk's size to `stored`, the CRC of its bytes to `storedCrcs`.
+ * Writes `count` packed chunks from offset `at` on, in list order, `batch` at a time (a packed
+ * delta's, a merge's, a packed snapshot's): `parts(from, to)` gives chunks from..to-1 as stored
+ * (null: give up, nothing more is written). Appends each chunk's stored size to `stored` and, when
+ * given, the CRC of its stored bytes to `storedCrcs`. The offset after the last chunk, or null.
  */
 export async function writePackedChunks(
   fh: fs.promises.FileHandle,
+  at: number,
   count: number,
   batch: number,
-  stored: number[],
-  storedCrcs: number[],
   parts: (from: number, to: number) => Promise<Uint8Array[] | null>,
-): Promise<boolean> {
-  let at = packedDeltaBase(count);
+  stored: number[],
+  storedCrcs?: number[],
+): Promise<number | null> {
   for (let k = 0; k < count; k += batch) {
     const group = await parts(k, Math.min(count, k + batch));
-    if (!group) return false;
+    if (!group) return null;
     await writeParts(fh, group, at);
     for (const p of group) {
       stored.push(p.length);
-      storedCrcs.push(crc32(p));
+      storedCrcs?.push(crc32(p));
       at += p.length;
     }
   }
-  return true;
+  return at;
 }
 
 /** Reads and checks a delta's header and list (not its chunks: those are checked when read). */

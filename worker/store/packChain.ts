@@ -158,7 +158,7 @@ async function mergeDeltas(dir: string, gens: number[], stopping: () => boolean,
     const stored: number[] = [];
     const storedCrcs: number[] = [];
     try {
-      const written = await writePackedChunks(out, chunks.length, COPY_BATCH, stored, storedCrcs, async (from, to) => {
+      const copied = async (from: number, to: number) => {
         if (stopping()) throw new StoppedError();
         if (!files.every((f) => fs.existsSync(f))) return null;
         return Promise.all(
@@ -168,8 +168,8 @@ async function mergeDeltas(dir: string, gens: number[], stopping: () => boolean,
             return bytes;
           }),
         );
-      });
-      if (!written) return null;
+      };
+      if ((await writePackedChunks(out, packedDeltaBase(chunks.length), chunks.length, COPY_BATCH, copied, stored, storedCrcs)) === null) return null;
       if (stopping()) throw new StoppedError();
       const info: DeltaInfo = { ...last, prevGen: first.prevGen, entries: chunks.map(([index, loc]) => ({ index, crc: loc.crc, offset: 0 })) };
       await writeParts(out, [packedDeltaHead(info, stored)], 0);
@@ -302,30 +302,25 @@ async function packFile(file: string, stopping: () => boolean, onPacked: OnPacke
     const out = await fs.promises.open(tmp, 'w', 0o600);
     try {
       const stored: number[] = [];
-      let at = src.base;
       let crc = 0;
-      for (let k = 0; k < src.chunks.length; k += BATCH) {
+      const packed = async (from: number, to: number) => {
         // Stopped, or pruned meanwhile (then its bytes, maybe deleted text, must not live on here).
         if (stopping()) throw new StoppedError();
         if (!fs.existsSync(file)) return null;
-        const batch = src.chunks.slice(k, k + BATCH);
         const raws = await Promise.all(
-          batch.map(async (c) => {
+          src.chunks.slice(from, to).map(async (c) => {
             const buf = new Uint8Array(PAGED_CHUNK);
             await readLoc(c.loc, buf, c.index); // checked against its CRC: a damaged file is not packed
             return buf.subarray(0, c.loc.len);
           }),
         );
-        const parts = await packChunks(raws);
         for (const r of raws) crc = crc32(r, crc);
-        await writeParts(out, parts, at);
-        for (const p of parts) {
-          stored.push(p.length);
-          at += p.length;
-        }
-      }
+        return packChunks(raws);
+      };
+      const end = await writePackedChunks(out, src.base, src.chunks.length, BATCH, packed, stored);
+      if (end === null) return null;
       if (stopping()) throw new StoppedError();
-      await src.frame(out, stored, at, crc);
+      await src.frame(out, stored, end, crc);
       faultPoint('pack:before-sync');
       await out.sync();
     } finally {
