@@ -72,6 +72,11 @@ async function waitOurs(port: number, host: string, dataDir: string, token: stri
 
 async function main(): Promise<void> {
   keepHeapSmall();
+  // Until it listens, a timer keeps the event loop alive. A loop with nothing left to wait for (an
+  // await of sql.js's WebAssembly compile, of an open on the thread pool) makes Node wait on the main
+  // thread for every V8 background task, the compiler tiering up sql.js among them: 100-330 ms of a
+  // start at 100k on a loaded machine (perf: NodePlatform::DrainTasks in SpinEventLoopInternal).
+  const startingUp = setInterval(() => {}, 60_000);
   const config = loadConfig();
   const say = (s: string) => process.stdout.write(`${s}\n`);
   if (!isLoopbackHost(config.host) && !config.settings.allowRemoteBind) {
@@ -242,6 +247,7 @@ async function main(): Promise<void> {
     });
     server.listen(config.port, config.host, () => resolve());
   });
+  clearInterval(startingUp);
   boundPort = (server.address() as AddressInfo).port;
   held.setPort(boundPort);
   if (process.env.CLAUDE_MEM_NO_SPOOL !== '1') {
