@@ -8,7 +8,7 @@ import { fuseHybrid } from './hybrid';
 import { browse, keywordSearch } from './keyword';
 import type { SearchHit } from './hit';
 import type { SearchFilters, SearchRequest } from './params';
-import { hydrate, hydratePriors, KINDS, leanPriors, matchesFilters, toSearchRow, type PriorInfo, type RecordInfo } from './records';
+import { hydrate, hydratePriors, KINDS, matchesFilters, toSearchRow, type PriorInfo, type RecordInfo } from './records';
 import { keepPriors, keptFacts, PRIOR_KEPT, priorsKept } from './rowFacts';
 import { neighbourDensity } from './density';
 import type { SemanticIndex } from './semantic';
@@ -196,7 +196,7 @@ export class Searcher {
       const facts = keptFacts(this.store, KINDS[kind]);
       const ids = hits.filter((h) => h.kind === kind && !(facts && priorsKept(facts, h.id))).map((h) => h.id);
       if (ids.length === 0) continue;
-      const rows = facts ? hydratePriors(this.store, kind, ids, false) : leanPriors(this.store, kind, ids);
+      const rows = hydratePriors(this.store, kind, ids, false);
       if (facts) keepPriors(facts, rows.values());
       for (const [id, r] of rows) read.set(`${kind}:${id}`, r);
     }
@@ -223,7 +223,7 @@ export class Searcher {
     for (const [ref, r] of read) titles.set(ref, r.title);
     for (const kind of ['observation', 'summary', 'prompt'] as const) {
       const ids = shared.filter((h) => h.kind === kind && !titles.has(`${kind}:${h.id}`)).map((h) => h.id);
-      if (ids.length > 0) for (const [id, r] of leanPriors(this.store, kind, ids)) titles.set(`${kind}:${id}`, r.title);
+      if (ids.length > 0) for (const [id, r] of hydratePriors(this.store, kind, ids, false)) titles.set(`${kind}:${id}`, r.title);
     }
     for (const [i, h] of hits.entries()) {
       if ((count.get(key[i] as number) ?? 0) < 2) continue;
