@@ -10,16 +10,10 @@
 import type { SearchHit } from './hit';
 import type { SearchSettings } from './settings';
 
-/** The settings fusion reads (settings.ts says what each does). */
-export type FusionSettings = Pick<
-  SearchSettings,
-  'rrfK' | 'recencyWeight' | 'recencyHalfLifeDays' | 'keywordMinRelative' | 'vectorWindow' | 'vectorMinScore' | 'keywordLeadRatio' | 'keywordLeaderFloor' | 'vectorLeaderFloor' | 'promptWeight'
->;
-
 const DAY = 86_400_000;
 
 /** Keyword (BM25) and vector (cosine) lists, best first, fused with the records the best prompts led to (promptLinks.ts, already cut). */
-export function fuseHybrid(keyword: SearchHit[], vector: SearchHit[], prompted: SearchHit[], o: FusionSettings, now: number): SearchHit[] {
+export function fuseHybrid(keyword: SearchHit[], vector: SearchHit[], prompted: SearchHit[], o: SearchSettings, now: number): SearchHit[] {
   const kwTop = keyword[0]?.score ?? 0;
   const vecTop = vector[0]?.score ?? 0;
   const kw = keyword.filter((h) => h.score >= o.keywordMinRelative * kwTop);
@@ -38,7 +32,7 @@ export function fuseHybrid(keyword: SearchHit[], vector: SearchHit[], prompted: 
 }
 
 /** Plain RRF of already-cut lists with the recency term, best first. */
-function rrf(lists: SearchHit[][], weights: number[], o: FusionSettings, now: number): SearchHit[] {
+function rrf(lists: SearchHit[][], weights: number[], o: SearchSettings, now: number): SearchHit[] {
   const byKey = new Map<string, SearchHit & { seen: Set<number> }>();
   lists.forEach((list, li) => {
     list.forEach((item, i) => {
