@@ -6,9 +6,10 @@ import assert from 'node:assert/strict';
 import { parseFtsQuery } from '../../worker/search/ftsQuery';
 import { fuseHybrid } from '../../worker/search/hybrid';
 import type { SearchHit } from '../../worker/search/hit';
+import { DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
 
 const hit = (id: number, score: number): SearchHit => ({ kind: 'observation', id, epoch: 0, score });
-const base = { rrfK: 60, recencyWeight: 0, recencyHalfLifeDays: 30, keywordMinRelative: 0.3, vectorWindow: 0.1, vectorMinScore: -Infinity, keywordLeadRatio: 0, keywordLeaderFloor: 0, vectorLeaderFloor: 0, promptWeight: 0 };
+const base = { ...DEFAULT_SEARCH_SETTINGS, rrfK: 60, recencyWeight: 0, recencyHalfLifeDays: 30, keywordMinRelative: 0.3, vectorWindow: 0.1, vectorMinScore: -Infinity, keywordLeadRatio: 0, keywordLeaderFloor: 0, vectorLeaderFloor: 0, promptWeight: 0 };
 
 test('the best keyword hit stays in the top 3 and the runner-up in the top 5, however the vector side votes', () => {
   // 1 and 2 lead the keyword list; the vector list is all look-alikes (10..19) that also match a few words.

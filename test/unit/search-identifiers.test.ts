@@ -69,7 +69,6 @@ test('expandIdentifiers: the identifiers join the query as weighted OR terms aft
   assert.equal(e.original, 2);
   assert.deepEqual(e.weights!.slice(0, 2), [1, 1]);
   assert.ok(Math.abs(e.weights![2] - 0.7 * (2 / 3)) < 1e-9);
-  assert.equal(e.or, '"msg" OR "id" OR "client_msg_id"');
   assert.equal(expandIdentifiers(q, p, 0, 8), q, 'weight 0: off');
   assert.equal(expandIdentifiers(parseFtsQuery('zebra')!, p, 0.7, 8).phrases.length, 1, 'nothing named: the query itself');
 });

@@ -47,28 +47,27 @@ describe('query sanitising', () => {
   it('re-emits every term as a quoted phrase, keeping phrases and prefixes', () => {
     const q = parseFtsQuery('title:refresh "token race" NEAR(a b) OR -x lin*');
     assert.ok(q);
-    assert.equal(q.and, '"title refresh" "token race" "near a" "b" "x" "lin*"');
-    assert.equal(q.or, '"title refresh" OR "token race" OR "near a" OR "b" OR "x" OR "lin*"');
+    assert.deepEqual(q.phrases, ['"title refresh"', '"token race"', '"near a"', '"b"', '"x"', '"lin*"']);
   });
 
   it('drops stop words unless nothing else is left', () => {
-    assert.equal(parseFtsQuery('why did the build fail')?.and, '"build" "fail"');
-    assert.equal(parseFtsQuery('what is it')?.and, '"what" "is" "it"');
+    assert.equal(parseFtsQuery('why did the build fail')?.phrases.join(' '), '"build" "fail"');
+    assert.equal(parseFtsQuery('what is it')?.phrases.join(' '), '"what" "is" "it"');
     assert.equal(parseFtsQuery('!!! ??? ***'), undefined);
   });
 
   it('reads contractions whole: "don\'t" is a stop word, a possessive looks for its noun', () => {
     // FTS4 cuts at the apostrophe: "don't" was the phrase "don t", a search term of its own, and
     // "customer's" the phrase "customer s", which a note saying "customer" does not match.
-    assert.equal(parseFtsQuery("why don't we retry the upload")?.and, '"retry" "upload"');
-    assert.equal(parseFtsQuery('why can\u2019t you untick a day, what\'s the rule')?.and, '"untick" "day" "rule"');
-    assert.equal(parseFtsQuery("the customer's invoices")?.and, '"customer" "invoices"');
-    assert.equal(parseFtsQuery("users' lanes")?.and, '"users" "lanes"');
+    assert.equal(parseFtsQuery("why don't we retry the upload")?.phrases.join(' '), '"retry" "upload"');
+    assert.equal(parseFtsQuery('why can\u2019t you untick a day, what\'s the rule')?.phrases.join(' '), '"untick" "day" "rule"');
+    assert.equal(parseFtsQuery("the customer's invoices")?.phrases.join(' '), '"customer" "invoices"');
+    assert.equal(parseFtsQuery("users' lanes")?.phrases.join(' '), '"users" "lanes"');
     // Not a contraction: cut as FTS4 cuts it, and a quoted phrase is left as typed.
-    assert.equal(parseFtsQuery("O'Brien report")?.and, '"o brien" "report"');
-    assert.equal(parseFtsQuery('"didn\'t sync"')?.and, '"didn t sync"');
+    assert.equal(parseFtsQuery("O'Brien report")?.phrases.join(' '), '"o brien" "report"');
+    assert.equal(parseFtsQuery('"didn\'t sync"')?.phrases.join(' '), '"didn t sync"');
     // Only stop words: they are what is searched, in FTS4's own tokens.
-    assert.equal(parseFtsQuery("didn't")?.and, '"didn t"');
+    assert.equal(parseFtsQuery("didn't")?.phrases.join(' '), '"didn t"');
   });
 
   it('answers any input with rows or an empty list, never an error', async () => {
@@ -332,7 +331,6 @@ describe('words with non-ASCII capitals', () => {
     const q = parseFtsQuery('über export');
     assert.ok(q);
     assert.deepEqual(q.phrases, ['"über"', '"export"', '"Über"']);
-    assert.equal(q.and, '"über" "export"');
     assert.equal(q.original, 2);
     assert.deepEqual(parseFtsQuery('plain words')?.phrases, ['"plain"', '"words"']);
   });

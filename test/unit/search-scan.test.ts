@@ -88,11 +88,11 @@ describe('scan index', () => {
     idx.put('b', 'observation', 5, 1005, t.q, t.scale); // replaces id 5 (project b)
     assert.equal(idx.count(), before);
     assert.equal(idx.query(target, 1)[0].id, 5);
-    for (let i = 0; i < 400; i++) idx.remove(i % 7 === 0 ? 'summary' : 'observation', i);
+    for (let i = 0; i < 400; i++) idx.remove(i % 7 === 0 ? 'summary' : 'observation', i, i % 3 === 0 ? 'a' : 'b');
     assert.equal(idx.count(), before - 400);
     assert.ok(idx.query(target, 50).every((h) => h.id >= 400));
     const bBytes = idx.bytes;
-    idx.remove('observation', 999_999); // unknown: no-op
+    idx.remove('observation', 999_999, 'b'); // unknown: no-op
     assert.equal(idx.bytes, bBytes);
     const a = idx.count('a');
     idx.dropProject('b');

@@ -18,10 +18,6 @@ export interface FtsTerm {
 
 export interface FtsQuery {
   terms: FtsTerm[];
-  /** Every term must match. */
-  and: string;
-  /** Any term may match (same as `and` with one term). */
-  or: string;
   /** Each term as its MATCH phrase, in order. */
   phrases: string[];
   /** Plain words for snippets and highlighting. */
@@ -146,12 +142,9 @@ export function parseFtsQuery(input: string): FtsQuery | undefined {
   const meaningful = terms.filter((t) => !stopped.has(t) && (t.quoted || t.tokens.length > 1 || t.prefix || !isStopWord(t.tokens[0])));
   const kept = dedupe(meaningful.length > 0 ? meaningful : terms).slice(0, MAX_TERMS);
   if (kept.length === 0) return undefined;
-  const phrases = kept.map(phrase);
   const q: FtsQuery = {
     terms: kept,
-    and: phrases.join(' '),
-    or: phrases.join(' OR '),
-    phrases,
+    phrases: kept.map(phrase),
     words: [...new Set(kept.flatMap((t) => t.tokens).filter((w) => !isStopWord(w) || kept.length === 1))],
   };
   // Alternatives, like expansions: any may match, none is required, each weighs as the word typed.
@@ -171,12 +164,10 @@ export function withExtraWords(q: FtsQuery, extra: { word: string; weight: numbe
 function withExtraTerms(q: FtsQuery, extra: { term: FtsTerm; weight: number }[]): FtsQuery {
   const fresh = extra.filter((x) => !q.phrases.includes(phrase(x.term)));
   if (fresh.length === 0) return q;
-  const phrases = [...q.phrases, ...fresh.map((x) => phrase(x.term))];
   return {
     ...q,
     terms: [...q.terms, ...fresh.map((x) => x.term)],
-    phrases,
-    or: phrases.join(' OR '),
+    phrases: [...q.phrases, ...fresh.map((x) => phrase(x.term))],
     weights: [...(q.weights ?? q.phrases.map(() => 1)), ...fresh.map((x) => x.weight)],
     original: q.original ?? q.phrases.length,
   };

@@ -10,16 +10,10 @@
 import type { SearchHit } from './hit';
 import type { SearchSettings } from './settings';
 
-/** The settings fusion reads (settings.ts says what each does). */
-export type FusionSettings = Pick<
-  SearchSettings,
-  'rrfK' | 'recencyWeight' | 'recencyHalfLifeDays' | 'keywordMinRelative' | 'vectorWindow' | 'vectorMinScore' | 'keywordLeadRatio' | 'keywordLeaderFloor' | 'vectorLeaderFloor' | 'promptWeight'
->;
-
 const DAY = 86_400_000;
 
 /** Keyword (BM25) and vector (cosine) lists, best first, fused with the records the best prompts led to (promptLinks.ts, already cut). */
-export function fuseHybrid(keyword: SearchHit[], vector: SearchHit[], prompted: SearchHit[], o: FusionSettings, now: number): SearchHit[] {
+export function fuseHybrid(keyword: SearchHit[], vector: SearchHit[], prompted: SearchHit[], o: SearchSettings, now: number): SearchHit[] {
   const kwTop = keyword[0]?.score ?? 0;
   const vecTop = vector[0]?.score ?? 0;
   const kw = keyword.filter((h) => h.score >= o.keywordMinRelative * kwTop);
@@ -31,19 +25,14 @@ export function fuseHybrid(keyword: SearchHit[], vector: SearchHit[], prompted: 
   // Likewise the vector list's best (after the density correction): on a question worded unlike
   // any note, the words can all be wrong while the encoder's first pick is right.
   if (vector[0] && o.vectorLeaderFloor > 0) keepAtOrAbove(fused, vector[0], o.vectorLeaderFloor);
+  // A confident lexical answer (its BM25 keywordLeadRatio times the runner-up's) is first.
   const lead = keyword[0];
-  if (lead && o.keywordLeadRatio > 0 && (keyword.length === 1 || lead.score >= o.keywordLeadRatio * keyword[1].score)) {
-    const i = fused.findIndex((f) => f.kind === lead.kind && f.id === lead.id);
-    if (i > 0) {
-      const [item] = fused.splice(i, 1);
-      fused.unshift({ ...item, score: fused[0].score + 1e-6 });
-    }
-  }
+  if (lead && o.keywordLeadRatio > 0 && (keyword.length === 1 || lead.score >= o.keywordLeadRatio * keyword[1].score)) keepAtOrAbove(fused, lead, 1, 1e-6);
   return fused;
 }
 
 /** Plain RRF of already-cut lists with the recency term, best first. */
-function rrf(lists: SearchHit[][], weights: number[], o: FusionSettings, now: number): SearchHit[] {
+function rrf(lists: SearchHit[][], weights: number[], o: SearchSettings, now: number): SearchHit[] {
   const byKey = new Map<string, SearchHit & { seen: Set<number> }>();
   lists.forEach((list, li) => {
     list.forEach((item, i) => {
@@ -63,11 +52,11 @@ function rrf(lists: SearchHit[][], weights: number[], o: FusionSettings, now: nu
   return [...byKey.values()].map(({ seen: _seen, ...f }) => f).sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
 }
 
-/** Moves `hit` up to 1-based place `at` when fusion put it lower; a hit at or above it stays. */
-function keepAtOrAbove(fused: SearchHit[], hit: SearchHit, at: number): void {
+/** Moves `hit` up to 1-based place `at` (scored `above` over the hit it passes) when fusion put it lower; a hit at or above it stays. */
+function keepAtOrAbove(fused: SearchHit[], hit: SearchHit, at: number, above = 1e-9): void {
   const i = fused.findIndex((f) => f.kind === hit.kind && f.id === hit.id);
   if (i >= at) {
     const [item] = fused.splice(i, 1);
-    fused.splice(at - 1, 0, { ...item, score: fused[at - 1].score + 1e-9 });
+    fused.splice(at - 1, 0, { ...item, score: fused[at - 1].score + above });
   }
 }

@@ -10,20 +10,17 @@ import type { FtsQuery } from './ftsQuery';
 import { keywordSearch } from './keyword';
 import type { SearchFilters } from './params';
 import { hydratePriors, matchesFilters, type PriorInfo } from './records';
-import { prior, titleKey, type Intent, type PriorWeights } from './rerank';
+import { prior, titleKey, type Intent } from './rerank';
 import type { SearchHit } from './hit';
 import type { SearchSettings } from './settings';
 
 /** Prompts searched for each query. */
 const PROMPT_DEPTH = 10;
 
-/** The settings it reads: the priors' weights and keywordMinRelative (weaker prompts do not lend). */
-type PromptLinkSettings = PriorWeights & Pick<SearchSettings, 'keywordMinRelative'>;
-
 type Db = Pick<Store, 'all' | 'get'>;
 
 /** Records led to by the query's best prompts, best first, each once; scored by its prompt's BM25 times its prior. */
-export async function promptLinked(store: Db, fq: FtsQuery, f: SearchFilters, intents: Set<Intent>, o: PromptLinkSettings): Promise<SearchHit[]> {
+export async function promptLinked(store: Db, fq: FtsQuery, f: SearchFilters, intents: Set<Intent>, o: SearchSettings): Promise<SearchHit[]> {
   const wantObs = f.kinds.includes('observation');
   const wantSums = f.kinds.includes('summary') && intents.has('outcome');
   if (!wantObs && !wantSums) return [];

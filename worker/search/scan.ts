@@ -74,10 +74,10 @@ class Block {
   }
 
   /** Swap-removes the row; a chunk left empty goes back to the arena. */
-  remove(kind: 0 | 1, id: number): boolean {
+  remove(kind: 0 | 1, id: number): void {
     const key = kind * 2 ** 32 + id;
     const row = this.rows.get(key);
-    if (row === undefined) return false;
+    if (row === undefined) return;
     this.rows.delete(key);
     const last = --this.count;
     if (row !== last) {
@@ -91,7 +91,6 @@ class Block {
     }
     this.arena.bytes().fill(0, this.offsetOf(last), this.offsetOf(last) + this.arena.stride);
     if (this.count <= (this.chunks.length - 1) * CHUNK_ROWS) this.arena.freeChunk(this.chunks.pop() as number);
-    return true;
   }
 
   release(): void {
@@ -125,12 +124,8 @@ export class ScanIndex {
     b.put(KIND_CODE[kind], id, epoch, q, scale);
   }
 
-  remove(kind: 'observation' | 'summary', id: number, project?: string): void {
-    if (project !== undefined) {
-      this.blocks.get(project)?.remove(KIND_CODE[kind], id);
-      return;
-    }
-    for (const b of this.blocks.values()) if (b.remove(KIND_CODE[kind], id)) return;
+  remove(kind: 'observation' | 'summary', id: number, project: string): void {
+    this.blocks.get(project)?.remove(KIND_CODE[kind], id);
   }
 
   dropProject(project: string): void {

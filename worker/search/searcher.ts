@@ -8,7 +8,7 @@ import { fuseHybrid } from './hybrid';
 import { browse, keywordSearch } from './keyword';
 import type { SearchHit } from './hit';
 import type { SearchFilters, SearchRequest } from './params';
-import { hydrate, hydratePriors, KINDS, leanPriors, matchesFilters, toSearchRow, type PriorInfo, type RecordInfo } from './records';
+import { hydrate, hydratePriors, KINDS, matchesFilters, toSearchRow, type PriorInfo, type RecordInfo } from './records';
 import { keepPriors, keptFacts, PRIOR_KEPT, priorsKept } from './rowFacts';
 import { neighbourDensity } from './density';
 import type { SemanticIndex } from './semantic';
@@ -168,41 +168,22 @@ export class Searcher {
       const next = Math.min(found.length, take);
       this.priors(found.slice(m, next), intents, factor, key, read);
       m = next;
-      if (m === found.length || this.settled(found, factor, key, m, depth, found[m].score * bound)) break;
+      if (m === found.length || settled(this.pool(found, factor, key, m), depth, found[m].score * bound, s.demoteDuplicates)) break;
     }
-    const pool = found.slice(0, m);
-    this.sharedTitles(pool, key, read);
+    this.sharedTitles(found.slice(0, m), key, read);
     stages?.mark('priorRows');
     // How many of the pool's hits had their priors taken (the rest could not reach the page).
     stages?.marks.push(['pool', m]);
-    const hits = pool.map((h, i) => ({ h: factor[i] === undefined ? h : { ...h, score: h.score * factor[i] }, key: key[i] }));
-    hits.sort((a, b) => b.h.score - a.h.score || b.h.epoch - a.h.epoch || b.h.id - a.h.id);
-    const ranked = s.demoteDuplicates ? demoteDuplicates(hits, (x) => x.key) : hits;
+    const ranked = this.pool(found, factor, key, m);
     stages?.mark('priors');
     return ranked.slice(0, depth).map((x) => x.h);
   }
 
-  /**
-   * Whether the first m hits (their priors known) settle the first `depth` places: at least `depth`
-   * of them with a title not ranked above (by title hash: equal hashes count as one title, which
-   * counts fewer) score above `unread`, the most a hit not read yet can score. Those places then
-   * depend on nothing below them.
-   */
-  private settled(found: SearchHit[], factor: (number | undefined)[], key: (string | number | undefined)[], m: number, depth: number, unread: number): boolean {
-    if (!(unread >= 0)) return false;
-    const scored = found.slice(0, m).map((h, i) => ({ score: factor[i] === undefined ? h.score : h.score * factor[i], epoch: h.epoch, id: h.id, key: key[i] }));
-    scored.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
-    const seen = new Set<string | number>();
-    let placed = 0;
-    for (const x of scored) {
-      if (!(x.score > unread)) return false;
-      if (this.settings.demoteDuplicates && x.key !== undefined) {
-        if (seen.has(x.key)) continue;
-        seen.add(x.key);
-      }
-      if (++placed >= depth) return true;
-    }
-    return false;
+  /** The first m hits times their priors, best first; with demoteDuplicates, a title (by key) ranked above moves the hit behind the new titles. */
+  private pool(found: SearchHit[], factor: (number | undefined)[], key: (string | number | undefined)[], m: number): PoolHit[] {
+    const hits = found.slice(0, m).map((h, i) => ({ h: factor[i] === undefined ? h : { ...h, score: h.score * factor[i] }, key: key[i] }));
+    hits.sort((a, b) => b.h.score - a.h.score || b.h.epoch - a.h.epoch || b.h.id - a.h.id);
+    return this.settings.demoteDuplicates ? demoteDuplicates(hits, (x) => x.key) : hits;
   }
 
   /**
@@ -215,7 +196,7 @@ export class Searcher {
       const facts = keptFacts(this.store, KINDS[kind]);
       const ids = hits.filter((h) => h.kind === kind && !(facts && priorsKept(facts, h.id))).map((h) => h.id);
       if (ids.length === 0) continue;
-      const rows = facts ? hydratePriors(this.store, kind, ids, false) : leanPriors(this.store, kind, ids);
+      const rows = hydratePriors(this.store, kind, ids, false);
       if (facts) keepPriors(facts, rows.values());
       for (const [id, r] of rows) read.set(`${kind}:${id}`, r);
     }
@@ -242,7 +223,7 @@ export class Searcher {
     for (const [ref, r] of read) titles.set(ref, r.title);
     for (const kind of ['observation', 'summary', 'prompt'] as const) {
       const ids = shared.filter((h) => h.kind === kind && !titles.has(`${kind}:${h.id}`)).map((h) => h.id);
-      if (ids.length > 0) for (const [id, r] of leanPriors(this.store, kind, ids)) titles.set(`${kind}:${id}`, r.title);
+      if (ids.length > 0) for (const [id, r] of hydratePriors(this.store, kind, ids, false)) titles.set(`${kind}:${id}`, r.title);
     }
     for (const [i, h] of hits.entries()) {
       if ((count.get(key[i] as number) ?? 0) < 2) continue;
@@ -301,6 +282,19 @@ export class Searcher {
     stages?.mark('snippets');
     return out;
   }
+}
+
+type PoolHit = { h: SearchHit; key: string | number | undefined };
+
+/**
+ * Whether a pool ranked so far settles the first `depth` places: its depth-th hit has a title not
+ * ranked above (by title hash: equal hashes count as one title, which counts fewer; demoted titles
+ * stand behind every new one) and scores above `unread`, the most a hit not read yet can score.
+ * Those places then depend on nothing below them.
+ */
+function settled(ranked: PoolHit[], depth: number, unread: number, demoted: boolean): boolean {
+  const d = ranked[depth - 1];
+  return unread >= 0 && d !== undefined && d.h.score > unread && !(demoted && d.key !== undefined && ranked.slice(0, depth - 1).some((x) => x.key === d.key));
 }
 
 function ms(t0: number): number {

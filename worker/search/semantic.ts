@@ -182,7 +182,7 @@ export class SemanticIndex {
     if (scan) for (const r of rows) put(scan, r.project, r.kind, r.id, r.epoch, r.blob);
   }
 
-  removed(kind: 'observation' | 'summary', id: number, project?: string): void {
+  removed(kind: 'observation' | 'summary', id: number, project: string): void {
     this.scan?.remove(kind, id, project);
   }
 
