@@ -51,7 +51,7 @@ export function diskByKind(dataDir) {
   return out;
 }
 
-/** A snapshot (CMEMSNP3) or delta (CMEMDLT2) whose chunks are deflated (worker/store/packChain.ts). */
+/** A snapshot (CMEMSNP4, or CMEMSNP3 from before sub-blocks) or delta (CMEMDLT3, CMEMDLT2) whose chunks are deflated (worker/store/packChain.ts). */
 function isPacked(file) {
   const head = Buffer.alloc(8);
   const fd = fs.openSync(file, 'r');
@@ -60,7 +60,7 @@ function isPacked(file) {
   } finally {
     fs.closeSync(fd);
   }
-  return ['CMEMSNP3', 'CMEMDLT2'].includes(head.toString('latin1'));
+  return ['CMEMSNP3', 'CMEMSNP4', 'CMEMDLT2', 'CMEMDLT3'].includes(head.toString('latin1'));
 }
 
 const MB = (b) => (b / 1e6).toFixed(2);

@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { it } from 'node:test';
 import { copyDataDir, SHORT_LIVED_WORKER_ARGS, startShortLivedWorker, tempDir, until, workerArgv, type RunningWorker } from '../helpers/worker';
+import { packWhole } from '../helpers/packedWhole';
 import { faultCase } from './record';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20);
@@ -456,8 +457,9 @@ it('a client killed mid-request leaves the worker healthy', async () => {
 /**
  * The steps of packing the chain (worker/store/packChain.ts), which runs after each checkpoint: the
  * packed copy written to its temp file but not synced, synced and read back but not renamed over
- * the raw file, renamed but the directory not synced. Each for a full snapshot and for a delta (a
- * start's catch-up delta: the others are written packed). And of merging packed deltas into one:
+ * the raw file, renamed but the directory not synced. Each for a full snapshot, for a delta (a
+ * start's catch-up delta: the others are written packed) and for a full snapshot packed whole
+ * (CMEMSNP3, as data dirs from before sub-blocks hold it: packed again in sub-blocks). And of merging packed deltas into one:
  * the merged copy written but not synced, read back but not renamed over the newest delta, renamed
  * but the older deltas not removed.
  */
@@ -474,20 +476,21 @@ const MERGE_STEPS = [
 const PACK_KINDS = [
   ['snapshot', PACK_STEPS],
   ['delta', PACK_STEPS],
+  ['whole', PACK_STEPS],
   ['merge', MERGE_STEPS],
 ] as const;
 const PACK_STEP_COUNT = PACK_KINDS.reduce((n, [, steps]) => n + steps.length, 0);
 /** Saves before each kill (and, for delta and merge, before the stop that made the store it starts from). */
-const saves = { snapshot: 5, delta: 5, merge: 2 } as const;
+const saves = { snapshot: 5, delta: 5, whole: 5, merge: 2 } as const;
 
 const chainFile = (n: string) => /^(snapshot|delta)-\d+\.db$/.test(n);
 const genOf = (n: string) => Number(/\d+/.exec(n)![0]);
 const magicOf = (file: string) => fs.readFileSync(file).subarray(0, 8).toString('latin1');
-/** The chain's files (newest full snapshot and the deltas after it) that are still raw. */
+/** The chain's files (newest full snapshot and the deltas after it) that are still raw, or packed whole (to be packed in sub-blocks). */
 function rawChain(db: string): string[] {
   const files = fs.readdirSync(db).filter(chainFile);
   const newest = Math.max(...files.filter((n) => n.startsWith('snapshot-')).map(genOf));
-  return files.filter((n) => genOf(n) >= newest && (n.startsWith('delta-') || genOf(n) === newest) && ['CMEMSNP2', 'CMEMDLT1'].includes(magicOf(path.join(db, n))));
+  return files.filter((n) => genOf(n) >= newest && (n.startsWith('delta-') || genOf(n) === newest) && ['CMEMSNP2', 'CMEMDLT1', 'CMEMSNP3', 'CMEMDLT2'].includes(magicOf(path.join(db, n))));
 }
 
 it(`SIGKILL at every step of packing the newest snapshot and its deltas, and of merging deltas (${PACK_STEP_COUNT} steps)`, { timeout: 15 * 60_000 }, async () => {
@@ -499,14 +502,17 @@ it(`SIGKILL at every step of packing the newest snapshot and its deltas, and of 
       const from = { dataDir: tempDir(), acked: new Acked() };
       {
         const fromDb = path.join(from.dataDir, 'db');
-        if (kind === 'snapshot') {
+        if (kind === 'snapshot' || kind === 'whole') {
           // A raw snapshot, as a data dir written before packing holds (the page cache off writes
           // raw full snapshots); the next start, with the page cache, packs it 10 s after it starts.
           const w = await startShortLivedWorker({ dataDir: from.dataDir, env: { ...STEP_ENV, CLAUDE_MEM_PAGE_CACHE_MB: '0' } });
           await from.acked.bulk(w, 'base', 300);
           assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
           await w.stop();
-          assert.ok(rawChain(fromDb).some((n) => n.startsWith('snapshot-')), 'a raw snapshot');
+          const raw = rawChain(fromDb).filter((n) => n.startsWith('snapshot-'));
+          assert.ok(raw.length > 0, 'a raw snapshot');
+          // whole: that snapshot packed whole, as a data dir written before sub-blocks holds it.
+          if (kind === 'whole') for (const n of raw) assert.equal(packWhole(path.join(fromDb, n)), 'CMEMSNP3');
         } else {
           const w = await startShortLivedWorker({ dataDir: from.dataDir, env: STEP_ENV });
           await from.acked.bulk(w, 'base', 300);
@@ -538,7 +544,10 @@ it(`SIGKILL at every step of packing the newest snapshot and its deltas, and of 
         const deltas = files.filter((n) => /^delta-\d+\.db$/.test(n));
         if (step.at === 'pack:renamed' || step.at === 'merge:renamed') assert.deepEqual(chainTmp, [], `the new copy took the old file's name: ${files.join(' ')}`);
         else if (kind === 'merge') assert.ok(chainTmp.some((n) => n.startsWith('delta-')) && deltas.length >= 2, `the merged delta in its temp file, the deltas in place: ${files.join(' ')}`);
-        else assert.ok(tmp.some((n) => n.startsWith(kind)) && rawChain(db).some((n) => n.startsWith(kind)), `the packed ${kind} in its temp file, the raw one in place: ${files.join(' ')}`);
+        else {
+          const name = kind === 'whole' ? 'snapshot' : kind;
+          assert.ok(tmp.some((n) => n.startsWith(name)) && rawChain(db).some((n) => n.startsWith(name)), `the packed ${name} in its temp file, the one to pack in place: ${files.join(' ')}`);
+        }
         if (step.at === 'merge:renamed') assert.ok(deltas.length >= 2, `the older deltas still there: ${files.join(' ')}`);
         w = await startShortLivedWorker({ dataDir, env: STEP_ENV });
         try {

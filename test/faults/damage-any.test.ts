@@ -141,7 +141,7 @@ async function afterDeltas(opts: { packed?: boolean } = {}): Promise<Moment> {
     const db = path.join(dataDir, 'db');
     await until(() => !fs.readdirSync(db).some((n) => n.includes('.tmp-')) && rawChainFiles(db).length === 0, 30_000, 'the chain packed');
     const magic = (n: string) => fs.readFileSync(path.join(db, n)).subarray(0, 8).toString('latin1');
-    assert.ok(dbFiles(dataDir).some((n) => magic(n) === 'CMEMSNP3') && dbFiles(dataDir).some((n) => magic(n) === 'CMEMDLT2'), `a packed snapshot and a packed delta: ${dbFiles(dataDir).join(' ')}`);
+    assert.ok(dbFiles(dataDir).some((n) => magic(n) === 'CMEMSNP4') && dbFiles(dataDir).some((n) => magic(n) === 'CMEMDLT3'), `a packed snapshot and a packed delta: ${dbFiles(dataDir).join(' ')}`);
   }
   await save(w, 20 + k * 40, 5, acked);
   await w.kill('SIGKILL');

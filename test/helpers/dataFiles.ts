@@ -22,8 +22,8 @@ function thawIfPresent(dir: string, gen: number, journal: boolean): Buffer | und
 /** A packed snapshot's or delta's bytes inflated (after its raw bytes, so nothing is hidden); other bytes as they are. */
 function unpackedIfPacked(file: string, b: Buffer | undefined): Buffer | undefined {
   const magic = b?.subarray(0, 8).toString('latin1');
-  if (!b || (magic !== 'CMEMSNP3' && magic !== 'CMEMDLT2')) return b;
-  if (magic === 'CMEMSNP3') return Buffer.concat([b, snapshotBytesOf(b)]);
+  if (!b || !['CMEMSNP3', 'CMEMSNP4', 'CMEMDLT2', 'CMEMDLT3'].includes(magic ?? '')) return b;
+  if (magic?.startsWith('CMEMSNP')) return Buffer.concat([b, snapshotBytesOf(b)]);
   // Read from a copy of the bytes read (the file may be renamed meanwhile).
   const copy = path.join(tempDir('plain-delta-'), path.basename(file));
   fs.writeFileSync(copy, b);

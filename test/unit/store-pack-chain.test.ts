@@ -2,7 +2,8 @@
 // deltas after it are rewritten in place with each 64 KiB chunk deflated, and the page cache reads
 // them from there. Real files in a temp dir, real sql.js: the packed files are smaller, every read
 // gives the same rows (through a page cache small enough to evict and re-read), a store written
-// before packing (raw files) opens and is packed, a damaged packed chunk is found, and the raw
+// before packing (raw files) or before sub-blocks (chunks packed whole) opens and is packed in sub-blocks,
+// a read inflates only the sub-block it needs, a damaged packed chunk or sub-block is found, and the raw
 // file's blocks leave the disk once packed.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,11 +13,12 @@ import { nullLogger } from '../../common/node/log';
 import { openChain } from '../../worker/store/chain';
 import { deltaName, listDeltas, readDeltaHeader, verifyDelta } from '../../worker/store/delta';
 import { rawChainFiles } from '../../worker/store/packChain';
-import { PAGED_CHUNK } from '../../worker/store/pagedFile';
+import { PACK_SUB, PAGED_CHUNK, PagedBytes } from '../../worker/store/pagedFile';
 import { recover } from '../../worker/store/recovery';
-import { listSnapshots, readSnapshot, snapshotHeader, snapshotName, verifySnapshot } from '../../worker/store/snapshot';
+import { chunkPlaces, listSnapshots, readSnapshot, snapshotHeader, snapshotHeaderOf, snapshotName, verifySnapshot, writeSnapshotFrom } from '../../worker/store/snapshot';
 import { loadSqlJs } from '../../worker/store/sqlite';
 import { Store } from '../../worker/store/store';
+import { packWhole } from '../helpers/packedWhole';
 import { tempDir, until } from '../helpers/worker';
 
 const BUDGET = 4 * PAGED_CHUNK;
@@ -99,8 +101,8 @@ describe('packing the newest snapshot and its deltas', () => {
       await insert(s, 3100, 10);
       await s.snapshot();
       await until(() => rawChainFiles(dir).length === 0, 20_000, 'the chain packed');
-      assert.equal(magic(snap), 'CMEMSNP3');
-      assert.ok(listDeltas(dir).every((g) => magic(path.join(dir, deltaName(g))) === 'CMEMDLT2'), 'every delta packed');
+      assert.equal(magic(snap), 'CMEMSNP4');
+      assert.ok(listDeltas(dir).every((g) => magic(path.join(dir, deltaName(g))) === 'CMEMDLT3'), 'every delta packed');
       // The raw delta, packed, and the new one (written packed) are merged into one: its chunks and the few new ones.
       await until(() => listDeltas(dir).length === 1, 20_000, 'the deltas merged into one');
       const packedSizes = [fs.statSync(snap).size, fs.statSync(path.join(dir, deltaName(listDeltas(dir)[0]))).size];
@@ -125,6 +127,100 @@ describe('packing the newest snapshot and its deltas', () => {
     }
   });
 
+  it('a store packed whole (before sub-blocks: CMEMSNP3, CMEMDLT2) opens as it is, then is packed again in sub-blocks: the same rows', async () => {
+    const dir = await rawStore();
+    const snap = newestSnapshot(dir);
+    const delta = path.join(dir, deltaName(listDeltas(dir).pop() as number));
+    assert.equal(packWhole(snap), 'CMEMSNP3');
+    assert.equal(packWhole(delta), 'CMEMDLT2');
+    await verifySnapshot(snap);
+    await verifyDelta(delta);
+    assert.deepEqual(rawChainFiles(dir), [snap, delta], 'both are to be packed again');
+    // Opened with packing off: the files packed whole, as they are (each chunk inflated whole).
+    let s = await open(dir, false);
+    assert.deepEqual(rows(s), expected(3100, [17]));
+    assert.deepEqual(s.recovery.deltasApplied, listDeltas(dir));
+    await s.close(false);
+    const SQL = await loadSqlJs();
+    const { db, report } = recover(SQL, dir, { quarantine: false });
+    assert.deepEqual(report.lost, []);
+    assert.equal(Number(db.exec('SELECT count(*) FROM t')[0].values[0][0]), 3100);
+    db.close();
+    // With packing: both are packed again in sub-blocks, in place.
+    s = await open(dir);
+    try {
+      await s.snapshot();
+      await until(() => rawChainFiles(dir).length === 0 && !fs.readdirSync(dir).some((n) => n.includes('.tmp-')), 20_000, 'the chain packed in sub-blocks');
+      assert.equal(magic(snap), 'CMEMSNP4');
+      assert.ok(listDeltas(dir).every((g) => magic(path.join(dir, deltaName(g))) === 'CMEMDLT3'), 'every delta packed in sub-blocks');
+      assert.deepEqual(rows(s), expected(3100, [17]));
+    } finally {
+      await s.close(false);
+    }
+    s = await open(dir);
+    try {
+      assert.deepEqual(rows(s), expected(3100, [17]));
+    } finally {
+      await s.close(false);
+    }
+  });
+
+  it('a read inflates only the sub-block of a chunk it needs; a damaged sub-block is reported, not served, and the chunk\'s other sub-blocks still read', async () => {
+    const dir = tempDir('subs-');
+    // Three chunks and a half of text that deflates like the history, written as a packed snapshot.
+    const bytes = Buffer.from(Array.from({ length: 900 }, (_, i) => body(i)).join('\n')).subarray(0, 3.5 * PAGED_CHUNK);
+    assert.equal(bytes.length, 3.5 * PAGED_CHUNK);
+    const file = await writeSnapshotFrom(
+      dir,
+      1,
+      bytes.length,
+      (async function* () {
+        yield bytes;
+      })(),
+      { stopping: () => false },
+    );
+    assert.equal(magic(file), 'CMEMSNP4');
+    const fd = fs.openSync(file, 'r');
+    const places = chunkPlaces(fd, snapshotHeaderOf(fd)) ?? [];
+    fs.closeSync(fd);
+    assert.ok(places.every((p) => p.subs && p.packed !== undefined && p.packed < p.len * 0.6), 'each chunk deflated, in sub-blocks');
+    // Not read whole at open: every read goes to the file.
+    const chain = openChain(dir, 1, [], { notes: [], damaged: [] }, 0);
+    const paged = new PagedBytes(chain, 2 * PAGED_CHUNK);
+    const damage: [string, number][] = [];
+    paged.onDamage = (f, i) => damage.push([path.basename(f), i]);
+    try {
+      const page = (at: number) => Buffer.from(paged.subarray(at, at + 4096));
+      assert.deepEqual(page(PAGED_CHUNK + 4096), bytes.subarray(PAGED_CHUNK + 4096, PAGED_CHUNK + 8192));
+      assert.equal(paged.stats.reads, 1, 'one sub-block read');
+      assert.deepEqual(page(PAGED_CHUNK + 8192), bytes.subarray(PAGED_CHUNK + 8192, PAGED_CHUNK + 12288));
+      assert.equal(paged.stats.reads, 1, 'the same sub-block: cached');
+      assert.deepEqual(page(PAGED_CHUNK + 3 * PACK_SUB), bytes.subarray(PAGED_CHUNK + 3 * PACK_SUB, PAGED_CHUNK + 3 * PACK_SUB + 4096));
+      assert.equal(paged.stats.reads, 2, 'another sub-block of the same chunk');
+      // The last chunk is half a chunk (two sub-blocks).
+      assert.deepEqual(page(3 * PAGED_CHUNK + PACK_SUB), bytes.subarray(3 * PAGED_CHUNK + PACK_SUB, 3 * PAGED_CHUNK + PACK_SUB + 4096));
+      // Sub-block 2 of chunk 2 damaged on disk: reading it is an error (and reported), never its bytes.
+      const p = places[2];
+      const subs = p.subs as Uint32Array;
+      const at = p.offset + subs[0] + subs[2] + (subs[4] >> 1);
+      const f = fs.openSync(file, 'r+');
+      fs.writeSync(f, Buffer.alloc(8, 0x5a), 0, 8, at);
+      fs.closeSync(f);
+      assert.throws(() => paged.subarray(2 * PAGED_CHUNK + 2 * PACK_SUB, 2 * PAGED_CHUNK + 2 * PACK_SUB + 4096), /chunk 2 sub-block 2 (does not inflate|changed on disk)/);
+      assert.deepEqual(damage, [[path.basename(file), 2]]);
+      // The chunk's other sub-blocks check out on their own and are served.
+      assert.deepEqual(page(2 * PAGED_CHUNK), bytes.subarray(2 * PAGED_CHUNK, 2 * PAGED_CHUNK + 4096));
+      assert.deepEqual(page(2 * PAGED_CHUNK + 3 * PACK_SUB), bytes.subarray(2 * PAGED_CHUNK + 3 * PACK_SUB, 2 * PAGED_CHUNK + 3 * PACK_SUB + 4096));
+      // A write to the chunk needs all of it (a checkpoint writes it whole): refused too.
+      assert.throws(() => paged.set(Buffer.alloc(10, 1), 2 * PAGED_CHUNK + 100), /chunk 2 sub-block 2/);
+      // Whole-file readers find it as well.
+      await assert.rejects(verifySnapshot(file), /checksum mismatch/);
+    } finally {
+      paged.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('readers without the page cache (the replica, claude-mem recover) read packed snapshots; each file checks out whole', async () => {
     const dir = await rawStore();
     let s = await open(dir);
@@ -132,9 +228,9 @@ describe('packing the newest snapshot and its deltas', () => {
     await until(() => rawChainFiles(dir).length === 0, 20_000, 'the chain packed');
     await s.close(false);
     const snap = newestSnapshot(dir);
-    assert.equal(magic(snap), 'CMEMSNP3');
+    assert.equal(magic(snap), 'CMEMSNP4');
     await verifySnapshot(snap);
-    assert.equal(snapshotHeader(snap).version, 3);
+    assert.equal(snapshotHeader(snap).version, 4);
     const SQL = await loadSqlJs();
     for (const opts of [{ quarantine: false }, { quarantine: false, eager: true }]) {
       const { db, report } = recover(SQL, dir, opts);
@@ -183,7 +279,7 @@ describe('packing the newest snapshot and its deltas', () => {
     await s.snapshot(); // starts packing the chain in the background
     await s.close(false); // stops it at its next piece
     assert.ok(!fs.readdirSync(dir).some((n) => n.includes('.tmp-')), `no temp file left: ${fs.readdirSync(dir).join(' ')}`);
-    assert.ok(['CMEMSNP2', 'CMEMSNP3'].includes(magic(snap)));
+    assert.ok(['CMEMSNP2', 'CMEMSNP4'].includes(magic(snap)));
     s = await open(dir);
     try {
       assert.deepEqual(rows(s), expected(3110, [17]));
@@ -209,7 +305,7 @@ describe('packing the newest snapshot and its deltas', () => {
         const r = await s.snapshot();
         assert.equal(r.via, 'delta');
         taken.push(r.gen);
-        assert.equal(magic(path.join(dir, deltaName(r.gen))), 'CMEMDLT2', 'written packed');
+        assert.equal(magic(path.join(dir, deltaName(r.gen))), 'CMEMDLT3', 'written packed');
       }
       await until(() => listDeltas(dir).length <= 2 && !fs.readdirSync(dir).some((n) => n.includes('.tmp-')), 20_000, `the deltas merged (${listDeltas(dir).join(' ')})`);
       const left = listDeltas(dir);

@@ -50,8 +50,8 @@ export function openChain(dir: string, snapGen: number, deltaGens: number[], pro
     // A packed snapshot's chunks are inflated to be checked (about 5x the time of reading and a CRC:
     // 90-420 ms for the 10k history's 5.3 MB under load), so a packed chain is read whole at open
     // only up to a quarter of the limit; a larger one is checked chunk by chunk as it is read.
-    const verifyAll = total <= (h.version === 3 ? verifyAtOpenBytes / 4 : verifyAtOpenBytes);
-    if (places && h.version === 3) {
+    const verifyAll = total <= (h.version >= 3 ? verifyAtOpenBytes / 4 : verifyAtOpenBytes);
+    if (places && h.version >= 3) {
       // Packed: each chunk is inflated and checked when read (now, for a small chain).
       locs = places.map((p) => (snapRef.hold(), { ref: snapRef, ...p }));
       if (verifyAll) {

@@ -49,7 +49,7 @@ export interface CheckpointDeps {
    * there would leave it (the journal holds every write; the next start checkpoints again).
    */
   stopping(): boolean;
-  /** A full snapshot is written packed (each chunk deflated on the way: snapshot.ts v3); never on the stop path. */
+  /** A full snapshot is written packed (each chunk deflated on the way: snapshot.ts v4); never on the stop path. */
   packed?: boolean;
   /** A delta is written packed (delta.ts): while the worker runs, not for a start's catch-up (the start waits for it). */
   packedDelta?: boolean;
@@ -63,7 +63,7 @@ export function fullCheckpointDue(dir: string, paged: PagedBytes, deltaMinBytes 
   // A v1 snapshot (no chunk table) is read whole at every start: replace it at the first checkpoint.
   const file = path.join(dir, snapshotName(newest));
   const version = snapshotVersion(file);
-  if (version !== 2 && version !== 3) return true;
+  if (version < 2) return true;
   // Compared as written, before packing (packChain.ts), which shrinks both alike.
   const fullBytes = snapshotHeader(file).length;
   const deltas = listDeltas(dir).filter((g) => g > newest);

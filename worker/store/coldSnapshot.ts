@@ -280,7 +280,7 @@ export async function freezeOlderSnapshots(dir: string, minBytes: number, stoppi
 
 function isPacked(file: string): boolean {
   try {
-    return snapshotHeader(file).version === 3;
+    return snapshotHeader(file).version >= 3;
   } catch {
     return false;
   }

@@ -8,20 +8,24 @@
 // the chunks' bytes, PAGED_CHUNK each, in list order. prevGen: the checkpoint whose state the
 // writer's clean chunks held, so the delta is every chunk changed since then (chain.ts uses it to
 // refuse a delta that does not fit the chain). Written like a snapshot: temp, fsync, rename, dir fsync.
-// Packed ("CMEMDLT2": a delta taken while the worker runs is written so, a start's catch-up raw and
+// Packed ("CMEMDLT3": a delta taken while the worker runs is written so, a start's catch-up raw and
 // packed by packChain.ts later; packChain.ts also merges packed deltas into one): the same header, list
-// entries of u32 chunk index, u32 crc32 of its raw bytes, u32 bytes stored (less than PAGED_CHUNK:
-// raw-deflated), then the chunks as stored, in list order.
+// entries of u32 chunk index, u32 crc32 of its raw bytes, then per PACK_SUB sub-block of the chunk u32
+// bytes stored (less than PACK_SUB: raw-deflated) and u32 crc32 of its raw bytes; then the chunks as
+// stored (each its sub-blocks in order), in list order. "CMEMDLT2" (each chunk raw-deflated whole, list
+// entries of u32 index, u32 crc32, u32 bytes stored), written before sub-blocks, is still read, and
+// packed again in sub-blocks by packChain.ts.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { promisify } from 'node:util';
-import { crc32, inflateRaw } from 'node:zlib';
+import { crc32 } from 'node:zlib';
 import { listGenFiles, writeAtomically } from './journal';
-import { type ChunkLoc, FileRef, PAGED_CHUNK, packChunks } from './pagedFile';
+import { type ChunkLoc, FileRef, PAGED_CHUNK, type PackedChunk, packChunks, readLoc, readSubs, SUBS_ENTRY, writeSubs } from './pagedFile';
 
-const inflateAsync = promisify(inflateRaw);
 const MAGIC = Buffer.from('CMEMDLT1', 'ascii');
-const MAGIC_PACKED = Buffer.from('CMEMDLT2', 'ascii');
+const MAGIC_WHOLE = Buffer.from('CMEMDLT2', 'ascii');
+const MAGIC_PACKED = Buffer.from('CMEMDLT3', 'ascii');
+/** Bytes of a chunk's entry in the list: raw, packed whole (CMEMDLT2), packed in sub-blocks. */
+const WIDTH = { raw: 8, whole: 12, packed: 8 + SUBS_ENTRY };
 export const DELTA_HEADER = 8 + 8 + 8 + 8 + 4 + 4 + 4 + 4;
 /** A count past this is corruption (2^20 chunks of 64 KiB = 64 GiB). */
 const MAX_COUNT = 1 << 20;
@@ -31,8 +35,9 @@ export interface DeltaEntry {
   crc: number;
   /** Where the chunk's bytes are in the file. */
   offset: number;
-  /** Packed: its bytes are raw-deflated in this many bytes at `offset`. */
+  /** Packed: its bytes are stored in this many bytes at `offset` (in sub-blocks when `subs` is set: pagedFile.ts ChunkLoc). */
   packed?: number;
+  subs?: Uint32Array;
 }
 
 export interface DeltaInfo {
@@ -42,7 +47,7 @@ export interface DeltaInfo {
   entries: DeltaEntry[];
   /** The file's size. */
   bytes: number;
-  /** A packed delta (CMEMDLT2). */
+  /** A packed delta (CMEMDLT3: in sub-blocks); a CMEMDLT2 one (packed whole) is not, and is packed again. */
   packed: boolean;
   /** Written by this process: the CRC of each chunk's bytes as stored, to check the file against when read back. */
   storedCrcs?: number[];
@@ -63,9 +68,9 @@ export function listDeltas(dir: string): number[] {
   return listGenFiles(dir, /^delta-(\d+)\.db$/);
 }
 
-/** The header and list of a delta, with each chunk's place in the file; with `stored` on every chunk, of a packed one. */
-function encodeHead(gen: number, prevGen: number, length: number, chunks: { index: number; crc: number; stored?: number }[], packed = false): Buffer {
-  const width = packed ? 12 : 8;
+/** The header and list of a delta, with each chunk's place in the file; with `subs` on every chunk, of a packed one. */
+function encodeHead(gen: number, prevGen: number, length: number, chunks: { index: number; crc: number; subs?: Uint32Array }[], packed = false): Buffer {
+  const width = packed ? WIDTH.packed : WIDTH.raw;
   const head = Buffer.alloc(DELTA_HEADER + width * chunks.length);
   (packed ? MAGIC_PACKED : MAGIC).copy(head, 0);
   head.writeBigUInt64LE(BigInt(length), 8);
@@ -76,36 +81,37 @@ function encodeHead(gen: number, prevGen: number, length: number, chunks: { inde
   chunks.forEach((c, k) => {
     head.writeUInt32LE(c.index, DELTA_HEADER + width * k);
     head.writeUInt32LE(c.crc, DELTA_HEADER + width * k + 4);
-    if (packed) head.writeUInt32LE(c.stored ?? PAGED_CHUNK, DELTA_HEADER + width * k + 8);
+    if (packed) writeSubs(head, DELTA_HEADER + width * k + 8, c.subs as Uint32Array);
   });
   head.writeUInt32LE(crc32(Buffer.concat([head.subarray(0, 40), head.subarray(DELTA_HEADER)])), 40);
   return head;
 }
 
 /** Where a packed delta of `count` chunks has its first chunk (after its header and list). */
-export const packedDeltaBase = (count: number): number => DELTA_HEADER + 12 * count;
+export const packedDeltaBase = (count: number): number => DELTA_HEADER + WIDTH.packed * count;
 
-/** The header and list of a packed delta whose chunks were written in list order from packedDeltaBase on. */
-export function packedDeltaHead(info: DeltaInfo, stored: number[]): Buffer {
+/** The header and list of a packed delta whose chunks were written in list order from packedDeltaBase on, with these sub-blocks. */
+export function packedDeltaHead(info: DeltaInfo, subs: Uint32Array[]): Buffer {
   return encodeHead(
     info.gen,
     info.prevGen,
     info.length,
-    info.entries.map((e, k) => ({ index: e.index, crc: e.crc, stored: stored[k] })),
+    info.entries.map((e, k) => ({ index: e.index, crc: e.crc, subs: subs[k] })),
     true,
   );
 }
 
 /**
  * Chunks deflated at once (in parallel on the thread pool) when a delta is written packed: a stop
- * waits for at most one such piece (4 MiB raw, tens of ms). Each piece waits for a turn of an event
- * loop an import keeps busy, so fewer, larger pieces write a bulk delta sooner.
+ * waits for at most one such piece (2 MiB raw, 128 sub-blocks each deflated on its own: 64 chunks
+ * took 98-133 ms in sub-blocks against 51-72 ms whole, load 6-9). Each piece waits for a turn of an
+ * event loop an import keeps busy, so fewer, larger pieces write a bulk delta sooner.
  */
-const PACK_BATCH = 64;
+const PACK_BATCH = 32;
 
 /**
  * Writes delta `gen`: `chunks` (each PAGED_CHUNK bytes) as they were when journal segment `gen`
- * began; `packed`: each chunk raw-deflated on the thread pool on the way (CMEMDLT2). Returns what
+ * began; `packed`: each chunk raw-deflated on the thread pool on the way (CMEMDLT3, in sub-blocks). Returns what
  * a reader of the header would find.
  */
 export async function writeDelta(
@@ -124,7 +130,7 @@ export async function writeDelta(
   });
   const file = path.join(dir, deltaName(gen));
   if (packed) {
-    const stored: number[] = [];
+    const stored: Uint32Array[] = [];
     const storedCrcs: number[] = [];
     await writeAtomically(file, async (fh) => {
       const chunksOf = async (from: number, to: number) => {
@@ -134,13 +140,14 @@ export async function writeDelta(
       };
       await writePackedChunks(fh, packedDeltaBase(sorted.length), sorted.length, PACK_BATCH, chunksOf, stored, storedCrcs);
       if (stopping()) throw new CheckpointStopped();
-      await writeParts(fh, [encodeHead(gen, prevGen, length, listed.map((c, k) => ({ ...c, stored: stored[k] })), true)], 0);
+      await writeParts(fh, [encodeHead(gen, prevGen, length, listed.map((c, k) => ({ ...c, subs: stored[k] })), true)], 0);
     });
     const entries: DeltaEntry[] = [];
     let at = packedDeltaBase(sorted.length);
     listed.forEach((c, k) => {
-      entries.push({ ...c, offset: at, packed: stored[k] < PAGED_CHUNK ? stored[k] : undefined });
-      at += stored[k];
+      const bytes = storedBytes(stored[k]);
+      entries.push({ ...c, offset: at, packed: bytes, subs: stored[k] });
+      at += bytes;
     });
     return { gen, prevGen, length, bytes: at, entries, packed: true, storedCrcs };
   }
@@ -171,10 +178,17 @@ export async function writeParts(fh: fs.promises.FileHandle, parts: Uint8Array[]
   }
 }
 
+/** A packed chunk's bytes stored: the sum of its sub-blocks'. */
+function storedBytes(subs: Uint32Array): number {
+  let n = 0;
+  for (let k = 0; k < subs.length; k += 2) n += subs[k];
+  return n;
+}
+
 /**
  * Writes `count` packed chunks from offset `at` on, in list order, `batch` at a time (a packed
  * delta's, a merge's, a packed snapshot's): `parts(from, to)` gives chunks from..to-1 as stored
- * (null: give up, nothing more is written). Appends each chunk's stored size to `stored` and, when
+ * (null: give up, nothing more is written). Appends each chunk's sub-blocks to `stored` and, when
  * given, the CRC of its stored bytes to `storedCrcs`. The offset after the last chunk, or null.
  */
 export async function writePackedChunks(
@@ -182,18 +196,22 @@ export async function writePackedChunks(
   at: number,
   count: number,
   batch: number,
-  parts: (from: number, to: number) => Promise<Uint8Array[] | null>,
-  stored: number[],
+  parts: (from: number, to: number) => Promise<PackedChunk[] | null>,
+  stored: Uint32Array[],
   storedCrcs?: number[],
 ): Promise<number | null> {
   for (let k = 0; k < count; k += batch) {
     const group = await parts(k, Math.min(count, k + batch));
     if (!group) return null;
-    await writeParts(fh, group, at);
+    await writeParts(
+      fh,
+      group.map((p) => p.bytes),
+      at,
+    );
     for (const p of group) {
-      stored.push(p.length);
-      storedCrcs?.push(crc32(p));
-      at += p.length;
+      stored.push(p.subs);
+      storedCrcs?.push(crc32(p.bytes));
+      at += p.bytes.length;
     }
   }
   return at;
@@ -204,12 +222,14 @@ export function readDeltaHeader(fd: number): DeltaInfo {
   const size = fs.fstatSync(fd).size;
   const head = Buffer.alloc(DELTA_HEADER);
   if (size < DELTA_HEADER || fs.readSync(fd, head, 0, DELTA_HEADER, 0) !== DELTA_HEADER) throw new Error('not a delta (bad header)');
-  const packed = head.subarray(0, 8).equals(MAGIC_PACKED);
-  if (!packed && !head.subarray(0, 8).equals(MAGIC)) throw new Error('not a delta (bad header)');
+  const magic = head.subarray(0, 8);
+  const form = magic.equals(MAGIC_PACKED) ? 'packed' : magic.equals(MAGIC_WHOLE) ? 'whole' : magic.equals(MAGIC) ? 'raw' : undefined;
+  if (!form) throw new Error('not a delta (bad header)');
+  const packed = form !== 'raw';
   if (head.readUInt32LE(32) !== PAGED_CHUNK) throw new Error(`chunk size ${head.readUInt32LE(32)} is not ${PAGED_CHUNK}`);
   const count = head.readUInt32LE(36);
   if (count > MAX_COUNT) throw new Error('not a delta (bad header)');
-  const width = packed ? 12 : 8;
+  const width = WIDTH[form];
   const base = DELTA_HEADER + width * count;
   // A packed delta's size is known once its list is read (below).
   if (packed ? size < base : size !== base + count * PAGED_CHUNK) throw new Error(`truncated or padded: expected ${packed ? `at least ${base}` : base + count * PAGED_CHUNK} bytes, found ${size}`);
@@ -223,13 +243,20 @@ export function readDeltaHeader(fd: number): DeltaInfo {
     const index = list.readUInt32LE(width * k);
     if (index <= last) throw new Error('chunk list out of order');
     last = index;
-    const stored = packed ? list.readUInt32LE(width * k + 8) : PAGED_CHUNK;
+    const crc = list.readUInt32LE(width * k + 4);
+    if (form === 'packed') {
+      const { subs, stored } = readSubs(list, width * k + 8, PAGED_CHUNK, `chunk ${index}`);
+      entries.push({ index, crc, offset: at, packed: stored, subs });
+      at += stored;
+      continue;
+    }
+    const stored = form === 'whole' ? list.readUInt32LE(width * k + 8) : PAGED_CHUNK;
     if (stored === 0 || stored > PAGED_CHUNK) throw new Error(`chunk ${index} stored in ${stored} bytes (not a delta)`);
-    entries.push({ index, crc: list.readUInt32LE(width * k + 4), offset: at, packed: stored < PAGED_CHUNK ? stored : undefined });
+    entries.push({ index, crc, offset: at, packed: stored < PAGED_CHUNK ? stored : undefined });
     at += stored;
   }
   if (at !== size) throw new Error(`truncated or padded: expected ${at} bytes, found ${size}`);
-  return { gen: Number(head.readBigUInt64LE(16)), prevGen: Number(head.readBigUInt64LE(24)), length: Number(head.readBigUInt64LE(8)), entries, bytes: size, packed };
+  return { gen: Number(head.readBigUInt64LE(16)), prevGen: Number(head.readBigUInt64LE(24)), length: Number(head.readBigUInt64LE(8)), entries, bytes: size, packed: form === 'packed' };
 }
 
 /** The bytes a delta's chunks hold (as written, before packing); 0 when it cannot be read. */
@@ -250,7 +277,7 @@ export function deltaRawBytes(file: string): number {
 
 /** Where a delta entry's chunk is, for the page cache. */
 export function deltaLoc(ref: FileRef, e: DeltaEntry): ChunkLoc {
-  return { ref, offset: e.offset, len: PAGED_CHUNK, crc: e.crc, packed: e.packed };
+  return { ref, offset: e.offset, len: PAGED_CHUNK, crc: e.crc, packed: e.packed, subs: e.subs };
 }
 
 /**
@@ -280,8 +307,15 @@ export async function verifyDelta(file: string, stopping: () => boolean = () => 
             if (crc32(stored) !== storedCrcs[k + j]) throw new Error(`checksum mismatch (chunk ${e.index})`);
             return;
           }
-          const raw = e.packed === undefined ? stored : await inflateAsync(stored, { maxOutputLength: PAGED_CHUNK }).catch(() => undefined);
-          if (!raw || raw.length !== PAGED_CHUNK || crc32(raw) !== e.crc) throw new Error(`checksum mismatch (chunk ${e.index})`);
+          if (e.packed === undefined) {
+            if (crc32(stored) !== e.crc) throw new Error(`checksum mismatch (chunk ${e.index})`);
+            return;
+          }
+          // Inflated (each sub-block on the thread pool) from the bytes read, and checked.
+          const one = new FileRef(file, undefined);
+          await readLoc({ ...deltaLoc(one, e), offset: 0 }, new Uint8Array(PAGED_CHUNK), e.index, stored).catch((err: Error) => {
+            throw new Error(`checksum mismatch (chunk ${e.index}: ${err.message})`);
+          });
         }),
       );
     }

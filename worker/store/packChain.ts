@@ -1,10 +1,12 @@
 // Packing the chain: the newest full snapshot and the deltas after it are what the page cache reads
 // (chain.ts), so they cannot be kept as the cold snapshots' 1 MiB blocks (coldSnapshot.ts). Once a
 // checkpoint is written, each of them that is still raw is rewritten in place with every 64 KiB
-// chunk raw-deflated on its own (snapshot v3 "CMEMSNP3", delta "CMEMDLT2": snapshot.ts, delta.ts),
-// which the page cache inflates when it reads that chunk. A delta is written packed (delta.ts)
-// except a start's catch-up (the start waits for it), and a data dir may hold raw files from before
-// packing, so packing is background work: chunks are deflated on the thread pool, and a stop stops
+// chunk stored as four 16 KiB sub-blocks, each raw-deflated on its own (snapshot v4 "CMEMSNP4", delta
+// "CMEMDLT3": snapshot.ts, delta.ts, pagedFile.ts), of which the page cache inflates the one it
+// reads. A delta is written packed (delta.ts) except a start's catch-up (the start waits for it), and
+// a data dir may hold raw files from before packing, or files packed whole (v3 "CMEMSNP3", "CMEMDLT2":
+// each chunk one stream, inflated whole on every read) from before sub-blocks, which are packed again
+// the same way, so packing is background work: chunks are deflated on the thread pool, and a stop stops
 // it at its next piece (its temp file removed, the raw file kept). Once nothing is raw, the packed
 // deltas are merged into one when they have grown enough (mergeDeltas, below).
 //
@@ -155,7 +157,7 @@ async function mergeDeltas(dir: string, gens: number[], stopping: () => boolean,
     const count = chunkCount(last.length);
     const chunks = [...newest].filter(([i]) => i < count).sort((a, b) => a[0] - b[0]);
     const out = await fs.promises.open(tmp, 'w', 0o600);
-    const stored: number[] = [];
+    const stored: Uint32Array[] = [];
     const storedCrcs: number[] = [];
     try {
       const copied = async (from: number, to: number) => {
@@ -165,7 +167,7 @@ async function mergeDeltas(dir: string, gens: number[], stopping: () => boolean,
           chunks.slice(from, to).map(async ([, loc]) => {
             const bytes = Buffer.allocUnsafe(loc.packed ?? loc.len);
             await loc.ref.read(bytes, bytes.length, loc.offset);
-            return bytes;
+            return { bytes, subs: loc.subs as Uint32Array }; // only deltas packed in sub-blocks are merged
           }),
         );
       };
@@ -208,7 +210,7 @@ async function mergeDeltas(dir: string, gens: number[], stopping: () => boolean,
   }
 }
 
-/** The chain's files that are not packed yet: the newest full snapshot's .db, then the deltas after it. */
+/** The chain's files that are not packed (in sub-blocks) yet: the newest full snapshot's .db, then the deltas after it. */
 export function rawChainFiles(dir: string): string[] {
   const snaps = listSnapshots(dir);
   if (snaps.length === 0) return [];
@@ -217,7 +219,7 @@ export function rawChainFiles(dir: string): string[] {
   return files.filter((f) => formOf(f) === 'raw');
 }
 
-/** Whether a snapshot or delta file is raw (v2 snapshot, v1 delta), packed, or something else (a v1 snapshot, missing, damaged). */
+/** Whether a snapshot or delta file is raw (v2 snapshot, v1 delta) or packed whole (v3, CMEMDLT2): to pack; packed in sub-blocks; or something else (a v1 snapshot, missing, damaged). */
 function formOf(file: string): 'raw' | 'packed' | 'other' {
   let fd: number;
   try {
@@ -229,7 +231,7 @@ function formOf(file: string): 'raw' | 'packed' | 'other' {
     const head = Buffer.alloc(8);
     fs.readSync(fd, head, 0, 8, 0);
     const magic = head.toString('latin1');
-    return magic === 'CMEMSNP2' || magic === 'CMEMDLT1' ? 'raw' : magic === 'CMEMSNP3' || magic === 'CMEMDLT2' ? 'packed' : 'other';
+    return ['CMEMSNP2', 'CMEMDLT1', 'CMEMSNP3', 'CMEMDLT2'].includes(magic) ? 'raw' : magic === 'CMEMSNP4' || magic === 'CMEMDLT3' ? 'packed' : 'other';
   } finally {
     fs.closeSync(fd);
   }
@@ -238,8 +240,8 @@ function formOf(file: string): 'raw' | 'packed' | 'other' {
 interface Source {
   /** Each chunk to pack: its index in the database, where it is in the raw file, its raw length. */
   chunks: { index: number; loc: ChunkLoc }[];
-  /** Writes the header (and table) once every chunk is written; `stored` is each chunk's size in the file, `end` where the chunks end. */
-  frame(out: fs.promises.FileHandle, stored: number[], end: number, crc: number): Promise<void>;
+  /** Writes the header (and table) once every chunk is written; `stored` is each chunk's sub-blocks in the file, `end` where the chunks end. */
+  frame(out: fs.promises.FileHandle, stored: Uint32Array[], end: number, crc: number): Promise<void>;
   /** Where the first chunk goes. */
   base: number;
   /** Reads the packed file's header back from disk and returns where each chunk is in it. */
@@ -265,7 +267,7 @@ function sourceOf(file: string, fd: number, ref: FileRef): Source {
   }
   const h = snapshotHeaderOf(fd);
   const places = chunkPlaces(fd, h);
-  if (!places || h.version !== 2) throw new Error(`snapshot v${h.version} is not packed`);
+  if (!places || (h.version !== 2 && h.version !== 3)) throw new Error(`snapshot v${h.version} is not packed`);
   return {
     chunks: places.map((p, i) => ({ index: i, loc: { ref, ...p } })),
     base: SNAPSHOT_HEADER,
@@ -274,14 +276,14 @@ function sourceOf(file: string, fd: number, ref: FileRef): Source {
       const { head, table } = packedSnapshotFrame(
         h.length,
         crc,
-        places.map((p, i) => ({ crc: p.crc, stored: stored[i] })),
+        places.map((p, i) => ({ crc: p.crc, subs: stored[i] })),
       );
       await writeParts(out, [table], end);
       await writeParts(out, [head], 0);
     },
     readBack: (pfd, pref) => {
       const ph = snapshotHeaderOf(pfd);
-      if (ph.version !== 3 || ph.length !== h.length || ph.crc !== h.crc) throw new Error('the packed snapshot does not read back as the same snapshot');
+      if (ph.version !== 4 || ph.length !== h.length || ph.crc !== h.crc) throw new Error('the packed snapshot does not read back as the same snapshot');
       return (chunkPlaces(pfd, ph) ?? []).map((p, i): [number, ChunkLoc] => [i, { ref: pref, ...p }]);
     },
   };
@@ -301,7 +303,7 @@ async function packFile(file: string, stopping: () => boolean, onPacked: OnPacke
     const src = sourceOf(file, fd, new FileRef(file, fd));
     const out = await fs.promises.open(tmp, 'w', 0o600);
     try {
-      const stored: number[] = [];
+      const stored: Uint32Array[] = [];
       let crc = 0;
       const packed = async (from: number, to: number) => {
         // Stopped, or pruned meanwhile (then its bytes, maybe deleted text, must not live on here).

@@ -114,8 +114,12 @@ export class FileRef {
 
 /**
  * Where a chunk's bytes are on disk: `len` bytes at `offset` in `ref` (the rest of the chunk reads
- * as zeros), and their CRC. `packed`: the file holds them raw-deflated in this many bytes instead
- * (a packed snapshot or delta, packChain.ts); the CRC is of the inflated bytes.
+ * as zeros), and their CRC. `packed`: the file holds them deflated in this many bytes instead
+ * (a packed snapshot or delta, packChain.ts): with `subs`, as PACK_SUB sub-blocks each raw-deflated on
+ * its own (or raw when that is no smaller), one after the other, `subs` listing for each its bytes
+ * stored and the CRC of its raw bytes, so a read inflates and checks only the sub-block it needs;
+ * without (files packed before sub-blocks, still read), as one raw-deflated stream. `crc` is of the
+ * raw bytes in every form.
  */
 export interface ChunkLoc {
   ref: FileRef;
@@ -123,6 +127,23 @@ export interface ChunkLoc {
   len: number;
   crc: number;
   packed?: number;
+  subs?: Uint32Array;
+}
+
+/**
+ * A packed chunk is stored in sub-blocks of this size, each raw-deflated on its own: a page cache miss
+ * inflates 16 KiB instead of 64. On the 100k history's chunks at level 1 the sub-blocks take 0.449 of
+ * the raw bytes against 0.432 for whole chunks, and inflating one costs about a fifth of a chunk.
+ */
+export const PACK_SUB = 16 << 10;
+export const SUBS = PAGED_CHUNK / PACK_SUB;
+/** A packed chunk's sub-blocks in a file's chunk list: per sub-block u32 bytes stored, u32 crc32 of its raw bytes. */
+export const SUBS_ENTRY = 8 * SUBS;
+
+/** A chunk as a packed file stores it: its sub-blocks one after the other, and for each [bytes stored, CRC of its raw bytes]. */
+export interface PackedChunk {
+  bytes: Uint8Array;
+  subs: Uint32Array;
 }
 
 const inflateAsync = promisify(inflateRaw);
@@ -130,13 +151,47 @@ const deflateAsync = promisify(deflateRaw);
 /** Level 1, as for cold snapshots: the 64 KiB chunks of the 10k history deflate to 0.43 of their size. */
 const PACK_LEVEL = 1;
 
+/** Bytes of sub-block s of a chunk of `len` bytes (0 past its end). */
+const subLen = (len: number, s: number): number => Math.max(0, Math.min(PACK_SUB, len - s * PACK_SUB));
+
 /**
- * Each chunk as a packed file stores it (packChain.ts, a packed snapshot): raw-deflated on the
- * thread pool, in parallel, or the raw bytes themselves when deflating does not make them smaller.
+ * Each chunk as a packed file stores it (packChain.ts, a packed snapshot or delta): its sub-blocks
+ * raw-deflated on the thread pool, in parallel, each kept raw when deflating does not make it smaller.
  */
-export async function packChunks(raws: Uint8Array[]): Promise<Uint8Array[]> {
-  const packed = await Promise.all(raws.map((r) => deflateAsync(r, { level: PACK_LEVEL })));
-  return raws.map((r, i) => (packed[i].length < r.length ? packed[i] : r));
+export async function packChunks(raws: Uint8Array[]): Promise<PackedChunk[]> {
+  const parts = raws.map((r) => Array.from({ length: SUBS }, (_, s) => r.subarray(s * PACK_SUB, s * PACK_SUB + subLen(r.length, s))));
+  const deflated = await Promise.all(parts.flat().map((p) => (p.length > 0 ? deflateAsync(p, { level: PACK_LEVEL }) : Buffer.alloc(0))));
+  return parts.map((ps, k) => {
+    const subs = new Uint32Array(2 * SUBS);
+    const stored = ps.map((p, s) => {
+      const d = deflated[k * SUBS + s];
+      const b = d.length < p.length ? d : p;
+      subs[2 * s] = b.length;
+      subs[2 * s + 1] = p.length > 0 ? crc32(p) : 0;
+      return b;
+    });
+    return { bytes: Buffer.concat(stored), subs };
+  });
+}
+
+/** Writes a packed chunk's sub-blocks (PackedChunk.subs) into a file's chunk list at `at`. */
+export function writeSubs(into: Buffer, at: number, subs: Uint32Array): void {
+  for (let k = 0; k < 2 * SUBS; k++) into.writeUInt32LE(subs[k], at + 4 * k);
+}
+
+/** Reads a packed chunk's sub-blocks from a file's chunk list, checked against the chunk's length; with their total bytes stored. */
+export function readSubs(from: Buffer, at: number, len: number, what: string): { subs: Uint32Array; stored: number } {
+  const subs = new Uint32Array(2 * SUBS);
+  let stored = 0;
+  for (let s = 0; s < SUBS; s++) {
+    const n = from.readUInt32LE(at + 8 * s);
+    const want = subLen(len, s);
+    if (n > want || (n === 0) !== (want === 0)) throw new Error(`${what} sub-block ${s} stored in ${n} bytes (not a packed file)`);
+    subs[2 * s] = n;
+    subs[2 * s + 1] = from.readUInt32LE(at + 8 * s + 4);
+    stored += n;
+  }
+  return { subs, stored };
 }
 
 /** The database as the files hold it: its length and where each chunk is (undefined: zeros). */
@@ -147,43 +202,85 @@ export interface ChunkSource {
   headGen: number;
 }
 
+const damaged = (file: string, index: number, why = 'changed on disk since it was written'): Error => new Error(`${path.basename(file)} chunk ${index} ${why}`);
+
 /** Reads a chunk from its file into `into` (PAGED_CHUNK bytes, zero-filled past loc.len) and checks its CRC. */
 export function readLocSync(loc: ChunkLoc, into: Uint8Array, index: number): void {
   if (loc.packed === undefined) loc.ref.readSync(into, loc.len, loc.offset);
   else {
-    const packed = Buffer.allocUnsafe(loc.packed);
-    loc.ref.readSync(packed, loc.packed, loc.offset);
-    unpacked(loc, index, () => inflateRawSync(packed, { maxOutputLength: loc.len }), into);
+    const stored = Buffer.allocUnsafe(loc.packed);
+    loc.ref.readSync(stored, loc.packed, loc.offset);
+    unpack(loc, stored, into, index, inflateSync);
   }
-  if (crc32(into.subarray(0, loc.len)) !== loc.crc) throw new Error(`${path.basename(loc.ref.file)} chunk ${index} changed on disk since it was written`);
+  if (crc32(into.subarray(0, loc.len)) !== loc.crc) throw damaged(loc.ref.file, index);
 }
 
-export async function readLoc(loc: ChunkLoc, into: Uint8Array, index: number): Promise<void> {
+/** readLocSync on the thread pool (each sub-block inflated in parallel); `stored`: the packed chunk's bytes, already read. */
+export async function readLoc(loc: ChunkLoc, into: Uint8Array, index: number, given?: Uint8Array): Promise<void> {
   if (loc.packed === undefined) await loc.ref.read(into, loc.len, loc.offset);
   else {
-    const packed = Buffer.allocUnsafe(loc.packed);
-    await loc.ref.read(packed, loc.packed, loc.offset);
-    let raw: Buffer | undefined;
-    try {
-      raw = await inflateAsync(packed, { maxOutputLength: loc.len });
-    } catch {
-      /* reported below, as a damaged chunk */
-    }
-    unpacked(loc, index, () => raw, into);
+    const stored = given ?? Buffer.allocUnsafe(loc.packed);
+    if (!given) await loc.ref.read(stored, loc.packed, loc.offset);
+    // Each sub-block inflated on the thread pool, in parallel.
+    const streams = loc.subs ? Array.from({ length: SUBS }, (_, s) => subSpan(loc, s)).map((p) => stored.subarray(p.at, p.at + p.stored)) : [stored];
+    const lens = loc.subs ? streams.map((_, s) => subLen(loc.len, s)) : [loc.len];
+    const raws = await Promise.all(streams.map((b, k) => (b.length > 0 && b.length < lens[k] ? inflateAsync(b, { maxOutputLength: lens[k] }).catch(() => undefined) : b)));
+    unpack(loc, stored, into, index, (_b, _max, s) => raws[s]);
   }
-  if (crc32(into.subarray(0, loc.len)) !== loc.crc) throw new Error(`${path.basename(loc.ref.file)} chunk ${index} changed on disk since it was written`);
+  if (crc32(into.subarray(0, loc.len)) !== loc.crc) throw damaged(loc.ref.file, index);
 }
 
-/** Copies a packed chunk's inflated bytes into `into`; a stream that does not inflate to `len` bytes is a damaged chunk. */
-function unpacked(loc: ChunkLoc, index: number, inflate: () => Buffer | undefined, into: Uint8Array): void {
-  let raw: Buffer | undefined;
-  try {
-    raw = inflate();
-  } catch {
-    raw = undefined;
+/** Where sub-block s of a packed chunk is in its stored bytes. */
+function subSpan(loc: { subs?: Uint32Array }, s: number): { at: number; stored: number } {
+  const subs = loc.subs as Uint32Array;
+  let at = 0;
+  for (let k = 0; k < s; k++) at += subs[2 * k];
+  return { at, stored: subs[2 * s] };
+}
+
+type Inflate = (b: Uint8Array, max: number, s: number) => Uint8Array | undefined;
+const inflateSync: Inflate = (b, max) => inflateRawSync(b, { maxOutputLength: max });
+
+/**
+ * A packed chunk's raw bytes into `into` from its stored bytes: each sub-block inflated (`inflate`,
+ * given the sub-block's index) and checked against its CRC. A stream that does not inflate to its
+ * length is a damaged chunk.
+ */
+export function unpack(loc: Omit<ChunkLoc, 'ref'> & { ref?: FileRef }, stored: Uint8Array, into: Uint8Array, index: number, inflate: Inflate): void {
+  const file = loc.ref?.file ?? 'snapshot';
+  if (!loc.subs) return unpackSub(file, index, -1, stored, loc.len, undefined, into, inflate);
+  for (let s = 0, at = 0; s < SUBS; s++) {
+    const n = loc.subs[2 * s];
+    if (n > 0) unpackSub(file, index, s, stored.subarray(at, at + n), subLen(loc.len, s), loc.subs[2 * s + 1], into, inflate);
+    at += n;
   }
-  if (!raw || raw.length !== loc.len) throw new Error(`${path.basename(loc.ref.file)} chunk ${index} does not inflate (changed on disk since it was written)`);
-  into.set(raw);
+}
+
+/** Sub-block s (-1: a chunk stored as one stream) inflated from `b` (raw when not shorter than `len`) into its place in `into`, checked against `crc`. */
+function unpackSub(file: string, index: number, s: number, b: Uint8Array, len: number, crc: number | undefined, into: Uint8Array, inflate: Inflate): void {
+  let raw: Uint8Array | undefined = b;
+  if (b.length < len) {
+    try {
+      raw = inflate(b, len, Math.max(s, 0));
+    } catch {
+      raw = undefined;
+    }
+  }
+  const what = s < 0 ? '' : `sub-block ${s} `;
+  if (!raw || raw.length !== len) throw damaged(file, index, `${what}does not inflate (changed on disk since it was written)`);
+  into.set(raw, Math.max(s, 0) * PACK_SUB);
+  if (crc !== undefined && crc32(raw) !== crc) throw damaged(file, index, `${what}changed on disk since it was written`);
+}
+
+/** Reads sub-block s of a packed chunk into its place in `into` (zero-filled past loc.len) and checks it against its CRC. */
+function readSubSync(loc: ChunkLoc, s: number, into: Uint8Array, index: number): void {
+  const { at, stored } = subSpan(loc, s);
+  const len = subLen(loc.len, s);
+  if (len < PACK_SUB) into.fill(0, s * PACK_SUB + len, (s + 1) * PACK_SUB);
+  if (len === 0) return;
+  const b = Buffer.allocUnsafe(stored);
+  loc.ref.readSync(b, stored, loc.offset + at);
+  unpackSub(loc.ref.file, index, s, b, len, (loc.subs as Uint32Array)[2 * s + 1], into, inflateSync);
 }
 
 interface Chunk {
@@ -192,7 +289,13 @@ interface Chunk {
   version: number;
   /** `data` is also a checkpoint's capture: the next write copies it first (copy on write). */
   shared: boolean;
+  /** Which PACK_SUB sub-blocks of `data` hold the chunk's bytes (bit s: sub-block s); a dirty chunk has all. */
+  present: number;
 }
+
+const ALL = (1 << SUBS) - 1;
+/** The sub-blocks bytes from..to-1 of a chunk lie in, as bits. */
+const subsOf = (from: number, to: number): number => (from >= to ? 0 : ((1 << (Math.floor((to - 1) / PACK_SUB) + 1)) - 1) & ~((1 << Math.floor(from / PACK_SUB)) - 1));
 
 /** The dirty chunks copied at a checkpoint's journal rotation (store.ts), and where the clean ones were. */
 export interface Capture {
@@ -208,6 +311,7 @@ export interface PagedStats {
   size: number;
   cachedBytes: number;
   dirtyBytes: number;
+  /** Reads from disk: a whole chunk, or one sub-block of a chunk packed in sub-blocks. */
   reads: number;
   evictions: number;
   /** The checkpoint the clean chunks come from. */
@@ -324,8 +428,8 @@ export class PagedBytes {
     if (e === b) return new Uint8Array(0);
     const first = Math.floor(b / PAGED_CHUNK);
     if (first === Math.floor((e - 1) / PAGED_CHUNK)) {
-      const c = this.chunk(first, true);
       const off = b - first * PAGED_CHUNK;
+      const c = this.chunk(first, subsOf(off, off + (e - b)));
       return c.data.subarray(off, off + (e - b));
     }
     return this.copy(b, e);
@@ -348,13 +452,14 @@ export class PagedBytes {
       const i = Math.floor(pos / PAGED_CHUNK);
       const off = pos - i * PAGED_CHUNK;
       const n = Math.min(PAGED_CHUNK - off, end - pos);
-      // A write over a whole chunk need not read it first.
-      const c = this.chunk(i, !(off === 0 && n === PAGED_CHUNK));
+      // A write over a whole chunk need not read it first; a dirty chunk is written whole, so any other reads it all.
+      const c = this.chunk(i, n === PAGED_CHUNK ? 0 : ALL);
       if (c.shared) {
         c.data = c.data.slice(); // the capture keeps the bytes it took
         c.shared = false;
       }
       c.data.set(view.subarray(pos - offset, pos - offset + n), off);
+      c.present = ALL;
       c.version = ++this.clock;
       this.dirtySet.add(i);
       pos += n;
@@ -384,28 +489,29 @@ export class PagedBytes {
       const i = Math.floor(pos / PAGED_CHUNK);
       const off = pos - i * PAGED_CHUNK;
       const n = Math.min(PAGED_CHUNK - off, e - pos);
-      out.set(this.chunk(i, true).data.subarray(off, off + n), pos - b);
+      out.set(this.chunk(i, subsOf(off, off + n)).data.subarray(off, off + n), pos - b);
       pos += n;
     }
     return out;
   }
 
-  /** Chunk i, most recently used now; read from its file (and checked) when not cached and `fill`. */
-  private chunk(i: number, fill: boolean): Chunk {
+  /** Chunk i, most recently used now, with the sub-blocks `need` (bits) read from its file (and checked) where missing. */
+  private chunk(i: number, need: number): Chunk {
     let c = this.chunks.get(i);
     if (c) {
       this.chunks.delete(i);
       this.chunks.set(i, c);
+      if (need & ~c.present) this.load(i, c, need);
       return c;
     }
     // At the budget, the least recently used clean chunk gives up its buffer: no allocation churn
-    // (freed buffers stay in the allocator's arenas, so RSS would not come down anyway).
+    // (freed buffers stay in the allocator's arenas, so RSS would not come down anyway). Its old
+    // bytes are never served: only the sub-blocks marked present are.
     const reused = this.cached + PAGED_CHUNK > this.budgetBytes ? this.evictOne() : undefined;
-    c = { data: reused ?? new Uint8Array(PAGED_CHUNK), version: 0, shared: false };
-    if (reused) reused.fill(0);
-    else this.cached += PAGED_CHUNK;
+    c = { data: reused ?? new Uint8Array(PAGED_CHUNK), version: 0, shared: false, present: 0 };
+    if (!reused) this.cached += PAGED_CHUNK;
     try {
-      if (fill) this.load(i, c.data);
+      if (need) this.load(i, c, need);
     } catch (e) {
       this.cached -= PAGED_CHUNK; // the buffer is dropped with the failed chunk
       throw e;
@@ -414,16 +520,38 @@ export class PagedBytes {
     return c;
   }
 
-  private load(i: number, into: Uint8Array): void {
+  /**
+   * Reads the missing sub-blocks of `need` into chunk i: only those of a chunk packed in sub-blocks, the
+   * whole chunk from a raw file or one packed whole (its CRC covers all of it).
+   */
+  private load(i: number, c: Chunk, need: number): void {
     const loc = this.locs[i];
-    if (!loc) return; // in no file: bytes SQLite has not written yet read as zeros
+    if (!loc) {
+      // In no file: bytes SQLite has not written yet read as zeros.
+      c.data.fill(0);
+      c.present = ALL;
+      return;
+    }
     try {
-      readLocSync(loc, into, i);
+      if (loc.subs) {
+        for (let s = 0; s < SUBS; s++) {
+          if (!(need & ~c.present & (1 << s))) continue;
+          readSubSync(loc, s, c.data, i);
+          c.present |= 1 << s;
+          this.reads++;
+        }
+        return;
+      }
+      if (loc.len < PAGED_CHUNK) c.data.fill(0, loc.len);
+      readLocSync(loc, c.data, i);
+      c.present = ALL;
+      this.reads++;
     } catch (e) {
+      // A whole chunk read over the sub-blocks held may have left damaged bytes there: none is served.
+      if (!loc.subs) c.present = 0;
       this.onDamage?.(loc.ref.file, i);
       throw e;
     }
-    this.reads++;
   }
 
   /** Drops the least recently used clean chunk and returns its buffer; undefined when every chunk is dirty. */

@@ -2,11 +2,14 @@
 // File layout (v2): "CMEMSNP2" | u64 length | u32 crc32 of the bytes | u32 crc32 of the chunk table |
 // sqlite bytes | chunk table: u32 crc32 of each PAGED_CHUNK of the bytes. The table lets the page
 // cache open a large snapshot without reading it (each chunk is checked when it is read, chain.ts).
-// Packed (v3, packChain.ts rewrites a v2 snapshot so once the worker is idle): "CMEMSNP3" | the
-// same three fields | each PAGED_CHUNK of the bytes, raw-deflated on its own (or raw, when that is
-// no smaller) | chunk table: per chunk u32 crc32 of its raw bytes, u32 bytes stored (less than the
-// chunk's length: deflated). The page cache inflates a chunk when it reads it.
-// v1 ("CMEMSNP1", no table, the fourth field zero) is still read. A snapshot that fails its length
+// Packed (v4, packChain.ts rewrites a v2 or v3 snapshot so once the worker is idle): "CMEMSNP4" |
+// the same three fields | each PAGED_CHUNK of the bytes as PACK_SUB sub-blocks (pagedFile.ts), each
+// raw-deflated on its own (or raw, when that is no smaller), one after the other | chunk table: per
+// chunk u32 crc32 of its raw bytes, then per sub-block u32 bytes stored (less than the sub-block's length:
+// deflated; 0 past the database's end) and u32 crc32 of its raw bytes. The page cache inflates and
+// checks only the sub-block it reads. v3 ("CMEMSNP3", written before sub-blocks: each chunk raw-deflated
+// whole, the table per chunk u32 crc32, u32 bytes stored) and v1 ("CMEMSNP1", no table, the fourth
+// field zero) are still read. A snapshot that fails its length
 // or hash check is never loaded and never deleted by us (it is moved aside).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -14,11 +17,14 @@ import { crc32, inflateRawSync } from 'node:zlib';
 import { CheckpointStopped } from './delta';
 import { listGenFiles, writeAtomically } from './journal';
 import { LazyFileBytes } from './lazyFile';
-import { type ChunkLoc, FileRef, PAGED_CHUNK, packChunks, readLoc, readLocSync } from './pagedFile';
+import { type ChunkLoc, FileRef, PAGED_CHUNK, packChunks, readLoc, readLocSync, readSubs, SUBS_ENTRY, unpack, writeSubs } from './pagedFile';
 
 const MAGIC_V1 = Buffer.from('CMEMSNP1', 'ascii');
 const MAGIC_V2 = Buffer.from('CMEMSNP2', 'ascii');
 const MAGIC_V3 = Buffer.from('CMEMSNP3', 'ascii');
+const MAGIC_V4 = Buffer.from('CMEMSNP4', 'ascii');
+/** Bytes of a chunk's entry in the table of a v2, v3, v4 snapshot. */
+const TABLE_WIDTH: Record<number, number> = { 2: 4, 3: 8, 4: 4 + SUBS_ENTRY };
 export const SNAPSHOT_HEADER = 8 + 8 + 4 + 4;
 const HEADER = SNAPSHOT_HEADER;
 /** Read size of the start-up check: small enough to stay in the CPU's cache between read and CRC. */
@@ -27,7 +33,7 @@ const VERIFY_CHUNK = 4 << 20;
 const WRITE_PIECE = 8 << 20;
 
 export interface SnapshotHeader {
-  version: 1 | 2 | 3;
+  version: 1 | 2 | 3 | 4;
   /** Where the database bytes start in the file. */
   base: number;
   length: number;
@@ -99,11 +105,11 @@ export async function writeSnapshotFrom(
 const PACK_GROUP = 4;
 
 /**
- * A packed (v3) snapshot from pieces as writeSnapshotFrom takes them: each chunk deflated on the
+ * A packed (v4) snapshot from pieces as writeSnapshotFrom takes them: each chunk deflated on the
  * thread pool on the way; `stopping` ends it before the next group of chunks (CheckpointStopped).
  */
 async function writePacked(fh: fs.promises.FileHandle, length: number, pieces: AsyncIterable<Uint8Array>, stopping: () => boolean): Promise<void> {
-  const chunks: { crc: number; stored: number }[] = [];
+  const chunks: { crc: number; subs: Uint32Array }[] = [];
   let off = 0;
   let at = HEADER;
   let crc = 0;
@@ -114,8 +120,9 @@ async function writePacked(fh: fs.promises.FileHandle, length: number, pieces: A
       if (stopping()) throw new CheckpointStopped();
       const raws: Uint8Array[] = [];
       for (let p = g; p < Math.min(piece.length, g + PACK_GROUP * PAGED_CHUNK); p += PAGED_CHUNK) raws.push(piece.subarray(p, Math.min(piece.length, p + PAGED_CHUNK)));
-      const stored = await packChunks(raws);
-      raws.forEach((r, i) => chunks.push({ crc: crc32(r), stored: stored[i].length }));
+      const packed = await packChunks(raws);
+      const stored = packed.map((p) => p.bytes);
+      raws.forEach((r, i) => chunks.push({ crc: crc32(r), subs: packed[i].subs }));
       const want = stored.reduce((n, b) => n + b.length, 0);
       const done = (await fh.writev(stored, at)).bytesWritten;
       if (done < want) {
@@ -135,12 +142,12 @@ async function writePacked(fh: fs.promises.FileHandle, length: number, pieces: A
 /** Parses a header against the file's size; throws with the reason the file is not a whole snapshot. */
 function parseHeader(head: Buffer, size: number): SnapshotHeader {
   const magic = head.subarray(0, 8);
-  const version = magic.equals(MAGIC_V2) ? 2 : magic.equals(MAGIC_V3) ? 3 : magic.equals(MAGIC_V1) ? 1 : 0;
+  const version = magic.equals(MAGIC_V2) ? 2 : magic.equals(MAGIC_V4) ? 4 : magic.equals(MAGIC_V3) ? 3 : magic.equals(MAGIC_V1) ? 1 : 0;
   if (size < HEADER || version === 0) throw new Error('not a snapshot (bad header)');
   const length = Number(head.readBigUInt64LE(8));
-  if (version === 3) {
+  if (version >= 3) {
     // The table is at the end; whether the chunks before it add up is checked with the table (chunkPlaces).
-    const tableOffset = size - 8 * chunkCount(length);
+    const tableOffset = size - TABLE_WIDTH[version] * chunkCount(length);
     if (tableOffset < HEADER || length > PAGED_CHUNK * (size - HEADER)) throw new Error(`truncated or padded: ${size} bytes cannot hold ${length} packed`);
     return { version, base: HEADER, length, crc: head.readUInt32LE(16), tableOffset, tableCrc: head.readUInt32LE(20) };
   }
@@ -149,17 +156,24 @@ function parseHeader(head: Buffer, size: number): SnapshotHeader {
   return { version, base: HEADER, length, crc: head.readUInt32LE(16), tableOffset: HEADER + length, tableCrc: head.readUInt32LE(20) };
 }
 
-/** Where each PAGED_CHUNK of the database is in a v2 or v3 snapshot file, with its CRC (and its stored length when packed). */
+/** Where each PAGED_CHUNK of the database is in a v2, v3 or v4 snapshot file, with its CRC (and how it is stored when packed). */
 export type ChunkPlace = Omit<ChunkLoc, 'ref'>;
 
-/** The places of a v2 or v3 snapshot's chunks from its table (already checked against its CRC). */
+/** The places of a v2, v3 or v4 snapshot's chunks from its table (already checked against its CRC). */
 function placesOf(h: SnapshotHeader, table: Buffer): ChunkPlace[] {
   const out: ChunkPlace[] = [];
   let at = h.base;
   for (let i = 0; i * PAGED_CHUNK < h.length; i++) {
     const len = Math.min(PAGED_CHUNK, h.length - i * PAGED_CHUNK);
-    if (h.version !== 3) {
+    if (h.version === 2) {
       out.push({ offset: h.base + i * PAGED_CHUNK, len, crc: table.readUInt32LE(4 * i) });
+      continue;
+    }
+    if (h.version === 4) {
+      const w = TABLE_WIDTH[4];
+      const { subs, stored } = readSubs(table, w * i + 4, len, `chunk ${i}`);
+      out.push({ offset: at, len, crc: table.readUInt32LE(w * i), packed: stored, subs });
+      at += stored;
       continue;
     }
     const stored = table.readUInt32LE(8 * i + 4);
@@ -167,38 +181,39 @@ function placesOf(h: SnapshotHeader, table: Buffer): ChunkPlace[] {
     out.push({ offset: at, len, crc: table.readUInt32LE(8 * i), packed: stored < len ? stored : undefined });
     at += stored;
   }
-  if (h.version === 3 && at !== h.tableOffset) throw new Error(`truncated or padded: the chunks end at ${at} bytes, the table starts at ${h.tableOffset}`);
+  if (h.version >= 3 && at !== h.tableOffset) throw new Error(`truncated or padded: the chunks end at ${at} bytes, the table starts at ${h.tableOffset}`);
   return out;
 }
 
-/** The chunk places of a v2 or v3 snapshot, its table checked against its CRC; null for v1 (no table). */
+/** The chunk places of a v2, v3 or v4 snapshot, its table checked against its CRC; null for v1 (no table). */
 export function chunkPlaces(fd: number, h: SnapshotHeader): ChunkPlace[] | null {
   if (h.version === 1) return null;
-  const table = Buffer.alloc((h.version === 3 ? 8 : 4) * chunkCount(h.length));
+  const table = Buffer.alloc(TABLE_WIDTH[h.version] * chunkCount(h.length));
   if (table.length > 0 && fs.readSync(fd, table, 0, table.length, h.tableOffset) !== table.length) throw new Error('truncated chunk table');
   if (crc32(table) !== h.tableCrc) throw new Error('checksum mismatch'); // of the chunk table
   return placesOf(h, table);
 }
 
 /**
- * The header and table of a packed (v3) snapshot of `length` bytes whose chunks were written in
- * order from SNAPSHOT_HEADER on, each with the CRC of its raw bytes and the bytes it takes there.
+ * The header and table of a packed (v4) snapshot of `length` bytes whose chunks were written in
+ * order from SNAPSHOT_HEADER on, each with the CRC of its raw bytes and its sub-blocks there.
  */
-export function packedSnapshotFrame(length: number, crc: number, chunks: { crc: number; stored: number }[]): { head: Buffer; table: Buffer } {
-  const table = Buffer.alloc(8 * chunks.length);
+export function packedSnapshotFrame(length: number, crc: number, chunks: { crc: number; subs: Uint32Array }[]): { head: Buffer; table: Buffer } {
+  const w = TABLE_WIDTH[4];
+  const table = Buffer.alloc(w * chunks.length);
   chunks.forEach((c, i) => {
-    table.writeUInt32LE(c.crc, 8 * i);
-    table.writeUInt32LE(c.stored, 8 * i + 4);
+    table.writeUInt32LE(c.crc, w * i);
+    writeSubs(table, w * i + 4, c.subs);
   });
   const head = Buffer.alloc(HEADER);
-  MAGIC_V3.copy(head, 0);
+  MAGIC_V4.copy(head, 0);
   head.writeBigUInt64LE(BigInt(length), 8);
   head.writeUInt32LE(crc, 16);
   head.writeUInt32LE(crc32(table), 20);
   return { head, table };
 }
 
-/** Every byte of a packed (v3) snapshot, each chunk inflated and checked, then the whole CRC. */
+/** Every byte of a packed (v3, v4) snapshot, each chunk inflated and checked, then the whole CRC. */
 function unpackSync(fd: number, file: string, h: SnapshotHeader): Uint8Array {
   const places = chunkPlaces(fd, h) as ChunkPlace[];
   const ref = new FileRef(file, fd);
@@ -221,7 +236,7 @@ function readHeaderSync(fd: number): SnapshotHeader {
   return parseHeader(head, size);
 }
 
-/** The CRC of each chunk (v2 and v3), the table checked against its CRC; null for a v1 snapshot (which has none). */
+/** The CRC of each chunk (v2, v3, v4), the table checked against its CRC; null for a v1 snapshot (which has none). */
 export function readChunkTable(fd: number, h: SnapshotHeader): Uint32Array | null {
   const places = chunkPlaces(fd, h);
   return places && Uint32Array.from(places, (p) => p.crc);
@@ -240,7 +255,7 @@ export function openSnapshot(file: string): LazyFileBytes | Uint8Array {
   try {
     const h = readHeaderSync(fd);
     // Packed: inflated whole now (only a store without the page cache opens a snapshot this way).
-    if (h.version === 3) return unpackSync(fd, file, h);
+    if (h.version >= 3) return unpackSync(fd, file, h);
     const len = h.length;
     const buf = Buffer.allocUnsafe(Math.min(len, VERIFY_CHUNK) || 1);
     let crc = 0;
@@ -262,18 +277,20 @@ export function openSnapshot(file: string): LazyFileBytes | Uint8Array {
 /** The database bytes inside a whole snapshot file held in memory, checked like openSnapshot checks a file. */
 export function snapshotBytesOf(file: Buffer): Uint8Array {
   const h = parseHeader(file.subarray(0, HEADER), file.length);
-  if (h.version === 3) {
+  if (h.version >= 3) {
     const table = file.subarray(h.tableOffset);
     if (crc32(table) !== h.tableCrc) throw new Error('checksum mismatch'); // of the chunk table
     const out = new Uint8Array(h.length);
+    const one = new Uint8Array(PAGED_CHUNK);
     placesOf(h, table).forEach((p, i) => {
       let raw: Uint8Array = file.subarray(p.offset, p.offset + (p.packed ?? p.len));
       if (p.packed !== undefined) {
         try {
-          raw = inflateRawSync(raw, { maxOutputLength: p.len });
-        } catch {
-          throw new Error(`checksum mismatch (chunk ${i} does not inflate)`);
+          unpack(p, raw, one, i, (b, max) => inflateRawSync(b, { maxOutputLength: max }));
+        } catch (e) {
+          throw new Error(`checksum mismatch (${(e as Error).message})`);
         }
+        raw = one.subarray(0, p.len);
       }
       if (raw.length !== p.len || crc32(raw) !== p.crc) throw new Error(`checksum mismatch (chunk ${i})`);
       out.set(raw, i * PAGED_CHUNK);
@@ -307,7 +324,7 @@ export async function verifySnapshot(file: string, stopping: () => boolean = () 
     if (size < HEADER || (await fh.read(head, 0, HEADER, 0)).bytesRead !== HEADER) throw new Error('not a snapshot (bad header)');
     const h = parseHeader(head, size);
     const len = h.length;
-    if (h.version === 3) return await verifyPacked(fh, file, h, stopping);
+    if (h.version >= 3) return await verifyPacked(fh, file, h, stopping);
     const table = Buffer.alloc(h.version === 2 ? 4 * chunkCount(len) : 0);
     if (table.length > 0 && (await fh.read(table, 0, table.length, h.tableOffset)).bytesRead !== table.length) throw new Error('truncated chunk table');
     if (h.version === 2 && crc32(table) !== h.tableCrc) throw new Error('checksum mismatch'); // of the chunk table
@@ -338,9 +355,9 @@ export async function verifySnapshot(file: string, stopping: () => boolean = () 
   }
 }
 
-/** verifySnapshot of a packed (v3) snapshot: its table, then every chunk inflated (on the thread pool) and checked. */
+/** verifySnapshot of a packed (v3, v4) snapshot: its table, then every chunk inflated (on the thread pool) and checked. */
 async function verifyPacked(fh: fs.promises.FileHandle, file: string, h: SnapshotHeader, stopping: () => boolean): Promise<void> {
-  const table = Buffer.alloc(8 * chunkCount(h.length));
+  const table = Buffer.alloc(TABLE_WIDTH[h.version] * chunkCount(h.length));
   if (table.length > 0 && (await fh.read(table, 0, table.length, h.tableOffset)).bytesRead !== table.length) throw new Error('truncated chunk table');
   if (crc32(table) !== h.tableCrc) throw new Error('checksum mismatch'); // of the chunk table
   const ref = new FileRef(file, fh.fd);
