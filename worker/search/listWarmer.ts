@@ -5,6 +5,7 @@
 // one small step at a time (a page of the vocabulary, or about 2,500 matches of one word: 5-20 ms
 // at 100k) with a timer between, so a request waits at most one step. docs/search.md, "The warm-up".
 import { type Child, RETURN_FREED_MEMORY, startChild } from '../childProcess';
+import { stepInBackground, type Stepping } from './background';
 import type { Logger } from '../../common/node/log';
 import type { Store } from '../store/store';
 import { KINDS, type KindTable } from './records';
@@ -18,7 +19,6 @@ type Db = Pick<Store, 'all' | 'get'>;
 
 /** Vocabulary terms read per step. */
 const VOCAB_PAGE = 50;
-const PAUSE_MS = 2;
 /** Words in fewer rows are ranked on demand in a few milliseconds. */
 const WARM_MIN_ROWS = 2048;
 
@@ -42,6 +42,7 @@ export interface WarmOptions {
 
 export class ListWarmer {
   private timer: NodeJS.Timeout | undefined;
+  private stepping: Stepping | undefined;
   private child: Child<never> | undefined;
   private stopped = false;
   /** Lists made so far (status and tests). */
@@ -79,29 +80,17 @@ export class ListWarmer {
     }
   }
 
-  /** Steps on this event loop, a timer between them. */
+  /** Steps on this event loop, a timer between them (background.ts). */
   private stepHere(): void {
-    const steps = this.steps();
-    const tick = () => {
-      this.timer = undefined;
-      if (this.stopped) return;
-      let r: IteratorResult<void>;
-      try {
-        r = steps.next();
-      } catch (e) {
+    if (this.stopped) return;
+    this.stepping = stepInBackground(this.steps(), {
+      done: (e) => {
         // A store being reloaded or closed: the lists are a cache; searches build what they need.
-        this.log?.warn('keyword list warm-up stopped', { error: (e as Error).message });
+        if (e) this.log?.warn('keyword list warm-up stopped', { error: e.message });
+        else this.via = 'here';
         this.finish();
-        return;
-      }
-      if (r.done) {
-        this.via = 'here';
-        this.finish();
-        return;
-      }
-      this.timer = setTimeout(tick, PAUSE_MS).unref();
-    };
-    tick();
+      },
+    });
   }
 
   /** The same work in a child process; here, only taking over what it made. If it fails, steps here. */
@@ -148,6 +137,7 @@ export class ListWarmer {
     this.stopped = true;
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.stepping?.stop();
     void this.child?.terminate();
     this.child = undefined;
   }

@@ -17,6 +17,7 @@
 import type { Store } from '../store/store';
 import type { SearchFilters } from './params';
 import { byTable } from './byTable';
+import { type IdentifierParts, SOURCES } from './identifiers';
 import { priorRowsAfter, type KindTable, type PriorInfo } from './records';
 import { priorFlags, titleHash } from './rerank';
 
@@ -149,17 +150,20 @@ const FILL_ROWS = 500;
 /**
  * Keeps every row's prior facts, a page of rows by id a step (the table's facts built first, a page
  * of the index a step, when no one built them yet): the keyword priors' pool then reads no row,
- * where each row read was a page-cache chunk inflated at 100k records.
+ * where each row read was a page-cache chunk inflated at 100k records. With `parts`, the same read
+ * collects the rows' identifiers (identifiers.ts) too: one walk of the table for both.
  */
-export function* fillPriors(store: Db, k: KindTable, step = FILL_ROWS): Generator<void, void> {
+export function* fillPriors(store: Db, k: KindTable, parts?: IdentifierParts, step = FILL_ROWS): Generator<void, void> {
   if (!keptFacts(store, k) && !(yield* buildFacts(store, k))) return;
+  const text = parts && SOURCES.find((s) => s.table === k.table)?.text;
   for (let after = 0; ; ) {
-    const rows = priorRowsAfter(store, k.kind, after, step);
+    const rows = priorRowsAfter(store, k.kind, after, step, text);
     if (rows.length === 0) return;
     after = rows[rows.length - 1].id;
     const facts = rowFacts(store, k, after);
     if (!facts) return;
     keepPriors(facts, rows);
+    parts?.addRows(k.table, rows);
     if (rows.length < step) return;
     yield;
   }
