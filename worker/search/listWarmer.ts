@@ -10,8 +10,7 @@ import type { Logger } from '../../common/node/log';
 import type { Store } from '../store/store';
 import { KINDS, type KindTable } from './records';
 import { FTS_WEIGHTS } from './bm25';
-import { buildDocLengths, importDocLengths } from './docLengths';
-import { buildFacts, importFacts } from './rowFacts';
+import { buildDocLengths, docLengths } from './docLengths';
 import { buildInSteps, COMMON_SHARE, importLists, noteVocabulary, noteVocabularyRead, PLAIN_TERM, VOCABULARY_MIN_DF } from './termLists';
 import type { WarmProcessData, WarmProcessMessage } from './warmProcess';
 
@@ -105,8 +104,6 @@ export class ListWarmer {
           if (m.type === 'lists') this.built += importLists(this.store, m.lists, []);
           else if (m.type === 'done') {
             importLists(this.store, [], m.vocabulary);
-            importFacts(this.store, m.facts);
-            importDocLengths(this.store, m.lengths);
             this.via = 'process';
             this.log?.info('keyword lists warmed', { lists: this.built, ms: Math.round(m.ms), process: true });
             this.finish();
@@ -146,10 +143,9 @@ export class ListWarmer {
   *steps(): Generator<void> {
     const t0 = performance.now();
     for (const k of [KINDS.observation, KINDS.summary, KINDS.prompt]) {
-      // The rows' projects and times first: every filtered search uses them (rowFacts.ts).
-      yield* buildFacts(this.store, k);
-      // Then each row's lengths: ranking a word's matches costs about 0.7x with them (docLengths.ts).
-      yield* buildDocLengths(this.store, k, FTS_WEIGHTS[k.weights].length);
+      // Each row's lengths first, unless the worker's start-up fill read them already (service.ts):
+      // ranking a word's matches costs about 0.7x with them (docLengths.ts).
+      if (!docLengths(this.store, k)) yield* buildDocLengths(this.store, k, FTS_WEIGHTS[k.weights].length);
       const rows = Number(this.store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.table}`)?.n ?? 0);
       const common: { term: string; df: number }[] = [];
       yield* this.vocabulary(k, rows, common);

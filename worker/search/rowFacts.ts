@@ -2,9 +2,8 @@
 // project or date filter on a candidate row used to read its content row, and at 100k records
 // (a database larger than the page cache) that was a cache miss per candidate: 30-40 ms of a
 // project-filtered search. Built once from the (project, created_at) index, which holds both
-// next to the rowid (a few MB at 100k, not the whole table), in steps after start (by the worker or
-// the warm-up, whichever is first), then extended with the rows added since by rowid. 10 bytes a
-// row: 1 MB at 100k.
+// next to the rowid (a few MB at 100k, not the whole table), in steps from start (service.ts), then
+// extended with the rows added since by rowid. 10 bytes a row: 1 MB at 100k.
 //
 // Beside them, what the keyword priors read of a row (rerank.ts: its body length, prior bits and
 // title key's hash), read for every row after start (fillPriors) and kept by a search that reads a
@@ -208,7 +207,3 @@ function add(facts: RowFacts, rows: FactRow[]): boolean {
   facts.maxId = top;
   return true;
 }
-
-/** Every table's facts (the warm-up process's results), and taking them over. */
-export const exportFacts = (store: Db): [string, RowFacts][] => tables.exportAll(store);
-export const importFacts = (store: Db, facts: [string, RowFacts][]): void => tables.importAll(store, facts);
