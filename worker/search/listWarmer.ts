@@ -1,9 +1,10 @@
-// Builds the impact lists of a store's most common words in the background after start, with the
-// rows' facts and lengths (rowFacts.ts, docLengths.ts), so the first search for a common word does
-// not rank all its matches (about 2 µs a row: 130 ms for a word in two thirds of 100k rows). In a
-// child process (warmProcess.ts) when the bundle has one and a kind has a common word; else here,
-// one small step at a time (a page of the vocabulary, or about 2,500 matches of one word: 5-20 ms
-// at 100k) with a timer between, so a request waits at most one step. docs/search.md, "The warm-up".
+// Builds the impact lists of a store's most common words in the background after start (with the
+// rows' lengths, docLengths.ts, when the worker has not read them yet), so the first search for a
+// common word does not rank all its matches (about 2 µs a row: 130 ms for a word in two thirds of
+// 100k rows). In a child process (warmProcess.ts) when the bundle has one and a kind has a common
+// word; else here, one small step at a time (a page of the vocabulary, or about 2,500 matches of
+// one word: 5-20 ms at 100k) with a timer between (background.ts), so a request waits at most one
+// step. docs/search.md, "The warm-up".
 import { type Child, RETURN_FREED_MEMORY, startChild } from '../childProcess';
 import { stepInBackground, type Stepping } from './background';
 import type { Logger } from '../../common/node/log';
@@ -68,7 +69,7 @@ export class ListWarmer {
 
   /**
    * Whether a word can be in more than WARM_MIN_ROWS rows of one kind. When none can, the work is
-   * the rows' facts and lengths of a small store, a few steps here: a child process would cost
+   * the vocabulary of a small store, a few steps here: a child process would cost
    * about 0.9 CPU s (a Node start, the bundle, the WASM, the store read again) on every start.
    */
   private hasCommonWords(): boolean {
