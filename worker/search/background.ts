@@ -13,10 +13,11 @@ export interface Stepping {
 }
 
 /**
- * Steps `steps` to its end, the first step on the next timer. keepAlive: the timers keep the process
- * alive (someone awaits the end); done: called once at the end, with the error if a step threw.
+ * Steps `steps` to its end, the first step after delayMs (default: on the next timer). keepAlive: the
+ * timers keep the process alive (someone awaits the end); done: called once at the end, with the
+ * error if a step threw.
  */
-export function stepInBackground(steps: Iterator<unknown>, opts: { keepAlive?: boolean; done?: (error?: Error) => void } = {}): Stepping {
+export function stepInBackground(steps: Iterator<unknown>, opts: { delayMs?: number; keepAlive?: boolean; done?: (error?: Error) => void } = {}): Stepping {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let settle!: () => void;
@@ -37,7 +38,7 @@ export function stepInBackground(steps: Iterator<unknown>, opts: { keepAlive?: b
     timer = setTimeout(tick, ms);
     if (!opts.keepAlive) timer.unref();
   };
-  schedule(0);
+  schedule(opts.delayMs ?? 0);
   return {
     ended,
     stop: () => {

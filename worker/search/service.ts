@@ -182,8 +182,8 @@ export class SearchService {
     // Each table's row lengths (docLengths.ts: a common word's first list is then read from the
     // index's segments once, not ranked a window at a time through SQL), every row's prior facts
     // and the identifiers in its text, by part (rowFacts.ts fillPriors, identifiers.ts; one read of
-    // each row for both), a page of rows a step from start, whether or not the warm-up process has
-    // handed its own facts and lengths over yet.
+    // each row for both), a page of rows a step from 1.5 s after start (from start, the first start
+    // after an import kept 9-22 MB more RSS after the scale bench's searches).
     const parts = this.settings.search.identifierWeight > 0 ? identifierPartsOf(store) : undefined;
     const fill = (function* () {
       for (const k of [KINDS.observation, KINDS.summary, KINDS.prompt]) {
@@ -196,7 +196,7 @@ export class SearchService {
     // A store being reloaded or closed ends it (a step throws): the facts are a cache; pools read
     // what they need. Kept alive with the identifiers: a caller awaiting identifiersReady must not
     // see the process exit first.
-    this.fill = stepInBackground(fill, { keepAlive: parts !== undefined });
+    this.fill = stepInBackground(fill, { delayMs: WARM_DELAY_MS, keepAlive: parts !== undefined });
     // Load the vector scan soon after start, off the request path, so the first semantic query is fast.
     if (this.semantic) {
       const semantic = this.semantic;
