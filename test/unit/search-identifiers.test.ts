@@ -8,7 +8,9 @@ import * as path from 'node:path';
 import { nullLogger } from '../../common/node/log';
 import { registerSearchFunctions } from '../../worker/search/bm25';
 import { parseFtsQuery } from '../../worker/search/ftsQuery';
-import { expandIdentifiers, IdentifierParts, IdentifierWarmer, identifierPartsOf, splitIdentifier } from '../../worker/search/identifiers';
+import { expandIdentifiers, IdentifierParts, splitIdentifier } from '../../worker/search/identifiers';
+import { KINDS } from '../../worker/search/records';
+import { fillPriors, keptFacts, priorsKept } from '../../worker/search/rowFacts';
 import { Searcher } from '../../worker/search/searcher';
 import { DEFAULT_SEARCH_SETTINGS, type SearchSettings } from '../../worker/search/settings';
 import { migrate } from '../../worker/store/schema';
@@ -121,16 +123,30 @@ test('hybrid search: "msg id" and "longest streak" find the notes that only spel
   }
 });
 
-test('IdentifierWarmer reads every row a step at a time and settles ready', async () => {
-  const many = Array.from({ length: 1200 }, (_, i) => ({ id: i + 1, title: `Note ${i}`, narrative: `touches field_${i}_value` }));
+test('fillPriors collects every row\'s identifiers in the walk that keeps its prior facts, once each', async () => {
+  // alpha_helper in 600 rows, beta_helper in 500: alpha is the more used, unless some rows counted twice.
+  const many = Array.from({ length: 1200 }, (_, i) => ({ id: i + 1, title: `Note ${i}`, narrative: `touches field_${i}_value ${i >= 600 ? 'alpha_helper' : ''} ${i < 500 ? 'beta_helper' : ''}` }));
   const { store } = await storeWith(many);
   try {
-    const w = new IdentifierWarmer(store);
-    w.start();
-    await w.ready;
-    assert.equal(identifierPartsOf(store).size, 1200);
-    assert.ok(identifierPartsOf(store).catchUp(store, 1), 'nothing left to read');
-    w.stop();
+    const statements: string[] = [];
+    const db: Pick<Store, 'all'> = {
+      all: <T>(sql: string, params?: (string | number)[]) => {
+        statements.push(sql);
+        return store.all<T>(sql, params);
+      },
+    };
+    const parts = new IdentifierParts();
+    // A query caught up the first 700 rows already (searcher.ts): the walk skips them.
+    parts.catchUp(store, 700);
+    const fill = fillPriors(db, KINDS.observation, parts, 500);
+    while (!fill.next().done);
+    assert.equal(parts.size, 1202, 'every field_N_value, alpha_helper and beta_helper');
+    assert.ok(parts.catchUp(store, 2), 'no observation left to read (the one prompt is read now)');
+    assert.deepEqual(parts.expansions(['helper'], 1, 8).map((x) => x.identifier), ['alpha_helper', 'beta_helper'], 'rows counted once');
+    const reads = statements.filter((sql) => /FROM observations c WHERE c\.id > \?/.test(sql));
+    assert.equal(reads.length, 3, '1,200 rows in pages of 500');
+    assert.ok(reads.every((sql) => sql.includes('AS bodyLength') && sql.includes('AS text')), 'the prior facts and the text in one statement');
+    assert.ok(priorsKept(keptFacts(db, KINDS.observation)!, 1200), 'the prior facts kept');
   } finally {
     store.close(false);
   }

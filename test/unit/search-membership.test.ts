@@ -9,13 +9,13 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { nullLogger } from '../../common/node/log';
 import { register, registerSearchFunctions } from '../../worker/search/bm25';
-import { exportDocLengths, ftsRowCount, importDocLengths } from '../../worker/search/docLengths';
+import { ftsRowCount } from '../../worker/search/docLengths';
 import { parseFtsQuery } from '../../worker/search/ftsQuery';
 import { keywordSearch } from '../../worker/search/keyword';
 import { ListWarmer } from '../../worker/search/listWarmer';
 import type { SearchFilters } from '../../worker/search/params';
 import { KINDS } from '../../worker/search/records';
-import { buildFacts, exportFacts, importFacts, passes, projectCode, rowFacts } from '../../worker/search/rowFacts';
+import { buildFacts, passes, projectCode, rowFacts } from '../../worker/search/rowFacts';
 import { exportLists, importLists, listBuilds } from '../../worker/search/termLists';
 import { StatementCache } from '../../worker/store/apply';
 import type { Param } from '../../worker/store/records';
@@ -153,8 +153,6 @@ describe('lists from the warm-up, made from the files before the latest writes',
     while (!steps.next().done);
     const made = exportLists(reader);
     assert.ok(made.lists.some((e) => e.key === 'observations_fts\u0000zebra'), 'the warm-up made the list of zebra');
-    const facts = exportFacts(reader);
-    const lengths = exportDocLengths(reader);
     db.close();
 
     // Meanwhile the worker wrote and deleted.
@@ -164,8 +162,6 @@ describe('lists from the warm-up, made from the files before the latest writes',
     await remove(store, truth(store, 'zebra', 'alpha')[0]);
     // Then the lists arrive.
     importLists(store, made.lists, made.vocabulary);
-    importFacts(store, facts);
-    importDocLengths(store, lengths);
     const builds = listBuilds(store);
     await assertExact(store, 'zebra', 'warm-up lists');
     assert.equal(listBuilds(store), builds, 'the warm-up list of zebra served');

@@ -126,7 +126,7 @@ describe('the priors pool', () => {
       },
       get: <T>(sql: string, params?: (string | number)[]) => store.get<T>(sql, params),
     };
-    const fill = fillPriors(db, KINDS.observation, 64);
+    const fill = fillPriors(db, KINDS.observation, undefined, 64);
     while (!fill.next().done);
     const facts = keptFacts(db, KINDS.observation);
     assert.ok(facts);

@@ -5,10 +5,10 @@
 //
 // The parts are the same numbers either way (bm25.ts computes both with one expression, and the
 // averages are FTS4's own, from its stat row: columnAverages), so lists made either way are added
-// up together (termLists.ts, topK.ts). Built once, by the worker after start (service.ts) or by the
-// keyword warm-up (listWarmer.ts, in its child process), whichever is first, then extended with the rows added since by docid: records are added and deleted, never edited,
-// and ids only grow (rowFacts.ts says the same). 2 bytes a row and column: 1.4 MB for 100k
-// observations.
+// up together (termLists.ts, topK.ts). Built once, by the worker from start (service.ts; the keyword
+// warm-up's process builds its own, listWarmer.ts), then extended with the rows added since by
+// docid: records are added and deleted, never edited, and ids only grow (rowFacts.ts says the
+// same). 2 bytes a row and column: 1.4 MB for 100k observations.
 import type { Store } from '../store/store';
 import { untilWrite, writeCount } from '../store/untilWrite';
 import { byTable } from './byTable';
@@ -100,10 +100,6 @@ export function* buildDocLengths(store: Db, k: KindTable, cols: number, step = S
   tables.of(store).set(k.fts, d);
   return d;
 }
-
-/** Every table's lengths (the warm-up process's results), and taking them over. */
-export const exportDocLengths = (store: Db): [string, DocLengths][] => tables.exportAll(store);
-export const importDocLengths = (store: Db, lengths: [string, DocLengths][]): void => tables.importAll(store, lengths);
 
 interface SizeRow {
   id: number;

@@ -7,10 +7,10 @@
 // identifier's parts adds the identifier itself as one more weighted OR term.
 //
 // Per store, in memory: built from the rows by id, a page at a time in the background after start
-// (IdentifierWarmer) and caught up with the rows added since on each query (records are added and
-// deleted, never edited, and ids only grow). A deleted record's identifiers stay: an extra term
-// that matches nothing costs one empty doclist. A part shared by more than PART_CAP identifiers
-// (get, set, id) says nothing and expands to nothing.
+// (in the same read as the rows' prior facts: rowFacts.ts fillPriors) and caught up with the rows
+// added since on each query (records are added and deleted, never edited, and ids only grow). A
+// deleted record's identifiers stay: an extra term that matches nothing costs one empty doclist. A
+// part shared by more than PART_CAP identifiers (get, set, id) says nothing and expands to nothing.
 import type { Store } from '../store/store';
 import { isStopWord, withExtraWords, type FtsQuery } from './ftsQuery';
 import { stem } from './snippet';
@@ -40,7 +40,7 @@ export function splitIdentifier(identifier: string): string[] {
 }
 
 /** The text each table contributes, by row (observations with their file lists, which hold file names). */
-const SOURCES: { table: string; text: string }[] = [
+export const SOURCES: { table: string; text: string }[] = [
   { table: 'observations', text: `coalesce(title,'') || ' ' || coalesce(subtitle,'') || ' ' || coalesce(narrative,'') || ' ' || coalesce(facts,'') || ' ' || coalesce(files_read,'') || ' ' || coalesce(files_modified,'')` },
   { table: 'session_summaries', text: `coalesce(request,'') || ' ' || coalesce(investigated,'') || ' ' || coalesce(learned,'') || ' ' || coalesce(completed,'') || ' ' || coalesce(next_steps,'') || ' ' || coalesce(notes,'')` },
   { table: 'user_prompts', text: `coalesce(text,'')` },
@@ -104,14 +104,23 @@ export class IdentifierParts {
       for (;;) {
         if (budget <= 0) return false;
         const n = Math.min(PAGE_ROWS, budget);
-        const rows = db.all<{ id: number; t: string }>(`SELECT id, ${s.text} AS t FROM ${s.table} WHERE id > ? ORDER BY id LIMIT ?`, [this.maxId.get(s.table) ?? 0, n]);
-        for (const r of rows) this.add(r.t);
-        if (rows.length > 0) this.maxId.set(s.table, rows[rows.length - 1].id);
+        const rows = db.all<{ id: number; text: string }>(`SELECT id, ${s.text} AS text FROM ${s.table} WHERE id > ? ORDER BY id LIMIT ?`, [this.maxId.get(s.table) ?? 0, n]);
+        this.addRows(s.table, rows);
         budget -= rows.length;
         if (rows.length < n) break;
       }
     }
     return true;
+  }
+
+  /**
+   * Collects rows of `table` read by id from where this left off or before (rowFacts.ts fillPriors
+   * reads them with the prior facts): rows already seen are skipped.
+   */
+  addRows(table: string, rows: { id: number; text?: string }[]): void {
+    const seen = this.maxId.get(table) ?? 0;
+    for (const r of rows) if (r.id > seen) this.add(r.text ?? '');
+    if (rows.length > 0) this.maxId.set(table, Math.max(seen, rows[rows.length - 1].id));
   }
 
   /** Identifiers whose parts the words name, best covered first (then the most used), at most `max`. */
@@ -145,41 +154,4 @@ export function expandIdentifiers(q: FtsQuery, parts: IdentifierParts, weight: n
   if (weight <= 0 || max <= 0) return q;
   const words = q.terms.slice(0, q.original ?? q.phrases.length).flatMap((t) => (t.prefix ? t.tokens.slice(0, -1) : t.tokens));
   return withExtraWords(q, parts.expansions(words, weight, max).map((x) => ({ word: x.identifier, weight: x.weight })));
-}
-
-/** Rows read per background step: about 3-5 ms at 100k records, so a request waits at most that long. */
-const STEP_ROWS = 500;
-const PAUSE_MS = 2;
-
-/** Builds a store's identifier parts a step at a time after start; `ready` settles when it has every row. */
-export class IdentifierWarmer {
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
-  private settle!: () => void;
-  readonly ready = new Promise<void>((resolve) => (this.settle = resolve));
-
-  constructor(private readonly store: Db) {}
-
-  start(): void {
-    const step = () => {
-      if (this.stopped) return;
-      let done = false;
-      try {
-        done = identifierPartsOf(this.store).catchUp(this.store, STEP_ROWS);
-      } catch {
-        // A closed or failing store: queries catch up on their own (or fail with the store).
-        done = true;
-      }
-      if (done) this.settle();
-      // Not unref'd: a caller awaiting `ready` must not see the process exit first; stop() clears it.
-      else this.timer = setTimeout(step, PAUSE_MS);
-    };
-    this.timer = setTimeout(step, 0);
-  }
-
-  stop(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    this.settle();
-  }
 }

@@ -1,16 +1,17 @@
-// Builds the impact lists of a store's most common words in the background after start, with the
-// rows' facts and lengths (rowFacts.ts, docLengths.ts), so the first search for a common word does
-// not rank all its matches (about 2 µs a row: 130 ms for a word in two thirds of 100k rows). In a
-// child process (warmProcess.ts) when the bundle has one and a kind has a common word; else here,
-// one small step at a time (a page of the vocabulary, or about 2,500 matches of one word: 5-20 ms
-// at 100k) with a timer between, so a request waits at most one step. docs/search.md, "The warm-up".
+// Builds the impact lists of a store's most common words in the background after start (with the
+// rows' lengths, docLengths.ts, when the worker has not read them yet), so the first search for a
+// common word does not rank all its matches (about 2 µs a row: 130 ms for a word in two thirds of
+// 100k rows). In a child process (warmProcess.ts) when the bundle has one and a kind has a common
+// word; else here, one small step at a time (a page of the vocabulary, or about 2,500 matches of
+// one word: 5-20 ms at 100k) with a timer between (background.ts), so a request waits at most one
+// step. docs/search.md, "The warm-up".
 import { type Child, RETURN_FREED_MEMORY, startChild } from '../childProcess';
+import { stepInBackground, type Stepping } from './background';
 import type { Logger } from '../../common/node/log';
 import type { Store } from '../store/store';
 import { KINDS, type KindTable } from './records';
 import { FTS_WEIGHTS } from './bm25';
-import { buildDocLengths, importDocLengths } from './docLengths';
-import { buildFacts, importFacts } from './rowFacts';
+import { buildDocLengths, docLengths } from './docLengths';
 import { buildInSteps, COMMON_SHARE, importLists, noteVocabulary, noteVocabularyRead, PLAIN_TERM, VOCABULARY_MIN_DF } from './termLists';
 import type { WarmProcessData, WarmProcessMessage } from './warmProcess';
 
@@ -18,7 +19,6 @@ type Db = Pick<Store, 'all' | 'get'>;
 
 /** Vocabulary terms read per step. */
 const VOCAB_PAGE = 50;
-const PAUSE_MS = 2;
 /** Words in fewer rows are ranked on demand in a few milliseconds. */
 const WARM_MIN_ROWS = 2048;
 
@@ -42,6 +42,7 @@ export interface WarmOptions {
 
 export class ListWarmer {
   private timer: NodeJS.Timeout | undefined;
+  private stepping: Stepping | undefined;
   private child: Child<never> | undefined;
   private stopped = false;
   /** Lists made so far (status and tests). */
@@ -68,7 +69,7 @@ export class ListWarmer {
 
   /**
    * Whether a word can be in more than WARM_MIN_ROWS rows of one kind. When none can, the work is
-   * the rows' facts and lengths of a small store, a few steps here: a child process would cost
+   * the vocabulary of a small store, a few steps here: a child process would cost
    * about 0.9 CPU s (a Node start, the bundle, the WASM, the store read again) on every start.
    */
   private hasCommonWords(): boolean {
@@ -79,29 +80,17 @@ export class ListWarmer {
     }
   }
 
-  /** Steps on this event loop, a timer between them. */
+  /** Steps on this event loop, a timer between them (background.ts). */
   private stepHere(): void {
-    const steps = this.steps();
-    const tick = () => {
-      this.timer = undefined;
-      if (this.stopped) return;
-      let r: IteratorResult<void>;
-      try {
-        r = steps.next();
-      } catch (e) {
+    if (this.stopped) return;
+    this.stepping = stepInBackground(this.steps(), {
+      done: (e) => {
         // A store being reloaded or closed: the lists are a cache; searches build what they need.
-        this.log?.warn('keyword list warm-up stopped', { error: (e as Error).message });
+        if (e) this.log?.warn('keyword list warm-up stopped', { error: e.message });
+        else this.via = 'here';
         this.finish();
-        return;
-      }
-      if (r.done) {
-        this.via = 'here';
-        this.finish();
-        return;
-      }
-      this.timer = setTimeout(tick, PAUSE_MS).unref();
-    };
-    tick();
+      },
+    });
   }
 
   /** The same work in a child process; here, only taking over what it made. If it fails, steps here. */
@@ -116,8 +105,6 @@ export class ListWarmer {
           if (m.type === 'lists') this.built += importLists(this.store, m.lists, []);
           else if (m.type === 'done') {
             importLists(this.store, [], m.vocabulary);
-            importFacts(this.store, m.facts);
-            importDocLengths(this.store, m.lengths);
             this.via = 'process';
             this.log?.info('keyword lists warmed', { lists: this.built, ms: Math.round(m.ms), process: true });
             this.finish();
@@ -148,6 +135,7 @@ export class ListWarmer {
     this.stopped = true;
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.stepping?.stop();
     void this.child?.terminate();
     this.child = undefined;
   }
@@ -156,10 +144,9 @@ export class ListWarmer {
   *steps(): Generator<void> {
     const t0 = performance.now();
     for (const k of [KINDS.observation, KINDS.summary, KINDS.prompt]) {
-      // The rows' projects and times first: every filtered search uses them (rowFacts.ts).
-      yield* buildFacts(this.store, k);
-      // Then each row's lengths: ranking a word's matches costs about 0.7x with them (docLengths.ts).
-      yield* buildDocLengths(this.store, k, FTS_WEIGHTS[k.weights].length);
+      // Each row's lengths first, unless the worker's start-up fill read them already (service.ts):
+      // ranking a word's matches costs about 0.7x with them (docLengths.ts).
+      if (!docLengths(this.store, k)) yield* buildDocLengths(this.store, k, FTS_WEIGHTS[k.weights].length);
       const rows = Number(this.store.get<{ n: number }>(`SELECT count(*) AS n FROM ${k.table}`)?.n ?? 0);
       const common: { term: string; df: number }[] = [];
       yield* this.vocabulary(k, rows, common);

@@ -102,9 +102,13 @@ export function hydratePriors(store: Pick<Store, 'all'>, kind: SearchKind, ids: 
   return out;
 }
 
-/** The lean rows (hydratePriors without the platform) with ids after `after`, by id, at most `limit`. */
-export function priorRowsAfter(store: Pick<Store, 'all'>, kind: SearchKind, after: number, limit: number): PriorInfo[] {
-  return store.all<PriorInfo>(`SELECT ${PRIOR_SELECT[kind]} FROM ${KINDS[kind].table} c WHERE c.id > ? ORDER BY c.id LIMIT ?`, [after, limit]);
+/**
+ * The lean rows (hydratePriors without the platform) with ids after `after`, by id, at most `limit`;
+ * with `text`, an SQL expression on the table's columns, also that as `text`.
+ */
+export function priorRowsAfter(store: Pick<Store, 'all'>, kind: SearchKind, after: number, limit: number, text?: string): (PriorInfo & { text?: string })[] {
+  const select = text === undefined ? PRIOR_SELECT[kind] : `${PRIOR_SELECT[kind]}, ${text} AS text`;
+  return store.all<PriorInfo & { text?: string }>(`SELECT ${select} FROM ${KINDS[kind].table} c WHERE c.id > ? ORDER BY c.id LIMIT ?`, [after, limit]);
 }
 
 /**

@@ -2,9 +2,8 @@
 // project or date filter on a candidate row used to read its content row, and at 100k records
 // (a database larger than the page cache) that was a cache miss per candidate: 30-40 ms of a
 // project-filtered search. Built once from the (project, created_at) index, which holds both
-// next to the rowid (a few MB at 100k, not the whole table), in steps after start (by the worker or
-// the warm-up, whichever is first), then extended with the rows added since by rowid. 10 bytes a
-// row: 1 MB at 100k.
+// next to the rowid (a few MB at 100k, not the whole table), in steps from start (service.ts), then
+// extended with the rows added since by rowid. 10 bytes a row: 1 MB at 100k.
 //
 // Beside them, what the keyword priors read of a row (rerank.ts: its body length, prior bits and
 // title key's hash), read for every row after start (fillPriors) and kept by a search that reads a
@@ -17,6 +16,7 @@
 import type { Store } from '../store/store';
 import type { SearchFilters } from './params';
 import { byTable } from './byTable';
+import { type IdentifierParts, SOURCES } from './identifiers';
 import { priorRowsAfter, type KindTable, type PriorInfo } from './records';
 import { priorFlags, titleHash } from './rerank';
 
@@ -149,17 +149,20 @@ const FILL_ROWS = 500;
 /**
  * Keeps every row's prior facts, a page of rows by id a step (the table's facts built first, a page
  * of the index a step, when no one built them yet): the keyword priors' pool then reads no row,
- * where each row read was a page-cache chunk inflated at 100k records.
+ * where each row read was a page-cache chunk inflated at 100k records. With `parts`, the same read
+ * collects the rows' identifiers (identifiers.ts) too: one walk of the table for both.
  */
-export function* fillPriors(store: Db, k: KindTable, step = FILL_ROWS): Generator<void, void> {
+export function* fillPriors(store: Db, k: KindTable, parts?: IdentifierParts, step = FILL_ROWS): Generator<void, void> {
   if (!keptFacts(store, k) && !(yield* buildFacts(store, k))) return;
+  const text = parts && SOURCES.find((s) => s.table === k.table)?.text;
   for (let after = 0; ; ) {
-    const rows = priorRowsAfter(store, k.kind, after, step);
+    const rows = priorRowsAfter(store, k.kind, after, step, text);
     if (rows.length === 0) return;
     after = rows[rows.length - 1].id;
     const facts = rowFacts(store, k, after);
     if (!facts) return;
     keepPriors(facts, rows);
+    parts?.addRows(k.table, rows);
     if (rows.length < step) return;
     yield;
   }
@@ -204,7 +207,3 @@ function add(facts: RowFacts, rows: FactRow[]): boolean {
   facts.maxId = top;
   return true;
 }
-
-/** Every table's facts (the warm-up process's results), and taking them over. */
-export const exportFacts = (store: Db): [string, RowFacts][] => tables.exportAll(store);
-export const importFacts = (store: Db, facts: [string, RowFacts][]): void => tables.importAll(store, facts);

@@ -19,7 +19,8 @@ import { vectorModelId } from './embedText';
 import { FtsMerger } from './ftsMerge';
 import { EmbeddingIndexer } from './indexer';
 import { ListWarmer } from './listWarmer';
-import { IdentifierWarmer } from './identifiers';
+import { identifierPartsOf } from './identifiers';
+import { stepInBackground, type Stepping } from './background';
 import { KINDS } from './records';
 import { fillPriors } from './rowFacts';
 import { Searcher, type VectorSide } from './searcher';
@@ -54,8 +55,8 @@ export const INDEX_MESSAGE_TEXTS = 32;
 const QUERY_RETRY_MS = 30_000;
 /** The vector scan is loaded this long after start (healthy first, then warm). */
 const WARM_DELAY_MS = 1500;
-/** Between two steps of the prior facts' fill (a step: 500 rows, a few milliseconds at 100k). */
-const PRIOR_FILL_PAUSE_MS = 2;
+/** Rows a step of the fill's last identifier catch-up reads (a few milliseconds at 100k). */
+const IDENTIFIER_STEP_ROWS = 500;
 /** The warm-up process reads doclists front to back: a small cache serves it. */
 const WARM_PROCESS_CACHE_BYTES = 16 << 20;
 
@@ -70,12 +71,12 @@ export class SearchService {
   private unsubscribe: (() => void) | undefined;
   private warmTimer: NodeJS.Timeout | undefined;
   private listWarmer: ListWarmer | undefined;
-  private identifierWarmer: IdentifierWarmer | undefined;
+  /** The start-up fill of the rows' lengths, prior facts and identifiers. */
+  private fill: Stepping | undefined;
   private ftsMerger: FtsMerger | undefined;
   /** Warm-up searches run after start (warmSearch.ts); undefined until they ran. */
   searchesWarmed: number | undefined;
   private searchWarmTimer: NodeJS.Timeout | undefined;
-  private priorFillTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly deps: SearchDeps,
@@ -178,33 +179,24 @@ export class SearchService {
     };
     this.listWarmer = new ListWarmer(store, this.settings.search.keywordWarmTerms, this.deps.log, { process: child, onDone });
     this.listWarmer.start(WARM_DELAY_MS);
-    // The identifiers in the records' text, by part (identifiers.ts), a few milliseconds at a time.
-    if (this.settings.search.identifierWeight > 0) {
-      this.identifierWarmer = new IdentifierWarmer(store);
-      this.identifierWarmer.start();
-    }
     // Each table's row lengths (docLengths.ts: a common word's first list is then read from the
-    // index's segments once, not ranked a window at a time through SQL) and every row's prior facts
-    // (rowFacts.ts fillPriors), a page of rows a step after start-up, whether or not the warm-up
-    // process has handed its own over yet.
+    // index's segments once, not ranked a window at a time through SQL), every row's prior facts
+    // and the identifiers in its text, by part (rowFacts.ts fillPriors, identifiers.ts; one read of
+    // each row for both), a page of rows a step from 1.5 s after start (from start, the first start
+    // after an import kept 9-22 MB more RSS after the scale bench's searches).
+    const parts = this.settings.search.identifierWeight > 0 ? identifierPartsOf(store) : undefined;
     const fill = (function* () {
       for (const k of [KINDS.observation, KINDS.summary, KINDS.prompt]) {
         if (!docLengths(store, k)) yield* buildDocLengths(store, k, FTS_WEIGHTS[k.weights].length);
-        yield* fillPriors(store, k);
+        yield* fillPriors(store, k, parts);
       }
+      // Rows the fill left out (a table whose facts cannot be kept) or added since.
+      while (parts && !parts.catchUp(store, IDENTIFIER_STEP_ROWS)) yield;
     })();
-    const fillStep = () => {
-      this.priorFillTimer = undefined;
-      if (this.unsubscribe === undefined) return;
-      try {
-        if (fill.next().done) return;
-      } catch {
-        // A store being reloaded or closed: the facts are a cache; pools read what they need.
-        return;
-      }
-      this.priorFillTimer = setTimeout(fillStep, PRIOR_FILL_PAUSE_MS).unref();
-    };
-    this.priorFillTimer = setTimeout(fillStep, WARM_DELAY_MS).unref();
+    // A store being reloaded or closed ends it (a step throws): the facts are a cache; pools read
+    // what they need. Kept alive with the identifiers: a caller awaiting identifiersReady must not
+    // see the process exit first.
+    this.fill = stepInBackground(fill, { delayMs: WARM_DELAY_MS, keepAlive: parts !== undefined });
     // Load the vector scan soon after start, off the request path, so the first semantic query is fast.
     if (this.semantic) {
       const semantic = this.semantic;
@@ -220,7 +212,7 @@ export class SearchService {
 
   /** Settles when the identifier parts hold every row that was there at start (tests and evals wait for it). */
   identifiersReady(): Promise<void> {
-    return this.identifierWarmer?.ready ?? Promise.resolve();
+    return (this.settings.search.identifierWeight > 0 && this.fill?.ended) || Promise.resolve();
   }
 
   async stop(): Promise<void> {
@@ -228,9 +220,8 @@ export class SearchService {
     this.unsubscribe = undefined;
     clearTimeout(this.warmTimer);
     clearTimeout(this.searchWarmTimer);
-    clearTimeout(this.priorFillTimer);
+    this.fill?.stop();
     this.listWarmer?.stop();
-    this.identifierWarmer?.stop();
     this.ftsMerger?.stop();
     this.semantic?.close();
     // Stop the indexer first (no new batch), then close the embedders, which fails a batch in

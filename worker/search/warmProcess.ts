@@ -1,7 +1,7 @@
 // The keyword lists' warm-up (listWarmer.ts) in a child process: it opens the database from its
 // files read-only (as recovery does), ranks the commonest words' matches one statement each at low
-// priority, sends each list as it is made, then the vocabulary counts and the rows' facts and
-// lengths, and exits. On the worker's event loop the same work took 12 s of CPU at 100k, and it
+// priority, sends each list as it is made, then the vocabulary counts, and exits (the rows' lengths
+// it reads to rank are not sent: the worker reads its own from start, service.ts). On the worker's event loop the same work took 12 s of CPU at 100k, and it
 // filled the worker's page cache and heap; a thread's memory stayed in the worker's RSS after it
 // exited (70 MB at 100k): a process gives all of it back. Rows written or deleted after the files
 // it read are handled as for any list (termLists.ts, topK.ts); files that do not replay whole are
@@ -16,8 +16,6 @@ import type { Row } from '../store/store';
 import { runAllThreadsInBackground } from '../threadPriority';
 import { register } from './bm25';
 import { ListWarmer } from './listWarmer';
-import { exportDocLengths } from './docLengths';
-import { exportFacts } from './rowFacts';
 import { exportLists } from './termLists';
 
 /** What the worker passes (as JSON, the first argument). */
@@ -29,7 +27,7 @@ export interface WarmProcessData {
 
 export type WarmProcessMessage =
   | { type: 'lists'; lists: ReturnType<typeof exportLists>['lists'] }
-  | { type: 'done'; vocabulary: ReturnType<typeof exportLists>['vocabulary']; facts: ReturnType<typeof exportFacts>; lengths: ReturnType<typeof exportDocLengths>; ms: number }
+  | { type: 'done'; vocabulary: ReturnType<typeof exportLists>['vocabulary']; ms: number }
   | { type: 'failed'; error: string };
 
 function send(m: WarmProcessMessage): Promise<void> {
@@ -69,7 +67,7 @@ async function main(): Promise<void> {
       if (lists.length > 0) await send({ type: 'lists', lists });
       if (r.done) break;
     }
-    await send({ type: 'done', vocabulary: exportLists(reader).vocabulary, facts: exportFacts(reader), lengths: exportDocLengths(reader), ms: performance.now() - t0 });
+    await send({ type: 'done', vocabulary: exportLists(reader).vocabulary, ms: performance.now() - t0 });
   } finally {
     db.close();
     pagedFiles.get(db)?.close();
