@@ -1,7 +1,6 @@
-// What a keyword request costs beyond its ranking: the lean rows of the priors' pool are kept per
-// store (a search of the same words reads no content row for them again, the answers unchanged,
-// and the rows kept are bounded); snippets found in one pass of a pattern, the same as comparing
-// every word; and the searches the worker runs on its own once the keyword warm-up is done, so
+// What a keyword request costs beyond its ranking: the priors' facts are kept per row (a search
+// of the same words reads no content row for them again, the answers unchanged); snippets found
+// in one pass of a pattern, the same as comparing every word; and the searches the worker runs on its own once the keyword warm-up is done, so
 // the first searches people make do not pay for compiling the search path.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,7 +8,7 @@ import * as path from 'node:path';
 import { nullLogger } from '../../common/node/log';
 import { EventBus } from '../../worker/events';
 import { registerSearchFunctions } from '../../worker/search/bm25';
-import { hydratePriors, KINDS, LEAN_ROWS_KEPT, leanPriors } from '../../worker/search/records';
+import { KINDS } from '../../worker/search/records';
 import { keptFacts, priorsKept } from '../../worker/search/rowFacts';
 import { TOKEN_CHARS } from '../../worker/search/ftsQuery';
 import { Searcher } from '../../worker/search/searcher';
@@ -60,22 +59,7 @@ async function addRows(store: Store, from: number, n: number): Promise<void> {
   });
 }
 
-/** Statements run through db (the one object rows are kept for), counted since the last reset; the ids each was asked for. */
-function counting(store: Store): { db: Pick<Store, 'all'>; n: () => number; asked: string[]; reset: () => void } {
-  let n = 0;
-  const asked: string[] = [];
-  return {
-    db: { all: <T>(sql: string, params?: (string | number)[]) => (n++, asked.push(String(params?.[0])), store.all<T>(sql, params)) },
-    n: () => n,
-    asked,
-    reset: () => {
-      n = 0;
-      asked.length = 0;
-    },
-  };
-}
-
-describe('the priors’ lean rows kept per store', () => {
+describe('keyword answers searched again', () => {
   let store: Store;
   before(async () => {
     ({ store } = await openStore());
@@ -83,30 +67,7 @@ describe('the priors’ lean rows kept per store', () => {
   });
   after(() => store.close(false));
 
-  it('gives the rows hydratePriors reads, and reads none of them again', () => {
-    const ids = [5, 17, 42, 99, 250];
-    const c = counting(store);
-    const first = leanPriors(c.db, 'observation', ids);
-    assert.equal(c.n(), 1, 'one statement for rows not kept');
-    assert.deepEqual(first, hydratePriors(store, 'observation', ids, false));
-    const again = leanPriors(c.db, 'observation', [...ids].reverse());
-    assert.equal(c.n(), 1, 'no statement for rows kept');
-    assert.deepEqual(new Map([...again].sort((a, b) => a[0] - b[0])), first);
-    // Kinds are kept apart: the same id of another kind is read.
-    leanPriors(c.db, 'summary', [5]);
-    assert.equal(c.n(), 2);
-  });
-
-  it('reads only the rows not kept, and leaves out ids with no row', () => {
-    const c = counting(store);
-    leanPriors(c.db, 'observation', [1, 2, 3]);
-    c.reset();
-    const got = leanPriors(c.db, 'observation', [1, 2, 3, 4, 100_000]);
-    assert.deepEqual(c.asked, ['[4,100000]']);
-    assert.deepEqual([...got.keys()].sort((a, b) => a - b), [1, 2, 3, 4]);
-  });
-
-  it('keeps the same keyword answers when the rows come from memory', async () => {
+  it('are the same when the priors come from the kept facts', async () => {
     const searcher = new Searcher(store, DEFAULT_SEARCH_SETTINGS, undefined);
     const req = (query: string, project?: string): SearchRequest => ({ query, mode: 'keyword', limit: 20, offset: 0, filters: { kinds: ['observation'], ...(project ? { project } : {}) } });
     for (const [q, p] of [['why the parser cache', undefined], ['socket retry', 'alpha'], ['budget', undefined]] as const) {
@@ -124,7 +85,7 @@ describe('the priors’ lean rows kept per store', () => {
 
 describe('the priors’ facts kept per row', () => {
   let store: Store;
-  const N = LEAN_ROWS_KEPT + 300;
+  const N = 2348;
   before(async () => {
     ({ store } = await openStore());
     // Titles that repeat no other, so no title is read to tell duplicates apart.
@@ -152,44 +113,11 @@ describe('the priors’ facts kept per row', () => {
     assert.ok(first.every((items) => items.length === 20));
     const facts = keptFacts(db, KINDS.observation);
     assert.ok(facts && first.flat().every(([id]) => priorsKept(facts, id as number)), 'their prior facts kept');
-    // More rows read than the lean rows kept (records.ts): none of the pools' rows is among them.
-    leanPriors(db, 'observation', Array.from({ length: N }, (_, i) => i + 1));
     reads = 0;
     const again = [];
     for (const [q, p] of queries) again.push((await searcher.search(req(q, p))).items.map((r) => [r.id, r.score]));
     assert.equal(reads, 0, 'no pool row read again');
     assert.deepEqual(again, first, 'the same answers from the facts as from the rows');
-  });
-});
-
-describe('the rows kept are bounded', () => {
-  let store: Store;
-  before(async () => {
-    ({ store } = await openStore());
-    await addRows(store, 0, LEAN_ROWS_KEPT + 200);
-  });
-  after(() => store.close(false));
-
-  it('keeps at most LEAN_ROWS_KEPT rows, dropping the least recently used', () => {
-    const all = Array.from({ length: LEAN_ROWS_KEPT + 200 }, (_, i) => i + 1);
-    const c = counting(store);
-    // Row 1 read first, then used again after the others: it stays; row 2 is the oldest then.
-    leanPriors(c.db, 'observation', [1, 2]);
-    leanPriors(c.db, 'observation', all.slice(2, LEAN_ROWS_KEPT));
-    leanPriors(c.db, 'observation', [1]);
-    leanPriors(c.db, 'observation', all.slice(LEAN_ROWS_KEPT));
-    c.reset();
-    leanPriors(c.db, 'observation', [1]);
-    assert.equal(c.n(), 0, 'the row used last is kept');
-    leanPriors(c.db, 'observation', [2]);
-    assert.equal(c.n(), 1, 'the least recently used row was dropped');
-    // Reading every row: all are given, and LEAN_ROWS_KEPT of them are kept after (the rest read again).
-    const got = leanPriors(c.db, 'observation', all);
-    assert.equal(got.size, all.length);
-    c.reset();
-    assert.equal(leanPriors(c.db, 'observation', all).size, all.length);
-    assert.equal(c.n(), 1);
-    assert.equal((JSON.parse(c.asked[0]) as number[]).length, all.length - LEAN_ROWS_KEPT, 'rows read again: those not kept');
   });
 });
 

@@ -13,8 +13,7 @@ import { ListWarmer } from '../../worker/search/listWarmer';
 import type { Store } from '../../worker/store/store';
 import { untilWrite } from '../../worker/store/untilWrite';
 import { labelTeamItems } from '../../worker/team/labels';
-import { substance, titleKey } from '../../worker/search/rerank';
-import { leanPriors } from '../../worker/search/records';
+import { titleKey } from '../../worker/search/rerank';
 import { everyMatch, keywordHits, observationWriter, openSearchStore, recording, T0 } from '../helpers/searchStore';
 
 const addRows = observationWriter(() => 'alpha');
@@ -101,16 +100,7 @@ describe('reads kept until the next write', () => {
     assert.equal(marked[marked.length - 1].id, id, 'and moved after the rest of the page');
   });
 
-  it('works out a kept row\'s substance and a title\'s key once, with the answers of working them out afresh', () => {
-    const ids = store.all<{ id: number }>('SELECT id FROM observations ORDER BY id LIMIT 50').map((r) => r.id);
-    const first = leanPriors(store, 'observation', ids);
-    const again = leanPriors(store, 'observation', ids);
-    for (const id of ids) {
-      const kept = again.get(id);
-      assert.ok(kept);
-      assert.equal(kept, first.get(id), 'the same kept row');
-      assert.equal(substance(kept), substance({ ...kept }), `row ${id}: kept and fresh substance agree`);
-    }
+  it('works out a title\'s key once, with the answer of working it out afresh', () => {
     const fresh = (t: string) => t.toLowerCase().replace(/[0-9]+/g, '#').replace(/\s+/g, ' ').trim();
     // More titles than are kept: the keys stay right across the clearing.
     for (let round = 0; round < 2; round++) {

@@ -111,56 +111,6 @@ export function priorRowsAfter(store: Pick<Store, 'all'>, kind: SearchKind, afte
   return store.all<PriorInfo & { text?: string }>(`SELECT ${select} FROM ${KINDS[kind].table} c WHERE c.id > ? ORDER BY c.id LIMIT ?`, [after, limit]);
 }
 
-/**
- * Lean rows (hydratePriors without the platform) kept per store, most recently used last: the
- * keyword side reads its pool of 100 candidates' rows on every search, mostly the same rows for the
- * same words, and a statement of 100 rows cost about as much as the rest of a small store's search.
- * Records are added and deleted, never edited, and ids only grow (rowFacts.ts), so a kept row stays
- * right; a deleted one is no longer asked for (the keyword side checks that its hits exist).
- */
-const leanRows = new WeakMap<object, { kinds: Record<SearchKind, Map<number, PriorInfo>>; size: number }>();
-/**
- * Rows kept per store, all kinds together: a small store's every row, a large one's most recent
- * pools. About 400 bytes each with their strings: 2,048 are under 1 MB of heap (8,192, filled by the
- * scale bench's 300 searches at 10k, would hold several MB of a worker whose RSS has a bar).
- */
-export const LEAN_ROWS_KEPT = 2048;
-
-/** hydratePriors(store, kind, ids, false), from the rows kept where it can. */
-export function leanPriors(store: Pick<Store, 'all'>, kind: SearchKind, ids: number[]): Map<number, PriorInfo> {
-  let kept = leanRows.get(store);
-  if (!kept) leanRows.set(store, (kept = { kinds: { observation: new Map(), summary: new Map(), prompt: new Map() }, size: 0 }));
-  const rows = kept.kinds[kind];
-  const out = new Map<number, PriorInfo>();
-  const missing: number[] = [];
-  for (const id of ids) {
-    const r = rows.get(id);
-    if (r === undefined) {
-      missing.push(id);
-      continue;
-    }
-    // Most recently used last: the maps' order is the order they go in.
-    rows.delete(id);
-    rows.set(id, r);
-    out.set(id, r);
-  }
-  if (missing.length === 0) return out;
-  for (const [id, r] of hydratePriors(store, kind, missing, false)) {
-    out.set(id, r);
-    if (!rows.has(id)) kept.size++;
-    rows.set(id, r);
-  }
-  // Over the bound: this kind's least recently used go first, then the other kinds'.
-  for (const m of [rows, ...Object.values(kept.kinds)]) {
-    for (const id of m.keys()) {
-      if (kept.size <= LEAN_ROWS_KEPT) return out;
-      m.delete(id);
-      kept.size--;
-    }
-  }
-  return out;
-}
-
 export function priorInfo(r: RecordInfo): PriorInfo {
   return { kind: r.kind, id: r.id, type: r.type, title: r.title, project: r.project, epoch: r.epoch, bodyLength: r.body.length, concepts: r.concepts, filesRead: r.filesRead, filesModified: r.filesModified, platform: r.platform };
 }
