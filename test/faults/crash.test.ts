@@ -193,12 +193,20 @@ class Acked {
   }
 }
 
-/** Waits until the worker says it reached `point` (it is held there), then SIGKILLs it. */
+/**
+ * Waits until the worker says it reached `point` (it is held there), then SIGKILLs it. It is killed
+ * also when it does not get there in 60 s: left running, its pipes would keep the test file's
+ * process alive after the failure.
+ */
 async function killAt(proc: ChildProcess, output: () => string, point: string): Promise<void> {
-  await until(() => output().includes(`fault point ${point}\n`) || proc.exitCode !== null, 60_000, `the worker to reach ${point}`);
-  assert.ok(output().includes(`fault point ${point}\n`), `the worker exited (${proc.exitCode}) without reaching ${point}:\n${output().slice(-2000)}`);
-  proc.kill('SIGKILL');
-  await new Promise((r) => (proc.exitCode !== null || proc.signalCode !== null ? r(undefined) : proc.once('exit', r)));
+  try {
+    const reached = () => output().includes(`fault point ${point}\n`);
+    await until(() => reached() || proc.exitCode !== null, 60_000, `the worker to reach ${point}`).catch(() => undefined);
+    assert.ok(reached(), `the worker ${proc.exitCode === null ? 'did not reach' : `exited (${proc.exitCode}) without reaching`} ${point} in 60 s:\n${output().slice(-2000)}`);
+  } finally {
+    proc.kill('SIGKILL');
+    await new Promise((r) => (proc.exitCode !== null || proc.signalCode !== null ? r(undefined) : proc.once('exit', r)));
+  }
 }
 
 /** A worker started with fault points set, held at `point` before it may listen (start:replayed), then killed. */
@@ -482,6 +490,19 @@ const PACK_KINDS = [
 const PACK_STEP_COUNT = PACK_KINDS.reduce((n, [, steps]) => n + steps.length, 0);
 /** Saves before each kill (and, for delta and merge, before the stop that made the store it starts from). */
 const saves = { snapshot: 5, delta: 5, whole: 5, merge: 2 } as const;
+/**
+ * Observations imported into the store each kind starts from. merge: enough that its two deltas of
+ * two saves each (8-12 chunks of 64 KiB each) stay well under half the database (about 10 MB raw),
+ * past which the checkpoint would be a full snapshot (checkpoint.ts FULL_WHEN_DELTAS_OVER) and there
+ * would be nothing to merge.
+ */
+const baseRows = { snapshot: 300, delta: 300, whole: 300, merge: 1500 } as const;
+/** A checkpoint asked for, which must be a delta (a merge needs two). */
+async function deltaCheckpoint(w: RunningWorker, what: string): Promise<void> {
+  const r = await w.req('POST', '/api/admin/snapshot', {});
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal(r.body.via, 'delta', `${what}: the checkpoint was not a delta, so no merge can follow (the deltas since the full snapshot over half the database?): ${JSON.stringify(r.body)}`);
+}
 
 const chainFile = (n: string) => /^(snapshot|delta)-\d+\.db$/.test(n);
 const genOf = (n: string) => Number(/\d+/.exec(n)![0]);
@@ -506,7 +527,7 @@ it(`SIGKILL at every step of packing the newest snapshot and its deltas, and of 
           // A raw snapshot, as a data dir written before packing holds (the page cache off writes
           // raw full snapshots); the next start, with the page cache, packs it 10 s after it starts.
           const w = await startShortLivedWorker({ dataDir: from.dataDir, env: { ...STEP_ENV, CLAUDE_MEM_PAGE_CACHE_MB: '0' } });
-          await from.acked.bulk(w, 'base', 300);
+          await from.acked.bulk(w, 'base', baseRows[kind]);
           assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
           await w.stop();
           const raw = rawChain(fromDb).filter((n) => n.startsWith('snapshot-'));
@@ -514,15 +535,16 @@ it(`SIGKILL at every step of packing the newest snapshot and its deltas, and of 
           // whole: that snapshot packed whole, as a data dir written before sub-blocks holds it.
           if (kind === 'whole') for (const n of raw) assert.equal(packWhole(path.join(fromDb, n)), 'CMEMSNP3');
         } else {
-          const w = await startShortLivedWorker({ dataDir: from.dataDir, env: STEP_ENV });
-          await from.acked.bulk(w, 'base', 300);
+          // (No delta during the import: the checkpoint after it is a full snapshot, with no delta before the ones to merge.)
+          const w = await startShortLivedWorker({ dataDir: from.dataDir, env: { ...STEP_ENV, CLAUDE_MEM_BULK_DELTA_BYTES: '0' } });
+          await from.acked.bulk(w, 'base', baseRows[kind]);
           assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
           await until(() => rawChain(fromDb).length === 0, 30_000, 'the snapshot packed');
           // delta: writes after the last checkpoint, which the next start replays and writes a raw
           // delta of (its catch-up); merge: a packed delta, which the next one is merged with (a
           // few writes each: more would make the next checkpoint a full snapshot).
           for (let i = 0; i < saves[kind]; i++) await from.acked.save(w, `${kind}: before the stop ${i}`);
-          if (kind === 'merge') assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
+          if (kind === 'merge') await deltaCheckpoint(w, 'merge: the first delta').catch(async (e) => { await w.kill(); throw e; });
           await w.stop();
         }
       }
@@ -531,10 +553,15 @@ it(`SIGKILL at every step of packing the newest snapshot and its deltas, and of 
         const db = path.join(dataDir, 'db');
         const acked = from.acked.copy();
         let w = await startShortLivedWorker({ dataDir, env: { ...STEP_ENV, CLAUDE_MEM_FAULT_PAUSE: step.at } });
-        for (let i = 0; i < saves[kind]; i++) await acked.save(w, `${kind} ${step.name}: before ${i}`);
-        // snapshot and delta: the start's background pass packs the raw file 10 s after it starts;
-        // merge: a few saves change a few chunks, a delta (written packed) merged with the one before.
-        if (kind === 'merge') assert.equal((await w.req('POST', '/api/admin/snapshot', {})).status, 200);
+        try {
+          for (let i = 0; i < saves[kind]; i++) await acked.save(w, `${kind} ${step.name}: before ${i}`);
+          // snapshot and delta: the start's background pass packs the raw file 10 s after it starts;
+          // merge: a few saves change a few chunks, a delta (written packed) merged with the one before.
+          if (kind === 'merge') await deltaCheckpoint(w, `${kind} ${step.name}: the second delta`);
+        } catch (e) {
+          await w.kill();
+          throw e;
+        }
         await killAt(w.proc, w.stdout, step.at);
         const files = fs.readdirSync(db);
         const tmp = files.filter((n) => n.includes('.tmp-'));

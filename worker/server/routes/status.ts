@@ -58,22 +58,17 @@ export function statusRoutes(app: Hono, ctx: AppContext): void {
   });
 
   app.get('/api/stats', (c) => {
-    const count = (t: string) => Number(ctx.store.get<{ n: number }>(`SELECT count(*) AS n FROM ${t}`)?.n ?? 0);
-    const tokens = ctx.store.get<{ i: number; o: number; d: number }>(
-      'SELECT coalesce(sum(input_tokens),0) AS i, coalesce(sum(output_tokens),0) AS o, coalesce(sum(discovery_tokens),0) AS d FROM observations',
-    );
-    const sumTokens = ctx.store.get<{ i: number; o: number }>('SELECT coalesce(sum(input_tokens),0) AS i, coalesce(sum(output_tokens),0) AS o FROM session_summaries');
+    // The running totals the schema's triggers keep (schema.ts TOTALS_TABLE): no row is read.
+    const totals = new Map(ctx.store.all<{ name: string; n: number; input: number; output: number; discovery: number }>('SELECT name, n, input, output, discovery FROM totals').map((r) => [r.name, r]));
+    const of = (t: string) => totals.get(t) ?? { n: 0, input: 0, output: 0, discovery: 0 };
+    const [obs, sums] = [of('observations'), of('session_summaries')];
     const body: StatsResponse = {
-      sessions: count('sessions'),
-      prompts: count('user_prompts'),
-      observations: count('observations'),
-      summaries: count('session_summaries'),
+      sessions: of('sessions').n,
+      prompts: of('user_prompts').n,
+      observations: obs.n,
+      summaries: sums.n,
       queue: { ...queueCounts(ctx.store), inFlight: ctx.processor.inFlight.size },
-      tokens: {
-        modelInput: Number(tokens?.i ?? 0) + Number(sumTokens?.i ?? 0),
-        modelOutput: Number(tokens?.o ?? 0) + Number(sumTokens?.o ?? 0),
-        discovery: Number(tokens?.d ?? 0),
-      },
+      tokens: { modelInput: obs.input + sums.input, modelOutput: obs.output + sums.output, discovery: obs.discovery },
       storage: { state: ctx.store.degraded ? 'degraded' : ctx.store.broken ? 'read-only' : 'ok', message: readinessMessage(ctx), journalBytes: ctx.store.journalBytes, journalGen: ctx.store.journalGen, lastSnapshot: ctx.store.lastSnapshot ?? null, fdatasync: ctx.store.syncTimes, pageCache: ctx.store.pageCache },
       worker: { pid: process.pid, version: VERSION, uptimeMs: Date.now() - ctx.startedAt, rssBytes: process.memoryUsage().rss, heapUsedBytes: process.memoryUsage().heapUsed, streamClients: ctx.events.clientCount },
     };
