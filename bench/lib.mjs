@@ -7,6 +7,19 @@ import * as path from 'node:path';
 
 export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
+/**
+ * What a build's own launchers add to its worker's environment (common/node/mallocEnv.ts: glibc's
+ * malloc settings, unless the environment has its own), read from the checkout `script` is in:
+ * none for a build from before them, so a baseline runs the way it shipped.
+ */
+export function launchEnv(script) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(path.dirname(script), '..', 'common', 'node', 'glibcMalloc.json'), 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
 export function tempDir(prefix = 'cmem-bench-') {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
@@ -14,7 +27,7 @@ export function tempDir(prefix = 'cmem-bench-') {
 export async function startWorker({ dataDir = tempDir(), env = {}, args = [], script = path.join(ROOT, 'dist', 'worker.js') } = {}) {
   const t0 = performance.now();
   const proc = spawn(process.execPath, [...args, script], {
-    env: { ...process.env, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: '0', ...env },
+    env: { ...launchEnv(script), ...process.env, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

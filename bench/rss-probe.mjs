@@ -15,7 +15,11 @@
 //                               (default 30) after the start, then searches its words;
 //                               --search '{"keywordWarmTerms":0}' lays search settings over its own;
 //                               prints the searches' p50/p95 and the worker's main-thread CPU a
-//                               search (schedstat); --env K=V,K2=V2 adds to the worker's environment
+//                               search (schedstat); --env K=V,K2=V2 adds to the worker's environment;
+//                               --node-args '--flag --flag2' starts the worker with Node flags;
+//                               --no-stats never asks GET /api/stats (at 100k each call reads every
+//                               row: seconds of CPU and tens of MB of RSS), so no V8 heap, page
+//                               cache or reads figures
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sleep, treePids } from './compare/common.mjs';
@@ -33,6 +37,8 @@ const RESTART = argv.includes('--restart');
 const FROM = opt('--data-dir', '');
 const SETTLE_S = Number(opt('--settle-s', 30));
 const script = path.resolve(opt('--worker', path.join(ROOT, 'dist', 'worker.js')));
+const STATS = !argv.includes('--no-stats');
+const NODE_ARGS = opt('--node-args', '').split(' ').filter(Boolean);
 
 /** One process's resident memory by kind (MB), from /proc/<pid>/smaps. */
 function breakdown(pid) {
@@ -50,18 +56,19 @@ function breakdown(pid) {
     const head = /^([0-9a-f]+)-([0-9a-f]+)\s+(\S+)\s+\S+\s+\S+\s+\d+\s*(.*)$/.exec(line);
     if (head) {
       const name = head[4].trim();
-      cur = { start: head[1], end: head[2], perms: head[3], anon: !name || name.startsWith('['), size: 0, rss: 0 };
+      cur = { start: head[1], end: head[2], perms: head[3], anon: !name || name.startsWith('['), heap: name === '[heap]', size: 0, rss: 0 };
       maps.push(cur);
       continue;
     }
     const m = /^(Size|Rss):\s+(\d+) kB/.exec(line);
     if (m && cur) cur[m[1] === 'Size' ? 'size' : 'rss'] = Number(m[2]) / 1000;
   }
-  const r = { wasm: 0, anon: 0, file: 0, total: 0 };
+  const r = { wasm: 0, anon: 0, heap: 0, file: 0, total: 0 };
   maps.forEach((x, i) => {
     const next = maps[i + 1];
     const wasm = x.anon && x.perms.startsWith('rw') && next?.anon && next.perms.startsWith('---') && next.start === x.end && next.size >= 1000;
     r[wasm ? 'wasm' : x.anon ? 'anon' : 'file'] += x.rss;
+    if (x.heap) r.heap += x.rss;
     r.total += x.rss;
   });
   const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).map((a) => path.basename(a)).slice(0, 2).join(' ');
@@ -78,12 +85,12 @@ function mainThreadCpuNs(pid) {
 }
 
 async function report(w, label) {
-  const stats = (await w.req('GET', '/api/stats')).body;
+  const stats = STATS ? (await w.req('GET', '/api/stats')).body : undefined;
   const rows = treePids(w.proc.pid).map(breakdown).filter(Boolean);
-  console.log(`\n${label}: process tree ${rows.reduce((a, r) => a + r.total, 0).toFixed(0)} MB in ${rows.length} process(es); worker V8 heap used ${(stats.worker.heapUsedBytes / 1e6).toFixed(0)} MB`);
-  console.log('| process | RSS (MB) | wasm memories | other anonymous | file-backed |');
-  console.log('| --- | ---: | ---: | ---: | ---: |');
-  for (const r of rows) console.log(`| ${r.cmd} (${r.pid}) | ${r.total.toFixed(0)} | ${r.wasm.toFixed(0)} | ${r.anon.toFixed(0)} | ${r.file.toFixed(0)} |`);
+  console.log(`\n${label}: process tree ${rows.reduce((a, r) => a + r.total, 0).toFixed(0)} MB in ${rows.length} process(es)${stats ? `; worker V8 heap used ${(stats.worker.heapUsedBytes / 1e6).toFixed(0)} MB` : ''}`);
+  console.log('| process | RSS (MB) | wasm memories | other anonymous | of which malloc [heap] | file-backed |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+  for (const r of rows) console.log(`| ${r.cmd} (${r.pid}) | ${r.total.toFixed(0)} | ${r.wasm.toFixed(0)} | ${r.anon.toFixed(0)} | ${r.heap.toFixed(0)} | ${r.file.toFixed(0)} |`);
 }
 
 const dataDir = tempDir('cmem-rss-probe-');
@@ -96,13 +103,15 @@ if (FROM) {
   const settings = fs.existsSync(settingsFile) ? JSON.parse(fs.readFileSync(settingsFile, 'utf8')) : {};
   fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, search: { ...settings.search, ...JSON.parse(opt('--search', '{}')) } }));
   const extraEnv = Object.fromEntries(opt('--env', '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-  const w = await startWorker({ dataDir, script, env: { ANTHROPIC_API_KEY: '', ...extraEnv } });
+  const w = await startWorker({ dataDir, script, args: NODE_ARGS, env: { ANTHROPIC_API_KEY: '', ...extraEnv } });
   try {
+    const stats = async () => (STATS ? (await w.req('GET', '/api/stats')).body : undefined);
     const line = async () => {
       const rows = treePids(w.proc.pid).map(breakdown).filter(Boolean);
-      const st = (await w.req('GET', '/api/stats')).body;
+      const st = await stats();
       const sum = (k) => rows.reduce((a, r) => a + r[k], 0).toFixed(0);
-      return `tree ${sum('total')} MB in ${rows.length} (wasm ${sum('wasm')}, anon ${sum('anon')}, file ${sum('file')}); worker ${rows[0].total.toFixed(0)} (wasm ${rows[0].wasm.toFixed(0)}, anon ${rows[0].anon.toFixed(0)}); V8 heap used ${(st.worker.heapUsedBytes / 1e6).toFixed(0)}; page cache chunks ${((st.storage.pageCache?.cachedBytes ?? NaN) / 1e6).toFixed(0)} (dirty ${((st.storage.pageCache?.dirtyBytes ?? NaN) / 1e6).toFixed(0)})`;
+      const more = st ? `; V8 heap used ${(st.worker.heapUsedBytes / 1e6).toFixed(0)}; page cache chunks ${((st.storage.pageCache?.cachedBytes ?? NaN) / 1e6).toFixed(0)} (dirty ${((st.storage.pageCache?.dirtyBytes ?? NaN) / 1e6).toFixed(0)})` : '';
+      return `tree ${sum('total')} MB in ${rows.length} (wasm ${sum('wasm')}, anon ${sum('anon')}, file ${sum('file')}); worker ${rows[0].total.toFixed(0)} (wasm ${rows[0].wasm.toFixed(0)}, anon ${rows[0].anon.toFixed(0)} of which [heap] ${rows[0].heap.toFixed(0)})${more}`;
     };
     for (let t = 0; t <= SETTLE_S; t += 2) {
       console.log(`t=${t}s ${await line()}`);
@@ -110,7 +119,7 @@ if (FROM) {
     }
     const words = fixtureWords({ withFacts: true }).slice(0, 400);
     const ms = [];
-    const reads0 = (await w.req('GET', '/api/stats')).body.storage.pageCache?.reads ?? NaN;
+    const reads0 = (await stats())?.storage.pageCache?.reads ?? NaN;
     const cpu0 = mainThreadCpuNs(w.proc.pid);
     for (let i = 0; i < 300; i++) {
       const t = performance.now();
@@ -118,7 +127,7 @@ if (FROM) {
       ms.push(performance.now() - t);
     }
     const cpuMs = (mainThreadCpuNs(w.proc.pid) - cpu0) / 1e6 / 300;
-    const reads = ((await w.req('GET', '/api/stats')).body.storage.pageCache?.reads ?? NaN) - reads0;
+    const reads = ((await stats())?.storage.pageCache?.reads ?? NaN) - reads0;
     ms.sort((a, b) => a - b);
     console.log(`300 keyword searches: p50 ${ms[150].toFixed(1)} ms, p95 ${ms[285].toFixed(1)} ms, worker main-thread CPU ${cpuMs.toFixed(2)} ms a search, reads from disk ${(reads / 300).toFixed(1)} a search (a chunk, or a sub-block of a packed one) (load ${fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`);
     console.log(`after 300 keyword searches ${await line()}`);

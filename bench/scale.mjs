@@ -49,7 +49,7 @@ import { client, treeRss } from './compare/common.mjs';
 import { formatDiskByKind } from './disk.mjs';
 import { toClaudeMemDoc } from './compare/fixture.mjs';
 import { theirs as claudeMem } from './compare/theirs.mjs';
-import { fixtureWords, zipfPicker } from './lib.mjs';
+import { fixtureWords, launchEnv, zipfPicker } from './lib.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OURS = process.env.BENCH_WORKER ? path.resolve(process.env.BENCH_WORKER) : path.join(root, 'dist', 'worker.js');
@@ -172,7 +172,7 @@ async function startWorker(script, dataDir) {
   const port = await freePort();
   const t0 = performance.now();
   const proc = spawn(process.execPath, [script], {
-    env: { ...process.env, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: String(port), ANTHROPIC_API_KEY: '', CLAUDE_MEM_EMBEDDINGS: '' },
+    env: { ...launchEnv(script), ...process.env, CLAUDE_MEM_DATA_DIR: dataDir, CLAUDE_MEM_WORKER_PORT: String(port), ANTHROPIC_API_KEY: '', CLAUDE_MEM_EMBEDDINGS: '' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';

@@ -3,6 +3,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { rotateIfLarge } from '../common/node/log';
+import { RETURN_FREED_MEMORY } from '../common/node/mallocEnv';
 import { health, probe, request, targetFromEnv, type ClientTarget } from './client';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -40,7 +41,8 @@ async function startDetached(t: ClientTarget): Promise<void> {
   const child = spawn(process.execPath, [script], {
     detached: true,
     stdio: ['ignore', out, out],
-    env: { ...process.env, CLAUDE_MEM_DATA_DIR: t.dataDir, CLAUDE_MEM_WORKER_PORT: String(t.port), CLAUDE_MEM_WORKER_HOST: t.host, ELECTRON_RUN_AS_NODE: '1' },
+    // glibc's malloc settings (common/node/mallocEnv.ts) unless the environment sets them.
+    env: { ...RETURN_FREED_MEMORY, ...process.env, CLAUDE_MEM_DATA_DIR: t.dataDir, CLAUDE_MEM_WORKER_PORT: String(t.port), CLAUDE_MEM_WORKER_HOST: t.host, ELECTRON_RUN_AS_NODE: '1' },
   });
   child.unref();
   closeSync(out);

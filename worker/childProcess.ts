@@ -5,6 +5,7 @@
 import { fork } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { RETURN_FREED_MEMORY } from '../common/node/mallocEnv';
 
 export interface Child<Out> {
   send(msg: Out): void;
@@ -25,19 +26,17 @@ interface ChildEvents<In> {
 const STDERR_TAIL = 2000;
 
 /**
- * glibc malloc settings for a child whose memory comes and goes in buffers of 64 KiB and more (the
- * page cache's chunks, the lists it sends): each is mapped on its own and unmapped when freed,
- * instead of staying in the allocator's arenas (glibc raises its mapping threshold after the first
- * such free, up to 32 MB), and two arenas instead of one per thread that ever allocated.
+ * A child process running `script` (its data as JSON in argv[2]); `env` is laid over the worker's,
+ * less the worker's malloc settings (RETURN_FREED_MEMORY): a child has glibc's defaults unless `env`
+ * gives them (the model process keeps the defaults it was measured with).
  */
-export const RETURN_FREED_MEMORY: NodeJS.ProcessEnv = { MALLOC_MMAP_THRESHOLD_: '65536', MALLOC_ARENA_MAX: '2' };
-
-/** A child process running `script` (its data as JSON in argv[2]); `env` is laid over the worker's. */
 export function startChild<In, Out>(script: string, data: unknown, on: ChildEvents<In>, env: NodeJS.ProcessEnv = {}): Child<Out> {
   // execArgv [] : the worker's own flags (heap limits, inspector) are not the child's.
   const execArgv = script.endsWith('.ts') ? ['--import', pathToFileURL(createRequire(script).resolve('tsx')).href] : [];
   // 'advanced': typed arrays travel as they are, not as JSON.
-  const child = fork(script, [JSON.stringify(data)], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'], execArgv, env: { ...process.env, ...env } });
+  const inherited = { ...process.env };
+  for (const k of Object.keys(RETURN_FREED_MEMORY)) delete inherited[k];
+  const child = fork(script, [JSON.stringify(data)], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'], execArgv, env: { ...inherited, ...env } });
   let ending = false;
   let tail = '';
   const died = (why: string) => {

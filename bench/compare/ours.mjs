@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { client, spawnLogged, stopGroup, timed, waitFor } from './common.mjs';
 import { keyOf } from './fixture.mjs';
+import { launchEnv } from '../lib.mjs';
 
 /**
  * The handlers of `hook <platform|…> <handler|…>` in the CLI's usage (cli/main.ts writes it from
@@ -67,7 +68,7 @@ export function ours(ROOT) {
     async start(opts) {
       const env = envFor(opts);
       const t0 = performance.now();
-      const proc = spawnLogged(process.execPath, [worker], { env, log: path.join(opts.logDir, 'ours-worker.log') });
+      const proc = spawnLogged(process.execPath, [worker], { env: { ...launchEnv(worker), ...env }, log: path.join(opts.logDir, 'ours-worker.log') });
       const healthMs = await waitFor(opts.port, '/api/health', (r) => r.status === 200 && r.body?.status === 'ok', { t0, proc, timeoutMs: 60_000 });
       const token = readToken(opts.dataDir);
       const c = client(opts.port, token);

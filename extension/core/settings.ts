@@ -1,6 +1,7 @@
 // The extension's settings: their declarations (the source of package.json's
 // contributes.configuration; a unit test keeps the two equal) and their normalisation into plain
 // values. No vscode import: the vscode side passes a getter.
+import { RETURN_FREED_MEMORY } from '../../common/node/mallocEnv';
 import type { CaptureSettings } from './capture';
 
 type Scope = 'application' | 'machine' | 'window' | 'resource';
@@ -197,6 +198,8 @@ export function workerEnv(s: ExtensionSettings, apiKey: string | undefined): Rec
   const env: Record<string, string | undefined> = {
     CLAUDE_MEM_IDLE_SHUTDOWN_MS: String(s.idleShutdownMs),
   };
+  // glibc's malloc settings (common/node/mallocEnv.ts), unless the user's environment sets them.
+  for (const [k, v] of Object.entries(RETURN_FREED_MEMORY)) env[k] = process.env[k] ?? v;
   if (s.provider !== 'auto') env.CLAUDE_MEM_PROVIDER = s.provider;
   if (s.model) env.CLAUDE_MEM_MODEL = s.model;
   if (apiKey) env.CLAUDE_MEM_EXTENSION_API_KEY = apiKey;

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { RETURN_FREED_MEMORY, startChild } from '../../worker/childProcess';
+import { RETURN_FREED_MEMORY } from '../../common/node/mallocEnv';
+import { startChild } from '../../worker/childProcess';
 
 /** Starts a child that sends back the named variables of its environment, and waits for them. */
 function childEnv(names: string[], env?: NodeJS.ProcessEnv): Promise<Record<string, string | undefined>> {
@@ -29,9 +30,20 @@ test('a child gets the worker environment with the given variables laid over it'
   try {
     const names = ['CMEM_CHILD_TEST_KEPT', ...Object.keys(RETURN_FREED_MEMORY)];
     assert.deepEqual(await childEnv(names, RETURN_FREED_MEMORY), { CMEM_CHILD_TEST_KEPT: 'kept', ...RETURN_FREED_MEMORY });
-    // Without it, nothing is added.
-    assert.equal((await childEnv(['MALLOC_ARENA_MAX']))['MALLOC_ARENA_MAX'], process.env.MALLOC_ARENA_MAX);
   } finally {
     delete process.env.CMEM_CHILD_TEST_KEPT;
+  }
+});
+
+test("a child does not inherit the worker's malloc settings unless given them", async () => {
+  const before = { ...process.env };
+  Object.assign(process.env, RETURN_FREED_MEMORY);
+  try {
+    const names = Object.keys(RETURN_FREED_MEMORY);
+    assert.deepEqual(await childEnv(names), Object.fromEntries(names.map((n) => [n, undefined])));
+    assert.deepEqual(await childEnv(names, RETURN_FREED_MEMORY), RETURN_FREED_MEMORY);
+  } finally {
+    for (const n of Object.keys(RETURN_FREED_MEMORY)) if (before[n] === undefined) delete process.env[n];
+    else process.env[n] = before[n];
   }
 });

@@ -431,6 +431,9 @@ describe('settings', () => {
     assert.equal(env.ANTHROPIC_API_KEY, undefined);
     assert.equal(env.CLAUDE_MEM_PROVIDER, 'vscode');
     assert.equal(env.CLAUDE_MEM_IDLE_SHUTDOWN_MS, String(30 * 60_000));
+    // glibc's malloc settings for the worker, unless the user's environment has its own.
+    assert.equal(env.MALLOC_MMAP_THRESHOLD_, process.env.MALLOC_MMAP_THRESHOLD_ ?? '65536');
+    assert.equal(env.MALLOC_ARENA_MAX, process.env.MALLOC_ARENA_MAX ?? '2');
     assert.equal(workerEnv(readSettings(() => undefined), undefined).ANTHROPIC_API_KEY, undefined);
     assert.equal(workerEnv(readSettings(() => undefined), undefined).CLAUDE_MEM_EXTENSION_API_KEY, undefined);
   });

@@ -5,7 +5,8 @@
 // word; else here, one small step at a time (a page of the vocabulary, or about 2,500 matches of
 // one word: 5-20 ms at 100k) with a timer between (background.ts), so a request waits at most one
 // step. docs/search.md, "The warm-up".
-import { type Child, RETURN_FREED_MEMORY, startChild } from '../childProcess';
+import { RETURN_FREED_MEMORY } from '../../common/node/mallocEnv';
+import { type Child, startChild } from '../childProcess';
 import { stepInBackground, type Stepping } from './background';
 import type { Logger } from '../../common/node/log';
 import type { Store } from '../store/store';
