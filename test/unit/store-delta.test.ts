@@ -135,6 +135,28 @@ describe('PagedBytes checkpoints', () => {
     assert.equal(paged.headGen, 2);
     paged.close();
   });
+
+  it('a settled checkpoint leaves the cache within its budget: the chunks it wrote are read back when needed', async () => {
+    const paged = new PagedBytes({ length: 0, locs: [], headGen: 1 }, 2 * PAGED_CHUNK);
+    // Six chunks written (dirty ones are kept whatever the budget), then a seventh after the capture.
+    for (let i = 0; i < 6; i++) paged.set(new Uint8Array(PAGED_CHUNK).fill(i + 1), i * PAGED_CHUNK);
+    assert.equal(paged.stats.cachedBytes, 6 * PAGED_CHUNK);
+    const cap = paged.capture(false);
+    paged.set(new Uint8Array(10).fill(9), 6 * PAGED_CHUNK);
+    const dir = tempDir('delta-trim-');
+    const info = await writeDelta(dir, 2, 1, cap.length, cap.dirty);
+    const { FileRef } = await import('../../worker/store/pagedFile');
+    const ref = FileRef.open(path.join(dir, deltaName(2)));
+    paged.settle(2, info.entries.map((e) => [e.index, { ref, offset: e.offset, len: PAGED_CHUNK, crc: e.crc }]), cap.clock);
+    assert.deepEqual(paged.dirtyChunks(), [6]);
+    assert.ok(paged.stats.cachedBytes <= 2 * PAGED_CHUNK, `cached ${paged.stats.cachedBytes / PAGED_CHUNK} chunks after the settle, budget 2`);
+    const evicted = paged.stats.evictions;
+    assert.ok(evicted >= 5, `${evicted} evicted`);
+    for (let i = 0; i < 6; i++) assert.equal(paged.subarray(i * PAGED_CHUNK + 7, i * PAGED_CHUNK + 8)[0], i + 1, `chunk ${i} read back`);
+    assert.equal(paged.subarray(6 * PAGED_CHUNK, 6 * PAGED_CHUNK + 1)[0], 9);
+    assert.ok(paged.stats.reads >= 5, 'the dropped chunks were read from the delta');
+    paged.close();
+  });
 });
 
 describe('Store checkpoints with the page cache', () => {

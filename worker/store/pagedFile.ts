@@ -421,6 +421,7 @@ export class PagedBytes {
       if (this.dirtySet.has(i) && c.version <= clock) this.dirtySet.delete(i);
     }
     this.headGen = gen;
+    this.trim();
   }
 
   subarray(begin = 0, end = this.size): Uint8Array {
@@ -504,9 +505,8 @@ export class PagedBytes {
       if (need & ~c.present) this.load(i, c, need);
       return c;
     }
-    // At the budget, the least recently used clean chunk gives up its buffer: no allocation churn
-    // (freed buffers stay in the allocator's arenas, so RSS would not come down anyway). Its old
-    // bytes are never served: only the sub-blocks marked present are.
+    // At the budget, the least recently used clean chunk gives up its buffer: no allocation per
+    // miss. Its old bytes are never served: only the sub-blocks marked present are.
     const reused = this.cached + PAGED_CHUNK > this.budgetBytes ? this.evictOne() : undefined;
     c = { data: reused ?? new Uint8Array(PAGED_CHUNK), version: 0, shared: false, present: 0 };
     if (!reused) this.cached += PAGED_CHUNK;
@@ -551,6 +551,22 @@ export class PagedBytes {
       if (!loc.subs) c.present = 0;
       this.onDamage?.(loc.ref.file, i);
       throw e;
+    }
+  }
+
+  /**
+   * Drops least recently used clean chunks until the cache is within its budget again. Dirty chunks
+   * are kept whatever the budget, so a burst of writes (an import, the index merges after it) can
+   * grow the cache far past it; once a checkpoint has them on disk they go, and their buffers with
+   * them (64 KiB buffers are mapped on their own with the worker's malloc settings, so RSS comes down).
+   */
+  private trim(): void {
+    for (const i of this.chunks.keys()) {
+      if (this.cached <= this.budgetBytes) return;
+      if (this.dirtySet.has(i)) continue;
+      this.chunks.delete(i);
+      this.cached -= PAGED_CHUNK;
+      this.evictions++;
     }
   }
 
