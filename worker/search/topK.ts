@@ -32,8 +32,12 @@ export interface WeightedPhrase {
 
 /** More rows than this left to score exactly: ranking every match is cheaper. */
 const MAX_EXACT = 20_000;
-/** Candidates taken best bound first in the first attempt (then 8 times more). */
-const FIRST_TAKE = 1024;
+/**
+ * Candidates taken best bound first in the first attempt (then 8 times more). The pool asks for
+ * 100 (searcher.ts PRIOR_POOL), and 256 settle all but about 1 in 100 of bench/scale's queries at
+ * 100k; each candidate taken is an object, and the queue is sorted.
+ */
+const FIRST_TAKE = 256;
 /** Rows checked for existence and filters at a time. */
 const CHECK_BATCH = 256;
 
@@ -78,30 +82,33 @@ interface Candidate {
   epoch: number;
 }
 
-/** Per store, indexed by row id: reused from query to query (a row is reset when first met). */
+/**
+ * Per store, indexed by row id: reused from query to query (a row is reset when first met). A row's
+ * three numbers sit side by side (ROW apart), so adding a list entry up touches one cache line
+ * rather than one in each of three arrays: the lists' rows are scattered over the whole table.
+ */
 interface Accumulator {
-  met: Uint32Array;
-  /** Known parts. */
-  sum: Float64Array;
-  /** Floors of the incomplete lists that hold the row (their parts are known). */
-  heldFloors: Float64Array;
+  /** By row id, at ROW * id: the clock when the row was last met, its known parts, and the floors of the incomplete lists that hold it (their parts are known). */
+  rows: Float64Array;
   clock: number;
   /** The rows met by this query (the first `n`), their bounds, and room to select among them: grown as needed, reused. */
   ids: Int32Array;
   ubs: Float64Array;
   scratch: Float64Array;
 }
+/** Numbers per row in Accumulator.rows: met clock, known parts, held floors. */
+const ROW = 3;
 const accumulators = new WeakMap<object, Accumulator>();
 
 function accumulatorFor(store: Db, upTo: number): Accumulator {
   let a = accumulators.get(store);
-  if (!a || a.met.length <= upTo) {
-    const n = Math.max(upTo + 1, Math.ceil((a?.met.length ?? 0) * 1.5), 1024);
-    a = { met: new Uint32Array(n), sum: new Float64Array(n), heldFloors: new Float64Array(n), clock: 0, ids: a?.ids ?? new Int32Array(1024), ubs: a?.ubs ?? new Float64Array(1024), scratch: a?.scratch ?? new Float64Array(1024) };
+  if (!a || a.rows.length <= ROW * upTo) {
+    const n = Math.max(upTo + 1, Math.ceil((a ? a.rows.length / ROW : 0) * 1.5), 1024);
+    a = { rows: new Float64Array(ROW * n), clock: 0, ids: a?.ids ?? new Int32Array(1024), ubs: a?.ubs ?? new Float64Array(1024), scratch: a?.scratch ?? new Float64Array(1024) };
     accumulators.set(store, a);
   }
   if (++a.clock === 0xffffffff) {
-    a.met.fill(0);
+    for (let i = 0; i < a.rows.length; i += ROW) a.rows[i] = 0;
     a.clock = 1;
   }
   return a;
@@ -111,6 +118,14 @@ function accumulatorFor(store: Db, upTo: number): Accumulator {
 function fromLists(store: Db, kind: SearchKind, phrases: WeightedPhrase[], lists: TermList[], f: SearchFilters, depth: number, upTo: number, dense: boolean): SearchHit[] | undefined {
   const a = accumulatorFor(store, upTo);
   // The rows met, in typed arrays reused from search to search: no array entry per match.
+  const rows = a.rows;
+  const clock = a.clock;
+  // A project or date filter is checked here, in memory, so the best bounds are rows it keeps.
+  const facts = factsCanFilter(f) ? rowFacts(store, KINDS[kind], upTo) : undefined;
+  const code = facts && projectCode(facts, f.project);
+  // The project is checked as the lists are added up, before a row's sums are touched: the rows'
+  // project codes (2 bytes a row) stay in the processor's cache, the accumulator (24) does not.
+  const project = facts && f.project !== undefined ? facts.project : undefined;
   let met = 0;
   let floors = 0;
   lists.forEach((l, i) => {
@@ -121,28 +136,26 @@ function fromLists(store: Db, kind: SearchKind, phrases: WeightedPhrase[], lists
     for (let j = 0; j < l.ids.length; j++) {
       const id = l.ids[j];
       // Past the table's highest id: no such row here (a list handed over by the warm-up process
-      // after this store lost a write it could not journal).
-      if (id > upTo) continue;
-      if (a.met[id] !== a.clock) {
-        a.met[id] = a.clock;
-        a.sum[id] = 0;
-        a.heldFloors[id] = 0;
+      // after this store lost a write it could not journal); a row of another project than the filter's.
+      if (id > upTo || (project && project[id] !== code)) continue;
+      const at = ROW * id;
+      if (rows[at] !== clock) {
+        rows[at] = clock;
+        rows[at + 1] = 0;
+        rows[at + 2] = 0;
         a.ids[met++] = id;
       }
-      a.sum[id] += c * l.parts[j];
-      a.heldFloors[id] += floor;
+      rows[at + 1] += c * l.parts[j];
+      rows[at + 2] += floor;
     }
   });
-  // A project or date filter is checked here, in memory, so the best bounds are rows it keeps.
-  const facts = factsCanFilter(f) ? rowFacts(store, KINDS[kind], upTo) : undefined;
-  const code = facts && projectCode(facts, f.project);
   let n = 0;
   for (let i = 0; i < met; i++) {
     const id = a.ids[i];
     if (facts && !passes(facts, id, f, code)) continue;
     a.ids[n] = id;
     // Floors are summed in list order both times, so a row every incomplete list holds has 0 here.
-    a.ubs[n++] = a.sum[id] + (floors - a.heldFloors[id]);
+    a.ubs[n++] = rows[ROW * id + 1] + (floors - rows[ROW * id + 2]);
   }
   const check = checker(store, kind, f, facts, dense);
   for (let take = FIRST_TAKE; ; take *= 8) {
@@ -181,7 +194,7 @@ function best(a: Accumulator, n: number, take: number): { queue: Candidate[]; re
       continue;
     }
     const id = a.ids[i];
-    const lb = a.sum[id];
+    const lb = a.rows[ROW * id + 1];
     queue.push({ id, lb, ub, exact: ub === lb, epoch: 0 });
   }
   return { queue: queue.sort((x, y) => y.ub - x.ub), rest };

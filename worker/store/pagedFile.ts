@@ -239,7 +239,12 @@ function subSpan(loc: { subs?: Uint32Array }, s: number): { at: number; stored: 
 }
 
 type Inflate = (b: Uint8Array, max: number, s: number) => Uint8Array | undefined;
-const inflateSync: Inflate = (b, max) => inflateRawSync(b, { maxOutputLength: max });
+// Output room for the whole block at once (zlib's default is 16 KiB pieces): a 16 KiB sub-block was
+// inflated into one piece, then a second was allocated to find the stream's end; a chunk packed
+// whole took five pieces and their concatenation.
+const inflateSync: Inflate = (b, max) => inflateRawSync(b, { maxOutputLength: max, chunkSize: max + 1 });
+/** A sub-block's stored bytes while it is read and inflated (synchronously: one at a time), not a new buffer per page cache miss. */
+const storedScratch = Buffer.allocUnsafe(PACK_SUB);
 
 /**
  * A packed chunk's raw bytes into `into` from its stored bytes: each sub-block inflated (`inflate`,
@@ -278,7 +283,7 @@ function readSubSync(loc: ChunkLoc, s: number, into: Uint8Array, index: number):
   const len = subLen(loc.len, s);
   if (len < PACK_SUB) into.fill(0, s * PACK_SUB + len, (s + 1) * PACK_SUB);
   if (len === 0) return;
-  const b = Buffer.allocUnsafe(stored);
+  const b = storedScratch.subarray(0, stored);
   loc.ref.readSync(b, stored, loc.offset + at);
   unpackSub(loc.ref.file, index, s, b, len, (loc.subs as Uint32Array)[2 * s + 1], into, inflateSync);
 }
