@@ -14,11 +14,11 @@ import { recover } from '../../worker/store/recovery';
 import { listSnapshots, snapshotName, verifySnapshot } from '../../worker/store/snapshot';
 import { loadSqlJs } from '../../worker/store/sqlite';
 import { pageCacheBytesFromEnv, Store } from '../../worker/store/store';
-import { tempDir } from '../helpers/worker';
+import { tempDir, until } from '../helpers/worker';
 
 const BUDGET = 4 * PAGED_CHUNK;
-const open = (dir: string, extra: { deltaMinBytes?: number; bulkDeltaBytes?: number } = {}) =>
-  Store.open({ dir, log: nullLogger, snapshotJournalBytes: 2 ** 40, replicaScript: null, pageCacheBytes: BUDGET, deltaMinBytes: extra.deltaMinBytes ?? 0, bulkDeltaBytes: extra.bulkDeltaBytes });
+const open = (dir: string, extra: { deltaMinBytes?: number; bulkDeltaBytes?: number; dirtyDeltaBytes?: number } = {}) =>
+  Store.open({ dir, log: nullLogger, snapshotJournalBytes: 2 ** 40, replicaScript: null, pageCacheBytes: BUDGET, deltaMinBytes: extra.deltaMinBytes ?? 0, bulkDeltaBytes: extra.bulkDeltaBytes, dirtyDeltaBytes: extra.dirtyDeltaBytes });
 const body = (i: number) => `row ${i} `.padEnd(600, String.fromCharCode(97 + (i % 26)));
 
 async function insert(s: Store, from: number, n: number): Promise<void> {
@@ -160,6 +160,38 @@ describe('PagedBytes checkpoints', () => {
 });
 
 describe('Store checkpoints with the page cache', () => {
+  it('a write that journals a few bytes but dirties many chunks is followed by a delta, and the cache comes back within its budget', async () => {
+    const dir = await seeded(6000);
+    const s = await open(dir, { dirtyDeltaBytes: 1 << 20 });
+    try {
+      const journalBefore = s.journalBytes;
+      // One short statement rewrites every row: megabytes of dirty chunks from a record of a few bytes.
+      await s.write((tx) => tx.run('UPDATE t SET body = upper(body)'));
+      assert.ok(s.journalBytes - journalBefore < 1000, `journal grew ${s.journalBytes - journalBefore} bytes`);
+      await until(() => listDeltas(dir).length > 0 && (s.pageCache?.dirtyBytes ?? 1) === 0, 20_000, 'a delta of the dirty chunks');
+      // A writer that waits for room (the index merger) finds it at once now, and after a second such write only once a delta has written it.
+      await s.dirtyRoom();
+      await s.write((tx) => tx.run('UPDATE t SET body = lower(body)'));
+      await s.dirtyRoom();
+      assert.ok((s.pageCache?.dirtyBytes ?? Infinity) < 1 << 20, `dirty ${s.pageCache?.dirtyBytes} after dirtyRoom`);
+      assert.ok(listDeltas(dir).length > 0);
+      assert.equal(s.get<{ n: number }>("SELECT count(*) AS n FROM t WHERE body = lower(body)")?.n, 6000);
+      await s.write((tx) => tx.run('UPDATE t SET body = upper(body)'));
+      await s.dirtyRoom();
+      assert.ok((s.pageCache?.cachedBytes ?? Infinity) <= BUDGET, `cached ${s.pageCache?.cachedBytes} after the delta`);
+      assert.equal(s.get<{ n: number }>("SELECT count(*) AS n FROM t WHERE body = upper(body)")?.n, 6000);
+    } finally {
+      await s.close();
+    }
+    // Reopened from the snapshot and the delta: the rewrite is there.
+    const again = await open(dir);
+    try {
+      assert.equal(again.get<{ n: number }>("SELECT count(*) AS n FROM t WHERE body = upper(body)")?.n, 6000);
+    } finally {
+      await again.close();
+    }
+  });
+
   it('writes deltas of what changed, evicts and re-reads their chunks, and reopens from snapshot + deltas + journal', async () => {
     const dir = await seeded(6000);
     const snapBytes = fs.statSync(path.join(dir, snapshotName(listSnapshots(dir)[0]))).size;

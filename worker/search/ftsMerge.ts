@@ -5,7 +5,8 @@
 // (a keyword search runs several). So once writes pause, the index is merged a small step at a
 // time (FTS4's incremental `merge=X,Y`, a journaled write like any other, replayed the same way),
 // until no level holds two segments: at most one segment per level is left. A step writes at most
-// STEP_PAGES pages (a few milliseconds), with a pause between steps so requests and hooks go first.
+// STEP_PAGES pages (a few milliseconds), with a pause between steps so requests and hooks go first,
+// and waits while the page cache holds more dirty chunks than a delta checkpoint is taken at.
 // The rows, their words and every score stay the same; only how the index is laid out changes.
 import type { Logger } from '../../common/node/log';
 import type { Store } from '../store/store';
@@ -98,6 +99,9 @@ export class FtsMerger {
           this.steps++;
           if (!worked) break;
           await new Promise((r) => setTimeout(r, pause));
+          // A step rewrites up to STEP_PAGES pages from a record of a few bytes: the chunks it dirties
+          // are written out before they pile up in memory (after an import, ~120 MB of them at 100k).
+          await this.store.dirtyRoom();
         }
       }
       if (!this.stopped && this.steps - first >= CHECKPOINT_STEPS) await this.store.snapshot();

@@ -64,6 +64,8 @@ export interface StoreOptions {
   snapshotAtFirstStart?: boolean;
   /** With the page cache, a delta every this many bytes of journal while writes go on (default CLAUDE_MEM_BULK_DELTA_BYTES, else 2 MiB); 0: every snapshotJournalBytes. */
   bulkDeltaBytes?: number;
+  /** With the page cache, a delta once this many bytes of chunks are dirty (default DIRTY_DELTA_BYTES). */
+  dirtyDeltaBytes?: number;
   /** Older full snapshots at least this large are kept compressed (default CLAUDE_MEM_COLD_SNAPSHOT_MIN_BYTES, else 1 MiB: coldSnapshot.ts). */
   coldSnapshotMinBytes?: number;
   /**
@@ -113,6 +115,13 @@ const IDLE_CHECKPOINT_LONG_MS = 60_000;
  * uses it to leave a bulk journal to the stop and the next start's catch-up).
  */
 export const BULK_DELTA_BYTES = 2 << 20;
+/**
+ * With the page cache, a checkpoint (a delta) is also taken once this many bytes of chunks are dirty,
+ * however little journal wrote them: a write that journals a few bytes can rewrite many pages (a
+ * full-text index merge step), and dirty chunks stay in memory until a checkpoint has them on disk
+ * (after an import the start's merges held ~120 MB of them at 100k).
+ */
+export const DIRTY_DELTA_BYTES = 16 << 20;
 
 export function bulkDeltaBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const v = env.CLAUDE_MEM_BULK_DELTA_BYTES;
@@ -459,10 +468,11 @@ export class Store {
     // memory and what a stop right after it has to write small.
     const bulk = this.opts.bulkDeltaBytes ?? bulkDeltaBytesFromEnv();
     const every = pagedFiles.has(this.db) && bulk > 0 ? Math.min(bulk, this.opts.snapshotJournalBytes) : this.opts.snapshotJournalBytes;
-    if (this.journal.segmentBytes >= every && !this.snapshotting) {
+    const dirtyOver = (pagedStats(this.db)?.dirtyBytes ?? 0) >= (this.opts.dirtyDeltaBytes ?? DIRTY_DELTA_BYTES);
+    if ((this.journal.segmentBytes >= every || dirtyOver) && !this.snapshotting) {
       // A bulk delta never turns into a full snapshot (the database grows fast under an import, so
       // nearly every one would): the idle checkpoint after it takes that.
-      const bulkDelta = every < this.opts.snapshotJournalBytes;
+      const bulkDelta = every < this.opts.snapshotJournalBytes || dirtyOver;
       this.snapshot(false, false, bulkDelta, bulkDelta).catch((e: Error) => this.checkpointFailed('snapshot', e));
     }
     // Restarted by every write: they fire once writes pause.
@@ -475,6 +485,18 @@ export class Store {
     else {
       this.idleLongTimer = setTimeout(() => this.idleCheckpoint(1), IDLE_CHECKPOINT_LONG_MS);
       this.idleLongTimer.unref();
+    }
+  }
+
+  /**
+   * Resolves once the page cache's dirty chunks are under DIRTY_DELTA_BYTES, taking (or joining) the
+   * delta that writes them out: a background writer that rewrites many pages per write (the
+   * full-text index's merge steps) waits on it between writes, so its chunks never pile up in memory.
+   */
+  async dirtyRoom(): Promise<void> {
+    const bound = this.opts.dirtyDeltaBytes ?? DIRTY_DELTA_BYTES;
+    while (!this.closing && !this.degraded && !this.broken && (pagedStats(this.db)?.dirtyBytes ?? 0) >= bound) {
+      await this.snapshot(false, false, true, true).catch(() => new Promise((r) => setTimeout(r, 1000)));
     }
   }
 
