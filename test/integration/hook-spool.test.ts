@@ -204,7 +204,8 @@ describe('hook spool failing soft', () => {
       await until(() => fs.existsSync(path.join(dataDir, 'spool', 'dead-0-0.res')), 10_000, 'the answer to the orphaned request');
       const res = JSON.parse(fs.readFileSync(path.join(dataDir, 'spool', 'dead-0-0.res'), 'utf8'));
       assert.ok(res.status >= 200 && res.status < 300, res.body);
-      assert.equal(fs.existsSync(path.join(dataDir, 'spool', 'dead-0-0.work')), false);
+      // The worker renames the answer into place, then removes the claim: two steps another process can see between.
+      await until(() => !fs.existsSync(path.join(dataDir, 'spool', 'dead-0-0.work')), 10_000, 'the claim removed once answered');
       const doc = (await w.req<ExportDocument>('GET', `/api/export?project=crash-project`)).body;
       assert.equal(doc.sessions.find((s) => s.contentSessionId === 'sess-crash')?.observations.length, 1);
     } finally {
