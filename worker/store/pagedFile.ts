@@ -355,10 +355,15 @@ export class PagedBytes {
   }
 
   get stats(): PagedStats {
-    return { size: this.size, cachedBytes: this.cached, dirtyBytes: this.dirtySet.size * PAGED_CHUNK, reads: this.reads, evictions: this.evictions, headGen: this.headGen };
+    return { size: this.size, cachedBytes: this.cached, dirtyBytes: this.dirtyBytes, reads: this.reads, evictions: this.evictions, headGen: this.headGen };
   }
 
   /** Chunk indexes written since open (or since the checkpoint that took them): what a checkpoint must write. */
+  /** Bytes of chunks SQLite wrote since the last checkpoint that covers them. */
+  get dirtyBytes(): number {
+    return this.dirtySet.size * PAGED_CHUNK;
+  }
+
   dirtyChunks(): number[] {
     return [...this.dirtySet].sort((a, b) => a - b);
   }

@@ -468,7 +468,7 @@ export class Store {
     // memory and what a stop right after it has to write small.
     const bulk = this.opts.bulkDeltaBytes ?? bulkDeltaBytesFromEnv();
     const every = pagedFiles.has(this.db) && bulk > 0 ? Math.min(bulk, this.opts.snapshotJournalBytes) : this.opts.snapshotJournalBytes;
-    const dirtyOver = (pagedStats(this.db)?.dirtyBytes ?? 0) >= (this.opts.dirtyDeltaBytes ?? DIRTY_DELTA_BYTES);
+    const dirtyOver = this.dirtyOver();
     if ((this.journal.segmentBytes >= every || dirtyOver) && !this.snapshotting) {
       // A bulk delta never turns into a full snapshot (the database grows fast under an import, so
       // nearly every one would): the idle checkpoint after it takes that.
@@ -494,10 +494,14 @@ export class Store {
    * full-text index's merge steps) waits on it between writes, so its chunks never pile up in memory.
    */
   async dirtyRoom(): Promise<void> {
-    const bound = this.opts.dirtyDeltaBytes ?? DIRTY_DELTA_BYTES;
-    while (!this.closing && !this.degraded && !this.broken && (pagedStats(this.db)?.dirtyBytes ?? 0) >= bound) {
+    while (!this.closing && !this.degraded && !this.broken && this.dirtyOver()) {
       await this.snapshot(false, false, true, true).catch(() => new Promise((r) => setTimeout(r, 1000)));
     }
+  }
+
+  /** Whether the page cache holds at least the dirty bytes a delta is taken at (checked on every write: no stats object). */
+  private dirtyOver(): boolean {
+    return (pagedFiles.get(this.db)?.dirtyBytes ?? 0) >= (this.opts.dirtyDeltaBytes ?? DIRTY_DELTA_BYTES);
   }
 
   /** A checkpoint once writes have paused, when at least `minBytes` of journal were written since the last one. */
