@@ -288,15 +288,75 @@ function scoreFromSegments(store: Db, k: KindTable, phrase: string, after: numbe
   return { ids: found.ids, s };
 }
 
-/** Rows from..to of scored, best first (part, then id, both descending), at most `limit`. */
+/**
+ * Rows from..to of scored, best first (part, then id, both descending), at most `limit`: the best
+ * `limit` selected first, then only they are sorted, on typed arrays (a comparator sort of every
+ * row took 6-12 ms for a word in 20,000 rows at 100k).
+ */
 function bestOf(scored: Scored, from: number, to: number, limit: number | undefined): Ranked[] {
   const { ids, s } = scored;
-  const order = Array.from({ length: to - from }, (_, i) => from + i);
-  order.sort((a, b) => s[b] - s[a] || ids[b] - ids[a]);
-  const n = Math.min(order.length, limit ?? order.length);
-  const out: Ranked[] = new Array(n);
-  for (let i = 0; i < n; i++) out[i] = { id: ids[order[i]], s: s[order[i]] };
+  const n = to - from;
+  const take = Math.min(n, limit ?? n);
+  const o = new Int32Array(n);
+  for (let i = 0; i < n; i++) o[i] = from + i;
+  for (let lo = 0, hi = n - 1; take < n && lo < hi; ) {
+    const p = partition(s, ids, o, lo, hi);
+    if (p === take) break;
+    if (p < take) lo = p + 1;
+    else hi = p - 1;
+  }
+  sortRange(s, ids, o, 0, take - 1);
+  const out: Ranked[] = new Array(take);
+  for (let i = 0; i < take; i++) out[i] = { id: ids[o[i]], s: s[o[i]] };
   return out;
+}
+
+/** Whether row a (an index into s and ids) ranks before row b: a larger part, then a larger id (ids are distinct). */
+function before(s: Float64Array, ids: Int32Array, a: number, b: number): boolean {
+  return s[a] > s[b] || (s[a] === s[b] && ids[a] > ids[b]);
+}
+
+function swap(o: Int32Array, a: number, b: number): void {
+  const t = o[a];
+  o[a] = o[b];
+  o[b] = t;
+}
+
+/** Partitions o[lo..hi] around the median of three; returns the pivot's place (rows before it rank before it). */
+function partition(s: Float64Array, ids: Int32Array, o: Int32Array, lo: number, hi: number): number {
+  const mid = (lo + hi) >>> 1;
+  if (before(s, ids, o[mid], o[lo])) swap(o, mid, lo);
+  if (before(s, ids, o[hi], o[lo])) swap(o, hi, lo);
+  if (before(s, ids, o[mid], o[hi])) swap(o, mid, hi);
+  const p = o[hi];
+  let i = lo;
+  for (let j = lo; j < hi; j++) if (before(s, ids, o[j], p)) swap(o, i++, j);
+  swap(o, i, hi);
+  return i;
+}
+
+/** Sorts o[lo..hi] best first: quicksort, insertion sort for short runs. */
+function sortRange(s: Float64Array, ids: Int32Array, o: Int32Array, lo: number, hi: number): void {
+  while (hi - lo > 16) {
+    const p = partition(s, ids, o, lo, hi);
+    // The shorter side first, so the recursion stays O(log n) deep.
+    if (p - lo < hi - p) {
+      sortRange(s, ids, o, lo, p - 1);
+      lo = p + 1;
+    } else {
+      sortRange(s, ids, o, p + 1, hi);
+      hi = p - 1;
+    }
+  }
+  for (let i = lo + 1; i <= hi; i++) {
+    const x = o[i];
+    let j = i - 1;
+    while (j >= lo && before(s, ids, x, o[j])) {
+      o[j + 1] = o[j];
+      j--;
+    }
+    o[j + 1] = x;
+  }
 }
 
 /** A list from rows ranked best first: the first `size`, and the next one's part as the floor. */
