@@ -11,7 +11,7 @@ import { bm25Idf, registerSearchFunctions } from '../../worker/search/bm25';
 import { buildDocLengths } from '../../worker/search/docLengths';
 import { readTermHits } from '../../worker/search/ftsPostings';
 import { KINDS, type KindTable } from '../../worker/search/records';
-import { rankFromSegments } from '../../worker/search/termLists';
+import { scoreFromSegments, termList } from '../../worker/search/termLists';
 import { insertObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
@@ -139,24 +139,38 @@ describe('a word read from the FTS4 segments', () => {
     );
   });
 
-  it('ranks a word like SQL does, to the bit; a prefix or a phrase is left to SQL', () => {
+  it('scores a word like SQL does, to the bit, and keeps the best rows SQL would; a prefix or a phrase is left to SQL', () => {
+    let cut = 0;
     for (const [k, cols] of COLS) {
+      const maxId = Number(store.all<{ m: number }>(`SELECT max(id) AS m FROM ${k.table}`)[0].m);
       const steps = buildDocLengths(store, k, cols);
       for (let r = steps.next(); !r.done; r = steps.next());
+      const rows = Number(store.all<{ n: number }>(`SELECT count(*) AS n FROM ${k.fts}`)[0].n);
       for (const word of [VOCAB[0], VOCAB[3], VOCAB[40], 'handlers']) {
         bm25Idf.values = [1];
         const want = store.all<{ id: number; s: number }>(
           `SELECT docid AS id, cm_bm25(matchinfo(${k.fts}, 'pcnaly'), '${k.weights}') AS s FROM ${k.fts} WHERE ${k.fts} MATCH ? ORDER BY s DESC, docid DESC`,
           [`"${word}"`],
         );
-        const got = rankFromSegments(store, k, `"${word}"`, 0, Infinity, undefined);
-        assert.ok(got, `${k.fts} ${word}: ranked from the segments`);
-        assert.deepEqual(got, want, `${k.fts} ${word}`);
-        assert.deepEqual(rankFromSegments(store, k, `"${word}"`, 0, Infinity, 5), want.slice(0, 5));
+        const got = scoreFromSegments(store, k, `"${word}"`, 0, Infinity);
+        assert.ok(got, `${k.fts} ${word}: scored from the segments`);
+        const byId = [...want].sort((a, b) => a.id - b.id);
+        assert.deepEqual([...got.ids], byId.map((r) => r.id), `${k.fts} ${word}: rows in id order`);
+        assert.deepEqual([...got.s], byId.map((r) => r.s), `${k.fts} ${word}: parts`);
+        // A list of the best 5 (the word in more rows than SEGMENTS_MIN_DF: from the segments).
+        if (want.length <= 6) continue;
+        cut++;
+        const list = termList(store, k, `"${word}"`, 5, rows, maxId, Date.now());
+        const best = want.slice(0, 5).sort((a, b) => a.id - b.id);
+        assert.deepEqual([...list.ids], best.map((r) => r.id), `${k.fts} ${word}: the best 5, in id order`);
+        assert.deepEqual([...list.parts], best.map((r) => r.s), `${k.fts} ${word}: their parts`);
+        assert.equal(list.floor, want[5].s, `${k.fts} ${word}: the floor is the sixth best part`);
+        assert.equal(list.complete, false);
       }
     }
-    assert.equal(rankFromSegments(store, KINDS.observation, `"${VOCAB[1].slice(0, 2)}*"`, 0, Infinity, undefined), undefined);
-    assert.equal(rankFromSegments(store, KINDS.observation, `"${VOCAB[1]} ${VOCAB[2]}"`, 0, Infinity, undefined), undefined);
+    assert.ok(cut >= 9, `lists cut: ${cut}`);
+    assert.equal(scoreFromSegments(store, KINDS.observation, `"${VOCAB[1].slice(0, 2)}*"`, 0, Infinity), undefined);
+    assert.equal(scoreFromSegments(store, KINDS.observation, `"${VOCAB[1]} ${VOCAB[2]}"`, 0, Infinity), undefined);
   });
 
   it('gives up, never guesses, on a segment it cannot read', async () => {

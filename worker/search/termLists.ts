@@ -1,6 +1,6 @@
 // Impact lists: for one phrase of one full-text table, the rows it matches with the phrase's own
 // BM25 part (the column-weighted, length-normalised term frequency; the idf is left out, so one
-// list serves every query), best first. A rare phrase's list holds every row it matches
+// list serves every query), in id order. A rare phrase's list holds every row it matches
 // ("complete"); a common phrase's holds the best `size` and a floor: no row outside the list has a
 // larger part. keyword.ts adds the lists of a query's phrases up to find its exact top k without
 // ranking every match of its common words (a threshold algorithm), which is what lets keyword
@@ -22,8 +22,13 @@ import type { KindTable } from './records';
 type Db = Pick<Store, 'all'>;
 
 export interface TermList {
-  /** Row ids, best part first. */
+  /**
+   * Row ids, ascending: topK.ts adds the lists up into an accumulator indexed by id, which it then
+   * walks forwards (at 100k, a cold accumulator walked in list order took twice as long when the
+   * lists were in part order).
+   */
   ids: Int32Array;
+  /** Each row's part. */
   parts: Float64Array;
   /** The largest part a matching row outside the list can have (0 when complete). */
   floor: number;
@@ -166,10 +171,12 @@ export function termList(store: Db, k: KindTable, phrase: string, size: number, 
   let list = cache.lists.get(key);
   if (list && fresh(list, size, rows, now)) {
     if (maxId <= list.maxId) return touch(cache, key, list);
-    list = merge(list, rank(store, k, phrase, list.maxId, Infinity, undefined), size, maxId);
+    list = merge(list, rankSql(store, k, phrase, list.maxId, Infinity, undefined), size, maxId);
   } else {
     cache.builds++;
-    list = fromRanked(rank(store, k, phrase, 0, Infinity, size + 1, df > SEGMENTS_MIN_DF), size, maxId, rows, now);
+    // A rare phrase: SQL (a few matches cost less there than a walk of every segment).
+    const scored = df > SEGMENTS_MIN_DF ? scoreFromSegments(store, k, phrase, 0, Infinity) : undefined;
+    list = { ...(scored ? keepBest(scored, size) : keepRanked(rankSql(store, k, phrase, 0, Infinity, size + 1), size)), maxId, rows, at: now };
   }
   install(cache, key, list);
   return list;
@@ -242,12 +249,22 @@ interface Ranked {
   s: number;
 }
 
-/** The phrase's matches with after < id <= upTo, by part (best first), at most `limit` of them. */
-function rank(store: Db, k: KindTable, phrase: string, after: number, upTo: number, limit: number | undefined, segments = false): Ranked[] {
-  // Rows added since a list was made: SQL, which scores only those; the segments' reader would
-  // decode the word's whole doclist in JavaScript to find them. A rare phrase: SQL too (SEGMENTS_MIN_DF).
-  const direct = after === 0 && segments ? rankFromSegments(store, k, phrase, after, upTo, limit) : undefined;
-  if (direct) return direct;
+/** A phrase's matching rows with their parts, ids ascending (the order the index's segments give them in). */
+export interface Scored {
+  ids: Int32Array;
+  s: Float64Array;
+}
+
+/** What a list holds of its phrase's matches (TermList's fields less the bookkeeping). */
+type Kept = Pick<TermList, 'ids' | 'parts' | 'floor' | 'complete'>;
+
+/**
+ * The phrase's matches with after < id <= upTo through SQL, best first (part, then id, both
+ * descending), at most `limit`: rows added since a list was made (SQL scores only those; the
+ * segments' reader would decode the word's whole doclist), a rare phrase (SEGMENTS_MIN_DF), or a
+ * phrase the segments' reader cannot rank.
+ */
+function rankSql(store: Db, k: KindTable, phrase: string, after: number, upTo: number, limit: number | undefined): Ranked[] {
   bm25Idf.values = [1];
   const part = partSql(store, k);
   const range = [...(after > 0 ? ['docid > ?'] : []), ...(upTo < Infinity ? ['docid <= ?'] : [])];
@@ -258,23 +275,13 @@ function rank(store: Db, k: KindTable, phrase: string, after: number, upTo: numb
 }
 
 /**
- * rank() for a one-word phrase without SQL calling into JavaScript once a match: the word's rows
- * and hits straight from the index's segments (ftsPostings.ts), scored here with the same
- * expression cm_bm25y uses (the same bits). Undefined when that is not possible: a prefix or a
- * phrase of several words, lengths not read yet (read after start: docLengths.ts), or segments the reader
- * does not understand.
+ * A one-word phrase's matches scored without SQL calling into JavaScript once a match: the
+ * word's rows and hits straight from the index's segments (ftsPostings.ts), scored here with the
+ * same expression cm_bm25y uses (the same bits). Undefined when that is not possible: a prefix or
+ * a phrase of several words, lengths not read yet (read after start: docLengths.ts), or segments
+ * the reader does not understand (one an incremental merge is writing).
  */
-export function rankFromSegments(store: Db, k: KindTable, phrase: string, after: number, upTo: number, limit: number | undefined): Ranked[] | undefined {
-  const scored = scoreFromSegments(store, k, phrase, after, upTo);
-  return scored && bestOf(scored, 0, scored.ids.length, limit);
-}
-
-interface Scored {
-  ids: Int32Array;
-  s: Float64Array;
-}
-
-function scoreFromSegments(store: Db, k: KindTable, phrase: string, after: number, upTo: number): Scored | undefined {
+export function scoreFromSegments(store: Db, k: KindTable, phrase: string, after: number, upTo: number): Scored | undefined {
   const key = indexTerms(store, cacheOf(store), phrase);
   if (key === '' || key.includes(' ') || key.endsWith('*"')) return undefined;
   const d = docLengths(store, k);
@@ -289,26 +296,40 @@ function scoreFromSegments(store: Db, k: KindTable, phrase: string, after: numbe
 }
 
 /**
- * Rows from..to of scored, best first (part, then id, both descending), at most `limit`: the best
- * `limit` selected first, then only they are sorted, on typed arrays (a comparator sort of every
- * row took 6-12 ms for a word in 20,000 rows at 100k).
+ * The best `size` of scored rows (part, then id, both descending), still in id order, and the
+ * largest part of the rows left out: selected (quickselect), never sorted, so a complete list is
+ * the segments' arrays as they are.
  */
-function bestOf(scored: Scored, from: number, to: number, limit: number | undefined): Ranked[] {
+function keepBest(scored: Scored, size: number): Kept {
   const { ids, s } = scored;
-  const n = to - from;
-  const take = Math.min(n, limit ?? n);
+  const n = ids.length;
+  if (n <= size) return { ids, parts: s, floor: 0, complete: true };
   const o = new Int32Array(n);
-  for (let i = 0; i < n; i++) o[i] = from + i;
-  for (let lo = 0, hi = n - 1; take < n && lo < hi; ) {
+  for (let i = 0; i < n; i++) o[i] = i;
+  // Until o[0, size) are the best `size`: each partition step keeps `size` inside [lo, hi].
+  for (let lo = 0, hi = n - 1; lo < hi; ) {
     const p = partition(s, ids, o, lo, hi);
-    if (p === take) break;
-    if (p < take) lo = p + 1;
+    if (p === size) break;
+    if (p < size) lo = p + 1;
     else hi = p - 1;
   }
-  sortRange(s, ids, o, 0, take - 1);
-  const out: Ranked[] = new Array(take);
-  for (let i = 0; i < take; i++) out[i] = { id: ids[o[i]], s: s[o[i]] };
+  const keep = new Uint8Array(n);
+  for (let i = 0; i < size; i++) keep[o[i]] = 1;
+  const out = { ids: new Int32Array(size), parts: new Float64Array(size), floor: 0, complete: false };
+  for (let i = 0, m = 0; i < n; i++) {
+    if (keep[i]) {
+      out.ids[m] = ids[i];
+      out.parts[m++] = s[i];
+    } else if (s[i] > out.floor) out.floor = s[i];
+  }
   return out;
+}
+
+/** A list's rows from rows ranked best first (at most size + 1 of them): the best `size` in id order, and the next one's part as the floor. */
+function keepRanked(ranked: Ranked[], size: number): Kept {
+  const complete = ranked.length <= size;
+  const kept = ranked.slice(0, size).sort((a, b) => a.id - b.id);
+  return { ids: Int32Array.from(kept, (r) => r.id), parts: Float64Array.from(kept, (r) => r.s), floor: complete ? 0 : ranked[size].s, complete };
 }
 
 /** Whether row a (an index into s and ids) ranks before row b: a larger part, then a larger id (ids are distinct). */
@@ -322,7 +343,7 @@ function swap(o: Int32Array, a: number, b: number): void {
   o[b] = t;
 }
 
-/** Partitions o[lo..hi] around the median of three; returns the pivot's place (rows before it rank before it). */
+/** Partitions o[lo..hi] around the median of three; returns the pivot's place (the rows before it rank before it). */
 function partition(s: Float64Array, ids: Int32Array, o: Int32Array, lo: number, hi: number): number {
   const mid = (lo + hi) >>> 1;
   if (before(s, ids, o[mid], o[lo])) swap(o, mid, lo);
@@ -335,54 +356,14 @@ function partition(s: Float64Array, ids: Int32Array, o: Int32Array, lo: number, 
   return i;
 }
 
-/** Sorts o[lo..hi] best first: quicksort, insertion sort for short runs. */
-function sortRange(s: Float64Array, ids: Int32Array, o: Int32Array, lo: number, hi: number): void {
-  while (hi - lo > 16) {
-    const p = partition(s, ids, o, lo, hi);
-    // The shorter side first, so the recursion stays O(log n) deep.
-    if (p - lo < hi - p) {
-      sortRange(s, ids, o, lo, p - 1);
-      lo = p + 1;
-    } else {
-      sortRange(s, ids, o, p + 1, hi);
-      hi = p - 1;
-    }
-  }
-  for (let i = lo + 1; i <= hi; i++) {
-    const x = o[i];
-    let j = i - 1;
-    while (j >= lo && before(s, ids, x, o[j])) {
-      o[j + 1] = o[j];
-      j--;
-    }
-    o[j + 1] = x;
-  }
-}
-
-/** A list from rows ranked best first: the first `size`, and the next one's part as the floor. */
-function fromRanked(ranked: Ranked[], size: number, maxId: number, rows: number, at: number): TermList {
-  const n = Math.min(size, ranked.length);
-  const ids = new Int32Array(n);
-  const parts = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    ids[i] = ranked[i].id;
-    parts[i] = ranked[i].s;
-  }
-  const complete = ranked.length <= size;
-  return { ids, parts, floor: complete ? 0 : ranked[size].s, complete, maxId, rows, at };
-}
-
-/** The list with rows added since merged in (kept to `size` when it was not complete). */
+/** The list with rows added since (ids past its maxId, so they follow its rows) merged in, kept to `size` when it was not complete. */
 function merge(list: TermList, added: Ranked[], size: number, maxId: number): TermList {
   if (added.length === 0) return { ...list, maxId };
-  const all: Ranked[] = added.slice();
-  for (let i = 0; i < list.ids.length; i++) all.push({ id: list.ids[i], s: list.parts[i] });
-  all.sort((a, b) => b.s - a.s || b.id - a.id);
-  if (list.complete) return { ...fromRanked(all, all.length, maxId, list.rows, list.at) };
-  const keep = Math.max(size, list.ids.length);
-  const cut = fromRanked(all, keep, maxId, list.rows, list.at);
+  const all = concat([list, keepRanked(added, added.length)]);
+  if (list.complete) return { ...list, ids: all.ids, parts: all.s, maxId };
+  const cut = keepBest(all, Math.max(size, list.ids.length));
   // Rows past the cut had parts up to the old floor or to the first one dropped: the larger bounds both.
-  return { ...cut, floor: Math.max(list.floor, cut.floor), complete: false };
+  return { ...list, ...cut, floor: Math.max(list.floor, cut.floor), complete: false, maxId };
 }
 
 /** Matches ranked per step of a step-wise build. */
@@ -398,12 +379,13 @@ export interface BuildOptions {
 }
 
 /**
- * Builds the phrase's list a window of ids at a time (about STEP_ROWS matches each), yielding
- * between windows so the caller can let other work run: what the warm-up (listWarmer.ts) and a
- * search meeting a common word without a list (topK.ts) do instead of one long statement. The
- * result is the list one statement would make (`rows`: the table's rows now). Returns whether the
- * list was kept: not for an `ownStem` term that is not its own stem, nor when a search kept one
- * meanwhile.
+ * Builds the phrase's list in steps, yielding between them so the caller can let other work run:
+ * what the warm-up (listWarmer.ts) and a search meeting a common word without a list (topK.ts) do
+ * instead of one long statement. From the segments: the doclist read in one step (the longest at
+ * 100k in about 20 ms), its best rows selected in the next. Through SQL: a window of ids of about
+ * STEP_ROWS matches a statement, each walking the doclist. The result is the list one statement
+ * would make (`rows`: the table's rows now). Returns whether the list was kept: not for an
+ * `ownStem` term that is not its own stem, nor when a search kept one meanwhile.
  */
 export function* buildInSteps(store: Db, k: KindTable, phrase: string, df: number, rows: number, opts: BuildOptions = {}): Generator<void, boolean> {
   const { ownStem = false, stepRows = STEP_ROWS } = opts;
@@ -414,71 +396,37 @@ export function* buildInSteps(store: Db, k: KindTable, phrase: string, df: numbe
   const terms = indexTerms(store, cache, phrase);
   if (maxId === 0 || (ownStem && terms !== phrase.slice(1, -1))) return false;
   cache.builds++;
-  const best = new TopRows(size + 1);
-  // From the segments: read once (the longest doclist at 100k in about 20 ms), then ranked a
-  // window of matches at a time. Through SQL: a window of ids a statement, each walking the doclist.
-  const scored = scoreFromSegments(store, k, phrase, 0, maxId);
-  if (scored) {
-    yield;
-    for (let lo = 0; lo < scored.ids.length; lo += stepRows) {
-      best.add(bestOf(scored, lo, Math.min(scored.ids.length, lo + stepRows), size + 1));
-      yield;
-    }
-  } else {
+  let scored = scoreFromSegments(store, k, phrase, 0, maxId);
+  if (scored) yield;
+  else {
+    // Each window's best size + 1 (in id order, windows in id order) hold the best size + 1 of all.
+    const windows: Kept[] = [];
     const span = Math.max(1, Math.ceil((stepRows * maxId) / Math.max(df, 1)));
     for (let lo = 0; lo < maxId; lo += span) {
-      best.add(rank(store, k, phrase, lo, Math.min(maxId, lo + span), size + 1));
+      windows.push(keepRanked(rankSql(store, k, phrase, lo, Math.min(maxId, lo + span), size + 1), size + 1));
       yield;
     }
+    scored = concat(windows);
   }
   const key = `${k.fts}\u0000${terms}`;
   const now = Date.now();
   const had = cache.lists.get(key);
   if (had && had.maxId >= maxId && fresh(had, size, rows, now)) return false;
-  install(cache, key, fromRanked(best.ranked(), size, maxId, rows, now));
+  install(cache, key, { ...keepBest(scored, size), maxId, rows, at: now });
   return true;
 }
 
-/**
- * The best `cap` rows seen so far, in typed arrays: a window's row objects die young instead of
- * being carried from step to step.
- */
-class TopRows {
-  private ids: Int32Array;
-  private s: Float64Array;
-  private n = 0;
-
-  constructor(private readonly cap: number) {
-    this.ids = new Int32Array(cap);
-    this.s = new Float64Array(cap);
+/** Rows in id order, one after the other (each part's ids follow the previous part's). */
+function concat(parts: Pick<Kept, 'ids' | 'parts'>[]): Scored {
+  const n = parts.reduce((a, p) => a + p.ids.length, 0);
+  const out: Scored = { ids: new Int32Array(n), s: new Float64Array(n) };
+  let at = 0;
+  for (const p of parts) {
+    out.ids.set(p.ids, at);
+    out.s.set(p.parts, at);
+    at += p.ids.length;
   }
-
-  /** rows: best first, as rank() returns them. */
-  add(rows: Ranked[]): void {
-    const ids = new Int32Array(this.cap);
-    const s = new Float64Array(this.cap);
-    let i = 0;
-    let j = 0;
-    let n = 0;
-    // Merge of two lists sorted by (s desc, id desc), cut at cap.
-    while (n < this.cap && (i < this.n || j < rows.length)) {
-      const takeOld = j >= rows.length || (i < this.n && (this.s[i] > rows[j].s || (this.s[i] === rows[j].s && this.ids[i] > rows[j].id)));
-      if (takeOld) {
-        ids[n] = this.ids[i];
-        s[n++] = this.s[i++];
-      } else {
-        ids[n] = rows[j].id;
-        s[n++] = rows[j++].s;
-      }
-    }
-    this.ids = ids;
-    this.s = s;
-    this.n = n;
-  }
-
-  ranked(): Ranked[] {
-    return Array.from({ length: this.n }, (_, i) => ({ id: this.ids[i], s: this.s[i] }));
-  }
+  return out;
 }
 
 /** A list as a thread hands it over (listWarmer.ts): its key and its fields. */

@@ -197,7 +197,8 @@ function best(a: Accumulator, n: number, take: number): { queue: Candidate[]; re
     const lb = a.rows[ROW * id + 1];
     queue.push({ id, lb, ub, exact: ub === lb, epoch: 0 });
   }
-  return { queue: queue.sort((x, y) => y.ub - x.ub), rest };
+  // Ties by id, highest first, as byLb breaks them once times are equal: tied rows are checked in the order the ranking keeps them.
+  return { queue: queue.sort((x, y) => y.ub - x.ub || y.id - x.id), rest };
 }
 
 /** The value at index `at` of `a` sorted ascending (Hoare's selection; `a` is reordered). */
