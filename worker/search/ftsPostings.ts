@@ -210,7 +210,8 @@ function mergeNewestWins(parts: Decoded[], cols: number): TermHits {
   const take = (p: Decoded, at: number) => {
     if (p.deleted[at]) return;
     out.ids[k] = p.ids[at];
-    out.hits.set(p.hits.subarray(at * cols, at * cols + cols), k * cols);
+    // Copied a number at a time: a subarray per row cost more than the row's few numbers.
+    for (let c = 0, from = at * cols, to = k * cols; c < cols; c++) out.hits[to + c] = p.hits[from + c];
     k++;
   };
   if (order) for (const e of order) take(segs[e.seg], e.at);
