@@ -18,6 +18,7 @@ import { createLogger } from '../common/node/log';
 import type { HealthResponse } from '../common/contract';
 import { Processor } from './queue/processor';
 import { runRecover } from './recover';
+import { Lull } from './lull';
 import { SearchService } from './search/service';
 import { createApp } from './server/app';
 import { moduleRoutes } from './server/routes';
@@ -160,7 +161,8 @@ async function main(): Promise<void> {
   const compressor = createCompressor({ config, env: process.env, store, events, log });
   const processor = new Processor(store, events, log, compressor);
   const lifecycle = new Lifecycle(store, config.settings, events, () => processor.kick());
-  const search = new SearchService({ config, store, events, log });
+  const lull = new Lull();
+  const search = new SearchService({ config, store, events, log, lull });
 
   let boundPort = config.port;
   let lastActivity = Date.now();
@@ -181,6 +183,7 @@ async function main(): Promise<void> {
     touch: () => {
       lastActivity = Date.now();
     },
+    lull,
     shutdown: (reason) => void shutdown(reason),
   };
   const team = teamService({ store, events, log, dataDir: config.dataDir, gap: () => processor.nextGap() });

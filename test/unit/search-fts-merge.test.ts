@@ -1,7 +1,7 @@
 // The full-text indexes are merged once writes pause (ftsMerge.ts): every level ends with at most
 // one segment, searches answer exactly as before, the index's segments still read in JavaScript
 // (ftsPostings.ts) as SQL reads them, and the merge steps are journaled: the store reopened from
-// its files has the same merged index and the same answers.
+// its files has the same merged index and the same answers; a step waits for a lull in requests.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -11,6 +11,7 @@ import { EventBus } from '../../worker/events';
 import { idf, registerSearchFunctions } from '../../worker/search/bm25';
 import { buildDocLengths } from '../../worker/search/docLengths';
 import { readTermHits } from '../../worker/search/ftsPostings';
+import { Lull } from '../../worker/lull';
 import { FtsMerger, mergeDue } from '../../worker/search/ftsMerge';
 import { SearchService } from '../../worker/search/service';
 import { DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
@@ -123,6 +124,22 @@ describe('full-text index merging', () => {
     store = await openStore(dir, false);
     assert.equal(segmentCount(store, 'observations_fts'), segments);
     assert.deepEqual(answers(store), want);
+  });
+
+  it('takes no step while requests keep coming, and merges all once they stop', async () => {
+    await fill(store, 20);
+    assert.ok(mergeDue(store, 'observations_fts'), 'new segments to merge');
+    const lull = new Lull(200, 60_000);
+    const merger = new FtsMerger(store, nullLogger, { quietMs: 0, pauseMs: 0, lull });
+    lull.request();
+    const requests = setInterval(() => lull.request(), 10);
+    merger.kick();
+    await new Promise((r) => setTimeout(r, 600));
+    clearInterval(requests);
+    assert.equal(merger.steps, 0, 'no step while a request came every 10 ms');
+    await merger.idle();
+    assert.ok(merger.steps > 0);
+    assert.equal(mergeDue(store, 'observations_fts'), false);
   });
 
   it('runs in the search service after start and after writes', async () => {

@@ -5,10 +5,12 @@
 // (a keyword search runs several). So once writes pause, the index is merged a small step at a
 // time (FTS4's incremental `merge=X,Y`, a journaled write like any other, replayed the same way),
 // until no level holds two segments: at most one segment per level is left. A step writes at most
-// STEP_PAGES pages (a few milliseconds), with a pause between steps so requests and hooks go first,
-// and waits while the page cache holds more dirty chunks than a delta checkpoint is taken at.
+// STEP_PAGES pages (a few milliseconds), with a pause between steps, waits for a lull in requests
+// (lull.ts) so a burst of them goes first, and waits while the page cache holds more dirty chunks
+// than a delta checkpoint is taken at.
 // The rows, their words and every score stay the same; only how the index is laid out changes.
 import type { Logger } from '../../common/node/log';
+import type { Lull } from '../lull';
 import type { Store } from '../store/store';
 import { KINDS } from './records';
 
@@ -46,7 +48,8 @@ export class FtsMerger {
   constructor(
     private readonly store: Store,
     private readonly log?: Logger,
-    private readonly opts: { quietMs?: number; pauseMs?: number } = {},
+    /** lull: each step waits for a lull in requests (lull.ts). */
+    private readonly opts: { quietMs?: number; pauseMs?: number; lull?: Lull } = {},
   ) {}
 
   /** Something was written: merge once writes pause. */
@@ -90,6 +93,8 @@ export class FtsMerger {
     try {
       for (const k of Object.values(KINDS)) {
         while (!this.stopped && mergeDue(this.store, k.fts)) {
+          await this.opts.lull?.wait();
+          if (this.stopped) break;
           const worked = await this.store.write((tx) => {
             const before = Number(tx.get<{ n: number }>('SELECT total_changes() AS n')?.n);
             tx.run(`INSERT INTO ${k.fts}(${k.fts}) VALUES ('merge=${STEP_PAGES},2')`);

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { WorkerConfig } from '../../common/node/config';
 import type { EventBus } from '../events';
+import type { Lull } from '../lull';
 import type { Logger } from '../../common/node/log';
 import type { ReindexRequest, ReindexResponse, SearchStatus } from '../../common/contract';
 import type { Store } from '../store/store';
@@ -34,6 +35,8 @@ export interface SearchDeps {
   store: Store;
   events: EventBus;
   log: Logger;
+  /** What background work waits for (the server's requests); none: it does not wait. */
+  lull?: Lull;
 }
 
 export interface SearchServiceOptions {
@@ -136,7 +139,7 @@ export class SearchService {
     // The full-text indexes merged once writes pause: every keyword statement walks every segment.
     // CLAUDE_MEM_INDEX_MERGE=off leaves them as written (the fault suite, which needs the journal
     // to hold only its own writes between the checkpoints it asks for).
-    const merger = process.env.CLAUDE_MEM_INDEX_MERGE === 'off' ? undefined : (this.ftsMerger = new FtsMerger(this.deps.store, this.deps.log));
+    const merger = process.env.CLAUDE_MEM_INDEX_MERGE === 'off' ? undefined : (this.ftsMerger = new FtsMerger(this.deps.store, this.deps.log, { lull: this.deps.lull }));
     const kick = () => {
       this.indexer?.kick();
       merger?.kick();

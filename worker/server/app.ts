@@ -37,6 +37,14 @@ export function createApp(ctx: AppContext, extraRoutes: RouteGroup[] = []): Hono
     return name === undefined ? next() : forgetProject(c, ctx, name);
   });
   app.use('*', async (c, next) => {
+    ctx.lull?.request();
+    try {
+      await next();
+    } finally {
+      ctx.lull?.request();
+    }
+  });
+  app.use('*', async (c, next) => {
     if (c.req.path !== '/api/health') ctx.touch();
     const max = c.req.path === '/api/import' ? maxImportBytes : maxBodyBytes;
     // A declared length over the cap is refused before reading; bodyText() caps the rest.

@@ -4,6 +4,7 @@ import type { WorkerConfig } from '../../common/node/config';
 import type { EventBus } from '../events';
 import type { Lifecycle } from '../lifecycle';
 import type { Logger } from '../../common/node/log';
+import type { Lull } from '../lull';
 import type { Processor } from '../queue/processor';
 import type { SearchService } from '../search/service';
 import type { Store } from '../store/store';
@@ -24,5 +25,7 @@ export interface AppContext {
   port(): number;
   /** Counts client activity for the idle shutdown. */
   touch(): void;
+  /** Told when each request starts and ends: background work waits for a lull (lull.ts). */
+  lull?: Lull;
   shutdown(reason: string): void;
 }

@@ -1,0 +1,68 @@
+// Background work waits for a lull in requests (worker/lull.ts): not while requests keep coming,
+// at most its longest wait however steady they are, and the app tells it of every request.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Hono } from 'hono';
+import { nullLogger } from '../../common/node/log';
+import { Lull } from '../../worker/lull';
+import { createApp } from '../../worker/server/app';
+import type { AppContext } from '../../worker/server/context';
+
+const later = (ms: number) => new Promise<'later'>((r) => setTimeout(() => r('later'), ms));
+
+describe('a lull in requests', () => {
+  it('goes at once when no request came, and waits while they keep coming', async () => {
+    const lull = new Lull(200, 60_000);
+    assert.equal(await Promise.race([lull.wait().then(() => 'went'), later(50)]), 'went');
+    let coming = true;
+    lull.request();
+    const requests = setInterval(() => lull.request(), 10);
+    const went = lull.wait().then(() => coming);
+    await later(600);
+    coming = false;
+    clearInterval(requests);
+    assert.equal(await went, false, 'it went only once the requests stopped');
+  });
+
+  it('goes after its longest wait however steady the requests', async () => {
+    const lull = new Lull(200, 300);
+    let last = performance.now();
+    const requests = setInterval(() => {
+      lull.request();
+      last = performance.now();
+    }, 10);
+    try {
+      lull.request();
+      await lull.wait();
+      assert.ok(performance.now() - last < 200, 'it went while requests were still coming');
+    } finally {
+      clearInterval(requests);
+    }
+  });
+
+  it('is told by the app when each request starts and ends', async () => {
+    const lull = new Lull(200, 60_000);
+    const ctx = {
+      config: { host: '127.0.0.1', settings: { maxBodyBytes: 1 << 20, maxImportBytes: 1 << 20, allowRemoteBind: false } },
+      token: 't'.repeat(64),
+      port: () => 37777,
+      touch: () => undefined,
+      log: nullLogger,
+      lull,
+    } as unknown as AppContext;
+    let during: string | undefined;
+    const app = createApp(ctx, [
+      (a: Hono) =>
+        a.get('/api/probe', async (c) => {
+          during = await Promise.race([lull.wait().then(() => 'went'), later(100)]);
+          return c.json({ ok: true });
+        }),
+    ]);
+    await later(250);
+    const res = await app.request('/api/probe', { headers: { host: '127.0.0.1:37777', authorization: `Bearer ${'t'.repeat(64)}` } });
+    assert.equal(res.status, 200);
+    assert.equal(during, 'later', 'not while the request had just started');
+    assert.equal(await Promise.race([lull.wait().then(() => 'went'), later(100)]), 'later', 'not just after it ended');
+    await lull.wait();
+  });
+});
