@@ -343,8 +343,10 @@ async function waitSearchable(side, inst, expected, last, expectedSummaries) {
   while (performance.now() - t0 < SEARCHABLE_TIMEOUT_MS) {
     c = await side.counts(inst).catch(() => c);
     if (c.observations >= expected) {
+      // The newest observation as the side stored it (ours may keep a local note's title), else the model's.
+      const want = side.newestTitle ? await side.newestTitle(inst).catch(() => undefined) : last.observation.title;
       const s = await side.search(inst, last.symbol, undefined, 10).catch(() => ({ titles: [] }));
-      found = s.titles.includes(last.observation.title);
+      found = want !== undefined && s.titles.includes(want);
       if (found) {
         searchableMs = performance.now() - t0;
         break;

@@ -131,6 +131,15 @@ export function ours(ROOT) {
       return inst.c.req('POST', '/api/sessions/init', { contentSessionId: sessionId, cwd, prompt, platform: 'claude-code' });
     },
 
+    /**
+     * The newest stored observation's title. Only tool uses worth a model call get the fake model's
+     * title (worker/compression/triage.ts); the rest keep their local note's ("Ran `npx vitest …`").
+     */
+    async newestTitle(inst) {
+      const r = await inst.c.req('GET', `/api/search?${new URLSearchParams({ query: '', kind: 'observation', limit: '1' })}`);
+      return r.body?.items?.[0]?.title;
+    },
+
     async search(inst, query, project, limit = 5, mode = 'keyword') {
       const qs = new URLSearchParams({ query, mode, kind: 'observation', limit: String(limit), ...(project ? { project } : {}) });
       const r = await inst.c.req('GET', `/api/search?${qs}`);
