@@ -297,27 +297,27 @@ export function scoreFromSegments(store: Db, k: KindTable, phrase: string, after
 
 /**
  * The best `size` of scored rows (part, then id, both descending), still in id order, and the
- * largest part of the rows left out: selected (quickselect), never sorted, so a complete list is
- * the segments' arrays as they are.
+ * largest part of the rows left out: the size-th best part found by selection, never a sort, so a
+ * complete list is the segments' arrays as they are.
  */
 function keepBest(scored: Scored, size: number): Kept {
   const { ids, s } = scored;
   const n = ids.length;
   if (n <= size) return { ids, parts: s, floor: 0, complete: true };
-  const o = new Int32Array(n);
-  for (let i = 0; i < n; i++) o[i] = i;
-  // Until o[0, size) are the best `size`: each partition step keeps `size` inside [lo, hi].
-  for (let lo = 0, hi = n - 1; lo < hi; ) {
-    const p = partition(s, ids, o, lo, hi);
-    if (p === size) break;
-    if (p < size) lo = p + 1;
-    else hi = p - 1;
+  const cut = selectAscending(s.slice(), n - size);
+  let above = 0;
+  for (let i = 0; i < n; i++) if (s[i] > cut) above++;
+  // Rows whose part is the cut's: the highest ids are kept (ids ascending: the last ones).
+  const tied = new Uint8Array(n);
+  for (let i = n - 1, need = size - above; i >= 0 && need > 0; i--) {
+    if (s[i] === cut) {
+      tied[i] = 1;
+      need--;
+    }
   }
-  const keep = new Uint8Array(n);
-  for (let i = 0; i < size; i++) keep[o[i]] = 1;
   const out = { ids: new Int32Array(size), parts: new Float64Array(size), floor: 0, complete: false };
   for (let i = 0, m = 0; i < n; i++) {
-    if (keep[i]) {
+    if (s[i] > cut || tied[i]) {
       out.ids[m] = ids[i];
       out.parts[m++] = s[i];
     } else if (s[i] > out.floor) out.floor = s[i];
@@ -332,28 +332,35 @@ function keepRanked(ranked: Ranked[], size: number): Kept {
   return { ids: Int32Array.from(kept, (r) => r.id), parts: Float64Array.from(kept, (r) => r.s), floor: complete ? 0 : ranked[size].s, complete };
 }
 
-/** Whether row a (an index into s and ids) ranks before row b: a larger part, then a larger id (ids are distinct). */
-function before(s: Float64Array, ids: Int32Array, a: number, b: number): boolean {
-  return s[a] > s[b] || (s[a] === s[b] && ids[a] > ids[b]);
-}
-
-function swap(o: Int32Array, a: number, b: number): void {
-  const t = o[a];
-  o[a] = o[b];
-  o[b] = t;
-}
-
-/** Partitions o[lo..hi] around the median of three; returns the pivot's place (the rows before it rank before it). */
-function partition(s: Float64Array, ids: Int32Array, o: Int32Array, lo: number, hi: number): number {
-  const mid = (lo + hi) >>> 1;
-  if (before(s, ids, o[mid], o[lo])) swap(o, mid, lo);
-  if (before(s, ids, o[hi], o[lo])) swap(o, hi, lo);
-  if (before(s, ids, o[mid], o[hi])) swap(o, mid, hi);
-  const p = o[hi];
-  let i = lo;
-  for (let j = lo; j < hi; j++) if (before(s, ids, o[j], p)) swap(o, i++, j);
-  swap(o, i, hi);
-  return i;
+/** The value at index `at` of `a` sorted ascending (Hoare's selection; `a` is reordered). */
+export function selectAscending(a: Float64Array, at: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    // Median of three as the pivot.
+    const x = a[lo];
+    const y = a[mid];
+    const z = a[hi];
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (at <= j) hi = j;
+    else if (at >= i) lo = i;
+    else return a[at];
+  }
+  return a[at];
 }
 
 /** The list with rows added since (ids past its maxId, so they follow its rows) merged in, kept to `size` when it was not complete. */

@@ -16,7 +16,7 @@ import type { SearchHit } from './hit';
 import type { SearchFilters } from './params';
 import { filterSql, KINDS } from './records';
 import { factsCanFilter, passes, projectCode, rowFacts, type RowFacts } from './rowFacts';
-import { buildInSteps, listSizeFor, needsBuild, STEP_ROWS, termList, type TermList } from './termLists';
+import { buildInSteps, listSizeFor, needsBuild, selectAscending, STEP_ROWS, termList, type TermList } from './termLists';
 
 type Db = Pick<Store, 'all' | 'get'>;
 
@@ -199,37 +199,6 @@ function best(a: Accumulator, n: number, take: number): { queue: Candidate[]; re
   }
   // Ties by id, highest first, as byLb breaks them once times are equal: tied rows are checked in the order the ranking keeps them.
   return { queue: queue.sort((x, y) => y.ub - x.ub || y.id - x.id), rest };
-}
-
-/** The value at index `at` of `a` sorted ascending (Hoare's selection; `a` is reordered). */
-export function selectAscending(a: Float64Array, at: number): number {
-  let lo = 0;
-  let hi = a.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    // Median of three as the pivot.
-    const x = a[lo];
-    const y = a[mid];
-    const z = a[hi];
-    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i] < pivot) i++;
-      while (a[j] > pivot) j--;
-      if (i <= j) {
-        const t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (at <= j) hi = j;
-    else if (at >= i) lo = i;
-    else return a[at];
-  }
-  return a[at];
 }
 
 /**

@@ -358,12 +358,12 @@ export class PagedBytes {
     return { size: this.size, cachedBytes: this.cached, dirtyBytes: this.dirtyBytes, reads: this.reads, evictions: this.evictions, headGen: this.headGen };
   }
 
-  /** Chunk indexes written since open (or since the checkpoint that took them): what a checkpoint must write. */
   /** Bytes of chunks SQLite wrote since the last checkpoint that covers them. */
   get dirtyBytes(): number {
     return this.dirtySet.size * PAGED_CHUNK;
   }
 
+  /** Chunk indexes written since open (or since the checkpoint that took them): what a checkpoint must write. */
   dirtyChunks(): number[] {
     return [...this.dirtySet].sort((a, b) => a - b);
   }
