@@ -468,7 +468,23 @@ async function endOfWorkload(side, inst) {
   const cpu0 = treeCpuMs(inst.pid);
   await sleep(2000);
   res.idleCpuPct = ((treeCpuMs(inst.pid) - cpu0) / 2000) * 100;
+  // Which tool use each search result came from: by the side's own mapping where it has one (ours:
+  // local notes keep local titles), else by the fake model's titles (every claude-mem observation).
   const titleToId = new Map(toolUses.map((u) => [u.observation.title, u.id]));
+  let answerOf = (title) => titleToId.get(title);
+  let mapped = true;
+  if (side.answerKeys) {
+    try {
+      const { map, byTitle } = await side.answerKeys(inst, workload);
+      answerOf = (title, key) => map.get(key);
+      log(`${side.name}: ${map.size} observations matched to tool uses in order, ${byTitle} of them with the model's title`);
+    } catch (e) {
+      mapped = false;
+      res.recallUnmapped = e.message;
+      res.errors.push(`workload recall: ${e.message}`);
+      notes.push(`${side.name}: recall on the workload questions not measured: ${e.message}`);
+    }
+  }
   const projects = workload.projects;
   const topicQueries = [];
   for (const s of workload.sessions) {
@@ -496,12 +512,12 @@ async function endOfWorkload(side, inst) {
         if (typeof r.raw?.body?.tookMs === 'number') (res.searchServerMs ??= []).push(r.raw.body.tookMs);
         if (r.status !== 200) res.errors.push(`search "${q.query}" -> ${r.status}`);
         if (rep === 0) {
-          const ids = r.titles.slice(0, 5).map((t) => titleToId.get(t));
+          const ids = r.titles.slice(0, 5).map((t, i) => answerOf(t, r.keys[i]));
           hits += q.answers.filter((a) => ids.includes(a)).length / q.answers.length;
           total++;
         }
       }
-      if (rep === 0) res.recall[`workload-${name}`] = { recall: hits / total, questions: total };
+      if (rep === 0) res.recall[`workload-${name}`] = { recall: mapped ? hits / total : NaN, questions: total };
     }
     for (const q of topicQueries) {
       const t0 = performance.now();
@@ -704,6 +720,12 @@ await cleanup();
 const hookFailed = sides.filter((s) => Object.keys(R[s.name].hookFailures).length > 0);
 if (hookFailed.length) {
   console.error(`bench:compare failed: hook runs failed on ${hookFailed.map((s) => s.name).join(' and ')} (see "Not measured / problems" above)`);
+  process.exit(1);
+}
+// Recall on the workload questions from results that cannot be traced to a tool use is no figure.
+const unmapped = sides.filter((s) => R[s.name].recallUnmapped);
+if (unmapped.length) {
+  console.error(`bench:compare failed: ${unmapped.map((s) => `${s.name}'s search results could not be matched to the workload's tool uses: ${R[s.name].recallUnmapped}`).join('; ')}`);
   process.exit(1);
 }
 process.exit(0);

@@ -19,6 +19,34 @@ export function hookHandlersFromHelp(text, platform) {
   return m[2].split('|');
 }
 
+/**
+ * Which workload tool use each stored observation came from, keyed as search results are (title +
+ * time), from an export document (GET /api/export). Titles alone cannot say: only tool uses worth a
+ * model call carry the fake model's title (worker/compression/triage.ts), and local notes repeat
+ * ("Read `x.ts`"). A session's observations oldest first (an observation's time is its hook
+ * event's) are its tool uses in order. Throws with a sentence when the store does not line up with
+ * the workload: a recall figure from a guessed mapping would not be a measurement.
+ */
+export function answerKeysOfExport(doc, workload) {
+  const stored = new Map(doc.sessions.map((s) => [s.contentSessionId, s.observations]));
+  const map = new Map();
+  let byTitle = 0;
+  for (const s of workload.sessions) {
+    const uses = s.prompts.flatMap((p) => p.toolUses);
+    const obs = [...(stored.get(s.sessionId) ?? [])].sort((a, b) => a.createdAt - b.createdAt);
+    if (obs.length !== uses.length) throw new Error(`session ${s.sessionId} holds ${obs.length} observations for ${uses.length} tool uses`);
+    for (let i = 0; i < uses.length; i++) {
+      if (i > 0 && obs[i].createdAt === obs[i - 1].createdAt) throw new Error(`session ${s.sessionId}: two observations at the same millisecond, so their order is unknown`);
+      if (obs[i].title === uses[i].observation.title) byTitle++;
+      else if (uses.some((u, j) => j !== i && u.observation.title === obs[i].title)) throw new Error(`session ${s.sessionId}: observation ${i + 1} carries the model's title of another tool use`);
+      const key = keyOf(obs[i].title, obs[i].createdAt);
+      if (map.has(key)) throw new Error(`two observations share the title and time ${JSON.stringify(obs[i].title)} ${obs[i].createdAt}`);
+      map.set(key, uses[i].id);
+    }
+  }
+  return { map, byTitle };
+}
+
 export function ours(ROOT) {
   const worker = path.join(ROOT, 'dist', 'worker.js');
   const cli = path.join(ROOT, 'dist', 'cli.js');
@@ -175,6 +203,13 @@ export function ours(ROOT) {
         idle: (q.pending ?? 0) + (q.inFlight ?? 0) === 0,
         modelInputTokens: b.tokens?.modelInput,
       };
+    },
+
+    /** Which workload tool use each stored observation came from (answerKeysOfExport), from GET /api/export. */
+    async answerKeys(inst, workload) {
+      const r = await inst.c.req('GET', '/api/export', undefined, 120_000);
+      if (r.status !== 200 || !Array.isArray(r.body?.sessions)) throw new Error(`GET /api/export answered ${r.status}`);
+      return answerKeysOfExport(r.body, workload);
     },
 
     /** title + time of every stored observation. */
