@@ -30,7 +30,8 @@
 //      after the first burst the time until everything is stored.
 //   5. Recall@5 on the search fixture (test/fixtures/search), if it is there, on fresh workers.
 // A side that cannot be prepared, or whose hook command does not handle every event replayed, ends
-// the run with exit 1 and a sentence (never measured some other way); so does a hook run that failed.
+// the run with exit 1 and a sentence (never measured some other way); so does a hook run that failed,
+// and a store whose observations cannot be traced to the workload's tool uses (recall@5).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

@@ -117,8 +117,8 @@ export function formatTable(rows, env) {
 export const REASONS = {
   'GET /api/health':
     'measured on an idle fresh worker, so it is the HTTP stack and the health handler alone: ours is hono on Node\'s http module with a queue-count query on sql.js (WebAssembly) per call; claude-mem is express on bun',
-  'recall@5, workload questions as an exact phrase':
-    'ours ranks the OR of the query words with BM25 (porter-stemmed) and gives no extra weight to a row holding the whole phrase, so a phrase such as "cursor set to 405 retries" loses to observations whose titles say retry.ts many times over; claude-mem (Chroma off) searches the whole query as one FTS5 phrase, which finds exactly that phrase and nothing else (see the keyword row)',
+  'recall@5, workload questions':
+    'only tool uses worth a model call (a failure, the fix that follows, an edit with a stated reason: worker/compression/triage.ts) get a model-written observation in ours; the rest keep a local note (the file, the command, the names a file declares, the outcome), which does not restate the sentence of tool output a workload question quotes. claude-mem sends every tool use to the model, whose (fake) observation restates it',
   'after the first ingest burst':
     'our queue sends a session\'s tool uses to the model 10 at a time; a partial batch (the last few of each of the 8 sessions) waits until it is 30 s old because no Stop arrives in this burst to flush it. claude-mem sends every tool use on its own as soon as it can, with the session\'s whole conversation each time (see the token rows)',
   'POST observation':
