@@ -165,3 +165,55 @@ describe('Codex shell reads and quiet runners', () => {
     assert.equal(bash('python -m pytest -q 2>&1 | tail -n 1', { stdout: '23 passed in 0.84s\n', stderr: '' }).title, 'Ran `python -m pytest -q 2>&1 | tail -n 1`: 23 passed');
   });
 });
+
+// Claude Code's Grep answers every output mode with a `filenames` list; in content and count mode
+// it is empty and the findings are in `content` (its GrepTool output schema).
+describe('searches', () => {
+  const grep = (input: unknown, response: unknown) => observeToolUse({ toolName: 'Grep', toolInput: JSON.stringify(input), toolResponse: JSON.stringify(response), cwd: '/home/dev/shop' });
+
+  it('a content-mode Grep that found lines keeps them, not "no matches"', () => {
+    const d = grep({ pattern: 'retryLimit', output_mode: 'content', '-n': true }, { mode: 'content', numFiles: 0, filenames: [], content: 'src/upload.ts:12:const retryLimit = 5; // capped after the outage\nsrc/upload.test.ts:40:expect(retryLimit).toBe(5)', numLines: 2 });
+    assert.equal(d.title, 'Searched for `retryLimit`');
+    assert.deepEqual(d.facts, ['2 result lines', 'src/upload.ts:12:const retryLimit = 5; // capped after the outage', 'src/upload.test.ts:40:expect(retryLimit).toBe(5)']);
+  });
+
+  it('a count-mode Grep keeps its counts', () => {
+    const d = grep({ pattern: 'TODO', output_mode: 'count' }, { mode: 'count', numFiles: 2, filenames: [], content: 'src/a.ts:3\nsrc/b.ts:1', numMatches: 4 });
+    assert.equal(d.title, 'Searched for `TODO`');
+    assert.deepEqual(d.facts, ['2 result lines', 'src/a.ts:3', 'src/b.ts:1']);
+  });
+
+  it('a files-with-matches Grep lists its files, and one that found nothing says so', () => {
+    const found = grep({ pattern: 'retryLimit' }, { mode: 'files_with_matches', numFiles: 2, filenames: ['/home/dev/shop/src/upload.ts', '/home/dev/shop/src/upload.test.ts'] });
+    assert.deepEqual(found.facts, ['2 result lines', 'src/upload.ts', 'src/upload.test.ts']);
+    const none = grep({ pattern: 'chunkSize', output_mode: 'content' }, { mode: 'content', numFiles: 0, filenames: [], content: 'No matches found', numLines: 0 });
+    assert.equal(none.title, 'Searched for `chunkSize`: no matches');
+    const noFiles = grep({ pattern: 'chunkSize' }, { mode: 'files_with_matches', numFiles: 0, filenames: [] });
+    assert.equal(noFiles.title, 'Searched for `chunkSize`: no matches');
+  });
+});
+
+// Claude Code's Read answers an image or a PDF with its bytes in base64 and a notebook with its
+// cells, none of them as `file.content`: none of them is an empty file.
+describe('reads of images, PDFs and notebooks', () => {
+  const readOf = (file: string, response: unknown) => observeToolUse({ toolName: 'Read', toolInput: JSON.stringify({ file_path: `/home/dev/shop/${file}` }), toolResponse: JSON.stringify(response), cwd: '/home/dev/shop' });
+  const b64 = 'iVBORw0KGgoAAAANSUhEUgAA'.repeat(50);
+
+  it('an image is an image of its size, not "empty", and its bytes are not text', () => {
+    const d = readOf('docs/logo.png', { type: 'image', file: { base64: b64, type: 'image/png', originalSize: 9216, dimensions: { originalWidth: 64, originalHeight: 64 } } });
+    assert.deepEqual(d.facts, ['docs/logo.png: image (image/png, 9 KB)']);
+    assert.equal(d.narrative, 'Looked at docs/logo.png (image).');
+    assert.ok(!JSON.stringify(d).includes('iVBOR'));
+  });
+
+  it('a PDF is a PDF', () => {
+    const d = readOf('spec.pdf', { type: 'pdf', file: { filePath: '/home/dev/shop/spec.pdf', base64: b64, originalSize: 204800 } });
+    assert.deepEqual(d.facts, ['spec.pdf: pdf (200 KB)']);
+  });
+
+  it("a notebook's cells are its text", () => {
+    const d = readOf('eda.ipynb', { type: 'notebook', file: { filePath: '/home/dev/shop/eda.ipynb', cells: [{ cellType: 'markdown', source: '# Churn by region', cell_id: 'a' }, { cellType: 'code', source: 'import pandas as pd\ndf = pd.read_csv("churn.csv")', cell_id: 'b' }] } });
+    assert.deepEqual(d.facts, ['eda.ipynb: 3 lines']);
+    assert.equal(d.narrative, 'Looked at eda.ipynb (3 lines), which starts with: # Churn by region.');
+  });
+});

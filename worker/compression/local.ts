@@ -232,6 +232,18 @@ function observe(use: ToolUse, toolName: string, input: Input, out: ToolOutput, 
   switch (name) {
     case 'Read':
     case 'FileFocus': {
+      if (out.media) {
+        const { kind, type, bytes } = out.media;
+        const about = [type, bytes !== undefined ? `${Math.max(1, Math.round(bytes / 1024))} KB` : undefined].filter(Boolean).join(', ');
+        return {
+          type: 'discovery',
+          title: `Read ${shown ?? 'a file'}`,
+          facts: [`${shown ?? 'file'}: ${kind}${about ? ` (${about})` : ''}`],
+          narrative: `${because}Looked at ${shown ?? 'a file'} (${kind}).`,
+          concepts: ['how-it-works'],
+          filesRead: file ? [shown as string] : [],
+        };
+      }
       const content = out.text.replace(/^ *\d+[\t→]/gm, '');
       const n = out.lines ?? lines(content);
       const offset = num(input.offset) ?? num(input.startLine) ?? num(input.view_range);
@@ -314,7 +326,9 @@ function observe(use: ToolUse, toolName: string, input: Input, out: ToolOutput, 
     case 'Grep':
     case 'Glob': {
       const pattern = pick(input, 'pattern', 'query') ?? '';
-      const listed = (out.files ?? out.text.split('\n').filter((l) => l.trim() !== '')).map((l) => rel(relText(l.trim(), use.cwd), use.cwd));
+      // Claude Code's Grep sends `filenames` in every mode, empty in content and count mode, whose
+      // findings are the lines of `content`.
+      const listed = (out.files?.length ? out.files : out.text.split('\n').filter((l) => l.trim() !== '')).map((l) => rel(relText(l.trim(), use.cwd), use.cwd));
       const hits = listed.length;
       const none = hits === 0 || /^(no (matches|files|results)|found 0)/i.test(out.text.trim());
       return {

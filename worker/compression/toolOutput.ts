@@ -34,6 +34,8 @@ export interface ToolOutput {
   hunks?: Hunk[];
   /** Files a search listed. */
   files?: string[];
+  /** A read whose file is not text (an image, a PDF): its kind, media type and size. */
+  media?: { kind: string; type?: string; bytes?: number };
   /** HTTP status of a fetch. */
   status?: { code: number; text?: string };
 }
@@ -112,6 +114,12 @@ export function readOutput(raw: string): ToolOutput {
     if (file && typeof file.content === 'string') {
       out.text = file.content;
       out.lines = num(file.totalLines) ?? num(file.numLines);
+    } else if (file && Array.isArray(file.cells)) {
+      // A notebook: its cells' sources are its text.
+      out.text = file.cells.map((c) => (isObj(c) ? (typeof c.source === 'string' ? c.source : Array.isArray(c.source) ? c.source.join('') : '') : '')).filter((t) => t.trim() !== '').join('\n');
+    } else if (file && typeof file.base64 === 'string') {
+      // An image or a PDF, as base64: not text.
+      out.media = { kind: str(o.type) ?? 'binary', type: str(file.type), bytes: num(file.originalSize) };
     } else if (o.stdout !== undefined || o.stderr !== undefined) {
       out.text = [str(o.stdout), str(o.stderr)].filter(Boolean).join('\n');
       if (o.interrupted === true) {
