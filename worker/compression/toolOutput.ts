@@ -119,7 +119,7 @@ export function readOutput(raw: string): ToolOutput {
       out.text = file.cells.map((c) => (isObj(c) ? (typeof c.source === 'string' ? c.source : Array.isArray(c.source) ? c.source.join('') : '') : '')).filter((t) => t.trim() !== '').join('\n');
     } else if (file && typeof file.base64 === 'string') {
       // An image or a PDF, as base64: not text.
-      out.media = { kind: str(o.type) ?? 'binary', type: str(file.type), bytes: num(file.originalSize) };
+      out.media = { kind: str(o.type)?.slice(0, 24) ?? 'binary', type: str(file.type)?.slice(0, 60), bytes: num(file.originalSize) };
     } else if (o.stdout !== undefined || o.stderr !== undefined) {
       out.text = [str(o.stdout), str(o.stderr)].filter(Boolean).join('\n');
       if (o.interrupted === true) {
