@@ -217,3 +217,23 @@ describe('reads of images, PDFs and notebooks', () => {
     assert.equal(d.narrative, 'Looked at eda.ipynb (3 lines), which starts with: # Churn by region.');
   });
 });
+
+// Claude Code's Bash with run_in_background answers at once with a background task id and no
+// output: the command has started, not finished, so nothing about its result is known.
+describe('a command run in the background', () => {
+  const started = (command: string) => bash(command, { stdout: '', stderr: '', interrupted: false, isImage: false, backgroundTaskId: 'bash_3' });
+  const startedInput = (command: string) => observeToolUse({ toolName: 'Bash', toolInput: JSON.stringify({ command, run_in_background: true }), toolResponse: JSON.stringify({ stdout: '', stderr: '', interrupted: false, isImage: false }), cwd: '/home/dev/shop' });
+
+  it('a test run started in the background has passed nothing yet', () => {
+    for (const d of [started('npm test'), startedInput('npx vitest run')]) {
+      assert.match(d.title, /^Started `[^`]+` in the background$/);
+      assert.ok(!/passed|failed|no errors/i.test(`${d.subtitle ?? ''} ${d.narrative ?? ''} ${d.facts?.join(' ')}`), JSON.stringify(d));
+    }
+  });
+
+  it('a build or server started in the background is not "checked: no errors"', () => {
+    const d = started('npm run build -- --watch');
+    assert.equal(d.title, 'Started `npm run build -- --watch` in the background');
+    assert.equal(d.narrative, 'Started npm run build -- --watch in the background; its result is not known yet.');
+  });
+});

@@ -384,6 +384,17 @@ function command(use: ToolUse, input: Input, out: ToolOutput, why: string | unde
   if (reads && !out.failed && (exit === undefined || exit === 0) && out.text.trim()) {
     return observe(use, 'Read', { file_path: reads[1].replace(/^['"]|['"]$/g, '') }, { ...out, lines: undefined }, why);
   }
+  // Started in the background: the tool answered before the command ended, so its result is unknown.
+  if ((out.background || input.run_in_background === true) && !out.failed && !out.text.trim()) {
+    return {
+      type: 'change',
+      title: `Started \`${firstLine(cmd, 80)}\` in the background`,
+      subtitle: str(input.description) ?? null,
+      facts: [],
+      narrative: `${why ? `${clip(why, 200)}. ` : ''}Started ${firstLine(cmd, 120)} in the background; its result is not known yet.`,
+      concepts: ['what-changed'],
+    };
+  }
   const text = relText([out.text, out.error && !out.text.includes(out.error) ? out.error : ''].filter(Boolean).join('\n'), use.cwd);
   const tests = testResults(text);
   const isTest = tests !== undefined || isTestCommand(cmd);

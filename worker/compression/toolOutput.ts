@@ -34,6 +34,8 @@ export interface ToolOutput {
   hunks?: Hunk[];
   /** Files a search listed. */
   files?: string[];
+  /** A command the tool started in the background and answered for at once (Claude Code's backgroundTaskId). */
+  background?: boolean;
   /** A read whose file is not text (an image, a PDF): its kind, media type and size. */
   media?: { kind: string; type?: string; bytes?: number };
   /** HTTP status of a fetch. */
@@ -122,6 +124,7 @@ export function readOutput(raw: string): ToolOutput {
       out.media = { kind: str(o.type)?.slice(0, 24) ?? 'binary', type: str(file.type)?.slice(0, 60), bytes: num(file.originalSize) };
     } else if (o.stdout !== undefined || o.stderr !== undefined) {
       out.text = [str(o.stdout), str(o.stderr)].filter(Boolean).join('\n');
+      if (str(o.backgroundTaskId)) out.background = true;
       if (o.interrupted === true) {
         out.failed = true;
         out.error = 'interrupted';
