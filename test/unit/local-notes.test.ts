@@ -211,6 +211,16 @@ describe('reads of images, PDFs and notebooks', () => {
     assert.deepEqual(d.facts, ['spec.pdf: pdf (200 KB)']);
   });
 
+  // Gemini CLI's read_file answers an image or a PDF with a Gemini API part ({inlineData: {mimeType,
+  // data}}) and a line for display; an MCP tool with an image content block ({type: "image"}).
+  it('an inline-data image of Gemini CLI is an image, not "1 line" of its display text', () => {
+    const d = observeToolUse({ toolName: 'read_file', toolInput: JSON.stringify({ absolute_path: '/home/dev/shop/docs/logo.png' }), toolResponse: JSON.stringify({ llmContent: { inlineData: { mimeType: 'image/png', data: b64 } }, returnDisplay: 'Read image file: docs/logo.png' }), cwd: '/home/dev/shop' });
+    assert.equal(d.title, 'Read docs/logo.png');
+    assert.deepEqual(d.facts, ['docs/logo.png: image (image/png, 1 KB)']);
+    const mcp = readOf('shot.png', { content: [{ type: 'image', mimeType: 'image/png', data: b64 }] });
+    assert.deepEqual(mcp.facts, ['shot.png: image (image/png, 1 KB)']);
+  });
+
   it("a notebook's cells are its text", () => {
     const d = readOf('eda.ipynb', { type: 'notebook', file: { filePath: '/home/dev/shop/eda.ipynb', cells: [{ cellType: 'markdown', source: '# Churn by region', cell_id: 'a' }, { cellType: 'code', source: 'import pandas as pd\ndf = pd.read_csv("churn.csv")', cell_id: 'b' }] } });
     assert.deepEqual(d.facts, ['eda.ipynb: 3 lines']);

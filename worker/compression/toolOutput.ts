@@ -167,7 +167,36 @@ export function readOutput(raw: string): ToolOutput {
     out.failed = true;
     out.error ??= `HTTP ${out.status.code}${out.status.text ? ` ${out.status.text}` : ''}`;
   }
+  if (!out.media && !out.failed) out.media = inlineMedia(v);
   return out;
+}
+
+/**
+ * An image or a document given as data rather than text: a Gemini API part (`{inlineData:
+ * {mimeType, data}}`, Gemini CLI's read_file) or an MCP image content block (`{type: "image",
+ * mimeType, data}`), looked for where a response keeps its content.
+ */
+function inlineMedia(v: unknown, depth = 0): ToolOutput['media'] {
+  if (depth > 3) return undefined;
+  if (Array.isArray(v)) {
+    for (const x of v) {
+      const m = inlineMedia(x, depth + 1);
+      if (m) return m;
+    }
+    return undefined;
+  }
+  if (!isObj(v)) return undefined;
+  const part = isObj(v.inlineData) ? v.inlineData : v.type === 'image' ? v : undefined;
+  const mime = part ? str(part.mimeType) : undefined;
+  if (part && mime) {
+    const kind = mime.startsWith('image/') ? 'image' : mime === 'application/pdf' ? 'pdf' : (mime.split('/')[0] ?? 'binary');
+    return { kind: kind.slice(0, 24), type: mime.slice(0, 60), bytes: typeof part.data === 'string' ? Math.floor((part.data.length * 3) / 4) : undefined };
+  }
+  for (const k of ['llmContent', 'content', 'output', 'result']) {
+    const m = v[k] === undefined ? undefined : inlineMedia(v[k], depth + 1);
+    if (m) return m;
+  }
+  return undefined;
 }
 
 export function firstLine(text: string | undefined, max = 160): string {
