@@ -121,7 +121,7 @@ export function readOutput(raw: string): ToolOutput {
       out.text = file.cells.map((c) => (isObj(c) ? (typeof c.source === 'string' ? c.source : Array.isArray(c.source) ? c.source.join('') : '') : '')).filter((t) => t.trim() !== '').join('\n');
     } else if (file && typeof file.base64 === 'string') {
       // An image or a PDF, as base64: not text.
-      out.media = { kind: str(o.type)?.slice(0, 24) ?? 'binary', type: str(file.type)?.slice(0, 60), bytes: num(file.originalSize) };
+      out.media = media(str(o.type) ?? 'binary', str(file.type), num(file.originalSize));
     } else if (o.stdout !== undefined || o.stderr !== undefined) {
       out.text = [str(o.stdout), str(o.stderr)].filter(Boolean).join('\n');
       if (str(o.backgroundTaskId)) out.background = true;
@@ -171,6 +171,11 @@ export function readOutput(raw: string): ToolOutput {
   return out;
 }
 
+/** A media note's fields as the response gave them, clipped (they are stored in the note). */
+function media(kind: string, type: string | undefined, bytes: number | undefined): ToolOutput['media'] {
+  return { kind: kind.slice(0, 24), type: type?.slice(0, 60), bytes };
+}
+
 /**
  * An image or a document given as data rather than text: a Gemini API part (`{inlineData:
  * {mimeType, data}}`, Gemini CLI's read_file) or an MCP image content block (`{type: "image",
@@ -189,8 +194,8 @@ function inlineMedia(v: unknown, depth = 0): ToolOutput['media'] {
   const part = isObj(v.inlineData) ? v.inlineData : v.type === 'image' ? v : undefined;
   const mime = part ? str(part.mimeType) : undefined;
   if (part && mime) {
-    const kind = mime.startsWith('image/') ? 'image' : mime === 'application/pdf' ? 'pdf' : (mime.split('/')[0] ?? 'binary');
-    return { kind: kind.slice(0, 24), type: mime.slice(0, 60), bytes: typeof part.data === 'string' ? Math.floor((part.data.length * 3) / 4) : undefined };
+    const kind = mime.startsWith('image/') ? 'image' : mime === 'application/pdf' ? 'pdf' : mime.split('/')[0];
+    return media(kind, mime, typeof part.data === 'string' ? Math.floor((part.data.length * 3) / 4) : undefined);
   }
   for (const k of ['llmContent', 'content', 'output', 'result']) {
     const m = v[k] === undefined ? undefined : inlineMedia(v[k], depth + 1);
