@@ -79,6 +79,34 @@ describe('command output', () => {
   });
 });
 
+describe('what a command printed', () => {
+  it('a short output is kept whole: the count, the figure, the summary line', () => {
+    const count = bash(`python -c "from app.s3 import list_keys; print(len(list_keys('raw/', year=2024)))"`, { stdout: '8761', stderr: '', interrupted: false, isImage: false });
+    assert.ok(count.facts?.includes('8761'), JSON.stringify(count.facts));
+    assert.match(count.narrative ?? '', /printed: 8761/);
+    const sql = bash(`psql "$DATABASE_URL" -tc "SELECT count(*) FROM invoices"`, '       212\n\n');
+    assert.deepEqual(sql.facts, ['212']);
+    const peak = bash("/usr/bin/time -v python scripts/backfill.py --month 1 2>&1 | grep -E '2024-01|Maximum resident'", '2024-01: 744 files\n\tMaximum resident set size (kbytes): 1398212', 'run_in_terminal');
+    assert.deepEqual(peak.facts, ['2024-01: 744 files', 'Maximum resident set size (kbytes): 1398212']);
+  });
+
+  it('a long output keeps its first lines and its last, with no rule lines', () => {
+    const plan = ['Limit  (cost=12.41..12.42 rows=3 width=412) (actual time=0.088..0.090 rows=3 loops=1)', '  ->  Sort  (cost=12.41..12.42 rows=3 width=412)', '        Sort Key: due_at DESC', '        ->  Index Scan using invoices_tenant_status_idx on invoices', '-------------------------', 'Planning Time: 0.311 ms', 'Execution Time: 0.121 ms'];
+    const d = bash(`psql "$DATABASE_URL" -c "EXPLAIN ANALYZE SELECT * FROM invoices"`, plan.join('\n'));
+    assert.deepEqual(d.facts, [plan[0], '-> Sort (cost=12.41..12.42 rows=3 width=412)', 'Execution Time: 0.121 ms'].map((l) => l.replace(/\s+/g, ' ').trim()));
+    const log = bash('git log --oneline -3', { stdout: 'a1 Third\nb2 Second\nc3 First', stderr: '' });
+    assert.deepEqual(log.facts, ['a1 Third', 'b2 Second', 'c3 First']);
+  });
+
+  it('a build that passed keeps no chatter; a command that printed nothing claims no output', () => {
+    const build = bash('npm run build', { stdout: '> shop@1.0.0 build\n> tsc -p .\n', stderr: '' });
+    assert.deepEqual(build.facts, []);
+    const quiet = bash('mkdir -p out/reports', { stdout: '', stderr: '' });
+    assert.deepEqual(quiet.facts, []);
+    assert.equal(quiet.narrative, 'Ran mkdir -p out/reports.');
+  });
+});
+
 describe('reads, edits, fetches and failures', () => {
   it('a Read is the file text and its line count, never JSON', () => {
     const content = Array.from({ length: 28 }, (_, i) => (i === 0 ? 'export function retry(fn, n = 3) {' : `  // line ${i}`)).join('\n');

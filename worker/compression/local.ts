@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import type { ObservationDraft } from '../store/repos/observations';
 import { canonicalUse, patchFiles, toolFiles, toolKind } from '../../common/toolKinds';
-import { errorLines, firstLine, isBuildCommand, isLookCommand, isTestCommand, readOutput, relText, testPhrase, testResults, type Hunk, type ToolOutput } from './toolOutput';
+import { errorLines, firstLine, isBuildCommand, isLookCommand, isTestCommand, printedLines, readOutput, relText, testPhrase, testResults, type Hunk, type ToolOutput } from './toolOutput';
 
 export { summarizeLocally } from './localSummary';
 
@@ -435,14 +435,15 @@ function command(use: ToolUse, input: Input, out: ToolOutput, why: string | unde
   }
   const look = isLookCommand(cmd);
   const build = isBuildCommand(cmd);
-  const said = firstLine(text, 120);
-  if (look && said) facts.push(clip(said, 120));
+  // What the command printed is what it found (a count, a timing, a plan); a passing build's output is chatter.
+  const said = build ? [] : printedLines(text).filter((l) => !facts.some((f) => f.endsWith(l)));
+  facts.push(...said);
   return {
     type: look || build ? 'discovery' : 'change',
     title: `Ran ${shownCmd}${exitNote}`,
     subtitle: str(input.description) ?? null,
     facts,
-    narrative: `${because}${build ? `Checked with ${firstLine(cmd, 120)}: no errors` : `Ran ${firstLine(cmd, 120)}`}.`,
+    narrative: `${because}${build ? `Checked with ${firstLine(cmd, 120)}: no errors` : `Ran ${firstLine(cmd, 120)}${said.length ? `, which printed: ${said[0]}` : ''}`}.`,
     concepts: look || build ? ['how-it-works'] : ['what-changed'],
   };
 }
