@@ -1,22 +1,15 @@
 // How fast the background indexer is embedding, for GET /api/search/status: records stored per
 // second over the last RATE_WINDOW_MS of indexing, and from it how long the backlog still takes.
 // Time spent idle (nothing to embed) is not counted, so a pause does not make the rate look slow.
+import type { SearchStatus } from '../../common/contract';
 
 /** The rate is taken over about this much recent indexing. */
 export const RATE_WINDOW_MS = 60_000;
 /** Fewer records than this in the window give no rate (the first batch includes loading the model). */
 const MIN_SAMPLES = 2;
 
-interface BacklogProgress {
-  /** Records still waiting for a vector of the current model. */
-  pending: number;
-  /** Records embedded and stored since the worker started. */
-  embedded: number;
-  /** Records per second over the recent indexing; null until there is enough to tell. */
-  ratePerSecond: number | null;
-  /** pending / rate, in ms; 0 when nothing is pending; null when the rate is unknown. */
-  etaMs: number | null;
-}
+/** pending, embedded since start, records a second (null until there is enough to tell), pending / rate in ms. */
+type BacklogProgress = NonNullable<SearchStatus['backlog']>;
 
 export class BacklogRate {
   private samples: { at: number; n: number }[] = [];

@@ -65,12 +65,16 @@ export function columnAverages(store: Db, k: KindTable, cols: number): Uint32Arr
   return untilWrite(store, `averages\u0000${k.fts}\u0000${cols}`, () => readAverages(store, k, cols));
 }
 
-function readAverages(store: Db, k: KindTable, cols: number): Uint32Array | undefined {
+/** FTS4's stat row as its first `count` varints, or undefined when the table has none yet. */
+function statRow(store: Db, k: KindTable, count: number): number[] | undefined {
   const v = store.all<{ value: Uint8Array }>(`SELECT value FROM ${k.fts}_stat WHERE id = 0`)[0]?.value;
-  if (!(v instanceof Uint8Array)) return undefined;
-  const a = varints(v, cols + 1);
-  const rows = a[0];
-  if (!rows || a.length < cols + 1) return undefined;
+  return v instanceof Uint8Array ? varints(v, count) : undefined;
+}
+
+function readAverages(store: Db, k: KindTable, cols: number): Uint32Array | undefined {
+  const a = statRow(store, k, cols + 1);
+  const rows = a?.[0];
+  if (!a || !rows || a.length < cols + 1) return undefined;
   const avg = new Uint32Array(cols);
   // FTS4: (u32)(((u32)(nToken & 0xffffffff) + nDoc / 2) / nDoc), in 64-bit integers.
   for (let j = 0; j < cols; j++) avg[j] = Math.floor(((a[j + 1] % 2 ** 32) + Math.floor(rows / 2)) / rows);
@@ -82,8 +86,7 @@ function readAverages(store: Db, k: KindTable, cols: number): Uint32Array | unde
  * undefined when it has none yet. count(*) on the content table walks an index: milliseconds at 100k.
  */
 export function ftsRowCount(store: Db, k: KindTable): number | undefined {
-  const v = store.all<{ value: Uint8Array }>(`SELECT value FROM ${k.fts}_stat WHERE id = 0`)[0]?.value;
-  return v instanceof Uint8Array ? varints(v, 1)[0] : undefined;
+  return statRow(store, k, 1)?.[0];
 }
 
 /** Reads the table's lengths a page of docsize rows at a time, and keeps them unless a search kept its own meanwhile. */

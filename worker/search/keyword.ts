@@ -1,4 +1,5 @@
-// Keyword search: FTS4 MATCH, ranked by BM25 (cm_bm25 over matchinfo), filters applied in SQL.
+// Keyword search: FTS4 matches ranked by BM25 (bm25.ts), the exact top k taken from impact lists
+// (termLists.ts, topK.ts); project and date filters in memory (rowFacts.ts), the others in SQL.
 //
 // Cost model (measured at 100k observations, CPU time on this 2-core machine under load):
 // MATCH decodes each phrase's whole doclist, about 10 ms for a word in every row and well under

@@ -91,7 +91,8 @@ export function priorOf(kind: PriorInfo['kind'], bodyLength: number, flags: numb
 /** The largest prior any record can get for these intents (priorOf's factors at their largest). */
 export function priorBound(intents: Set<Intent>, w: PriorWeights): number {
   // At least 1: a hit whose row is gone keeps its score unscaled (searcher.ts).
-  let p = Math.max(1, 1 - w.substancePrior + w.substancePrior * 1, 1 - w.substancePrior + w.substancePrior * 0);
+  // priorOf's substance factor is at most 1 (substanceOf at 1).
+  let p = 1;
   for (let i = 0; i < intents.size; i++) p *= Math.max(1, 1 + w.intentBoost);
   return p;
 }

@@ -436,19 +436,19 @@ function concat(parts: Pick<Kept, 'ids' | 'parts'>[]): Scored {
   return out;
 }
 
-/** A list as a thread hands it over (listWarmer.ts): its key and its fields. */
+/** A list as the warm-up process hands it over (listWarmer.ts): its key and its fields. */
 export interface ListEntry {
   key: string;
   list: TermList;
 }
 
-/** Every kept list and vocabulary count of a store (the warm-up thread's results). */
+/** Every kept list and vocabulary count of a store (the warm-up process's results). */
 export function exportLists(store: Db): { lists: ListEntry[]; vocabulary: [string, { df: number; rows: number; at: number }][] } {
   const cache = cacheOf(store);
   return { lists: [...cache.lists].map(([key, list]) => ({ key, list })), vocabulary: [...cache.vocabulary] };
 }
 
-/** Takes over lists and counts made elsewhere (the warm-up thread); a list a search kept meanwhile stays. */
+/** Takes over lists and counts made elsewhere (the warm-up process); a list a search kept meanwhile stays. */
 export function importLists(store: Db, lists: ListEntry[], vocabulary: [string, { df: number; rows: number; at: number }][]): number {
   const cache = cacheOf(store);
   for (const [key, v] of vocabulary) if (!cache.vocabulary.has(key)) cache.vocabulary.set(key, v);
