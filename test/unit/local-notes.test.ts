@@ -107,6 +107,41 @@ describe('what a command printed', () => {
   });
 });
 
+describe("Gemini CLI's shell report and searches that found nothing", () => {
+  // run_shell_command's llmContent: labelled lines, "(empty)" / "(none)" for nothing; returnDisplay repeats the output.
+  const report = (command: string, output: string, exit: number | string, error = '(none)') =>
+    [`Command: ${command}`, 'Directory: (root)', `Output: ${output}`, `Error: ${error}`, `Exit Code: ${exit}`, 'Signal: (none)', 'Background PIDs: (none)', 'Process Group PGID: 48213'].join('\n');
+  const gemini = (command: string, llmContent: string, returnDisplay = '') => observeToolUse({ toolName: 'run_shell_command', toolInput: JSON.stringify({ command }), toolResponse: JSON.stringify({ llmContent, returnDisplay }), cwd: '/home/dev/shop' });
+
+  it('is read as the output, the error and the exit code, not as its labels', () => {
+    const count = gemini('psql -tc "SELECT count(*) FROM orders"', report('psql -tc "SELECT count(*) FROM orders"', '  4127', 0), '  4127');
+    assert.deepEqual(count.facts, ['exit code 0', '4127']);
+    assert.doesNotMatch(JSON.stringify(count), /Directory|PGID|\(none\)/);
+    const out = readOutput(JSON.stringify({ llmContent: report('make deploy', 'Error: target missing\nmake: *** [deploy] Error 2', 2, 'Command failed with exit code 2'), returnDisplay: 'make: *** [deploy] Error 2' }));
+    assert.deepEqual([out.failed, out.exit, out.error], [true, 2, 'Command failed with exit code 2']);
+    assert.equal(out.text, 'Error: target missing\nmake: *** [deploy] Error 2');
+    const quiet = readOutput(JSON.stringify({ llmContent: report('mkdir -p out', '(empty)', 0), returnDisplay: '' }));
+    assert.deepEqual([quiet.failed, quiet.exit, quiet.text, quiet.error], [false, 0, '', undefined]);
+  });
+
+  it('a grep, rg or git grep that exited 1 with no output found nothing; it did not fail', () => {
+    const notes = [
+      gemini('grep -rn pandera src', report('grep -rn pandera src', '(empty)', 1)),
+      observeToolUse({ toolName: 'shell', toolInput: JSON.stringify({ command: ['bash', '-lc', "rg -n 'pandera' src"] }), toolResponse: JSON.stringify({ output: '', metadata: { exit_code: 1 } }) }),
+      observeToolUse({ toolName: 'run_in_terminal', toolInput: JSON.stringify({ command: 'git grep -n pandera' }), toolResponse: 'Command exited with code 1' }),
+      bash("rg -n 'pandera|quarantine' src tests", { error: 'Exit code 1' }),
+    ];
+    for (const d of notes) {
+      assert.match(d.title, /: no matches$/, d.title);
+      assert.deepEqual(d.facts, ['no matches']);
+      assert.doesNotMatch(`${d.narrative}`, /fail/i);
+    }
+    // Exit 2 is grep's error; a pipeline's status is its last command's.
+    assert.match(gemini('grep -rn pandera nope/', report('grep -rn pandera nope/', 'grep: nope/: No such file or directory', 2)).narrative ?? '', /failed/);
+    assert.doesNotMatch(bash('grep -c TODO src/a.ts | sort', { error: 'Exit code 1' }).title, /no matches/);
+  });
+});
+
 describe('reads, edits, fetches and failures', () => {
   it('a Read is the file text and its line count, never JSON', () => {
     const content = Array.from({ length: 28 }, (_, i) => (i === 0 ? 'export function retry(fn, n = 3) {' : `  // line ${i}`)).join('\n');

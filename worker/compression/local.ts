@@ -376,6 +376,11 @@ function observe(use: ToolUse, toolName: string, input: Input, out: ToolOutput, 
 /** A shell command that only prints one file (Codex reads files this way): `nl -ba f | sed -n '1,80p'`, `cat f`, `sed -n '1,80p' f`. */
 const READ_CMD = /^\s*(?:nl(?:\s+-\w+)*|cat|head(?:\s+-n?\s*\d+)?|tail(?:\s+-n?\s*\d+)?|sed\s+-n\s+(?:'[^']*'|"[^"]*"|\S+))\s+([^\s|;&<>]+)(?:\s*\|\s*(?:sed\s+-n\s+(?:'[^']*'|"[^"]*"|\S+)|head(?:\s+-n?\s*\d+)?|tail(?:\s+-n?\s*\d+)?))?\s*$/;
 
+/** A plain text search over files (a pipeline's status is its last command's, so not with `|`). */
+const SEARCH_CMD = /^\s*(?:(?:bash|sh|zsh)\s+-l?c\s+)?['"]?(?:rg|grep|egrep|fgrep|ag|git\s+grep)\s/;
+/** A response that is only the exit status's message. */
+const EXIT_ONLY = /^\s*(?:error:\s*)?(?:exit code|command exited with code)\s*1\s*$/i;
+
 /** A shell command: a test run is a verification with its result; a build or lint a check; a failure a failure. */
 function command(use: ToolUse, input: Input, out: ToolOutput, why: string | undefined): ObservationDraft {
   const cmd = relText(pick(input, 'command', 'commandLine', 'task', 'name') ?? 'a command', use.cwd);
@@ -393,6 +398,17 @@ function command(use: ToolUse, input: Input, out: ToolOutput, why: string | unde
       facts: [],
       narrative: `${why ? `${clip(why, 200)}. ` : ''}Started ${firstLine(cmd, 120)} in the background; its result is not known yet.`,
       concepts: ['what-changed'],
+    };
+  }
+  // grep, rg, ag and git grep exit with 1 when nothing matched (2 on an error): a search that found nothing did not fail.
+  if (exit === 1 && SEARCH_CMD.test(cmd) && !/[|;&]/.test(cmd.replace(/'[^']*'|"[^"]*"/g, '')) && !out.text.replace(EXIT_ONLY, '').trim()) {
+    return {
+      type: 'discovery',
+      title: `Ran \`${firstLine(cmd, 80)}\`: no matches`,
+      subtitle: str(input.description) ?? null,
+      facts: ['no matches'],
+      narrative: `${why ? `${clip(why, 200)}. ` : ''}Searched with ${firstLine(cmd, 120)}: nothing matched.`,
+      concepts: ['how-it-works'],
     };
   }
   const text = relText([out.text, out.error && !out.text.includes(out.error) ? out.error : ''].filter(Boolean).join('\n'), use.cwd);

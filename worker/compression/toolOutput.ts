@@ -7,8 +7,9 @@
 // Bash {stdout,stderr,interrupted}, Edit/Write {structuredPatch}, Grep/Glob {filenames,numFiles},
 // WebFetch {code,codeText,result}, PostToolUseFailure {error}; Codex strings or {output,metadata:
 // {exit_code}}; Copilot CLI text or {result,output} on failure; Gemini CLI {llmContent,returnDisplay,
-// error}; VS Code agent hooks text; MCP-style {content:[{type:'text',text}]}. Claude Code's own
-// tool errors (a Read of a file that does not exist) come as text wrapped in <tool_use_error>.
+// error} (run_shell_command's llmContent a labelled report); VS Code agent hooks text; MCP-style
+// {content:[{type:'text',text}]}. Claude Code's own tool errors (a Read of a file that does not
+// exist) come as text wrapped in <tool_use_error>.
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -96,6 +97,29 @@ const EXIT_RE = /(?:^|\n)\s*(?:exit code|exit status|exited with(?: code)?|proce
 /** Claude Code's text for a tool use it refused or that failed (its whole response). */
 const TOOL_USE_ERROR_RE = /^\s*<tool_use_error>([\s\S]*?)<\/tool_use_error>\s*$/;
 
+/**
+ * Gemini CLI's run_shell_command reports a command as labelled lines: `Command:`, `Directory:`,
+ * `Output:` (or `Stdout:` and `Stderr:`), `Error:`, `Exit Code:`, `Signal:`, `Background PIDs:`,
+ * `Process Group PGID:`, with "(empty)" and "(none)" for nothing. Its output, error and exit code,
+ * not its labels, are what the command did. The last `Error:` line before the trailer is the
+ * report's (the output may hold lines that start the same way).
+ */
+const SHELL_TRAILER_RE = /^([\s\S]*)\nError: (.*)\nExit Code: (.*)\nSignal: .*(?:\nBackground PIDs: .*)?\nProcess Group PGID: .*\s*$/;
+
+function shellReport(text: string): { text: string; error?: string; exit?: number } | undefined {
+  if (!text.startsWith('Command: ')) return undefined;
+  const m = SHELL_TRAILER_RE.exec(text);
+  const head = m?.[1];
+  const at = head ? head.search(/\n(?:Output|Stdout): /) : -1;
+  if (!m || !head || at < 0 || !head.slice(0, at).includes('\nDirectory: ')) return undefined;
+  const body = head.slice(at + 1).replace(/^(?:Output|Stdout): /, '');
+  const split = body.lastIndexOf('\nStderr: ');
+  const none = (v: string) => (/^\((?:empty|none)\)$/.test(v.trim()) ? '' : v);
+  const parts = split < 0 ? [body] : [body.slice(0, split), body.slice(split + '\nStderr: '.length)];
+  const error = none(m[2]).trim();
+  return { text: parts.map(none).filter((x) => x.trim() !== '').join('\n'), error: error || undefined, exit: num(none(m[3])) };
+}
+
 /** Reads a stored tool response (JSON text or plain text). */
 export function readOutput(raw: string): ToolOutput {
   let v: unknown = raw;
@@ -108,7 +132,17 @@ export function readOutput(raw: string): ToolOutput {
     }
   }
   const out: ToolOutput = { text: '', failed: false };
-  if (typeof v === 'string') out.text = v;
+  const report = shellReport(typeof v === 'string' ? v : isObj(v) && typeof v.llmContent === 'string' ? v.llmContent : '');
+  if (report) {
+    // The report alone: Gemini CLI's returnDisplay repeats its output.
+    out.text = report.text;
+    out.exit = report.exit;
+    const error = report.error ?? (isObj(v) ? errorText(v.error) : undefined);
+    if (error) {
+      out.failed = true;
+      out.error = error;
+    }
+  } else if (typeof v === 'string') out.text = v;
   else if (Array.isArray(v)) out.text = textParts(v).join('\n');
   else if (isObj(v)) {
     const o = v;
