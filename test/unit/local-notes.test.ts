@@ -98,6 +98,11 @@ describe('what a command printed', () => {
     assert.deepEqual(log.facts, ['a1 Third', 'b2 Second', 'c3 First']);
   });
 
+  it('a test command whose result lines are not a known runner\'s keeps what it printed', () => {
+    const loop = bash('for i in $(seq 1 30); do python -m pytest tests/test_s3.py -q 2>&1 | tail -n 1; done | sort | uniq -c', { stdout: '     30 3 passed in 1.31s', stderr: '' });
+    assert.deepEqual(loop.facts, ['30 3 passed in 1.31s']);
+  });
+
   it('a build that passed keeps no chatter; a command that printed nothing claims no output', () => {
     const build = bash('npm run build', { stdout: '> shop@1.0.0 build\n> tsc -p .\n', stderr: '' });
     assert.deepEqual(build.facts, []);

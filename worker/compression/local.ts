@@ -424,6 +424,8 @@ function command(use: ToolUse, input: Input, out: ToolOutput, why: string | unde
   if (tests) facts.push(...tests.failures.slice(0, 3).map((f) => `failing: ${clip(f, 140)}`));
   for (const e of errs) facts.push(`error: ${e}`);
   if (tests && !failed) facts.push(...tests.passes.slice(0, 3).map((p) => `passing: ${clip(p, 140)}`));
+  // A test command whose runner's result lines were not read: what it printed is the evidence.
+  if (isTestCommand(cmd) && !tests) facts.push(...printedLines(text).filter((l) => !facts.some((f) => f.endsWith(l))));
   const because = why ? `${clip(why, 200)}. ` : '';
   if (isTest) {
     const result = tests ? testPhrase(tests) : failed ? 'failed' : 'passed';
