@@ -94,6 +94,8 @@ describe('what a command printed', () => {
     const plan = ['Limit  (cost=12.41..12.42 rows=3 width=412) (actual time=0.088..0.090 rows=3 loops=1)', '  ->  Sort  (cost=12.41..12.42 rows=3 width=412)', '        Sort Key: due_at DESC', '        ->  Index Scan using invoices_tenant_status_idx on invoices', '-------------------------', 'Planning Time: 0.311 ms', 'Execution Time: 0.121 ms'];
     const d = bash(`psql "$DATABASE_URL" -c "EXPLAIN ANALYZE SELECT * FROM invoices"`, plan.join('\n'));
     assert.deepEqual(d.facts, [plan[0], '-> Sort (cost=12.41..12.42 rows=3 width=412)', 'Execution Time: 0.121 ms'].map((l) => l.replace(/\s+/g, ' ').trim()));
+    const pull = bash('docker pull redis:7', { stdout: 'Pulling 10%\rPulling 55%\rPulling 100%\r\n\x1b[32mStatus: Downloaded newer image for redis:7\x1b[0m', stderr: '' });
+    assert.deepEqual(pull.facts, ['Pulling 100%', 'Status: Downloaded newer image for redis:7']);
     const log = bash('git log --oneline -3', { stdout: 'a1 Third\nb2 Second\nc3 First', stderr: '' });
     assert.deepEqual(log.facts, ['a1 Third', 'b2 Second', 'c3 First']);
   });

@@ -247,12 +247,13 @@ export function firstLine(text: string | undefined, max = 160): string {
 /**
  * What a command printed, for its note: every line of a short output, else its first lines and its
  * last (many tools end with their result: a total, a timing, a summary). A line with no letter or
- * digit (a rule, box drawing) says nothing.
+ * digit (a rule, box drawing) says nothing; colour codes are not text, and a line a progress
+ * display redrew (carriage returns) is what it showed last.
  */
 export function printedLines(text: string, max = 3, width = 120): string[] {
   const said = text
     .split('\n')
-    .map((l) => l.trim().replace(/\s+/g, ' '))
+    .map((l) => l.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/^[\s\S]*\r(?=[^\r]*\S)/, '').trim().replace(/\s+/g, ' '))
     .filter((l) => /[\p{L}\p{N}]/u.test(l));
   const kept = said.length <= max ? said : [...said.slice(0, max - 1), said[said.length - 1]];
   return kept.map((l) => (l.length > width ? `${l.slice(0, width - 1)}…` : l));
