@@ -424,8 +424,10 @@ function command(use: ToolUse, input: Input, out: ToolOutput, why: string | unde
   if (tests) facts.push(...tests.failures.slice(0, 3).map((f) => `failing: ${clip(f, 140)}`));
   for (const e of errs) facts.push(`error: ${e}`);
   if (tests && !failed) facts.push(...tests.passes.slice(0, 3).map((p) => `passing: ${clip(p, 140)}`));
+  /** What the command printed that no fact says yet. */
+  const printed = () => printedLines(text).filter((l) => !facts.some((f) => f.endsWith(l)));
   // A test command whose runner's result lines were not read: what it printed is the evidence.
-  if (isTestCommand(cmd) && !tests) facts.push(...printedLines(text).filter((l) => !facts.some((f) => f.endsWith(l))));
+  if (isTestCommand(cmd) && !tests) facts.push(...printed());
   const because = why ? `${clip(why, 200)}. ` : '';
   if (isTest) {
     const result = tests ? testPhrase(tests) : failed ? 'failed' : 'passed';
@@ -454,7 +456,7 @@ function command(use: ToolUse, input: Input, out: ToolOutput, why: string | unde
   const look = isLookCommand(cmd);
   const build = isBuildCommand(cmd);
   // What the command printed is what it found (a count, a timing, a plan); a passing build's output is chatter.
-  const said = build ? [] : printedLines(text).filter((l) => !facts.some((f) => f.endsWith(l)));
+  const said = build ? [] : printed();
   facts.push(...said);
   return {
     type: look || build ? 'discovery' : 'change',
