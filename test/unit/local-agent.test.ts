@@ -9,7 +9,7 @@ import { tempDir } from '../helpers/worker';
 describe('local heuristic', () => {
   it('maps Claude Code tools', () => {
     const edit = observeToolUse({ toolName: 'Edit', toolInput: JSON.stringify({ file_path: '/r/src/a.ts', old_string: 'x', new_string: 'fix the crash\ny' }), toolResponse: '', cwd: '/r' });
-    assert.equal(edit.type, 'bugfix');
+    assert.equal(edit.type, 'change', 'code that names a crash is not a stated fix');
     assert.deepEqual(edit.filesModified, ['src/a.ts']);
     const bash = observeToolUse({ toolName: 'Bash', toolInput: JSON.stringify({ command: 'npm test' }), toolResponse: 'Error: expected 1\nexit code 1', cwd: '/r' });
     assert.equal(bash.title, 'Ran `npm test` (exit 1)');

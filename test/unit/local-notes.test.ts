@@ -149,6 +149,18 @@ describe("Gemini CLI's shell report and searches that found nothing", () => {
   });
 });
 
+describe('what kind of change an edit is', () => {
+  const edit = (toolName: string, input: Record<string, unknown>) => observeToolUse({ toolName, toolInput: JSON.stringify(input), toolResponse: 'The file was edited successfully.', cwd: '/home/dev/shop' });
+
+  it('is a bug fix when its stated reason says so, not when its code mentions an error', () => {
+    const headers = edit('replace_string_in_file', { filePath: '/home/dev/shop/src/rateLimit.ts', oldString: "  if (!take(key)) {\n    return c.json({ error: 'rate limited' }, 429);", newString: "  const allowed = take(key);\n  c.header('X-RateLimit-Limit', '600');\n  if (!allowed) return c.json({ error: 'rate limited' }, 429);", explanation: 'Expose the limit and remaining tokens as headers' });
+    assert.equal(headers.type, 'change');
+    assert.equal(edit('Edit', { file_path: '/home/dev/shop/src/a.ts', old_string: 'x', new_string: "throw new Error('fix the crash first');" }).type, 'change');
+    assert.equal(edit('replace_string_in_file', { filePath: '/home/dev/shop/src/page.ts', oldString: 'i <= n', newString: 'i < n', explanation: 'Fix the off-by-one in paging' }).type, 'bugfix');
+    assert.equal(edit('apply_patch', { input: '*** Begin Patch\n*** Update File: /home/dev/shop/src/b.ts\n@@\n-const e = 1;\n+const e = new Error("x");\n*** End Patch', explanation: 'Build the error once' }).type, 'change');
+  });
+});
+
 describe('reads, edits, fetches and failures', () => {
   it('a Read is the file text and its line count, never JSON', () => {
     const content = Array.from({ length: 28 }, (_, i) => (i === 0 ? 'export function retry(fn, n = 3) {' : `  // line ${i}`)).join('\n');

@@ -39,6 +39,13 @@ test('noise: an empty search, a re-read of an unchanged file, a repeated run wit
   assert.deepEqual(t.worth, [false, false, false, false, false, true, false], 'a repeated failure is not sent again');
 });
 
+test('a shell search that found nothing is an empty search, not a failure to fix', () => {
+  const rgNone = note('shell', { command: ['bash', '-lc', "rg -n 'chunkSize' src"] }, { output: '', metadata: { exit_code: 1 } });
+  const t = triage([], [rgNone, edit()]);
+  assert.deepEqual(t.quiet, [true, false]);
+  assert.deepEqual(t.worth, [false, false], 'no failure is open, so the edit is routine');
+});
+
 test('a re-read after the file was edited is not noise', () => {
   const r = read('src/upload.ts', 'export const n = 1;\nexport function upload() {}\n');
   assert.deepEqual(triage([], [r, edit(), r]).quiet, [false, false, false]);

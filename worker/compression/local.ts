@@ -63,7 +63,8 @@ function diffLines(excerpt: string): string[] {
   return added.length > 0 ? added : pick('-');
 }
 
-const FIX_WORDS = /\b(fix|bug|broken|regression|crash|error)\b/i;
+/** The agent's stated reason calls the edit a fix. Code that handles an error or names a bug is not a fix by itself. */
+const FIX_WORDS = /\b(?:fix(?:es|ed|ing)?|bug|broken|regression|crash(?:es|ed)?)\b/i;
 
 function pick(input: Input, ...keys: string[]): string | undefined {
   for (const k of keys) {
@@ -211,9 +212,8 @@ function multiEdit(use: ToolUse, raw: Input, out: ToolOutput, why: string | unde
   const removed = all.reduce((n, h) => n + h.removed.length, 0);
   const gist = gistOf(all);
   const shape = `${plural(all.length, 'hunk')} in ${plural(files.length, 'file')}`;
-  const text = all.flatMap((h) => [...h.added, ...h.removed]).join('\n');
   return {
-    type: FIX_WORDS.test(`${text}\n${why ?? ''}`) ? 'bugfix' : 'change',
+    type: FIX_WORDS.test(why ?? '') ? 'bugfix' : 'change',
     title: `Edited ${fileList(files)}`,
     subtitle: `${shape} (+${added} −${removed})`,
     facts: [...perFile.slice(0, 5).map((x) => `${x.file}: ${plural(x.hunks.length, 'hunk')}`), ...gist.map((g) => `changed: ${g}`)],
@@ -268,10 +268,9 @@ function observe(use: ToolUse, toolName: string, input: Input, out: ToolOutput, 
       const added = hunks.reduce((n, h) => n + h.added.length, 0);
       const removed = hunks.reduce((n, h) => n + h.removed.length, 0);
       const gist = gistOf(hunks);
-      const text = `${oldS}\n${newS}\n${why ?? ''}`;
       const size = hunks.length === 0 ? 'edited' : oldS && !out.hunks?.length ? `replaced ${plural(lines(oldS), 'line')} with ${lines(newS)}` : `+${added} −${removed}`;
       return {
-        type: FIX_WORDS.test(text) ? 'bugfix' : 'change',
+        type: FIX_WORDS.test(why ?? '') ? 'bugfix' : 'change',
         title: `Edited ${shown ?? 'a file'}`,
         subtitle: edits > 1 ? `${edits} edits` : hunks.length === 0 ? null : oldS && !out.hunks?.length ? `${plural(lines(oldS), 'line')} replaced by ${lines(newS)}` : `+${added} −${removed}`,
         facts: [`${shown ?? 'file'}: ${edits > 1 ? `${edits} edits` : size}`, ...(gist.length ? gist.map((g) => `changed: ${g}`) : newS ? [`new text starts: ${clip(firstLine(newS, 120), 120)}`] : [])],
@@ -299,7 +298,7 @@ function observe(use: ToolUse, toolName: string, input: Input, out: ToolOutput, 
       const removed = num(input.removed) ?? 0;
       const excerpt = str(input.excerpt) ?? '';
       return {
-        type: FIX_WORDS.test(excerpt) ? 'bugfix' : 'change',
+        type: 'change',
         title: `Saved ${shown ?? 'a file'} (+${added} −${removed})`,
         facts: [`${shown ?? 'file'}: ${added} lines added, ${removed} removed`, ...diffLines(excerpt).slice(0, 3).map((l) => `changed: ${clip(l, 120)}`)],
         narrative: `Edited and saved ${shown ?? 'a file'}.`,

@@ -31,7 +31,7 @@ const isFailure = (n: TriageNote) => n.concepts.includes('gotcha');
 const isEdit = (n: TriageNote) => n.filesModified.length > 0 && !cmdOf(n.title);
 const isTestRun = (n: TriageNote) => cmdOf(n.title) !== undefined && (n.subtitle === 'tests passed' || n.subtitle === 'tests failed' || n.facts.some((f) => f.startsWith('tests: ')));
 const isRead = (n: TriageNote) => n.type === 'discovery' && n.title.startsWith('Read ') && n.filesRead.length > 0;
-const isEmptySearch = (n: TriageNote) => n.type === 'discovery' && /^Searched for .*: no matches$/.test(n.title);
+const isEmptySearch = (n: TriageNote) => n.type === 'discovery' && /^(?:Searched for .*|Ran `[^`]*`): no matches$/.test(n.title);
 
 export interface Triage {
   /** Per note of the batch: worth a model call. */
@@ -60,7 +60,8 @@ export function triage(earlier: TriageNote[], batch: TriageNote[]): Triage {
       w = true;
       if (cmd !== undefined && lastRun.get(cmd) === result) q = true;
       open = cmd ?? n.title;
-    } else if (cmd !== undefined) {
+    } else if (isEmptySearch(n)) q = true;
+    else if (cmd !== undefined) {
       if (open !== undefined && (open === cmd || isTestRun(n))) {
         w = true;
         open = undefined;
@@ -68,8 +69,7 @@ export function triage(earlier: TriageNote[], batch: TriageNote[]): Triage {
     } else if (isEdit(n)) {
       w = open !== undefined || n.type === 'bugfix' || CHOICE.test(n.narrative ?? '');
       for (const f of n.filesModified) read.delete(f);
-    } else if (isEmptySearch(n)) q = true;
-    else if (isRead(n)) {
+    } else if (isRead(n)) {
       const f = n.filesRead[0];
       if (read.get(f) === result) q = true;
       read.set(f, result);
