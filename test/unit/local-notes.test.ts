@@ -228,6 +228,13 @@ describe('the local session summary', () => {
     assert.match(s.request ?? '', /then: Also keep the 3 retry limit/);
   });
 
+  it('a command that only names a test folder is not a test run', () => {
+    const look = bash('ls tests/fixtures', { stdout: 'a.json\nb.json', stderr: '' });
+    const search = bash("rg -n 'retry' src tests", { stdout: 'src/a.ts:3: retry()', stderr: '' });
+    const s = summarizeLocally({ request: 'where is retry used?', lastAssistantMessage: 'It is used in src/a.ts.', observations: [obs(search), obs(look)] });
+    assert.doesNotMatch(s.completed ?? '', /tests? (?:passed|failing)/);
+  });
+
   it('tests still failing at the end are an open item', () => {
     const fail = bash('go test ./...', '--- FAIL: TestCheckoutTotals (0.00s)\nFAIL\texample.com/shop\t0.02s\nexit code 1');
     const s = summarizeLocally({ request: 'make checkout totals include tax', lastAssistantMessage: undefined, observations: [obs(fail)] });

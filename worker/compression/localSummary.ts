@@ -4,6 +4,7 @@
 // errors hit and whether they were fixed) and what is left (open-item sentences, tests still
 // failing). It reads the session's notes through the fact prefixes local.ts writes.
 import type { SummaryDraft } from '../store/repos/summaries';
+import { isTestCommand } from './toolOutput';
 
 export interface LocalSummaryInput {
   /** The last prompt (or the transcript's last user message). */
@@ -138,7 +139,8 @@ export function summarizeLocally(s: LocalSummaryInput): SummaryDraft {
 
   // Outcome: the first failing run, the final result, errors hit and whether they were fixed.
   const runs = runsOf(obs);
-  const testRuns = runs.filter((r) => r.tests !== undefined || /test/i.test(cmdOf(r.title)));
+  // A run of a test runner, not any command that names a test folder (`ls tests/`, `rg x tests`).
+  const testRuns = runs.filter((r) => r.tests !== undefined || isTestCommand(cmdOf(r.title)));
   const outcome: string[] = [];
   const lastTest = testRuns[testRuns.length - 1];
   const firstFail = testRuns.find((r) => r.failed);
