@@ -189,7 +189,7 @@ describe('hooks survive an extension update (stable launcher in the data dir)', 
       const x = doc.sessions.find((y) => y.contentSessionId === 'launcher-session');
       return x && x.observations.length >= 2 ? x : undefined;
     }, 20_000, 'observations from both builds');
-    assert.deepEqual(s.observations.map((o) => o.title).sort(), ['Ran `echo tool-a`', 'Ran `echo tool-b`']);
+    assert.deepEqual(s.observations.map((o) => o.title).sort(), ['Ran `echo tool-a`: tool-a', 'Ran `echo tool-b`: tool-b']);
     assert.equal(s.platform, 'vscode-agent');
   });
 

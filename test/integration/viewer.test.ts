@@ -39,7 +39,8 @@ const tool = (sid: string, project: string, tool_name: string, tool_input: unkno
 async function seed(): Promise<void> {
   await w.req('POST', '/api/sessions/init', { contentSessionId: 'a1', cwd: '/home/u/projects/alpha', prompt: 'the login fails after a token refresh' });
   await tool('a1', 'alpha', 'Read', { file_path: '/home/u/projects/alpha/src/db/pool.ts' }, 'export const pool = createPool();');
-  await tool('a1', 'alpha', 'Edit', { file_path: '/home/u/projects/alpha/src/auth/login.ts', old_string: 'if (expired) throw', new_string: 'if (expired) await refresh(); // fix the token bug' });
+  // A bug fix by its stated reason (a local note does not call an edit a fix from its code).
+  await tool('a1', 'alpha', 'replace_string_in_file', { filePath: '/home/u/projects/alpha/src/auth/login.ts', oldString: 'if (expired) throw', newString: 'if (expired) await refresh();', explanation: 'Fix the token bug: refresh instead of throwing' });
   await w.req('POST', '/api/sessions/init', { contentSessionId: 'b1', cwd: '/home/u/projects/beta', prompt: 'write the guide' });
   await tool('b1', 'beta', 'Write', { file_path: '/home/u/projects/beta/docs/guide.md', content: '# Guide\nHow to start.' });
   await tool('b1', 'beta', 'Grep', { pattern: 'TODO' }, 'src/a.ts:1: TODO one\nsrc/b.ts:9: TODO two');

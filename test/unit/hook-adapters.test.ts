@@ -131,7 +131,7 @@ describe('VS Code agent hooks adapter', () => {
     assert.deepEqual(obs('PostToolUse-multi-replace').filesModified, ['a.ts', 'b.ts']);
     assert.deepEqual(obs('PostToolUse-apply-patch').filesModified, ['src/app.ts']);
     const term = obs('PostToolUse-terminal');
-    assert.equal(term.title, 'Ran `grep -n zebra notes.txt`');
+    assert.equal(term.title, 'Ran `grep -n zebra notes.txt`: 1:The mascot is a zebra. zebra-marker-4712');
     assert.ok(!term.filesModified?.length && !term.filesRead?.length);
     assert.match(obs('PostToolUse-search').title, /^Searched for `mascot`/);
     assert.match(obs('PostToolUse-fetch').title, /^Fetched https:\/\/example\.com\/zebra/);

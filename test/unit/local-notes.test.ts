@@ -86,6 +86,8 @@ describe('what a command printed', () => {
     assert.match(count.narrative ?? '', /printed: 8761/);
     const sql = bash(`psql "$DATABASE_URL" -tc "SELECT count(*) FROM invoices"`, '       212\n\n');
     assert.deepEqual(sql.facts, ['212']);
+    assert.equal(sql.title, 'Ran `psql "$DATABASE_URL" -tc "SELECT count(*) FROM invoices"`: 212');
+    assert.doesNotMatch(bash('git log --oneline -3', { stdout: 'a1 Third\nb2 Second', stderr: '' }).title, /:/, 'several lines stay in the facts');
     const peak = bash("/usr/bin/time -v python scripts/backfill.py --month 1 2>&1 | grep -E '2024-01|Maximum resident'", '2024-01: 744 files\n\tMaximum resident set size (kbytes): 1398212', 'run_in_terminal');
     assert.deepEqual(peak.facts, ['2024-01: 744 files', 'Maximum resident set size (kbytes): 1398212']);
   });

@@ -459,7 +459,8 @@ function command(use: ToolUse, input: Input, out: ToolOutput, why: string | unde
   facts.push(...said);
   return {
     type: look || build ? 'discovery' : 'change',
-    title: `Ran ${shownCmd}${exitNote}`,
+    // One short printed line is the answer the command was run for (a count, a version): the title says it.
+    title: `Ran ${shownCmd}${exitNote}${said.length === 1 && said[0].length <= 60 ? `: ${said[0]}` : ''}`,
     subtitle: str(input.description) ?? null,
     facts,
     narrative: `${because}${build ? `Checked with ${firstLine(cmd, 120)}: no errors` : `Ran ${firstLine(cmd, 120)}${said.length ? `, which printed: ${said[0]}` : ''}`}.`,
