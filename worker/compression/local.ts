@@ -384,6 +384,8 @@ const EXIT_ONLY = /^\s*(?:error:\s*)?(?:exit code|command exited with code)\s*1\
 function command(use: ToolUse, input: Input, out: ToolOutput, why: string | undefined): ObservationDraft {
   const cmd = relText(pick(input, 'command', 'commandLine', 'task', 'name') ?? 'a command', use.cwd);
   const exit = num(input.exitCode) ?? num(input.exit_code) ?? out.exit;
+  const shownCmd = `\`${firstLine(cmd, 80)}\``;
+  const because = why ? `${clip(why, 200)}. ` : '';
   const reads = READ_CMD.exec(cmd);
   if (reads && !out.failed && (exit === undefined || exit === 0) && out.text.trim()) {
     return observe(use, 'Read', { file_path: reads[1].replace(/^['"]|['"]$/g, '') }, { ...out, lines: undefined }, why);
@@ -392,10 +394,10 @@ function command(use: ToolUse, input: Input, out: ToolOutput, why: string | unde
   if ((out.background || input.run_in_background === true) && !out.failed && !out.text.trim()) {
     return {
       type: 'change',
-      title: `Started \`${firstLine(cmd, 80)}\` in the background`,
+      title: `Started ${shownCmd} in the background`,
       subtitle: str(input.description) ?? null,
       facts: [],
-      narrative: `${why ? `${clip(why, 200)}. ` : ''}Started ${firstLine(cmd, 120)} in the background; its result is not known yet.`,
+      narrative: `${because}Started ${firstLine(cmd, 120)} in the background; its result is not known yet.`,
       concepts: ['what-changed'],
     };
   }
@@ -403,10 +405,10 @@ function command(use: ToolUse, input: Input, out: ToolOutput, why: string | unde
   if (exit === 1 && SEARCH_CMD.test(cmd) && !/[|;&]/.test(cmd.replace(/'[^']*'|"[^"]*"/g, '')) && !out.text.replace(EXIT_ONLY, '').trim()) {
     return {
       type: 'discovery',
-      title: `Ran \`${firstLine(cmd, 80)}\`: no matches`,
+      title: `Ran ${shownCmd}: no matches`,
       subtitle: str(input.description) ?? null,
       facts: ['no matches'],
-      narrative: `${why ? `${clip(why, 200)}. ` : ''}Searched with ${firstLine(cmd, 120)}: nothing matched.`,
+      narrative: `${because}Searched with ${firstLine(cmd, 120)}: nothing matched.`,
       concepts: ['how-it-works'],
     };
   }
@@ -415,7 +417,6 @@ function command(use: ToolUse, input: Input, out: ToolOutput, why: string | unde
   const isTest = tests !== undefined || isTestCommand(cmd);
   const errs = errorLines(text).filter((e) => !tests || !/^\s*(Tests?:|test result)/i.test(e));
   const failed = out.failed || (exit !== undefined && exit !== 0) || (tests !== undefined && tests.failed > 0);
-  const shownCmd = `\`${firstLine(cmd, 80)}\``;
   const exitNote = exit !== undefined ? ` (exit ${exit})` : '';
   const facts: string[] = [];
   if (exit !== undefined) facts.push(`exit code ${exit}`);
@@ -427,7 +428,6 @@ function command(use: ToolUse, input: Input, out: ToolOutput, why: string | unde
   const printed = () => printedLines(text).filter((l) => !facts.some((f) => f.endsWith(l)));
   // A test command whose runner's result lines were not read: what it printed is the evidence.
   if (isTestCommand(cmd) && !tests) facts.push(...printed());
-  const because = why ? `${clip(why, 200)}. ` : '';
   if (isTest) {
     const result = tests ? testPhrase(tests) : failed ? 'failed' : 'passed';
     const detail = tests && failed && tests.failures.length ? `; failing: ${tests.failures.slice(0, 2).join('; ')}` : tests && !failed && tests.passes.length ? ` (${tests.passes.slice(0, 3).join('; ')})` : '';

@@ -256,7 +256,7 @@ export function printedLines(text: string, max = 3, width = 120): string[] {
     .map((l) => l.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/^[\s\S]*\r(?=[^\r]*\S)/, '').trim().replace(/\s+/g, ' '))
     .filter((l) => /[\p{L}\p{N}]/u.test(l));
   const kept = said.length <= max ? said : [...said.slice(0, max - 1), said[said.length - 1]];
-  return kept.map((l) => (l.length > width ? `${l.slice(0, width - 1)}…` : l));
+  return kept.map((l) => firstLine(l, width));
 }
 
 // ---- test runners ----
