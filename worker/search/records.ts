@@ -102,6 +102,13 @@ export function hydratePriors(store: Pick<Store, 'all'>, kind: SearchKind, ids: 
   return out;
 }
 
+/** Which of the ids still have a row, asked of the full-text index's small docsize table rather than the content rows. */
+export function existingIds(store: Pick<Store, 'all'>, k: KindTable, ids: number[]): Set<number> {
+  if (ids.length === 0) return new Set();
+  const rows = store.all<{ id: number }>(`SELECT j.value AS id FROM json_each(?) j CROSS JOIN ${k.fts}_docsize d ON d.docid = j.value`, [JSON.stringify(ids)]);
+  return new Set(rows.map((r) => r.id));
+}
+
 /**
  * The lean rows (hydratePriors without the platform) with ids after `after`, by id, at most `limit`;
  * with `text`, an SQL expression on the table's columns, also that as `text`.

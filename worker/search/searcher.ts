@@ -8,8 +8,8 @@ import { fuseHybrid } from './hybrid';
 import { browse, keywordSearch } from './keyword';
 import type { SearchHit } from './hit';
 import type { SearchFilters, SearchRequest } from './params';
-import { hydrate, hydratePriors, KINDS, matchesFilters, toSearchRow, type PriorInfo, type RecordInfo } from './records';
-import { keepPriors, keptFacts, PRIOR_KEPT, priorsKept } from './rowFacts';
+import { existingIds, hydrate, hydratePriors, KINDS, matchesFilters, toSearchRow, type PriorInfo, type RecordInfo } from './records';
+import { factsCanFilter, keepPriors, keptFacts, passes, PRIOR_KEPT, priorsKept, projectCode } from './rowFacts';
 import { neighbourDensity } from './density';
 import type { SemanticIndex } from './semantic';
 import type { SearchSettings } from './settings';
@@ -247,22 +247,66 @@ export class Searcher {
   }
 
   private filterHits(hits: SearchHit[], f: SearchFilters, intents: Set<Intent>): SearchHit[] {
-    // The lean rows (no body text): a pool of 100 vector hits is read on every semantic query.
-    const obs = hydratePriors(this.store, 'observation', hits.filter((h) => h.kind === 'observation').map((h) => h.id), f.platform !== undefined);
-    const sums = hydratePriors(this.store, 'summary', hits.filter((h) => h.kind === 'summary').map((h) => h.id), f.platform !== undefined);
     const s = this.settings;
-    const out: (SearchHit & { title: string })[] = [];
+    const lean = this.vectorPriors(hits, f, intents);
+    const out: (SearchHit & { key: string | number })[] = [];
     // Hubness correction (density.ts): a hit among look-alikes pays for their closeness.
     // Hits past the pool were not compared: they pay the most any pooled hit pays, so none jumps ahead for that.
     const density = s.densityPenalty > 0 ? neighbourDensity(hits.slice(0, s.densityPool).map((h) => h.unit), s.densityK) : undefined;
     const beyond = density && density.length > 0 ? Math.max(...density) : 0;
     for (const [i, h] of hits.entries()) {
-      const r = (h.kind === 'observation' ? obs : sums).get(h.id);
-      // Absent: deleted since it was indexed.
-      if (r && matchesFilters(r, f)) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, title: r.title, cosine: h.score, score: h.score - s.densityPenalty * (density ? (density[i] ?? beyond) : 0) + s.vectorPriorWeight * (prior(r, intents, s) - 1) });
+      const r = lean[i];
+      // Absent: deleted since it was indexed, or filtered out.
+      if (r) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, key: r.key, cosine: h.score, score: h.score - s.densityPenalty * (density ? (density[i] ?? beyond) : 0) + s.vectorPriorWeight * (r.prior - 1) });
     }
     out.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
-    return (s.demoteDuplicates ? demoteDuplicates(out, (h) => titleKey(h.title)) : out).map(({ title: _t, ...h }) => h);
+    return (s.demoteDuplicates ? demoteDuplicates(out, (h) => h.key) : out).map(({ key: _k, ...h }) => h);
+  }
+
+  /**
+   * Each vector hit's prior, time and title key (titles are duplicates exactly when their keys are
+   * equal), undefined when its row is gone or fails a filter. From the rows' facts kept in memory
+   * (rowFacts.ts) when they can answer the filters, existence asked of the docsize table; other
+   * rows are read (their lean rows), as the keyword pool's are. At 100k records a vector pool of
+   * 200 read as lean rows was 200 scattered content rows, most of them page-cache misses.
+   */
+  private vectorPriors(hits: SearchHit[], f: SearchFilters, intents: Set<Intent>): ({ prior: number; epoch: number; key: string | number } | undefined)[] {
+    const s = this.settings;
+    const out: ({ prior: number; epoch: number; key: string | number } | undefined)[] = new Array(hits.length).fill(undefined);
+    const key: (string | number | undefined)[] = new Array(hits.length).fill(undefined);
+    const read = new Map<string, PriorInfo>();
+    for (const kind of ['observation', 'summary'] as const) {
+      const k = KINDS[kind];
+      const facts = factsCanFilter(f) ? keptFacts(this.store, k) : undefined;
+      const at = [...hits.keys()].filter((i) => hits[i].kind === kind);
+      const known = facts ? at.filter((i) => priorsKept(facts, hits[i].id)) : [];
+      const rest = facts ? at.filter((i) => !priorsKept(facts, hits[i].id)) : at;
+      if (facts && known.length > 0) {
+        const alive = existingIds(this.store, k, known.map((i) => hits[i].id));
+        const code = projectCode(facts, f.project);
+        for (const i of known) {
+          const id = hits[i].id;
+          if (!alive.has(id) || !passes(facts, id, f, code)) continue;
+          out[i] = { prior: priorOf(kind, facts.bodyLength[id], facts.priorBits[id] & ~PRIOR_KEPT, intents, s), epoch: facts.epoch[id], key: 0 };
+          key[i] = facts.titleHash[id];
+        }
+      }
+      if (rest.length === 0) continue;
+      const rows = hydratePriors(this.store, kind, rest.map((i) => hits[i].id), f.platform !== undefined);
+      if (facts) keepPriors(facts, rows.values());
+      for (const i of rest) {
+        const r = rows.get(hits[i].id);
+        if (!r || !matchesFilters(r, f)) continue;
+        out[i] = { prior: prior(r, intents, s), epoch: r.epoch, key: 0 };
+        key[i] = titleHash(r.title);
+        read.set(`${kind}:${r.id}`, r);
+      }
+    }
+    this.sharedTitles(hits, key, read);
+    out.forEach((r, i) => {
+      if (r) r.key = key[i] as string | number;
+    });
+    return out;
   }
 
   private rows(page: SearchHit[], fq: FtsQuery | undefined, semanticOnly: boolean, stages?: SearchStages): SearchRow[] {

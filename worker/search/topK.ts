@@ -14,7 +14,7 @@ import type { Store } from '../store/store';
 import { bm25Idf, partSql } from './bm25';
 import type { SearchHit } from './hit';
 import type { SearchFilters } from './params';
-import { filterSql, KINDS } from './records';
+import { existingIds, filterSql, KINDS } from './records';
 import { factsCanFilter, passes, projectCode, rowFacts, type RowFacts } from './rowFacts';
 import { buildInSteps, listSizeFor, needsBuild, selectAscending, STEP_ROWS, termList, type TermList } from './termLists';
 
@@ -256,8 +256,7 @@ function checker(store: Db, kind: SearchKind, f: SearchFilters, facts: RowFacts 
       for (const x of pass) x.epoch = facts.epoch[x.id];
       return pass;
     }
-    const ids = JSON.stringify(pass.map((x) => x.id));
-    const alive = new Set(store.all<{ id: number }>(`SELECT j.value AS id FROM json_each(?) j CROSS JOIN ${k.fts}_docsize d ON d.docid = j.value`, [ids]).map((r) => r.id));
+    const alive = existingIds(store, k, pass.map((x) => x.id));
     const out = pass.filter((x) => alive.has(x.id));
     for (const x of out) x.epoch = facts.epoch[x.id];
     return out;
