@@ -8,7 +8,7 @@ import { idf, registerSearchFunctions } from '../../worker/search/bm25';
 import { parseFtsQuery } from '../../worker/search/ftsQuery';
 import { keywordSearch } from '../../worker/search/keyword';
 import { rankAll } from '../../worker/search/topK';
-import { insertObservation } from '../../worker/store/repos/observations';
+import { insertObservation, type NewObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
 import { tempDir } from './worker';
@@ -55,6 +55,36 @@ export function observationWriter(project: (i: number) => string): (store: Store
         });
       }
     });
+}
+
+const TYPES = ['change', 'discovery', 'bugfix', 'decision', 'refactor'];
+const CONCEPTS = [[], ['trade-off'], ['how-it-works'], ['gotcha'], ['what-changed']];
+export const PRIOR_WORDS = ['cache', 'token', 'retry', 'queue', 'parser', 'index', 'worker', 'session', 'build', 'route'];
+
+/**
+ * Observation i of a store whose priors spread (rerank.ts): a random type, concepts and files, a
+ * body of a few words to a few hundred characters; every seventh title "Ran the tests: i passed",
+ * so those titles share one key (digits folded) and the rest are new. `rand` draws the choices.
+ */
+export function variedObservation(i: number, project: string, rand: () => number): NewObservation {
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)];
+  const text = (n: number) => Array.from({ length: n }, () => pick(PRIOR_WORDS)).join(' ');
+  const letters = i.toString(10).replace(/[0-9]/g, (d) => 'abcdefghij'[Number(d)]);
+  return {
+    sessionId: 1,
+    project,
+    type: pick(TYPES),
+    title: i % 7 === 0 ? `Ran the tests: ${i} passed` : `note ${text(3)} ${letters}`,
+    narrative: text(1 + Math.floor(rand() ** 2 * 60)),
+    facts: [],
+    concepts: pick(CONCEPTS),
+    filesRead: rand() < 0.5 ? [`src/${pick(PRIOR_WORDS)}.ts`] : [],
+    toolName: 'Edit',
+    promptNumber: 1,
+    contentHash: `h${i}`,
+    source: 'local',
+    createdAt: T0 + i * 60_000,
+  };
 }
 
 /**

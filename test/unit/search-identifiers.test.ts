@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { nullLogger } from '../../common/node/log';
 import { registerSearchFunctions } from '../../worker/search/bm25';
 import { parseFtsQuery } from '../../worker/search/ftsQuery';
-import { expandIdentifiers, IdentifierParts, splitIdentifier } from '../../worker/search/identifiers';
+import { expandIdentifiers, IdentifierParts, identifierPartsOf, splitIdentifier } from '../../worker/search/identifiers';
 import { KINDS } from '../../worker/search/records';
 import { fillPriors, keptFacts, priorsKept } from '../../worker/search/rowFacts';
 import { Searcher } from '../../worker/search/searcher';
@@ -118,6 +118,30 @@ test('hybrid search: "msg id" and "longest streak" find the notes that only spel
     // A record stored after the first search is caught up by the next one.
     await importObservations(store, t0, 'ident-2', [{ id: 4, title: 'Room sequence numbers', narrative: 'RoomServer assigns next_seq per room.' }]);
     assert.deepEqual((await search('room server')).items.map((i) => i.id)[0], 4);
+  } finally {
+    store.close(false);
+  }
+});
+
+test('while the start-up fill walks the rows, a hybrid query leaves their identifiers to it; after, a query catches up the rows added since', async () => {
+  const { store, t0 } = await storeWith(Array.from({ length: 40 }, (_, i) => ({ id: i + 1, title: `Note ${i}`, narrative: `the queue_depth_${i} gauge and retryBudget${i}` })));
+  try {
+    const asked: string[] = [];
+    const db = {
+      all: <T>(sql: string, params?: (string | number)[]) => (asked.push(sql), store.all<T>(sql, params)),
+      get: <T>(sql: string, params?: (string | number)[]) => (asked.push(sql), store.get<T>(sql, params)),
+    } as unknown as Store;
+    const parts = identifierPartsOf(db);
+    const search = () => new Searcher(db, DEFAULT_SEARCH_SETTINGS, undefined).search({ query: 'queue depth', mode: 'hybrid', filters: { kinds: ['observation'] }, limit: 10, offset: 0 }, t0 + 3_600_000);
+    const catchUps = () => asked.filter((sql) => /AS text FROM observations WHERE id > \?/.test(sql)).length;
+    parts.filling = true;
+    await search();
+    assert.equal(catchUps(), 0, 'no row read for identifiers on the query path');
+    assert.equal(parts.size, 0);
+    parts.filling = false;
+    await search();
+    assert.equal(catchUps(), 1);
+    assert.equal(parts.size, 80, 'every queue_depth_N and retryBudgetN');
   } finally {
     store.close(false);
   }

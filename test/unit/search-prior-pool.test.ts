@@ -13,22 +13,15 @@ import { Searcher, SearchStages } from '../../worker/search/searcher';
 import { DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
 import { insertObservation } from '../../worker/store/repos/observations';
 import type { Store } from '../../worker/store/store';
-import { openSearchStore, recording, T0 } from '../helpers/searchStore';
+import { openSearchStore, variedObservation } from '../helpers/searchStore';
 
 const POOL = 100;
-const TYPES = ['change', 'discovery', 'bugfix', 'decision', 'refactor'];
-const CONCEPTS = [[], ['trade-off'], ['how-it-works'], ['gotcha'], ['what-changed']];
-const WORDS = ['cache', 'token', 'retry', 'queue', 'parser', 'index', 'worker', 'session', 'build', 'route'];
 
 let seed = 7;
 const rand = () => {
   seed = (seed * 1103515245 + 12345) & 0x7fffffff;
   return seed / 0x7fffffff;
 };
-const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)];
-/** i in letters: titles that differ in more than their digits (which titleKey folds). */
-const letters = (i: number) => i.toString(10).replace(/[0-9]/g, (d) => 'abcdefghij'[Number(d)]);
-const text = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(' ');
 
 let store: Store;
 let searcher: Searcher;
@@ -37,23 +30,7 @@ before(async () => {
   store = await openSearchStore('search-prior-pool-');
   await store.write((tx) => {
     for (let i = 0; i < 600; i++) {
-      insertObservation(tx, {
-        sessionId: 1,
-        project: i % 3 === 0 ? 'beta' : 'alpha',
-        type: pick(TYPES),
-        // A few titles repeat (near-duplicates step aside), the rest are new.
-        title: i % 7 === 0 ? `Ran the tests: ${i} passed` : `note ${text(3)} ${letters(i)}`,
-        // Bodies from a few words to a few hundred characters: the substance prior spreads the scores.
-        narrative: text(1 + Math.floor(rand() ** 2 * 60)),
-        facts: [],
-        concepts: pick(CONCEPTS),
-        filesRead: rand() < 0.5 ? [`src/${pick(WORDS)}.ts`] : [],
-        toolName: 'Edit',
-        promptNumber: 1,
-        contentHash: `h${i}`,
-        source: 'local',
-        createdAt: T0 + i * 60_000,
-      });
+      insertObservation(tx, variedObservation(i, i % 3 === 0 ? 'beta' : 'alpha', rand));
     }
   });
   searcher = new Searcher(store, DEFAULT_SEARCH_SETTINGS, undefined);

@@ -17,6 +17,7 @@ import { DEFAULT_CONTEXT_SETTINGS } from '../../worker/context/settings';
 import { DEFAULT_SEARCH_SETTINGS, type SearchSettings } from '../../worker/search/settings';
 import { docLengths } from '../../worker/search/docLengths';
 import { KINDS } from '../../worker/search/records';
+import { identifierPartsOf } from '../../worker/search/identifiers';
 import { keptFacts, priorsKept } from '../../worker/search/rowFacts';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
@@ -167,5 +168,20 @@ describe('after start', () => {
     } finally {
       await s.close();
     }
+  });
+
+  it('queries leave the identifiers\' catching up to the start-up fill until it ends, and to themselves after', async () => {
+    const s = await setup({ embeddings: 'off', keywordWarmTerms: 0 });
+    try {
+      assert.equal(identifierPartsOf(s.store).filling, true, 'from start');
+      await s.service.identifiersReady();
+      assert.equal(identifierPartsOf(s.store).filling, false, 'once the fill ended');
+    } finally {
+      await s.close();
+    }
+    const stopped = await setup({ embeddings: 'off', keywordWarmTerms: 0 });
+    assert.equal(identifierPartsOf(stopped.store).filling, true);
+    await stopped.close();
+    assert.equal(identifierPartsOf(stopped.store).filling, false, 'a fill stopped before it ended');
   });
 });

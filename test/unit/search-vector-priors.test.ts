@@ -14,11 +14,8 @@ import { DEFAULT_SEARCH_SETTINGS } from '../../worker/search/settings';
 import { insertObservation } from '../../worker/store/repos/observations';
 import { insertSummary } from '../../worker/store/repos/summaries';
 import type { Store } from '../../worker/store/store';
-import { openSearchStore, T0 } from '../helpers/searchStore';
+import { openSearchStore, PRIOR_WORDS, T0, variedObservation } from '../helpers/searchStore';
 
-const TYPES = ['change', 'discovery', 'bugfix', 'decision', 'refactor'];
-const CONCEPTS = [[], ['trade-off'], ['how-it-works'], ['gotcha'], ['what-changed']];
-const WORDS = ['cache', 'token', 'retry', 'queue', 'parser', 'index', 'worker', 'session', 'build', 'route'];
 const N = 400;
 /** The hubness correction needs stored vectors, which this stub has none of; it is the same on both paths. */
 const SETTINGS = { ...DEFAULT_SEARCH_SETTINGS, densityPenalty: 0 };
@@ -28,9 +25,8 @@ const rand = () => {
   seed = (seed * 1103515245 + 12345) & 0x7fffffff;
   return seed / 0x7fffffff;
 };
-const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)];
+const text = (n: number) => Array.from({ length: n }, () => PRIOR_WORDS[Math.floor(rand() * PRIOR_WORDS.length)]).join(' ');
 const letters = (i: number) => i.toString(10).replace(/[0-9]/g, (d) => 'abcdefghij'[Number(d)]);
-const text = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join(' ');
 
 let store: Store;
 /** A fixed cosine per record, as a scan of stored vectors would give for every query. */
@@ -43,23 +39,9 @@ before(async () => {
   await store.write((tx) => {
     for (let i = 0; i < N; i++) {
       const project = i % 3 === 0 ? 'beta' : 'alpha';
-      const createdAt = T0 + i * 60_000;
-      const id = insertObservation(tx, {
-        sessionId: 1,
-        project,
-        type: pick(TYPES),
-        // Some titles repeat but for their digits (one title key), the rest are new.
-        title: i % 7 === 0 ? `Ran the tests: ${i} passed` : `note ${text(3)} ${letters(i)}`,
-        narrative: text(1 + Math.floor(rand() ** 2 * 60)),
-        facts: [],
-        concepts: pick(CONCEPTS),
-        filesRead: rand() < 0.5 ? [`src/${pick(WORDS)}.ts`] : [],
-        toolName: 'Edit',
-        promptNumber: 1,
-        contentHash: `h${i}`,
-        source: 'local',
-        createdAt,
-      });
+      const o = variedObservation(i, project, rand);
+      const createdAt = o.createdAt;
+      const id = insertObservation(tx, o);
       assert.ok(id);
       scanned.push({ kind: 'observation', id, project, epoch: createdAt });
       if (i % 20 === 0) {

@@ -7,8 +7,9 @@
 // identifier's parts adds the identifier itself as one more weighted OR term.
 //
 // Per store, in memory: built from the rows by id, a page at a time in the background after start
-// (in the same read as the rows' prior facts: rowFacts.ts fillPriors) and caught up with the rows
-// added since on each query (records are added and deleted, never edited, and ids only grow). A
+// (in the same read as the rows' prior facts: rowFacts.ts fillPriors) and, once that is done,
+// caught up with the rows added since on each query (records are added and deleted, never edited,
+// and ids only grow). A
 // deleted record's identifiers stay: an extra term that matches nothing costs one empty doclist. A
 // part shared by more than PART_CAP identifiers (get, set, id) says nothing and expands to nothing.
 import type { Store } from '../store/store';
@@ -60,6 +61,11 @@ export class IdentifierParts {
   /** Identifier -> its number of parts and the rows it was seen in. */
   private readonly idents = new Map<string, { parts: number; rows: number }>();
   private readonly common = new Set<string>();
+  /**
+   * Set while the start-up fill reads every row (service.ts): a query then leaves the catching up
+   * to it, since the rows a query would read are the fill's, which reads them again for their priors.
+   */
+  filling = false;
 
   constructor(private readonly maxIdentifiers = MAX_IDENTIFIERS) {}
 

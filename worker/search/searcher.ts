@@ -115,7 +115,7 @@ export class Searcher {
     // identifier also looks for the identifier (identifiers.ts).
     if (req.mode === 'hybrid' && s.identifierWeight > 0) {
       const parts = identifierPartsOf(this.store);
-      parts.catchUp(this.store, QUERY_CATCH_UP_ROWS);
+      if (!parts.filling) parts.catchUp(this.store, QUERY_CATCH_UP_ROWS);
       fq = expandIdentifiers(fq, parts, s.identifierWeight, s.identifierTerms);
     }
     const kw = req.mode === 'semantic' && !reason ? undefined : await this.keywordRanked(fq, req.filters, Math.max(depth, req.mode === 'hybrid' ? FUSION_DEPTH : 0), intents, stages);
@@ -161,7 +161,7 @@ export class Searcher {
     stages?.mark('rank');
     const bound = priorBound(intents, s);
     const factor: (number | undefined)[] = [];
-    const key: (string | number | undefined)[] = [];
+    const key: TitleKey[] = [];
     const read = new Map<string, PriorInfo>();
     let m = 0;
     for (let take = depth + PRIOR_BATCH; ; take += PRIOR_BATCH) {
@@ -180,7 +180,7 @@ export class Searcher {
   }
 
   /** The first m hits times their priors, best first; with demoteDuplicates, a title (by key) ranked above moves the hit behind the new titles. */
-  private pool(found: SearchHit[], factor: (number | undefined)[], key: (string | number | undefined)[], m: number): PoolHit[] {
+  private pool(found: SearchHit[], factor: (number | undefined)[], key: TitleKey[], m: number): PoolHit[] {
     const hits = found.slice(0, m).map((h, i) => ({ h: factor[i] === undefined ? h : { ...h, score: h.score * factor[i] }, key: key[i] }));
     hits.sort((a, b) => b.h.score - a.h.score || b.h.epoch - a.h.epoch || b.h.id - a.h.id);
     return this.settings.demoteDuplicates ? demoteDuplicates(hits, (x) => x.key) : hits;
@@ -191,7 +191,7 @@ export class Searcher {
    * the rows' facts kept in memory (rowFacts.ts); rows whose facts are not kept are read (into
    * `read`, and kept).
    */
-  private priors(hits: SearchHit[], intents: Set<Intent>, factor: (number | undefined)[], key: (string | number | undefined)[], read: Map<string, PriorInfo>): void {
+  private priors(hits: SearchHit[], intents: Set<Intent>, factor: (number | undefined)[], key: TitleKey[], read: Map<string, PriorInfo>): void {
     for (const kind of ['observation', 'summary', 'prompt'] as const) {
       const facts = keptFacts(this.store, KINDS[kind]);
       const ids = hits.filter((h) => h.kind === kind && !(facts && priorsKept(facts, h.id))).map((h) => h.id);
@@ -214,7 +214,7 @@ export class Searcher {
   }
 
   /** Hits whose title hashes are equal get their titles' keys, so two titles are duplicates exactly when their keys are equal. */
-  private sharedTitles(hits: SearchHit[], key: (string | number | undefined)[], read: Map<string, PriorInfo>): void {
+  private sharedTitles(hits: SearchHit[], key: TitleKey[], read: Map<string, PriorInfo>): void {
     const count = new Map<string | number, number>();
     for (const k of key) if (k !== undefined) count.set(k, (count.get(k) ?? 0) + 1);
     const shared = hits.filter((_, i) => (count.get(key[i] as number) ?? 0) > 1);
@@ -249,7 +249,7 @@ export class Searcher {
   private filterHits(hits: SearchHit[], f: SearchFilters, intents: Set<Intent>): SearchHit[] {
     const s = this.settings;
     const lean = this.vectorPriors(hits, f, intents);
-    const out: (SearchHit & { key: string | number })[] = [];
+    const out: (SearchHit & { key: TitleKey })[] = [];
     // Hubness correction (density.ts): a hit among look-alikes pays for their closeness.
     // Hits past the pool were not compared: they pay the most any pooled hit pays, so none jumps ahead for that.
     const density = s.densityPenalty > 0 ? neighbourDensity(hits.slice(0, s.densityPool).map((h) => h.unit), s.densityK) : undefined;
@@ -270,10 +270,10 @@ export class Searcher {
    * rows are read (their lean rows), as the keyword pool's are. At 100k records a vector pool of
    * 200 read as lean rows was 200 scattered content rows, most of them page-cache misses.
    */
-  private vectorPriors(hits: SearchHit[], f: SearchFilters, intents: Set<Intent>): ({ prior: number; epoch: number; key: string | number } | undefined)[] {
+  private vectorPriors(hits: SearchHit[], f: SearchFilters, intents: Set<Intent>): ({ prior: number; epoch: number; key: TitleKey } | undefined)[] {
     const s = this.settings;
-    const out: ({ prior: number; epoch: number; key: string | number } | undefined)[] = new Array(hits.length).fill(undefined);
-    const key: (string | number | undefined)[] = new Array(hits.length).fill(undefined);
+    const out: ({ prior: number; epoch: number; key: TitleKey } | undefined)[] = new Array(hits.length).fill(undefined);
+    const key: TitleKey[] = new Array(hits.length).fill(undefined);
     const read = new Map<string, PriorInfo>();
     for (const kind of ['observation', 'summary'] as const) {
       const k = KINDS[kind];
@@ -287,7 +287,7 @@ export class Searcher {
         for (const i of known) {
           const id = hits[i].id;
           if (!alive.has(id) || !passes(facts, id, f, code)) continue;
-          out[i] = { prior: priorOf(kind, facts.bodyLength[id], facts.priorBits[id] & ~PRIOR_KEPT, intents, s), epoch: facts.epoch[id], key: 0 };
+          out[i] = { prior: priorOf(kind, facts.bodyLength[id], facts.priorBits[id] & ~PRIOR_KEPT, intents, s), epoch: facts.epoch[id], key: undefined };
           key[i] = facts.titleHash[id];
         }
       }
@@ -297,14 +297,14 @@ export class Searcher {
       for (const i of rest) {
         const r = rows.get(hits[i].id);
         if (!r || !matchesFilters(r, f)) continue;
-        out[i] = { prior: prior(r, intents, s), epoch: r.epoch, key: 0 };
+        out[i] = { prior: prior(r, intents, s), epoch: r.epoch, key: undefined };
         key[i] = titleHash(r.title);
         read.set(`${kind}:${r.id}`, r);
       }
     }
     this.sharedTitles(hits, key, read);
     out.forEach((r, i) => {
-      if (r) r.key = key[i] as string | number;
+      if (r) r.key = key[i];
     });
     return out;
   }
@@ -328,7 +328,9 @@ export class Searcher {
   }
 }
 
-type PoolHit = { h: SearchHit; key: string | number | undefined };
+/** A title's hash, or its folded key where hashes are shared (sharedTitles); undefined: the row is gone. */
+type TitleKey = string | number | undefined;
+type PoolHit = { h: SearchHit; key: TitleKey };
 
 /**
  * Whether a pool ranked so far settles the first `depth` places: its depth-th hit has a title not

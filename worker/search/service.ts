@@ -200,6 +200,11 @@ export class SearchService {
     // what they need. Kept alive with the identifiers: a caller awaiting identifiersReady must not
     // see the process exit first.
     this.fill = stepInBackground(fill, { delayMs: WARM_DELAY_MS, keepAlive: parts !== undefined });
+    // Until the fill ends (done, failed or stopped), queries leave the identifiers' catching up to it.
+    if (parts) {
+      parts.filling = true;
+      void this.fill.ended.then(() => (parts.filling = false));
+    }
     // Load the vector scan soon after start, off the request path, so the first semantic query is fast.
     if (this.semantic) {
       const semantic = this.semantic;
