@@ -9,9 +9,9 @@
 // Per store, in memory: built from the rows by id, a page at a time in the background after start
 // (in the same read as the rows' prior facts: rowFacts.ts fillPriors) and, once that is done,
 // caught up with the rows added since on each query (records are added and deleted, never edited,
-// and ids only grow). A
-// deleted record's identifiers stay: an extra term that matches nothing costs one empty doclist. A
-// part shared by more than PART_CAP identifiers (get, set, id) says nothing and expands to nothing.
+// and ids only grow). A deleted record's identifiers stay: an extra term that matches nothing
+// costs one empty doclist. A part shared by more than PART_CAP identifiers (get, set, id) says
+// nothing and expands to nothing.
 import type { Store } from '../store/store';
 import { isStopWord, withExtraWords, type FtsQuery } from './ftsQuery';
 import { stem } from './snippet';
