@@ -166,7 +166,10 @@ export class Searcher {
     let m = 0;
     for (let take = depth + PRIOR_BATCH; ; take += PRIOR_BATCH) {
       const next = Math.min(found.length, take);
-      this.priors(found.slice(m, next), intents, factor, key, read);
+      for (const x of this.leanPriors(found.slice(m, next), intents, read)) {
+        factor.push(x?.prior);
+        key.push(x?.hash);
+      }
       m = next;
       if (m === found.length || settled(this.pool(found, factor, key, m), depth, found[m].score * bound, s.demoteDuplicates)) break;
     }
@@ -184,33 +187,6 @@ export class Searcher {
     const hits = found.slice(0, m).map((h, i) => ({ h: factor[i] === undefined ? h : { ...h, score: h.score * factor[i] }, key: key[i] }));
     hits.sort((a, b) => b.h.score - a.h.score || b.h.epoch - a.h.epoch || b.h.id - a.h.id);
     return this.settings.demoteDuplicates ? demoteDuplicates(hits, (x) => x.key) : hits;
-  }
-
-  /**
-   * Appends each hit's prior (undefined: the row is gone) and title hash to factor and key. From
-   * the rows' facts kept in memory (rowFacts.ts); rows whose facts are not kept are read (into
-   * `read`, and kept).
-   */
-  private priors(hits: SearchHit[], intents: Set<Intent>, factor: (number | undefined)[], key: TitleKey[], read: Map<string, PriorInfo>): void {
-    for (const kind of ['observation', 'summary', 'prompt'] as const) {
-      const facts = keptFacts(this.store, KINDS[kind]);
-      const ids = hits.filter((h) => h.kind === kind && !(facts && priorsKept(facts, h.id))).map((h) => h.id);
-      if (ids.length === 0) continue;
-      const rows = hydratePriors(this.store, kind, ids, false);
-      if (facts) keepPriors(facts, rows.values());
-      for (const [id, r] of rows) read.set(`${kind}:${id}`, r);
-    }
-    for (const h of hits) {
-      const facts = keptFacts(this.store, KINDS[h.kind]);
-      if (facts && priorsKept(facts, h.id)) {
-        factor.push(priorOf(h.kind, facts.bodyLength[h.id], facts.priorBits[h.id] & ~PRIOR_KEPT, intents, this.settings));
-        key.push(facts.titleHash[h.id]);
-        continue;
-      }
-      const r = read.get(`${h.kind}:${h.id}`);
-      factor.push(r && prior(r, intents, this.settings));
-      key.push(r && titleHash(r.title));
-    }
   }
 
   /** Hits whose title hashes are equal get their titles' keys, so two titles are duplicates exactly when their keys are equal. */
@@ -248,7 +224,10 @@ export class Searcher {
 
   private filterHits(hits: SearchHit[], f: SearchFilters, intents: Set<Intent>): SearchHit[] {
     const s = this.settings;
-    const lean = this.vectorPriors(hits, f, intents);
+    const read = new Map<string, PriorInfo>();
+    const lean = this.leanPriors(hits, intents, read, f);
+    const key: TitleKey[] = lean.map((x) => x?.hash);
+    this.sharedTitles(hits, key, read);
     const out: (SearchHit & { key: TitleKey })[] = [];
     // Hubness correction (density.ts): a hit among look-alikes pays for their closeness.
     // Hits past the pool were not compared: they pay the most any pooled hit pays, so none jumps ahead for that.
@@ -257,55 +236,49 @@ export class Searcher {
     for (const [i, h] of hits.entries()) {
       const r = lean[i];
       // Absent: deleted since it was indexed, or filtered out.
-      if (r) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, key: r.key, cosine: h.score, score: h.score - s.densityPenalty * (density ? (density[i] ?? beyond) : 0) + s.vectorPriorWeight * (r.prior - 1) });
+      if (r) out.push({ kind: h.kind, id: h.id, epoch: r.epoch, key: key[i], cosine: h.score, score: h.score - s.densityPenalty * (density ? (density[i] ?? beyond) : 0) + s.vectorPriorWeight * (r.prior - 1) });
     }
     out.sort((a, b) => b.score - a.score || b.epoch - a.epoch || b.id - a.id);
     return (s.demoteDuplicates ? demoteDuplicates(out, (h) => h.key) : out).map(({ key: _k, ...h }) => h);
   }
 
   /**
-   * Each vector hit's prior, time and title key (titles are duplicates exactly when their keys are
-   * equal), undefined when its row is gone or fails a filter. From the rows' facts kept in memory
-   * (rowFacts.ts) when they can answer the filters, existence asked of the docsize table; other
-   * rows are read (their lean rows), as the keyword pool's are. At 100k records a vector pool of
-   * 200 read as lean rows was 200 scattered content rows, most of them page-cache misses.
+   * Each hit's prior, time and title hash (undefined: its row is gone). From the rows'
+   * facts kept in memory (rowFacts.ts); rows whose facts are not kept are read as lean rows (into
+   * `read`, and kept). With `filters` (the vector side's hits), existence is asked of the docsize
+   * table and the filters are applied (undefined: filtered out); a type, concept, file or platform
+   * filter, which the facts cannot answer, reads every hit's lean row. At 100k records each lean row
+   * read was mostly a page-cache miss: a keyword pool or a vector pool of 200 read that way was
+   * most of a search's CPU.
    */
-  private vectorPriors(hits: SearchHit[], f: SearchFilters, intents: Set<Intent>): ({ prior: number; epoch: number; key: TitleKey } | undefined)[] {
+  private leanPriors(hits: SearchHit[], intents: Set<Intent>, read: Map<string, PriorInfo>, filters?: SearchFilters): ({ prior: number; epoch: number; hash: number } | undefined)[] {
     const s = this.settings;
-    const out: ({ prior: number; epoch: number; key: TitleKey } | undefined)[] = new Array(hits.length).fill(undefined);
-    const key: TitleKey[] = new Array(hits.length).fill(undefined);
-    const read = new Map<string, PriorInfo>();
-    for (const kind of ['observation', 'summary'] as const) {
-      const k = KINDS[kind];
-      const facts = factsCanFilter(f) ? keptFacts(this.store, k) : undefined;
+    const out: ({ prior: number; epoch: number; hash: number } | undefined)[] = new Array(hits.length).fill(undefined);
+    for (const kind of ['observation', 'summary', 'prompt'] as const) {
       const at = [...hits.keys()].filter((i) => hits[i].kind === kind);
-      const known = facts ? at.filter((i) => priorsKept(facts, hits[i].id)) : [];
-      const rest = facts ? at.filter((i) => !priorsKept(facts, hits[i].id)) : at;
-      if (facts && known.length > 0) {
-        const alive = existingIds(this.store, k, known.map((i) => hits[i].id));
-        const code = projectCode(facts, f.project);
-        for (const i of known) {
+      if (at.length === 0) continue;
+      const facts = !filters || factsCanFilter(filters) ? keptFacts(this.store, KINDS[kind]) : undefined;
+      const fromFacts = facts ? at.filter((i) => priorsKept(facts, hits[i].id)) : [];
+      const fromRows = facts ? at.filter((i) => !priorsKept(facts, hits[i].id)) : at;
+      if (facts && fromFacts.length > 0) {
+        const alive = filters && existingIds(this.store, KINDS[kind], fromFacts.map((i) => hits[i].id));
+        const code = filters && projectCode(facts, filters.project);
+        for (const i of fromFacts) {
           const id = hits[i].id;
-          if (!alive.has(id) || !passes(facts, id, f, code)) continue;
-          out[i] = { prior: priorOf(kind, facts.bodyLength[id], facts.priorBits[id] & ~PRIOR_KEPT, intents, s), epoch: facts.epoch[id], key: undefined };
-          key[i] = facts.titleHash[id];
+          if (filters && !(alive?.has(id) && passes(facts, id, filters, code))) continue;
+          out[i] = { prior: priorOf(kind, facts.bodyLength[id], facts.priorBits[id] & ~PRIOR_KEPT, intents, s), epoch: facts.epoch[id], hash: facts.titleHash[id] };
         }
       }
-      if (rest.length === 0) continue;
-      const rows = hydratePriors(this.store, kind, rest.map((i) => hits[i].id), f.platform !== undefined);
+      if (fromRows.length === 0) continue;
+      const rows = hydratePriors(this.store, kind, fromRows.map((i) => hits[i].id), filters?.platform !== undefined);
       if (facts) keepPriors(facts, rows.values());
-      for (const i of rest) {
+      for (const i of fromRows) {
         const r = rows.get(hits[i].id);
-        if (!r || !matchesFilters(r, f)) continue;
-        out[i] = { prior: prior(r, intents, s), epoch: r.epoch, key: undefined };
-        key[i] = titleHash(r.title);
+        if (!r || (filters && !matchesFilters(r, filters))) continue;
+        out[i] = { prior: prior(r, intents, s), epoch: r.epoch, hash: titleHash(r.title) };
         read.set(`${kind}:${r.id}`, r);
       }
     }
-    this.sharedTitles(hits, key, read);
-    out.forEach((r, i) => {
-      if (r) r.key = key[i];
-    });
     return out;
   }
 
