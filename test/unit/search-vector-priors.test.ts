@@ -1,7 +1,8 @@
-// The vector side's priors (searcher.ts vectorPriors): a vector hit's prior, time and title key come
-// from the row facts kept in memory (rowFacts.ts) when they are kept, else from its lean row, and
-// the page is the same either way; a record deleted since the scan took it is never returned; with
-// every row's facts kept, only the titles of hits whose title hashes are equal are read.
+// The vector side's priors (searcher.ts leanPriors, with the filters): a vector hit's prior, time
+// and title key come from the row facts kept in memory (rowFacts.ts) when they are kept, else from
+// its lean row, and the page is the same either way; a record deleted since the scan took it is
+// never returned; with every row's facts kept, only the titles of hits whose title hashes are equal
+// are read.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SearchHit } from '../../worker/search/hit';
