@@ -1,6 +1,7 @@
 // Rows' lengths in memory (docLengths.ts): BM25 from matchinfo 'y' and those lengths gives exactly
 // the numbers matchinfo 'pcnaly' gives, for every kind of full-text table, for a column longer than
 // 65,535 tokens, after rows are added and deleted; and until the lengths are read, 'pcnaly' is used.
+// Builds under way at once share their reading, and a common word's first list reads them first.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -8,6 +9,7 @@ import { nullLogger } from '../../common/node/log';
 import { bm25Idf, partSql, registerSearchFunctions } from '../../worker/search/bm25';
 import { buildDocLengths, columnAverages, docLengths } from '../../worker/search/docLengths';
 import { KINDS, type KindTable } from '../../worker/search/records';
+import { buildInSteps, LIST_SIZE, termList } from '../../worker/search/termLists';
 import { insertObservation } from '../../worker/store/repos/observations';
 import { migrate } from '../../worker/store/schema';
 import { Store } from '../../worker/store/store';
@@ -123,5 +125,61 @@ describe('BM25 from lengths in memory', () => {
     assert.deepEqual([...new Uint32Array(mi.buffer, mi.byteOffset, 7)], [...(after ?? [])]);
     assertSameScores(store, k, 'after adds and deletes');
     assert.equal(docLengths(store, k)?.maxId, Number(store.get<{ m: number }>('SELECT max(id) AS m FROM observations')?.m));
+  });
+});
+
+describe('reading the lengths', () => {
+  let store: Store;
+  before(async () => {
+    store = await Store.open({ dir: path.join(tempDir('doclengths-read-'), 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
+    await migrate(store);
+    registerSearchFunctions(store);
+    await store.write((tx) => tx.run(`INSERT INTO sessions (id, platform, content_session_id, project, status, started_at, updated_at) VALUES (1, 'claude-code', 's1', 'p', 'completed', ?, ?)`, [T0, T0]));
+    await addObservations(store, 400, () => `${VOCAB[3]} ${words(5 + Math.floor(rand() * 60))}`);
+  });
+  after(() => store.close(false));
+
+  /** The store as search reads it, counting the statements whose SQL holds `what` (each view keeps its own lengths and lists). */
+  const counted = (what: string) => {
+    const view = { n: 0, all: <T>(sql: string, params?: (string | number | null | Uint8Array)[]) => (sql.includes(what) && view.n++, store.all<T>(sql, params)) };
+    return view;
+  };
+
+  it('shares its progress between builds of one table under way at once', () => {
+    const k = KINDS.observation;
+    const view = counted('_docsize');
+    const first = buildDocLengths(view, k, 7, 64);
+    first.next();
+    first.next();
+    const second = buildDocLengths(view, k, 7, 64);
+    let r = second.next();
+    while (!r.done) r = second.next();
+    assert.equal(view.n, Math.ceil(401 / 64), 'each page of docsize rows read once');
+    assert.equal(first.next().value, r.value, 'the first build ends with the lengths the second kept');
+    assert.equal(docLengths(view, k), r.value);
+    const alone = counted('_docsize');
+    const steps = buildDocLengths(alone, k, 7, 64);
+    let a = steps.next();
+    while (!a.done) a = steps.next();
+    assert.deepEqual(r.value.len, a.value.len, 'the same lengths as one build alone');
+  });
+
+  it('are read first by a common word\'s list built before the start-up fill read them, which then comes from the segments', () => {
+    const k = KINDS.observation;
+    const phrase = `"${VOCAB[3]}"`;
+    const rows = Number(store.get<{ n: number }>('SELECT count(*) AS n FROM observations')?.n);
+    const view = counted('MATCH');
+    assert.equal(docLengths(view, k), undefined);
+    const steps = buildInSteps(view, k, phrase, rows, rows);
+    while (!steps.next().done);
+    assert.ok(docLengths(view, k), 'the lengths were read');
+    assert.equal(view.n, 0, 'no matches ranked through SQL');
+    const list = termList(view, k, phrase, LIST_SIZE, rows, rows, Date.now());
+    assert.equal(view.n, 0, 'the list was kept');
+    // Ranked through SQL from matchinfo 'pcnaly' on a view with no lengths: the same rows and parts.
+    const bySql = termList(counted('MATCH'), k, phrase, LIST_SIZE, rows, rows, Date.now(), 0);
+    assert.equal(list.ids.length, rows);
+    assert.deepEqual([...list.ids], [...bySql.ids]);
+    assert.deepEqual([...list.parts], [...bySql.parts]);
   });
 });

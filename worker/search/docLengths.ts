@@ -89,17 +89,27 @@ export function ftsRowCount(store: Db, k: KindTable): number | undefined {
   return statRow(store, k, 1)?.[0];
 }
 
-/** Reads the table's lengths a page of docsize rows at a time, and keeps them unless a search kept its own meanwhile. */
+/** Lengths being read, per store and table: every build under way reads on from where any left off. */
+const partial = byTable<DocLengths>();
+
+/**
+ * Reads the table's lengths a page of docsize rows at a time and keeps them; the lengths kept
+ * already, when there are. Builds of one table under way at once (the start-up fill's, a search
+ * meeting a common word before the fill got there: termLists.ts) share their progress.
+ */
 export function* buildDocLengths(store: Db, k: KindTable, cols: number, step = STEP_ROWS): Generator<void, DocLengths> {
-  const d: DocLengths = { maxId: 0, cols, len: new Uint16Array(0), long: new Map() };
+  const building = partial.of(store);
+  let d = building.get(k.fts);
+  if (!d) building.set(k.fts, (d = { maxId: 0, cols, len: new Uint16Array(0), long: new Map() }));
   for (;;) {
+    const kept = tables.of(store).get(k.fts);
+    if (kept) return kept;
     const page = store.all<SizeRow>(`SELECT docid AS id, size FROM ${k.fts}_docsize WHERE docid > ? ORDER BY docid LIMIT ?`, [d.maxId, step]);
     add(d, page);
     if (page.length < step) break;
     yield;
   }
-  const kept = tables.of(store).get(k.fts);
-  if (kept) return kept;
+  building.delete(k.fts);
   tables.of(store).set(k.fts, d);
   return d;
 }

@@ -15,7 +15,7 @@
 // were, its old part would stand until the list is built again (LIST_TTL_MS).
 import type { Store } from '../store/store';
 import { bm25Idf, FTS_WEIGHTS, partSql, phraseY } from './bm25';
-import { columnAverages, docLengths } from './docLengths';
+import { buildDocLengths, columnAverages, docLengths } from './docLengths';
 import { readTermHits } from './ftsPostings';
 import type { KindTable } from './records';
 
@@ -283,7 +283,7 @@ function rankSql(store: Db, k: KindTable, phrase: string, after: number, upTo: n
  */
 export function scoreFromSegments(store: Db, k: KindTable, phrase: string, after: number, upTo: number): Scored | undefined {
   const key = indexTerms(store, cacheOf(store), phrase);
-  if (key === '' || key.includes(' ') || key.endsWith('*"')) return undefined;
+  if (!oneTerm(key)) return undefined;
   const d = docLengths(store, k);
   const avg = d && columnAverages(store, k, d.cols);
   if (!d || !avg) return undefined;
@@ -293,6 +293,11 @@ export function scoreFromSegments(store: Db, k: KindTable, phrase: string, after
   const s = new Float64Array(found.ids.length);
   for (let i = 0; i < s.length; i++) s[i] = phraseY(found.hits, i * d.cols, weights, 1, d, found.ids[i], avg);
   return { ids: found.ids, s };
+}
+
+/** Whether the index terms of a phrase (indexTerms) are one term, what the segments' reader reads: not a prefix, nor several words. */
+function oneTerm(key: string): boolean {
+  return key !== '' && !key.includes(' ') && !key.endsWith('*"');
 }
 
 /**
@@ -403,6 +408,10 @@ export function* buildInSteps(store: Db, k: KindTable, phrase: string, df: numbe
   const terms = indexTerms(store, cache, phrase);
   if (maxId === 0 || (ownStem && terms !== phrase.slice(1, -1))) return false;
   cache.builds++;
+  // A word is read from the segments, which need the table's row lengths: read them first when the
+  // start-up fill has not yet (at 100k rows: 170 ms, then 35-70 ms a word in most rows, against
+  // 250-450 ms for its matches ranked through SQL).
+  if (oneTerm(terms) && !docLengths(store, k)) yield* buildDocLengths(store, k, FTS_WEIGHTS[k.weights].length);
   let scored = scoreFromSegments(store, k, phrase, 0, maxId);
   if (scored) yield;
   else {
