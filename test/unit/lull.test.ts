@@ -1,11 +1,13 @@
-// Background work waits for a lull in requests (worker/lull.ts): not while requests keep coming,
-// at most its longest wait however steady they are, and the app tells it of every request.
+// Background work waits for a lull in requests (worker/lull.ts): not while requests keep coming nor
+// while one is in flight, at most its longest wait however steady they are, and the app tells it of
+// every request but the model bridge's long poll.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hono } from 'hono';
 import { nullLogger } from '../../common/node/log';
 import { Lull } from '../../worker/lull';
 import { createApp } from '../../worker/server/app';
+import { AGENT_JOBS } from '../../worker/server/routes/agent';
 import type { AppContext } from '../../worker/server/context';
 
 const later = (ms: number) => new Promise<'later'>((r) => setTimeout(() => r('later'), ms));
@@ -15,8 +17,8 @@ describe('a lull in requests', () => {
     const lull = new Lull(200, 60_000);
     assert.equal(await Promise.race([lull.wait().then(() => 'went'), later(50)]), 'went');
     let coming = true;
-    lull.request();
-    const requests = setInterval(() => lull.request(), 10);
+    lull.request()();
+    const requests = setInterval(() => lull.request()(), 10);
     const went = lull.wait().then(() => coming);
     await later(600);
     coming = false;
@@ -28,16 +30,35 @@ describe('a lull in requests', () => {
     const lull = new Lull(200, 300);
     let last = performance.now();
     const requests = setInterval(() => {
-      lull.request();
+      lull.request()();
       last = performance.now();
     }, 10);
     try {
-      lull.request();
+      lull.request()();
       await lull.wait();
       assert.ok(performance.now() - last < 200, 'it went while requests were still coming');
     } finally {
       clearInterval(requests);
     }
+  });
+
+  it('waits while a request is in flight, however long ago it started', async () => {
+    const lull = new Lull(20, 60_000);
+    const ended = lull.request();
+    assert.equal(await Promise.race([lull.wait().then(() => 'went'), later(150)]), 'later', 'not while the request runs');
+    const went = lull.wait().then(() => performance.now());
+    await later(50);
+    const at = performance.now();
+    ended();
+    ended();
+    assert.ok((await went) >= at, 'it went once the request ended');
+    assert.equal(await Promise.race([lull.wait().then(() => 'went'), later(100)]), 'went', 'an end told twice counts once');
+  });
+
+  it('goes after its longest wait while a request stays in flight', async () => {
+    const lull = new Lull(20, 100);
+    lull.request();
+    assert.equal(await Promise.race([lull.wait().then(() => 'went'), later(400)]), 'went');
   });
 
   it('is told by the app when each request starts and ends', async () => {
@@ -64,5 +85,32 @@ describe('a lull in requests', () => {
     assert.equal(during, 'later', 'not while the request had just started');
     assert.equal(await Promise.race([lull.wait().then(() => 'went'), later(100)]), 'later', 'not just after it ended');
     await lull.wait();
+  });
+
+  it('is held by a request for as long as it runs, but not by the model bridge\'s long poll', async () => {
+    const lull = new Lull(20, 60_000);
+    const ctx = {
+      config: { host: '127.0.0.1', settings: { maxBodyBytes: 1 << 20, maxImportBytes: 1 << 20, allowRemoteBind: false } },
+      token: 't'.repeat(64),
+      port: () => 37777,
+      touch: () => undefined,
+      log: nullLogger,
+      lull,
+    } as unknown as AppContext;
+    const during = async () => Promise.race([lull.wait().then(() => 'went'), later(150)]);
+    const seen: Record<string, string> = {};
+    const app = createApp(ctx, [
+      (a: Hono) => {
+        // A search waiting for its query embedding, and the long poll waiting for model calls.
+        a.get('/api/slow', async (c) => c.json({ seen: (seen.slow = await during()) }));
+        a.get(AGENT_JOBS, async (c) => c.json({ seen: (seen.poll = await during()) }));
+      },
+    ]);
+    const headers = { host: '127.0.0.1:37777', authorization: `Bearer ${'t'.repeat(64)}` };
+    assert.equal((await app.request('/api/slow', { headers })).status, 200);
+    assert.equal(seen.slow, 'later', 'background work waited the whole request');
+    await lull.wait();
+    assert.equal((await app.request(AGENT_JOBS, { headers })).status, 200);
+    assert.equal(seen.poll, 'went', 'the long poll held nothing back');
   });
 });

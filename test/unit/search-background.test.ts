@@ -1,8 +1,10 @@
 // stepInBackground (worker/search/background.ts): a generator stepped on timers, one step a timer
-// (kept alive here: unref'd timers would let the test process end first).
+// (kept alive here: unref'd timers would let the test process end first), waiting for a lull in
+// requests before each step when asked to.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { stepInBackground } from '../../worker/search/background';
+import { Lull } from '../../worker/lull';
 
 test('steps to the end one step a timer, then calls done once and settles ended', async () => {
   let n = 0;
@@ -41,4 +43,21 @@ test('a step that throws ends it with the error; stop() ends it without done', a
   await new Promise((r) => setTimeout(r, 20));
   assert.ok(at > 0 && steps === at, 'no step after stop()');
   assert.equal(called, false);
+});
+
+test('with a wait, takes no step while a request is in flight, and goes on once it ends', async () => {
+  const lull = new Lull(5, 60_000);
+  let steps = 0;
+  const s = stepInBackground((function* () {
+    for (; steps < 50; steps++) yield;
+  })(), { keepAlive: true, wait: () => lull.wait() });
+  await new Promise((r) => setTimeout(r, 10));
+  const ended = lull.request();
+  const at = steps;
+  await new Promise((r) => setTimeout(r, 100));
+  // A step already past its wait may still run; none after it.
+  assert.ok(steps <= at + 1, `no step while the request ran (${steps - at} taken)`);
+  ended();
+  await s.ended;
+  assert.equal(steps, 50);
 });

@@ -131,8 +131,8 @@ describe('full-text index merging', () => {
     assert.ok(mergeDue(store, 'observations_fts'), 'new segments to merge');
     const lull = new Lull(200, 60_000);
     const merger = new FtsMerger(store, nullLogger, { quietMs: 0, pauseMs: 0, lull });
-    lull.request();
-    const requests = setInterval(() => lull.request(), 10);
+    lull.request()();
+    const requests = setInterval(() => lull.request()(), 10);
     merger.kick();
     await new Promise((r) => setTimeout(r, 600));
     clearInterval(requests);

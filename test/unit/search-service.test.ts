@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { DEFAULT_SETTINGS } from '../../common/node/config';
 import { EventBus } from '../../worker/events';
+import { Lull } from '../../worker/lull';
 import { Lifecycle } from '../../worker/lifecycle';
 import { nullLogger } from '../../common/node/log';
 import { SearchService } from '../../worker/search/service';
@@ -58,13 +59,13 @@ before(async () => {
 });
 after(() => new Promise<void>((r) => server.close(() => r())));
 
-async function setup(search: Partial<SearchSettings>, threadScript?: string) {
+async function setup(search: Partial<SearchSettings>, threadScript?: string, lull?: Lull) {
   const dir = tempDir('search-svc-');
   const store = await Store.open({ dir: path.join(dir, 'db'), log: nullLogger, snapshotJournalBytes: 1 << 30, replicaScript: null });
   await migrate(store);
   const events = new EventBus();
   const service = new SearchService(
-    { config: { dataDir: dir }, store, events, log: nullLogger },
+    { config: { dataDir: dir }, store, events, log: nullLogger, lull },
     { settings: { search: { ...DEFAULT_SEARCH_SETTINGS, ...AT_ONCE, ...search }, context: DEFAULT_CONTEXT_SETTINGS, problems: [] }, threadScript },
   );
   const lifecycle = new Lifecycle(store, DEFAULT_SETTINGS, events, () => undefined);
@@ -165,6 +166,23 @@ describe('after start', () => {
       const lengths = docLengths(s.store, KINDS.observation);
       assert.ok(lengths);
       assert.ok(Math.max(...ids) <= lengths.maxId);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('takes no step of the start-up fill while a request is in flight', async () => {
+    const lull = new Lull(5, 60_000);
+    const ended = lull.request();
+    const s = await setup({ embeddings: 'off', keywordWarmTerms: 0 }, undefined, lull);
+    try {
+      await s.save('the deploy pipeline rolls back broken releases');
+      // The fill starts 1.5 s after start (service.ts WARM_DELAY_MS).
+      await new Promise((r) => setTimeout(r, 2500));
+      assert.equal(docLengths(s.store, KINDS.observation), undefined, 'nothing read while the request ran');
+      ended();
+      await s.service.identifiersReady();
+      assert.ok(docLengths(s.store, KINDS.observation), 'read once it ended');
     } finally {
       await s.close();
     }

@@ -199,7 +199,8 @@ export class SearchService {
     // A store being reloaded or closed ends it (a step throws): the facts are a cache; pools read
     // what they need. Kept alive with the identifiers: a caller awaiting identifiersReady must not
     // see the process exit first.
-    this.fill = stepInBackground(fill, { delayMs: WARM_DELAY_MS, keepAlive: parts !== undefined });
+    const lull = this.deps.lull;
+    this.fill = stepInBackground(fill, { delayMs: WARM_DELAY_MS, keepAlive: parts !== undefined, ...(lull ? { wait: () => lull.wait() } : {}) });
     // Until the fill ends (done, failed or stopped), queries leave the identifiers' catching up to it.
     if (parts) {
       parts.filling = true;

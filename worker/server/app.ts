@@ -6,6 +6,7 @@ import { errorResponse, setBodyCap } from './http';
 import { forgetProject, observationRoutes } from './routes/observations';
 import { dotProjectName, isPlainPath } from '../../common/requestPath';
 import type { IncomingMessage } from 'node:http';
+import { AGENT_JOBS } from './routes/agent';
 import { observeRoute } from './routes/observe';
 import { sessionRoutes } from './routes/sessions';
 import { statusRoutes } from './routes/status';
@@ -37,11 +38,12 @@ export function createApp(ctx: AppContext, extraRoutes: RouteGroup[] = []): Hono
     return name === undefined ? next() : forgetProject(c, ctx, name);
   });
   app.use('*', async (c, next) => {
-    ctx.lull?.request();
+    // The model bridge's long poll waits for work by design: it holds nothing back (lull.ts).
+    const ended = c.req.path === AGENT_JOBS ? undefined : ctx.lull?.request();
     try {
       await next();
     } finally {
-      ctx.lull?.request();
+      ended?.();
     }
   });
   app.use('*', async (c, next) => {

@@ -21,6 +21,9 @@ function windowIdOf(raw: string | undefined): string {
   return raw;
 }
 
+/** The model bridge's long poll: it waits for model calls, up to its `wait`. */
+export const AGENT_JOBS = '/api/agent/jobs';
+
 export function agentRoutes(app: Hono, ctx: AppContext): void {
   const service = ctx.compressor instanceof CompressionService ? ctx.compressor : undefined;
   const need = (): CompressionService => {
@@ -49,7 +52,7 @@ export function agentRoutes(app: Hono, ctx: AppContext): void {
 
   // ---- the vscode provider: long-poll for model calls, post replies back ----
 
-  app.get('/api/agent/jobs', async (c) => {
+  app.get(AGENT_JOBS, async (c) => {
     const a = need();
     const windowId = windowIdOf(c.req.query('windowId'));
     const waitMs = intParam(c.req.query('wait'), 'wait', 25_000, 0, AGENT_MAX_WAIT_MS);
