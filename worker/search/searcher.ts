@@ -125,13 +125,15 @@ export class Searcher {
     const prompted = req.mode === 'hybrid' && embedding && s.promptWeight > 0
       ? await promptLinked(this.store, fq, req.filters, intents, s)
       : [];
+    stages?.mark('links');
 
     let vec: SearchHit[] | undefined;
     let failure = reason;
     if (embedding) {
       try {
         const query = await embedding;
-        vec = await this.vectorRanked(query, req.filters, Math.max(depth, FUSION_DEPTH, PRIOR_POOL), intents);
+        stages?.mark('embedWait');
+        vec = await this.vectorRanked(query, req.filters, Math.max(depth, FUSION_DEPTH, PRIOR_POOL), intents, stages);
         const lag = this.vectors?.catchingUp();
         if (lag) notices.push(lag);
       } catch (e) {
@@ -145,6 +147,7 @@ export class Searcher {
     }
     if (req.mode === 'semantic') return { ranked: vec, modeUsed: 'semantic' };
     const fused = fuseHybrid(kw ?? [], vec, prompted, s, now);
+    stages?.mark('fusion');
     return { ranked: fused, modeUsed: 'hybrid' };
   }
 
@@ -209,13 +212,15 @@ export class Searcher {
   }
 
   /** Vector hits with every filter applied (the index applies project, kind and time; the rest here). */
-  private async vectorRanked(vector: Float32Array, f: SearchFilters, depth: number, intents: Set<Intent>): Promise<SearchHit[]> {
+  private async vectorRanked(vector: Float32Array, f: SearchFilters, depth: number, intents: Set<Intent>, stages?: SearchStages): Promise<SearchHit[]> {
     const semantic = (this.vectors as VectorSide).semantic;
     const extra = f.types !== undefined || f.concepts !== undefined || f.file !== undefined;
     let k = extra ? Math.max(depth * 4, 200) : Math.max(depth, this.settings.densityPenalty > 0 ? this.settings.densityPool : 0);
     for (;;) {
       const hits = await semantic.query(vector, k, { project: f.project, kinds: f.kinds, from: f.from, to: f.to, withVectors: this.settings.densityPenalty > 0 ? this.settings.densityPool : 0 });
+      stages?.mark('scan');
       const kept = this.filterHits(hits, f, intents);
+      stages?.mark('vectorPriors');
       // Filters dropped too many: look deeper, unless the index had nothing more to give.
       if (kept.length >= depth || hits.length < k || k >= 20_000) return kept;
       k *= 4;
