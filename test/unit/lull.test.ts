@@ -4,6 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
 import { nullLogger } from '../../common/node/log';
 import { Lull } from '../../worker/lull';
 import { createApp } from '../../worker/server/app';
@@ -87,7 +88,7 @@ describe('a lull in requests', () => {
     await lull.wait();
   });
 
-  it('is held by a request for as long as it runs, but not by the model bridge\'s long poll', async () => {
+  it('is held by a request for as long as it runs, but not by the model bridge\'s long poll or the event stream', async () => {
     const lull = new Lull(20, 60_000);
     const ctx = {
       config: { host: '127.0.0.1', settings: { maxBodyBytes: 1 << 20, maxImportBytes: 1 << 20, allowRemoteBind: false } },
@@ -104,6 +105,11 @@ describe('a lull in requests', () => {
         // A search waiting for its query embedding, and the long poll waiting for model calls.
         a.get('/api/slow', async (c) => c.json({ seen: (seen.slow = await during()) }));
         a.get(AGENT_JOBS, async (c) => c.json({ seen: (seen.poll = await during()) }));
+        // The event stream: answered at once, it streams after.
+        a.get('/api/events-probe', (c) => streamSSE(c, async (stream) => {
+          seen.stream = await during();
+          await stream.writeSSE({ data: seen.stream });
+        }));
       },
     ]);
     const headers = { host: '127.0.0.1:37777', authorization: `Bearer ${'t'.repeat(64)}` };
@@ -112,5 +118,7 @@ describe('a lull in requests', () => {
     await lull.wait();
     assert.equal((await app.request(AGENT_JOBS, { headers })).status, 200);
     assert.equal(seen.poll, 'went', 'the long poll held nothing back');
+    const events = await app.request('/api/events-probe', { headers });
+    assert.match(await events.text(), /data: went/, 'the event stream held nothing back');
   });
 });
