@@ -1,6 +1,6 @@
-// Background work waits for a lull in requests (worker/lull.ts): not while requests keep coming nor
-// while one is in flight, at most its longest wait however steady they are, and the app tells it of
-// every request but the model bridge's long poll.
+// Background work waits for requests (worker/lull.ts): for a lull, not while requests keep coming
+// nor while one is in flight; for idle, only while one is in flight; at most its longest wait
+// however steady they are; and the app tells it of every request but the model bridge's long poll.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hono } from 'hono';
@@ -54,6 +54,18 @@ describe('a lull in requests', () => {
     ended();
     assert.ok((await went) >= at, 'it went once the request ended');
     assert.equal(await Promise.race([lull.wait().then(() => 'went'), later(100)]), 'went', 'an end told twice counts once');
+  });
+
+  it('is idle as soon as no request is in flight, however lately one ended', async () => {
+    const lull = new Lull(200, 60_000);
+    const ended = lull.request();
+    assert.equal(await Promise.race([lull.idle().then(() => 'went'), later(100)]), 'later', 'not while the request runs');
+    const idle = lull.idle().then(() => performance.now());
+    await later(30);
+    const at = performance.now();
+    ended();
+    assert.ok((await idle) - at < 100, 'at once after it ended');
+    assert.equal(await Promise.race([lull.wait().then(() => 'went'), later(50)]), 'later', 'a lull still waits its quiet time');
   });
 
   it('goes after its longest wait while a request stays in flight', async () => {

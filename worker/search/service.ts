@@ -200,7 +200,7 @@ export class SearchService {
     // what they need. Kept alive with the identifiers: a caller awaiting identifiersReady must not
     // see the process exit first.
     const lull = this.deps.lull;
-    this.fill = stepInBackground(fill, { delayMs: WARM_DELAY_MS, keepAlive: parts !== undefined, ...(lull ? { wait: () => lull.wait() } : {}) });
+    this.fill = stepInBackground(fill, { delayMs: WARM_DELAY_MS, keepAlive: parts !== undefined, ...(lull ? { wait: () => lull.idle() } : {}) });
     // Until the fill ends (done, failed or stopped), queries leave the identifiers' catching up to it.
     if (parts) {
       parts.filling = true;
