@@ -145,8 +145,8 @@ export function keepPriors(facts: RowFacts, rows: Iterable<PriorInfo>): void {
   }
 }
 
-/** Rows read per step of fillPriors. */
-const FILL_ROWS = 500;
+/** Rows read per step of fillPriors: about 2 ms at 100k records (10 ms for 500), what a request arriving meanwhile waits at most. */
+const FILL_ROWS = 100;
 
 /**
  * Keeps every row's prior facts, a page of rows by id a step (the table's facts built first, a page
