@@ -18,7 +18,7 @@ const { nullLogger } = require('../common/node/log.ts');
 const { bm25Idf, partSql, registerSearchFunctions } = require('../worker/search/bm25.ts');
 const { buildDocLengths } = require('../worker/search/docLengths.ts');
 const { KINDS } = require('../worker/search/records.ts');
-const { rankFromSegments } = require('../worker/search/termLists.ts');
+const { scoreFromSegments } = require('../worker/search/termLists.ts');
 
 const dir = process.argv[2];
 if (!dir) {
@@ -40,7 +40,7 @@ const ways = {
   pcnaly: (term) => ordered(pcnaly, term),
   y: (term) => ordered(partSql(store, k), term),
   segments: (term) => {
-    if (!rankFromSegments(store, k, `"${term}"`, 0, Infinity, undefined)) throw new Error(`${term}: not read from the segments`);
+    if (!scoreFromSegments(store, k, `"${term}"`, 0, Infinity)) throw new Error(`${term}: not read from the segments`);
   },
 };
 bm25Idf.values = [1];
