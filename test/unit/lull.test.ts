@@ -7,8 +7,7 @@ import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { nullLogger } from '../../common/node/log';
 import { Lull } from '../../worker/lull';
-import { createApp } from '../../worker/server/app';
-import { AGENT_JOBS } from '../../worker/server/routes/agent';
+import { createApp, LONG_POLL } from '../../worker/server/app';
 import type { AppContext } from '../../worker/server/context';
 
 const later = (ms: number) => new Promise<'later'>((r) => setTimeout(() => r('later'), ms));
@@ -116,7 +115,7 @@ describe('a lull in requests', () => {
       (a: Hono) => {
         // A search waiting for its query embedding, and the long poll waiting for model calls.
         a.get('/api/slow', async (c) => c.json({ seen: (seen.slow = await during()) }));
-        a.get(AGENT_JOBS, async (c) => c.json({ seen: (seen.poll = await during()) }));
+        a.get(LONG_POLL, async (c) => c.json({ seen: (seen.poll = await during()) }));
         // The event stream: answered at once, it streams after.
         a.get('/api/events-probe', (c) => streamSSE(c, async (stream) => {
           seen.stream = await during();
@@ -128,7 +127,7 @@ describe('a lull in requests', () => {
     assert.equal((await app.request('/api/slow', { headers })).status, 200);
     assert.equal(seen.slow, 'later', 'background work waited the whole request');
     await lull.wait();
-    assert.equal((await app.request(AGENT_JOBS, { headers })).status, 200);
+    assert.equal((await app.request(LONG_POLL, { headers })).status, 200);
     assert.equal(seen.poll, 'went', 'the long poll held nothing back');
     const events = await app.request('/api/events-probe', { headers });
     assert.match(await events.text(), /data: went/, 'the event stream held nothing back');

@@ -6,7 +6,6 @@ import { errorResponse, setBodyCap } from './http';
 import { forgetProject, observationRoutes } from './routes/observations';
 import { dotProjectName, isPlainPath } from '../../common/requestPath';
 import type { IncomingMessage } from 'node:http';
-import { AGENT_JOBS } from './routes/agent';
 import { observeRoute } from './routes/observe';
 import { sessionRoutes } from './routes/sessions';
 import { statusRoutes } from './routes/status';
@@ -15,6 +14,9 @@ import { transferRoutes } from './routes/transfer';
 
 /** Route groups added by later modules (search, context, viewer, compression) register here. */
 export type RouteGroup = (app: Hono, ctx: AppContext) => void;
+
+/** The model bridge's long poll (routes/agent.ts): it waits for model calls by design. */
+export const LONG_POLL = '/api/agent/jobs';
 
 export function createApp(ctx: AppContext, extraRoutes: RouteGroup[] = []): Hono {
   const app = new Hono();
@@ -39,7 +41,7 @@ export function createApp(ctx: AppContext, extraRoutes: RouteGroup[] = []): Hono
   });
   app.use('*', async (c, next) => {
     // The model bridge's long poll waits for work by design: it holds nothing back (lull.ts).
-    const ended = c.req.path === AGENT_JOBS ? undefined : ctx.lull?.request();
+    const ended = c.req.path === LONG_POLL ? undefined : ctx.lull?.request();
     try {
       await next();
     } finally {

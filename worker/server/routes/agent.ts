@@ -21,9 +21,6 @@ function windowIdOf(raw: string | undefined): string {
   return raw;
 }
 
-/** The model bridge's long poll: it waits for model calls, up to its `wait`. */
-export const AGENT_JOBS = '/api/agent/jobs';
-
 export function agentRoutes(app: Hono, ctx: AppContext): void {
   const service = ctx.compressor instanceof CompressionService ? ctx.compressor : undefined;
   const need = (): CompressionService => {
@@ -52,7 +49,7 @@ export function agentRoutes(app: Hono, ctx: AppContext): void {
 
   // ---- the vscode provider: long-poll for model calls, post replies back ----
 
-  app.get(AGENT_JOBS, async (c) => {
+  app.get('/api/agent/jobs', async (c) => {
     const a = need();
     const windowId = windowIdOf(c.req.query('windowId'));
     const waitMs = intParam(c.req.query('wait'), 'wait', 25_000, 0, AGENT_MAX_WAIT_MS);
