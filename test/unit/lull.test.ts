@@ -12,6 +12,21 @@ import type { AppContext } from '../../worker/server/context';
 
 const later = (ms: number) => new Promise<'later'>((r) => setTimeout(() => r('later'), ms));
 
+const HEADERS = { host: '127.0.0.1:37777', authorization: `Bearer ${'t'.repeat(64)}` };
+
+/** The worker's app with these routes, telling `lull` of its requests. */
+function appTelling(lull: Lull, routes: ((a: Hono) => void)[]): Hono {
+  const ctx = {
+    config: { host: '127.0.0.1', settings: { maxBodyBytes: 1 << 20, maxImportBytes: 1 << 20, allowRemoteBind: false } },
+    token: 't'.repeat(64),
+    port: () => 37777,
+    touch: () => undefined,
+    log: nullLogger,
+    lull,
+  } as unknown as AppContext;
+  return createApp(ctx, routes);
+}
+
 describe('a lull in requests', () => {
   it('goes at once when no request came, and waits while they keep coming', async () => {
     const lull = new Lull(200, 60_000);
@@ -75,16 +90,8 @@ describe('a lull in requests', () => {
 
   it('is told by the app when each request starts and ends', async () => {
     const lull = new Lull(200, 60_000);
-    const ctx = {
-      config: { host: '127.0.0.1', settings: { maxBodyBytes: 1 << 20, maxImportBytes: 1 << 20, allowRemoteBind: false } },
-      token: 't'.repeat(64),
-      port: () => 37777,
-      touch: () => undefined,
-      log: nullLogger,
-      lull,
-    } as unknown as AppContext;
     let during: string | undefined;
-    const app = createApp(ctx, [
+    const app = appTelling(lull, [
       (a: Hono) =>
         a.get('/api/probe', async (c) => {
           during = await Promise.race([lull.wait().then(() => 'went'), later(100)]);
@@ -92,7 +99,7 @@ describe('a lull in requests', () => {
         }),
     ]);
     await later(250);
-    const res = await app.request('/api/probe', { headers: { host: '127.0.0.1:37777', authorization: `Bearer ${'t'.repeat(64)}` } });
+    const res = await app.request('/api/probe', { headers: HEADERS });
     assert.equal(res.status, 200);
     assert.equal(during, 'later', 'not while the request had just started');
     assert.equal(await Promise.race([lull.wait().then(() => 'went'), later(100)]), 'later', 'not just after it ended');
@@ -101,17 +108,9 @@ describe('a lull in requests', () => {
 
   it('is held by a request for as long as it runs, but not by the model bridge\'s long poll or the event stream', async () => {
     const lull = new Lull(20, 60_000);
-    const ctx = {
-      config: { host: '127.0.0.1', settings: { maxBodyBytes: 1 << 20, maxImportBytes: 1 << 20, allowRemoteBind: false } },
-      token: 't'.repeat(64),
-      port: () => 37777,
-      touch: () => undefined,
-      log: nullLogger,
-      lull,
-    } as unknown as AppContext;
     const during = async () => Promise.race([lull.wait().then(() => 'went'), later(150)]);
     const seen: Record<string, string> = {};
-    const app = createApp(ctx, [
+    const app = appTelling(lull, [
       (a: Hono) => {
         // A search waiting for its query embedding, and the long poll waiting for model calls.
         a.get('/api/slow', async (c) => c.json({ seen: (seen.slow = await during()) }));
@@ -123,13 +122,12 @@ describe('a lull in requests', () => {
         }));
       },
     ]);
-    const headers = { host: '127.0.0.1:37777', authorization: `Bearer ${'t'.repeat(64)}` };
-    assert.equal((await app.request('/api/slow', { headers })).status, 200);
+    assert.equal((await app.request('/api/slow', { headers: HEADERS })).status, 200);
     assert.equal(seen.slow, 'later', 'background work waited the whole request');
     await lull.wait();
-    assert.equal((await app.request(LONG_POLL, { headers })).status, 200);
+    assert.equal((await app.request(LONG_POLL, { headers: HEADERS })).status, 200);
     assert.equal(seen.poll, 'went', 'the long poll held nothing back');
-    const events = await app.request('/api/events-probe', { headers });
+    const events = await app.request('/api/events-probe', { headers: HEADERS });
     assert.match(await events.text(), /data: went/, 'the event stream held nothing back');
   });
 });
