@@ -50,7 +50,9 @@ export function readTermHits(db: Db, fts: string, term: string, cols: number, af
   const segs = db.all<SegdirRow>(`SELECT level, idx, end_block, root FROM ${fts}_segdir WHERE level < ${PREFIX_LEVELS}`).sort((a, b) => b.level - a.level || a.idx - b.idx);
   const parts: Decoded[] = [];
   for (const s of segs) {
-    // An incremental merge (automerge, 'merge=': never run here) in progress: SQL knows how to read it.
+    // A negative end block: left to SQL. (A segment an incremental merge, ftsMerge.ts's 'merge=', is
+    // still writing has its size negated, "<block> -<bytes>", and reads like any other: the terms it
+    // holds so far are gone from its input segments; test/unit/search-postings.test.ts.)
     if (!(s.root instanceof Uint8Array) || String(s.end_block).startsWith('-')) return undefined;
     const doclist = findDoclist(db, fts, s.root, want);
     if (doclist === undefined) return undefined;
