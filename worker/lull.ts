@@ -40,15 +40,15 @@ export class Lull {
 
   /** Resolves once no request is in flight and none started or ended for lullMs, or after maxWaitMs. */
   wait(): Promise<void> {
-    return this.until((now) => (this.inFlight > 0 ? this.lullMs : this.last + this.lullMs - now));
+    return this.until((now) => (this.inFlight > 0 ? Infinity : this.last + this.lullMs - now));
   }
 
   /** Resolves once no request is in flight, however lately one ended, or after maxWaitMs. */
   idle(): Promise<void> {
-    return this.until(() => (this.inFlight > 0 ? this.lullMs : 0));
+    return this.until(() => (this.inFlight > 0 ? Infinity : 0));
   }
 
-  /** Sleeps while `left` says how long to wait yet (<= 0: done; asked again when a request ends), at most maxWaitMs in all. */
+  /** Sleeps while `left` says how long to wait yet (<= 0: done; Infinity: until a request ends), at most maxWaitMs in all. */
   private async until(left: (now: number) => number): Promise<void> {
     const start = performance.now();
     for (;;) {
