@@ -263,8 +263,9 @@ export class Searcher {
       const at = [...hits.keys()].filter((i) => hits[i].kind === kind);
       if (at.length === 0) continue;
       const facts = !filters || factsCanFilter(filters) ? keptFacts(this.store, KINDS[kind]) : undefined;
-      const fromFacts = facts ? at.filter((i) => priorsKept(facts, hits[i].id)) : [];
-      const fromRows = facts ? at.filter((i) => !priorsKept(facts, hits[i].id)) : at;
+      const fromFacts: number[] = [];
+      const fromRows: number[] = [];
+      for (const i of at) (facts && priorsKept(facts, hits[i].id) ? fromFacts : fromRows).push(i);
       if (facts && fromFacts.length > 0) {
         const alive = filters && existingIds(this.store, KINDS[kind], fromFacts.map((i) => hits[i].id));
         const code = filters && projectCode(facts, filters.project);
