@@ -11,6 +11,8 @@ import { createApp, LONG_POLL } from '../../worker/server/app';
 import type { AppContext } from '../../worker/server/context';
 
 const later = (ms: number) => new Promise<'later'>((r) => setTimeout(() => r('later'), ms));
+/** 'went' when the wait ends within ms, else 'later'. */
+const within = (wait: Promise<void>, ms: number) => Promise.race([wait.then(() => 'went' as const), later(ms)]);
 
 const HEADERS = { host: '127.0.0.1:37777', authorization: `Bearer ${'t'.repeat(64)}` };
 
@@ -30,7 +32,7 @@ function appTelling(lull: Lull, routes: ((a: Hono) => void)[]): Hono {
 describe('a lull in requests', () => {
   it('goes at once when no request came, and waits while they keep coming', async () => {
     const lull = new Lull(200, 60_000);
-    assert.equal(await Promise.race([lull.wait().then(() => 'went'), later(50)]), 'went');
+    assert.equal(await within(lull.wait(), 50), 'went');
     let coming = true;
     lull.request()();
     const requests = setInterval(() => lull.request()(), 10);
@@ -60,32 +62,32 @@ describe('a lull in requests', () => {
   it('waits while a request is in flight, however long ago it started', async () => {
     const lull = new Lull(20, 60_000);
     const ended = lull.request();
-    assert.equal(await Promise.race([lull.wait().then(() => 'went'), later(150)]), 'later', 'not while the request runs');
+    assert.equal(await within(lull.wait(), 150), 'later', 'not while the request runs');
     const went = lull.wait().then(() => performance.now());
     await later(50);
     const at = performance.now();
     ended();
     ended();
     assert.ok((await went) >= at, 'it went once the request ended');
-    assert.equal(await Promise.race([lull.wait().then(() => 'went'), later(100)]), 'went', 'an end told twice counts once');
+    assert.equal(await within(lull.wait(), 100), 'went', 'an end told twice counts once');
   });
 
   it('is idle as soon as no request is in flight, however lately one ended', async () => {
     const lull = new Lull(200, 60_000);
     const ended = lull.request();
-    assert.equal(await Promise.race([lull.idle().then(() => 'went'), later(100)]), 'later', 'not while the request runs');
+    assert.equal(await within(lull.idle(), 100), 'later', 'not while the request runs');
     const idle = lull.idle().then(() => performance.now());
     await later(30);
     const at = performance.now();
     ended();
     assert.ok((await idle) - at < 100, 'at once after it ended');
-    assert.equal(await Promise.race([lull.wait().then(() => 'went'), later(50)]), 'later', 'a lull still waits its quiet time');
+    assert.equal(await within(lull.wait(), 50), 'later', 'a lull still waits its quiet time');
   });
 
   it('goes after its longest wait while a request stays in flight', async () => {
     const lull = new Lull(20, 100);
     lull.request();
-    assert.equal(await Promise.race([lull.wait().then(() => 'went'), later(400)]), 'went');
+    assert.equal(await within(lull.wait(), 400), 'went');
   });
 
   it('is told by the app when each request starts and ends', async () => {
@@ -94,7 +96,7 @@ describe('a lull in requests', () => {
     const app = appTelling(lull, [
       (a: Hono) =>
         a.get('/api/probe', async (c) => {
-          during = await Promise.race([lull.wait().then(() => 'went'), later(100)]);
+          during = await within(lull.wait(), 100);
           return c.json({ ok: true });
         }),
     ]);
@@ -102,13 +104,13 @@ describe('a lull in requests', () => {
     const res = await app.request('/api/probe', { headers: HEADERS });
     assert.equal(res.status, 200);
     assert.equal(during, 'later', 'not while the request had just started');
-    assert.equal(await Promise.race([lull.wait().then(() => 'went'), later(100)]), 'later', 'not just after it ended');
+    assert.equal(await within(lull.wait(), 100), 'later', 'not just after it ended');
     await lull.wait();
   });
 
   it('is held by a request for as long as it runs, but not by the model bridge\'s long poll or the event stream', async () => {
     const lull = new Lull(20, 60_000);
-    const during = async () => Promise.race([lull.wait().then(() => 'went'), later(150)]);
+    const during = async () => within(lull.wait(), 150);
     const seen: Record<string, string> = {};
     const app = appTelling(lull, [
       (a: Hono) => {
